@@ -1,0 +1,34 @@
+// Compression codecs for Parquet pages behind one interface.
+// Codec objects are stateless or own per-call state only: Compress/Decompress
+// are thread-safe (each call uses its own context).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace lakedump {
+
+enum class CodecKind : uint8_t { kNone, kSnappy, kZstd, kGzip, kLz4Raw };
+
+// "none"/"uncompressed", "snappy", "zstd", "gzip", "lz4_raw"/"lz4".
+Result<CodecKind> ParseCodec(std::string_view name);
+std::string_view CodecName(CodecKind kind);
+
+class Codec {
+ public:
+  virtual ~Codec() = default;
+  virtual CodecKind kind() const = 0;
+  // Appends the compressed form of `input` to *out.
+  virtual Status Compress(std::string_view input, std::string* out) const = 0;
+  // Appends exactly `uncompressed_size` bytes to *out, or fails with Corruption.
+  virtual Status Decompress(std::string_view input, size_t uncompressed_size,
+                            std::string* out) const = 0;
+};
+
+// level 0 = the codec's default (zstd 3, gzip 6).
+Result<std::unique_ptr<Codec>> MakeCodec(CodecKind kind, int level = 0);
+
+}  // namespace lakedump

@@ -1,0 +1,72 @@
+// ParquetWriter: streams RowBatches into a Parquet file written to a ByteSink.
+// Only the row group being built is buffered (plus, with threads > 1, the row
+// groups being encoded in parallel); row groups are appended in order.
+//
+// Ownership: the writer borrows `sink` (must outlive it) and `pool`.
+// Not thread-safe: one producer calls Write()/Close().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/byte_sink.h"
+#include "base/status.h"
+#include "format/codec/codec.h"
+#include "table/row_batch.h"
+#include "table/schema.h"
+
+namespace lakedump {
+
+class ThreadPool;
+
+struct ParquetWriterOptions {
+  CodecKind codec = CodecKind::kSnappy;
+  int compression_level = 0;            // 0 = codec default
+  uint64_t row_group_rows = 122880;     // a row group ends at this many rows...
+  uint64_t row_group_bytes = 64 << 20;  // ...or at about this many encoded bytes
+  uint64_t page_bytes = 1 << 20;        // target uncompressed data page size
+  bool dictionary = true;
+  uint64_t dictionary_limit_bytes = 1 << 20;  // past this, the column falls back to PLAIN
+  // Row groups encoded at once. > 1 needs `pool`.
+  int threads = 1;
+  ThreadPool* pool = nullptr;
+  std::vector<std::pair<std::string, std::string>> key_value_metadata;
+};
+
+struct ParquetFileStats {
+  uint64_t rows = 0;
+  uint64_t bytes = 0;        // file size
+  uint64_t row_groups = 0;
+};
+
+class ParquetWriter {
+ public:
+  ParquetWriter(Schema schema, ParquetWriterOptions options, ByteSink* sink);
+  ~ParquetWriter();
+  ParquetWriter(const ParquetWriter&) = delete;
+  ParquetWriter& operator=(const ParquetWriter&) = delete;
+
+  // Appends the batch's rows. A batch that does not match the schema, invalid
+  // UTF-8, a decimal out of its precision, or a null in a required column fails
+  // with a message naming the column and the row; the writer is then unusable
+  // and nothing more is written.
+  Status Write(const RowBatch& batch);
+  // Flushes the last row group and writes the footer.
+  Status Close();
+
+  const ParquetFileStats& stats() const;
+  // Bytes written to the sink so far plus an estimate of what is buffered.
+  uint64_t EstimatedFileSize() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// "lakedump version X.Y.Z (build H)"
+std::string CreatedBy();
+
+}  // namespace lakedump

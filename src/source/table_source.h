@@ -1,0 +1,77 @@
+// The source seam: a database to dump, and streams of its tables as RowBatches.
+//
+// Database is thread-safe: the export service opens sources from many tasks.
+// TableSource is not thread-safe; each task owns its source (and, where the
+// backend has them, its own connection). Every source opened from one Database
+// after BeginSnapshot() reads the same consistent state.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "table/row_batch.h"
+#include "table/schema.h"
+
+namespace lakedump {
+
+struct TableRef {
+  std::string schema;  // "main" for SQLite, "public" etc. for PostgreSQL, "query" for --query
+  std::string name;
+  std::string QualifiedName() const { return schema + "." + name; }
+  bool operator==(const TableRef&) const = default;
+};
+
+struct TableInfo {
+  TableRef ref;
+  uint64_t estimated_rows = 0;   // for largest-first scheduling
+  uint64_t estimated_bytes = 0;
+  std::string query;             // non-empty for --query NAME=SQL
+};
+
+// One unit of export work: a whole table or a range of a big one.
+struct WorkUnit {
+  TableInfo table;
+  int index = 0;                 // 0..count-1 within the table
+  int count = 1;
+  std::string range_predicate;   // backend-specific; empty = whole table
+};
+
+// What `load` needs to rebuild a table, recorded in _table.json.
+struct TableDefinition {
+  Schema schema;                 // with source_type per column
+  std::string ddl;               // CREATE TABLE in the source's dialect
+  std::vector<std::string> primary_key;
+};
+
+class TableSource {
+ public:
+  virtual ~TableSource() = default;
+  virtual const Schema& schema() const = 0;
+  // Replaces *batch with up to max_rows rows; an empty batch means end of data.
+  // Values that do not fit their column fail with a message naming table,
+  // column and row.
+  virtual Status Next(size_t max_rows, RowBatch* batch) = 0;
+};
+
+class Database {
+ public:
+  virtual ~Database() = default;
+  // Pins one consistent state for every source opened afterwards; held until
+  // the Database is destroyed.
+  virtual Status BeginSnapshot() = 0;
+  virtual Result<std::vector<TableInfo>> ListTables() = 0;
+  virtual Result<TableDefinition> DescribeTable(const TableInfo& table) = 0;
+  // Splits a table into units of about target_bytes; default: one unit.
+  virtual Result<std::vector<WorkUnit>> Split(const TableInfo& table, uint64_t target_bytes);
+  virtual Result<std::unique_ptr<TableSource>> Open(const WorkUnit& unit) = 0;
+  // Kind, version, snapshot id...: for the manifest. Never credentials.
+  virtual nlohmann::json Describe() const = 0;
+};
+
+}  // namespace lakedump

@@ -1,0 +1,18 @@
+#include "store/object_store.h"
+
+namespace lakedump {
+
+Status ObjectStore::PutObject(std::string_view key, std::string_view data) {
+  LD_ASSIGN_OR_RETURN(auto writer, NewWriter(key));
+  LD_RETURN_IF_ERROR(writer->Append(data));
+  return writer->Close();
+}
+
+Result<std::string> ObjectStore::GetObject(std::string_view key) {
+  LD_ASSIGN_OR_RETURN(auto reader, NewReader(key));
+  std::string out;
+  LD_RETURN_IF_ERROR(reader->ReadAt(0, reader->size(), &out));
+  return out;
+}
+
+}  // namespace lakedump

@@ -1,0 +1,64 @@
+// The store seam: where dumps live (a local folder, S3, memory for tests).
+//
+// ObjectStore is thread-safe. Keys are '/'-separated and relative to the store's
+// root (a directory, or bucket/prefix). ObjectWriter and ObjectReader are not
+// thread-safe: one owner each.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/byte_sink.h"
+#include "base/status.h"
+
+namespace lakedump {
+
+struct ObjectInfo {
+  std::string key;
+  uint64_t size = 0;
+};
+
+// Writes one object; Append() comes from ByteSink. Nothing is visible under the
+// key until Close() returns OK. Destroying the writer without a successful
+// Close() aborts it (S3: AbortMultipartUpload; local: unlink the temp file).
+class ObjectWriter : public ByteSink {
+ public:
+  virtual Status Close() = 0;
+};
+
+// Reads one object by ranges.
+class ObjectReader {
+ public:
+  virtual ~ObjectReader() = default;
+  virtual uint64_t size() const = 0;
+  // Replaces *out with bytes [offset, offset+length). Reading past the end is
+  // an error (Corruption when the caller trusted a recorded size).
+  virtual Status ReadAt(uint64_t offset, uint64_t length, std::string* out) = 0;
+};
+
+class ObjectStore {
+ public:
+  virtual ~ObjectStore() = default;
+
+  virtual Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) = 0;
+  // NotFound when the object does not exist.
+  virtual Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) = 0;
+  // Every object whose key starts with `prefix`, recursively, sorted by key.
+  virtual Result<std::vector<ObjectInfo>> List(std::string_view prefix) = 0;
+  // NotFound when the object does not exist.
+  virtual Result<ObjectInfo> Head(std::string_view key) = 0;
+  // Deletes the keys; keys that do not exist are not an error.
+  virtual Status Delete(std::span<const std::string> keys) = 0;
+  // The store's location for messages and metadata, never with credentials.
+  virtual std::string Describe() const = 0;
+
+  // Conveniences built on the primitives above.
+  Status PutObject(std::string_view key, std::string_view data);
+  Result<std::string> GetObject(std::string_view key);
+};
+
+}  // namespace lakedump

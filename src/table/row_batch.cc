@@ -1,0 +1,81 @@
+#include "table/row_batch.h"
+
+#include <fmt/format.h>
+
+namespace lakedump {
+
+ColumnVector::ColumnVector(LogicalType type, bool nullable)
+    : type_(type), nullable_(nullable), width_(FixedWidth(type.id)) {
+  if (width_ == 0) offsets_.push_back(0);
+}
+
+void ColumnVector::Clear() {
+  size_ = 0;
+  null_count_ = 0;
+  data_.clear();
+  arena_.clear();
+  validity_.clear();
+  offsets_.clear();
+  if (width_ == 0) offsets_.push_back(0);
+}
+
+void ColumnVector::Reserve(size_t rows, size_t arena_bytes) {
+  if (width_ != 0) {
+    data_.reserve(rows * width_);
+  } else {
+    offsets_.reserve(rows + 1);
+    arena_.reserve(arena_bytes);
+  }
+}
+
+void ColumnVector::AppendNull() {
+  if (validity_.empty()) validity_.assign(size_, 1);
+  if (width_ != 0) {
+    data_.resize(data_.size() + width_, 0);
+  } else {
+    offsets_.push_back(arena_.size());
+  }
+  validity_.push_back(0);
+  ++null_count_;
+  ++size_;
+}
+
+void RowBatch::Reset(const Schema& schema) {
+  columns_.clear();
+  columns_.reserve(schema.num_columns());
+  for (const Column& c : schema.columns()) columns_.emplace_back(c.type, c.nullable);
+  rows_without_columns_ = 0;
+}
+
+void RowBatch::Clear() {
+  for (auto& c : columns_) c.Clear();
+  rows_without_columns_ = 0;
+}
+
+Status RowBatch::Validate(const Schema& schema) const {
+  if (columns_.size() != schema.num_columns()) {
+    return Status::InvalidArgument(fmt::format("batch has {} columns, schema has {}",
+                                               columns_.size(), schema.num_columns()));
+  }
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const Column& c = schema.column(i);
+    if (!(columns_[i].type() == c.type)) {
+      return Status::InvalidArgument(fmt::format("column \"{}\": batch type {} does not match schema type {}",
+                                                 c.name, columns_[i].type().ToString(), c.type.ToString()));
+    }
+    if (columns_[i].size() != columns_[0].size()) {
+      return Status::InvalidArgument(fmt::format("column \"{}\" has {} rows, column \"{}\" has {}", c.name,
+                                                 columns_[i].size(), schema.column(0).name,
+                                                 columns_[0].size()));
+    }
+  }
+  return Status::OK();
+}
+
+size_t RowBatch::ByteSize() const {
+  size_t n = 0;
+  for (const auto& c : columns_) n += c.ByteSize();
+  return n;
+}
+
+}  // namespace lakedump

@@ -1,0 +1,125 @@
+// ColumnVector: one column of a batch, columnar: fixed-width values (see
+// types.h for the storage of each type), an optional validity vector, and for
+// variable-length types an offsets array into a byte arena.
+// RowBatch: a set of equally long columns matching a Schema.
+//
+// Ownership: a batch owns all its memory; Clear() keeps capacity so a source
+// can refill the same batch without allocating. Not thread-safe.
+#pragma once
+
+#include <cassert>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "table/schema.h"
+
+namespace lakedump {
+
+class ColumnVector {
+ public:
+  ColumnVector(LogicalType type, bool nullable);
+
+  const LogicalType& type() const { return type_; }
+  bool nullable() const { return nullable_; }
+  size_t size() const { return size_; }
+  size_t null_count() const { return null_count_; }
+
+  // Empties the column, keeping its capacity.
+  void Clear();
+  void Reserve(size_t rows, size_t arena_bytes = 0);
+
+  // Fixed-width types. REQUIRES: sizeof(T) == FixedWidth(type().id).
+  template <typename T>
+  void Append(const T& value) {
+    assert(sizeof(T) == width_);
+    const size_t at = data_.size();
+    data_.resize(at + sizeof(T));
+    std::memcpy(data_.data() + at, &value, sizeof(T));
+    PushValid();
+  }
+  // Variable-length types (string, binary, json).
+  void AppendBytes(std::string_view bytes) {
+    assert(width_ == 0);
+    arena_.insert(arena_.end(), bytes.begin(), bytes.end());
+    offsets_.push_back(arena_.size());
+    PushValid();
+  }
+  // A null: a zero placeholder keeps positions aligned. Allowed on non-nullable
+  // columns too; the writer reports it as an error naming the row.
+  void AppendNull();
+
+  bool IsValid(size_t i) const { return validity_.empty() || validity_[i] != 0; }
+  bool IsNull(size_t i) const { return !IsValid(i); }
+  // One byte per row (1 = valid), or nullptr when every row is valid.
+  const uint8_t* validity() const { return validity_.empty() ? nullptr : validity_.data(); }
+
+  template <typename T>
+  const T* values() const {
+    assert(sizeof(T) == width_);
+    return reinterpret_cast<const T*>(data_.data());
+  }
+  template <typename T>
+  T ValueAt(size_t i) const {
+    T v;
+    std::memcpy(&v, data_.data() + i * sizeof(T), sizeof(T));
+    return v;
+  }
+  std::string_view BytesAt(size_t i) const {
+    return std::string_view(reinterpret_cast<const char*>(arena_.data()) + offsets_[i],
+                            offsets_[i + 1] - offsets_[i]);
+  }
+  // offsets()[i]..offsets()[i+1] delimit value i in arena(); size()+1 entries.
+  const uint64_t* offsets() const { return offsets_.data(); }
+  const uint8_t* arena() const { return arena_.data(); }
+  size_t arena_size() const { return arena_.size(); }
+
+  // Approximate bytes held (for batch sizing).
+  size_t ByteSize() const { return data_.size() + arena_.size() + offsets_.size() * 8 + validity_.size(); }
+
+ private:
+  void PushValid() {
+    if (!validity_.empty()) validity_.push_back(1);
+    ++size_;
+  }
+
+  LogicalType type_;
+  bool nullable_;
+  size_t width_;
+  size_t size_ = 0;
+  size_t null_count_ = 0;
+  std::vector<uint8_t> data_;       // fixed-width values
+  std::vector<uint64_t> offsets_;   // variable-length: size_+1 entries, starts {0}
+  std::vector<uint8_t> arena_;      // variable-length bytes
+  std::vector<uint8_t> validity_;   // empty while no null has been appended
+};
+
+class RowBatch {
+ public:
+  RowBatch() = default;
+  explicit RowBatch(const Schema& schema) { Reset(schema); }
+
+  // Replaces the columns with empty ones matching `schema`.
+  void Reset(const Schema& schema);
+  // Empties every column, keeping capacity.
+  void Clear();
+
+  size_t num_columns() const { return columns_.size(); }
+  size_t num_rows() const { return columns_.empty() ? rows_without_columns_ : columns_[0].size(); }
+  bool empty() const { return num_rows() == 0; }
+  ColumnVector& column(size_t i) { return columns_[i]; }
+  const ColumnVector& column(size_t i) const { return columns_[i]; }
+  // For tables without columns, the row count is set directly.
+  void set_num_rows_without_columns(size_t rows) { rows_without_columns_ = rows; }
+
+  // The batch has one column per schema column, of the same type, all of equal length.
+  Status Validate(const Schema& schema) const;
+  size_t ByteSize() const;
+
+ private:
+  std::vector<ColumnVector> columns_;
+  size_t rows_without_columns_ = 0;
+};
+
+}  // namespace lakedump
