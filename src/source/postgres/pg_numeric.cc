@@ -6,12 +6,22 @@
 #include <cmath>
 #include <limits>
 
-#include "table/temporal.h"
 
 namespace lakedump {
 namespace {
 
 constexpr uint16_t kPos = 0x0000, kNeg = 0x4000, kNaN = 0xC000, kPInf = 0xD000, kNInf = 0xF000;
+
+// 10^0..10^38, computed once (temporal.h's Pow10 loops; this is per value).
+struct Pow10Table {
+  int128_t v[kMaxDecimalPrecision + 1];
+  constexpr Pow10Table() : v() {
+    int128_t p = 1;
+    for (int i = 0; i <= kMaxDecimalPrecision; ++i, p *= 10) v[i] = p;
+  }
+};
+constexpr Pow10Table kPow10;
+inline int128_t P10(int n) { return kPow10.v[n]; }
 
 inline int ReadI16(const uint8_t* p) { return static_cast<int16_t>((p[0] << 8) | p[1]); }
 
@@ -45,40 +55,50 @@ Status ParsePgNumeric(const uint8_t* data, size_t len, PgNumericView* out) {
 
 Status PgNumericToDecimal(const PgNumericView& v, int precision, int scale, bool round,
                           int128_t* out) {
-  // Horner over the digits down to the one holding 10^-scale; `acc` is then the
-  // value times 10000^(n - 1 - weight), and 10^e more gives the unscaled value.
+  // Horner over the digits down to the one holding 10^-scale. With all n
+  // digits, acc would be the value times 10000^(n - 1 - weight); 10^e more
+  // gives the unscaled value. A negative e cuts into the last digit, which is
+  // then split before it is added, so that acc never holds surplus digits.
   const int frac_groups = (scale + 3) / 4;
   const int n = std::min(v.ndigits, v.weight + 1 + frac_groups);
+  const auto overflow = [&] {
+    return Status::InvalidArgument(fmt::format("does not fit decimal({},{})", precision, scale));
+  };
   int128_t acc = 0;
-  for (int i = 0; i < n; ++i) {
-    if (__builtin_mul_overflow(acc, static_cast<int128_t>(10000), &acc) ||
-        __builtin_add_overflow(acc, static_cast<int128_t>(v.Digit(i)), &acc)) {
-      return Status::InvalidArgument(fmt::format("does not fit decimal({},{})", precision, scale));
-    }
-  }
   int first_dropped = 0;  // the decimal digit just below 10^-scale, for rounding
   bool lost = false;      // any nonzero digit below 10^-scale
   if (n <= 0) {
-    acc = 0;
     if (v.ndigits > 0) {
       lost = true;
       if (scale % 4 == 0 && v.weight == -1 - scale / 4) first_dropped = v.Digit(0) / 1000;
     }
   } else {
+    for (int i = 0; i + 1 < n; ++i) {
+      if (__builtin_mul_overflow(acc, static_cast<int128_t>(10000), &acc) ||
+          __builtin_add_overflow(acc, static_cast<int128_t>(v.Digit(i)), &acc)) {
+        return overflow();
+      }
+    }
+    const int last = v.Digit(n - 1);
     const int e = scale - 4 * (n - 1 - v.weight);
     if (e >= 0) {
-      if (e > kMaxDecimalPrecision || __builtin_mul_overflow(acc, Pow10(e), &acc)) {
-        return Status::InvalidArgument(fmt::format("does not fit decimal({},{})", precision, scale));
+      if (__builtin_mul_overflow(acc, static_cast<int128_t>(10000), &acc) ||
+          __builtin_add_overflow(acc, static_cast<int128_t>(last), &acc) ||
+          e > kMaxDecimalPrecision || __builtin_mul_overflow(acc, P10(e), &acc)) {
+        return overflow();
       }
       if (n < v.ndigits) {  // only when e == 0: whole digits below the scale
         first_dropped = v.Digit(n) / 1000;
         lost = true;
       }
-    } else {
-      const int128_t div = Pow10(-e);
-      const int128_t rem = acc % div;
-      acc /= div;
-      first_dropped = static_cast<int>(rem / Pow10(-e - 1));
+    } else {  // -4 < e < 0
+      const int div = static_cast<int>(P10(-e));
+      if (__builtin_mul_overflow(acc, P10(4 + e), &acc) ||
+          __builtin_add_overflow(acc, static_cast<int128_t>(last / div), &acc)) {
+        return overflow();
+      }
+      const int rem = last % div;
+      first_dropped = rem / static_cast<int>(P10(-e - 1));
       lost = rem != 0 || n < v.ndigits;
     }
   }
@@ -89,9 +109,7 @@ Status PgNumericToDecimal(const PgNumericView& v, int precision, int scale, bool
     }
     if (first_dropped >= 5) ++acc;
   }
-  if (acc >= Pow10(precision)) {
-    return Status::InvalidArgument(fmt::format("does not fit decimal({},{})", precision, scale));
-  }
+  if (acc >= P10(precision)) return overflow();
   *out = v.negative ? -acc : acc;
   return Status::OK();
 }
