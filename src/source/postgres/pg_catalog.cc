@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <regex>
+#include <cctype>
 
 namespace lakedump {
 namespace {
@@ -44,12 +44,82 @@ int64_t ToInt(std::string_view text) {
 }  // namespace
 
 bool IsSimpleDefault(const std::string& expr) {
-  static const std::regex kSimple(
-      R"(^(-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?|'([^']|'')*'|true|false|NULL|now\(\)|)"
-      R"(CURRENT_TIMESTAMP|CURRENT_DATE|CURRENT_TIME|LOCALTIMESTAMP|LOCALTIME|)"
-      R"(gen_random_uuid\(\)|clock_timestamp\(\)|statement_timestamp\(\)|)"
-      R"(transaction_timestamp\(\)|\(-?[0-9]+(\.[0-9]+)?\))(::[A-Za-z_][A-Za-z0-9_ ."]*(\([0-9, ]+\))?(\[\])?)*$)");
-  return std::regex_match(expr, kSimple);
+  // A hand-written matcher (std::regex is slow and trips GCC 12 warnings under ASan):
+  //   core (::type)*   with core = number | (number) | 'string' | keyword | clock/uuid function.
+  const std::string_view s = expr;
+  const size_t n = s.size();
+  size_t i = 0;
+  auto digits = [&] {
+    const size_t start = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > start;
+  };
+  auto number = [&] {
+    const size_t start = i;
+    if (i < n && s[i] == '-') ++i;
+    if (!digits()) {
+      i = start;
+      return false;
+    }
+    if (i < n && s[i] == '.' && !(++i, digits())) return false;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+      ++i;
+      if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
+      if (!digits()) return false;
+    }
+    return true;
+  };
+  if (n == 0) return false;
+  if (s[0] == '\'') {
+    for (i = 1;; ++i) {
+      if (i >= n) return false;
+      if (s[i] == '\'') {
+        if (i + 1 < n && s[i + 1] == '\'') {
+          ++i;
+          continue;
+        }
+        ++i;
+        break;
+      }
+    }
+  } else if (s[0] == '(') {
+    i = 1;
+    if (!number() || i >= n || s[i] != ')') return false;
+    ++i;
+  } else if (!number()) {
+    static constexpr std::string_view kWords[] = {
+        "true", "false", "NULL", "CURRENT_TIMESTAMP", "CURRENT_DATE", "CURRENT_TIME",
+        "LOCALTIMESTAMP", "LOCALTIME", "now()", "gen_random_uuid()", "clock_timestamp()",
+        "statement_timestamp()", "transaction_timestamp()"};
+    bool matched = false;
+    for (std::string_view w : kWords) {
+      if (s.substr(0, w.size()) == w && (w.size() == n || s[w.size()] == ':')) {
+        i = w.size();
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) return false;
+  }
+  while (i < n) {  // casts: ::name, ::name(10,2), ::name[]
+    if (s.substr(i, 2) != "::") return false;
+    i += 2;
+    const size_t start = i;
+    while (i < n) {
+      const unsigned char c = static_cast<unsigned char>(s[i]);
+      if (!(std::isalnum(c) || c == '_' || c == ' ' || c == '.' || c == '"' || c >= 0x80)) break;
+      ++i;
+    }
+    if (i == start) return false;
+    if (i < n && s[i] == '(') {
+      ++i;
+      while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == ',' || s[i] == ' ')) ++i;
+      if (i >= n || s[i] != ')') return false;
+      ++i;
+    }
+    if (s.substr(i, 2) == "[]") i += 2;
+  }
+  return true;
 }
 
 Result<std::vector<TableInfo>> PgCatalog::ListTables(PgConn& conn, bool materialized_views) {
