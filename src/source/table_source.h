@@ -66,6 +66,10 @@ class Database {
   // the Database is destroyed.
   virtual Status BeginSnapshot() = 0;
   virtual Result<std::vector<TableInfo>> ListTables() = 0;
+  // Locks the tables about to be dumped (after filtering) against concurrent
+  // DDL, for as long as the snapshot lives. REQUIRES: BeginSnapshot() first.
+  // Default: nothing to lock. Backends lock lazily in Open()/Split() too.
+  virtual Status LockTables(const std::vector<TableInfo>& /*tables*/) { return Status::OK(); }
   virtual Result<TableDefinition> DescribeTable(const TableInfo& table) = 0;
   // Splits a table into units of about target_bytes; default: one unit.
   virtual Result<std::vector<WorkUnit>> Split(const TableInfo& table, uint64_t target_bytes);

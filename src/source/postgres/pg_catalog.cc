@@ -1,0 +1,203 @@
+#include "source/postgres/pg_catalog.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <regex>
+
+namespace lakedump {
+namespace {
+
+constexpr const char* kListTablesSql = R"SQL(
+WITH RECURSIVE tree(root, relid) AS (
+  SELECT c.oid, c.oid FROM pg_catalog.pg_class c WHERE c.relkind = 'p'
+  UNION ALL
+  SELECT t.root, i.inhrelid FROM tree t JOIN pg_catalog.pg_inherits i ON i.inhparent = t.relid
+), part AS (
+  SELECT t.root, sum(c.relpages)::int8 AS pages,
+         sum(CASE WHEN c.reltuples < 0 THEN pg_catalog.pg_stat_get_live_tuples(c.oid)
+                  ELSE c.reltuples END)::float8 AS tuples
+  FROM tree t JOIN pg_catalog.pg_class c ON c.oid = t.relid
+  WHERE c.relkind <> 'p' GROUP BY t.root
+)
+SELECT n.nspname, c.relname, c.relkind,
+       CASE WHEN c.relkind = 'p' THEN coalesce(p.pages, 0) ELSE c.relpages END::int8,
+       CASE WHEN c.relkind = 'p' THEN coalesce(p.tuples, 0)
+            WHEN c.reltuples < 0 THEN pg_catalog.pg_stat_get_live_tuples(c.oid)
+            ELSE c.reltuples END::float8,
+       pg_catalog.current_setting('block_size')::int8
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN part p ON p.root = c.oid
+WHERE (c.relkind IN ('r', 'p') OR (c.relkind = 'm' AND $1::bool AND c.relispopulated))
+  AND NOT c.relispartition
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+  AND n.nspname !~ '^pg_toast' AND n.nspname !~ '^pg_temp_'
+ORDER BY 1, 2)SQL";
+
+int64_t ToInt(std::string_view text) {
+  int64_t v = 0;
+  std::from_chars(text.data(), text.data() + text.size(), v);
+  return v;
+}
+
+}  // namespace
+
+bool IsSimpleDefault(const std::string& expr) {
+  static const std::regex kSimple(
+      R"(^(-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?|'([^']|'')*'|true|false|NULL|now\(\)|)"
+      R"(CURRENT_TIMESTAMP|CURRENT_DATE|CURRENT_TIME|LOCALTIMESTAMP|LOCALTIME|)"
+      R"(gen_random_uuid\(\)|clock_timestamp\(\)|statement_timestamp\(\)|)"
+      R"(transaction_timestamp\(\)|\(-?[0-9]+(\.[0-9]+)?\))(::[A-Za-z_][A-Za-z0-9_ ."]*(\([0-9, ]+\))?(\[\])?)*$)");
+  return std::regex_match(expr, kSimple);
+}
+
+Result<std::vector<TableInfo>> PgCatalog::ListTables(PgConn& conn, bool materialized_views) {
+  LD_ASSIGN_OR_RETURN(PgResult r,
+                      conn.Query(kListTablesSql, {materialized_views ? "true" : "false"}));
+  std::vector<TableInfo> tables;
+  tables.reserve(PQntuples(r.get()));
+  for (int i = 0; i < PQntuples(r.get()); ++i) {
+    TableInfo t;
+    t.ref.schema = std::string(PgValue(r.get(), i, 0));
+    t.ref.name = std::string(PgValue(r.get(), i, 1));
+    const int64_t pages = ToInt(PgValue(r.get(), i, 3));
+    double tuples = 0;
+    std::string_view tv = PgValue(r.get(), i, 4);
+    std::from_chars(tv.data(), tv.data() + tv.size(), tuples);
+    t.estimated_bytes = static_cast<uint64_t>(std::max<int64_t>(pages, 0)) *
+                        static_cast<uint64_t>(ToInt(PgValue(r.get(), i, 5)));
+    t.estimated_rows = tuples > 0 ? static_cast<uint64_t>(tuples) : 0;
+    tables.push_back(std::move(t));
+  }
+  return tables;
+}
+
+Status PgCatalog::LoadTypes(PgConn& conn) {
+  LD_ASSIGN_OR_RETURN(PgResult r,
+                      conn.Query("SELECT oid, typname, typtype, typcategory, typbasetype, "
+                                 "typtypmod FROM pg_catalog.pg_type"));
+  types_.clear();
+  for (int i = 0; i < PQntuples(r.get()); ++i) {
+    TypeRow row;
+    row.name = std::string(PgValue(r.get(), i, 1));
+    row.typtype = PgValue(r.get(), i, 2).empty() ? 'b' : PgValue(r.get(), i, 2)[0];
+    row.category = PgValue(r.get(), i, 3).empty() ? 'U' : PgValue(r.get(), i, 3)[0];
+    row.basetype = static_cast<uint32_t>(ToInt(PgValue(r.get(), i, 4)));
+    row.typmod = static_cast<int32_t>(ToInt(PgValue(r.get(), i, 5)));
+    types_[static_cast<uint32_t>(ToInt(PgValue(r.get(), i, 0)))] = std::move(row);
+  }
+  return Status::OK();
+}
+
+Result<PgTablePlan> PgCatalog::Describe(PgConn& conn, const TableRef& ref,
+                                        const PgTypeOptions& options) {
+  const std::string name = ref.QualifiedName();
+  PgTablePlan plan;
+  plan.ref = ref;
+  {
+    LD_ASSIGN_OR_RETURN(
+        PgResult r,
+        conn.Query("SELECT c.oid, c.relkind FROM pg_catalog.pg_class c "
+                   "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                   "WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'm')",
+                   {ref.schema, ref.name}));
+    if (PQntuples(r.get()) != 1) {
+      return Status::NotFound(fmt::format("table {} not found in the PostgreSQL database", name));
+    }
+    plan.oid = static_cast<uint32_t>(ToInt(PgValue(r.get(), 0, 0)));
+    plan.relkind = PgValue(r.get(), 0, 1)[0];
+  }
+  const std::string oid = std::to_string(plan.oid);
+  const bool has_generated = conn.server_version() >= 120000;
+  LD_ASSIGN_OR_RETURN(
+      PgResult cols,
+      conn.Query(fmt::format(
+                     "SELECT a.attname, a.atttypid, a.atttypmod, a.attnotnull, "
+                     "pg_catalog.format_type(a.atttypid, a.atttypmod), "
+                     "pg_catalog.pg_get_expr(d.adbin, d.adrelid), a.attidentity, {} "
+                     "FROM pg_catalog.pg_attribute a LEFT JOIN pg_catalog.pg_attrdef d "
+                     "ON d.adrelid = a.attrelid AND d.adnum = a.attnum "
+                     "WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped "
+                     "ORDER BY a.attnum",
+                     has_generated ? "a.attgenerated" : "''"),
+                 {oid}));
+  std::vector<std::string> ddl_lines;
+  for (int i = 0; i < PQntuples(cols.get()); ++i) {
+    PgColumnInfo info;
+    info.name = std::string(PgValue(cols.get(), i, 0));
+    uint32_t type_oid = static_cast<uint32_t>(ToInt(PgValue(cols.get(), i, 1)));
+    int32_t typmod = static_cast<int32_t>(ToInt(PgValue(cols.get(), i, 2)));
+    info.not_null = PgValue(cols.get(), i, 3) == "t";
+    info.format_type = std::string(PgValue(cols.get(), i, 4));
+    if (!types_.contains(type_oid)) LD_RETURN_IF_ERROR(LoadTypes(conn));
+    // Domains read as their base type (the binary format is the base type's).
+    for (int depth = 0; depth < 100; ++depth) {
+      auto it = types_.find(type_oid);
+      if (it == types_.end()) {
+        return Status::NotFound(fmt::format("table {}, column \"{}\": type OID {} not in pg_type",
+                                            name, info.name, type_oid));
+      }
+      if (it->second.typtype != 'd') {
+        info.base_name = it->second.name;
+        info.base_typtype = it->second.typtype;
+        info.base_category = it->second.category;
+        break;
+      }
+      if (typmod < 0) typmod = it->second.typmod;
+      type_oid = it->second.basetype;
+    }
+    info.base_oid = type_oid;
+    info.base_typmod = typmod;
+    PgColumnMapping m = MapPgColumn(info, options);
+    if (m.text_fallback) plan.text_fallback_columns.push_back(info.name);
+    if (!plan.select_list.empty()) plan.select_list += ", ";
+    plan.select_list += m.select_expr;
+    plan.fields.push_back(m.field);
+    plan.definition.schema.AddColumn(m.column);
+
+    std::string line = "  " + QuoteIdent(info.name) + " " + info.format_type;
+    const std::string_view identity = PgValue(cols.get(), i, 6);
+    const std::string_view generated = PgValue(cols.get(), i, 7);
+    const std::string def(PgValue(cols.get(), i, 5));
+    if (identity == "a" || identity == "d") {
+      line += " GENERATED BY DEFAULT AS IDENTITY";
+    } else if (generated.empty() && !def.empty() && IsSimpleDefault(def)) {
+      line += " DEFAULT " + def;
+    }
+    if (info.not_null) line += " NOT NULL";
+    ddl_lines.push_back(std::move(line));
+  }
+  {
+    LD_ASSIGN_OR_RETURN(
+        PgResult r,
+        conn.Query("SELECT pg_catalog.pg_get_constraintdef(oid) FROM pg_catalog.pg_constraint "
+                   "WHERE conrelid = $1 AND contype IN ('p', 'u') ORDER BY contype, conname",
+                   {oid}));
+    for (int i = 0; i < PQntuples(r.get()); ++i) {
+      ddl_lines.push_back("  " + std::string(PgValue(r.get(), i, 0)));
+    }
+  }
+  {
+    LD_ASSIGN_OR_RETURN(
+        PgResult r,
+        conn.Query("SELECT a.attname FROM pg_catalog.pg_constraint k "
+                   "CROSS JOIN LATERAL unnest(k.conkey) WITH ORDINALITY AS u(attnum, ord) "
+                   "JOIN pg_catalog.pg_attribute a ON a.attrelid = k.conrelid "
+                   "AND a.attnum = u.attnum "
+                   "WHERE k.conrelid = $1 AND k.contype = 'p' ORDER BY u.ord",
+                   {oid}));
+    for (int i = 0; i < PQntuples(r.get()); ++i) {
+      plan.definition.primary_key.emplace_back(PgValue(r.get(), i, 0));
+    }
+  }
+  std::string ddl = "CREATE TABLE " + QuoteQualified(ref.schema, ref.name) + " (";
+  for (size_t i = 0; i < ddl_lines.size(); ++i) {
+    ddl += (i == 0 ? "\n" : ",\n") + ddl_lines[i];
+  }
+  ddl += ddl_lines.empty() ? ")" : "\n)";
+  plan.definition.ddl = std::move(ddl);
+  return plan;
+}
+
+}  // namespace lakedump

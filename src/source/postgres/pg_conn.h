@@ -1,0 +1,73 @@
+// PgConn: one libpq connection (owned PGconn*) plus the few helpers every
+// PostgreSQL session of lakedump needs: session setup, statements that must
+// succeed, and the translation of libpq errors into Status (the one place
+// where libpq codes become lakedump codes). Also identifier/literal quoting.
+//
+// Thread-safety: a PgConn is used by one thread at a time (libpq connections
+// are not thread-safe); distinct PgConns are independent.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace lakedump {
+
+struct PgResultDeleter {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using PgResult = std::unique_ptr<PGresult, PgResultDeleter>;
+
+struct PgConnDeleter {
+  void operator()(PGconn* c) const { PQfinish(c); }
+};
+
+// quote_ident semantics, but always quoted: "a""b".
+std::string QuoteIdent(std::string_view name);
+// 'it''s' (standard_conforming_strings is on in every lakedump session).
+std::string QuoteLiteral(std::string_view text);
+// "schema"."table"
+std::string QuoteQualified(std::string_view schema, std::string_view table);
+
+class PgConn {
+ public:
+  // Connects with `conninfo` (URI or keyword string; PG* variables and
+  // .pgpass apply through libpq). Adds connect_timeout=`connect_timeout_s`
+  // unless the conninfo or PGCONNECT_TIMEOUT gives one, then runs the session
+  // setup (jit off, UTF8, ISO dates, UTC, no statement/idle timeouts, empty
+  // search_path). Errors never contain the password.
+  static Result<std::unique_ptr<PgConn>> Connect(const std::string& conninfo,
+                                                 int connect_timeout_s);
+
+  PGconn* raw() { return conn_.get(); }
+  bool broken() const { return PQstatus(conn_.get()) != CONNECTION_OK; }
+  int server_version() const { return PQserverVersion(conn_.get()); }
+  int backend_pid() const { return PQbackendPID(conn_.get()); }
+
+  // Runs `sql` (one or several statements) that return no rows.
+  Status Exec(const std::string& sql);
+  // Runs one statement returning rows, with optional text parameters.
+  Result<PgResult> Query(const std::string& sql, const std::vector<std::string>& params = {});
+
+  // Status for a failed result (or nullptr = connection-level failure).
+  Status ErrorStatus(const PGresult* result) const;
+
+ private:
+  explicit PgConn(PGconn* conn) : conn_(conn) {}
+  std::unique_ptr<PGconn, PgConnDeleter> conn_;
+};
+
+// Maps a libpq message/SQLSTATE to a Status code. Exposed for tests.
+Status PgStatusFromError(std::string_view sqlstate, std::string message, bool connection_bad);
+
+// Text of one result cell ("" for NULL).
+inline std::string_view PgValue(const PGresult* r, int row, int col) {
+  return std::string_view(PQgetvalue(r, row, col), PQgetlength(r, row, col));
+}
+
+}  // namespace lakedump

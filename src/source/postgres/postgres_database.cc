@@ -1,0 +1,273 @@
+#include "source/postgres/postgres_database.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "source/postgres/pg_catalog.h"
+#include "source/postgres/pg_conn.h"
+#include "source/postgres/pg_connection_pool.h"
+#include "source/postgres/postgres_table_source.h"
+
+namespace lakedump {
+namespace {
+
+using Key = std::pair<std::string, std::string>;
+Key KeyOf(const TableRef& ref) { return {ref.schema, ref.name}; }
+
+class PostgresDatabase final : public Database {
+ public:
+  PostgresDatabase(std::string conninfo, PostgresOptions options,
+                   std::unique_ptr<PgConn> coordinator)
+      : options_(std::move(options)),
+        coordinator_(std::move(coordinator)),
+        pool_(std::move(conninfo), options_.max_connections, options_.connect_timeout_seconds) {}
+
+  Status BeginSnapshot() override;
+  Result<std::vector<TableInfo>> ListTables() override;
+  Status LockTables(const std::vector<TableInfo>& tables) override;
+  Result<TableDefinition> DescribeTable(const TableInfo& table) override;
+  Result<std::vector<WorkUnit>> Split(const TableInfo& table, uint64_t target_bytes) override;
+  Result<std::unique_ptr<TableSource>> Open(const WorkUnit& unit) override;
+  nlohmann::json Describe() const override;
+
+ private:
+  Result<const PgTablePlan*> PlanLocked(const TableRef& ref);
+  Status EnsureLockedLocked(const PgTablePlan& plan);
+  Status CoordinatorErrorLocked(Status s, std::string_view what);
+
+  const PostgresOptions options_;
+  mutable std::mutex mu_;
+  std::unique_ptr<PgConn> coordinator_;        // guarded by mu_
+  PgCatalog catalog_;                          // guarded by mu_
+  std::map<Key, std::unique_ptr<PgTablePlan>> plans_;  // guarded by mu_; values never move
+  std::set<Key> locked_;                       // guarded by mu_
+  bool in_snapshot_ = false;                   // guarded by mu_
+  nlohmann::json snapshot_info_ = nlohmann::json::object();  // guarded by mu_
+  std::string snapshot_id_;                    // guarded by mu_
+  // Declared last: destroyed first, while the coordinator still holds the snapshot.
+  PgConnectionPool pool_;
+};
+
+Status PostgresDatabase::CoordinatorErrorLocked(Status s, std::string_view what) {
+  return s.WithContext(fmt::format("PostgreSQL coordinator session, {}", what));
+}
+
+Status PostgresDatabase::BeginSnapshot() {
+  std::lock_guard lock(mu_);
+  if (in_snapshot_) return Status::OK();
+  LD_RETURN_IF_ERROR(CoordinatorErrorLocked(
+      coordinator_->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"), "BEGIN"));
+  auto r = coordinator_->Query(
+      "SELECT pg_catalog.pg_export_snapshot(), pg_catalog.pg_is_in_recovery(), "
+      "(CASE WHEN pg_catalog.pg_is_in_recovery() THEN pg_catalog.pg_last_wal_replay_lsn() "
+      "ELSE pg_catalog.pg_current_wal_lsn() END)::text, "
+      "pg_catalog.to_char(pg_catalog.now() AT TIME ZONE 'UTC', "
+      "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), pg_catalog.current_database()");
+  if (!r.ok()) {
+    coordinator_->Exec("ROLLBACK").IgnoreError();
+    return CoordinatorErrorLocked(r.status(), "exporting the snapshot");
+  }
+  PGresult* res = r->get();
+  snapshot_id_ = std::string(PgValue(res, 0, 0));
+  snapshot_info_ = {
+      {"snapshot_id", snapshot_id_},
+      {"in_recovery", PgValue(res, 0, 1) == "t"},
+      {"wal_lsn", std::string(PgValue(res, 0, 2))},
+      {"snapshot_time", std::string(PgValue(res, 0, 3))},
+      {"database", std::string(PgValue(res, 0, 4))},
+  };
+  in_snapshot_ = true;
+  return Status::OK();
+}
+
+Result<std::vector<TableInfo>> PostgresDatabase::ListTables() {
+  std::lock_guard lock(mu_);
+  auto tables = PgCatalog::ListTables(*coordinator_, options_.include_materialized_views);
+  if (!tables.ok()) return CoordinatorErrorLocked(tables.status(), "listing tables");
+  return tables;
+}
+
+Result<const PgTablePlan*> PostgresDatabase::PlanLocked(const TableRef& ref) {
+  auto it = plans_.find(KeyOf(ref));
+  if (it != plans_.end()) return it->second.get();
+  auto plan = catalog_.Describe(*coordinator_, ref, options_.types);
+  if (!plan.ok()) {
+    if (plan.status().code() == Code::kNotFound) return plan.status();
+    return CoordinatorErrorLocked(plan.status(),
+                                  fmt::format("describing table {}", ref.QualifiedName()));
+  }
+  auto owned = std::make_unique<PgTablePlan>(std::move(plan).value());
+  const PgTablePlan* out = owned.get();
+  plans_.emplace(KeyOf(ref), std::move(owned));
+  return out;
+}
+
+Status PostgresDatabase::EnsureLockedLocked(const PgTablePlan& plan) {
+  // Materialized views cannot be locked (LOCK TABLE rejects them), like pg_dump.
+  if (!in_snapshot_ || plan.relkind == 'm' || locked_.contains(KeyOf(plan.ref))) {
+    return Status::OK();
+  }
+  const std::string qualified = QuoteQualified(plan.ref.schema, plan.ref.name);
+  // A savepoint keeps a failed lock from aborting the snapshot's transaction.
+  std::string sql = "SAVEPOINT lakedump_lock; ";
+  if (options_.lock_timeout_ms > 0) {
+    sql += fmt::format("SET LOCAL lock_timeout = {}; LOCK TABLE {} IN ACCESS SHARE MODE; ",
+                       options_.lock_timeout_ms, qualified);
+  } else {
+    sql += fmt::format("LOCK TABLE {} IN ACCESS SHARE MODE NOWAIT; ", qualified);
+  }
+  sql += "RELEASE SAVEPOINT lakedump_lock";
+  Status s = coordinator_->Exec(sql);
+  if (!s.ok()) {
+    if (!coordinator_->broken()) {
+      coordinator_->Exec("ROLLBACK TO SAVEPOINT lakedump_lock; RELEASE SAVEPOINT lakedump_lock")
+          .IgnoreError();
+    }
+    return Status(s.code(), fmt::format("table {} is locked by another session ({}): {}",
+                                        plan.ref.QualifiedName(),
+                                        options_.lock_timeout_ms > 0 ? "lock_timeout" : "NOWAIT",
+                                        s.message()));
+  }
+  locked_.insert(KeyOf(plan.ref));
+  return Status::OK();
+}
+
+Status PostgresDatabase::LockTables(const std::vector<TableInfo>& tables) {
+  std::lock_guard lock(mu_);
+  if (!in_snapshot_) return Status::InvalidArgument("LockTables() before BeginSnapshot()");
+  for (const TableInfo& t : tables) {
+    if (!t.query.empty()) continue;
+    LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(t.ref));
+    LD_RETURN_IF_ERROR(EnsureLockedLocked(*plan));
+  }
+  return Status::OK();
+}
+
+Result<TableDefinition> PostgresDatabase::DescribeTable(const TableInfo& table) {
+  if (!table.query.empty()) {
+    return Status::Unimplemented("--query is not supported by the PostgreSQL source yet");
+  }
+  std::lock_guard lock(mu_);
+  LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(table.ref));
+  return plan->definition;
+}
+
+Result<std::vector<WorkUnit>> PostgresDatabase::Split(const TableInfo& table,
+                                                      uint64_t target_bytes) {
+  std::vector<WorkUnit> one{WorkUnit{table, 0, 1, ""}};
+  std::lock_guard lock(mu_);
+  // Tid Range Scan arrived in PostgreSQL 14; before it each range would scan the whole table.
+  if (!table.query.empty() || target_bytes == 0 || coordinator_->server_version() < 140000) {
+    return one;
+  }
+  LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(table.ref));
+  // Hold the lock first: pg_relation_size() opens the relation and must not
+  // queue behind another session's lock.
+  LD_RETURN_IF_ERROR(EnsureLockedLocked(*plan));
+  // Partitioned: ranges over the largest partition's blocks apply to each partition.
+  const std::string oid = std::to_string(plan->oid);
+  std::string sql =
+      plan->relkind == 'p'
+          ? "WITH RECURSIVE tree(relid) AS (SELECT $1::oid UNION ALL SELECT i.inhrelid FROM tree "
+            "t JOIN pg_catalog.pg_inherits i ON i.inhparent = t.relid) "
+            "SELECT coalesce(max(pg_catalog.pg_relation_size(c.oid)), 0)::int8, "
+            "coalesce(sum(pg_catalog.pg_relation_size(c.oid)), 0)::int8, "
+            "pg_catalog.current_setting('block_size')::int8 "
+            "FROM tree t JOIN pg_catalog.pg_class c ON c.oid = t.relid WHERE c.relkind <> 'p'"
+          : "SELECT pg_catalog.pg_relation_size($1::oid), pg_catalog.pg_relation_size($1::oid), "
+            "pg_catalog.current_setting('block_size')::int8";
+  auto r = coordinator_->Query(sql, {oid});
+  if (!r.ok()) {
+    return CoordinatorErrorLocked(r.status(),
+                                  fmt::format("sizing table {}", table.ref.QualifiedName()));
+  }
+  const uint64_t max_bytes = std::stoull(std::string(PgValue(r->get(), 0, 0)));
+  const uint64_t total_bytes = std::stoull(std::string(PgValue(r->get(), 0, 1)));
+  const uint64_t block = std::stoull(std::string(PgValue(r->get(), 0, 2)));
+  const uint64_t pages = block ? max_bytes / block : 0;
+  uint64_t n = (total_bytes + target_bytes - 1) / target_bytes;
+  n = std::min<uint64_t>(n, pages);
+  n = std::min<uint64_t>(n, 10000);
+  if (n <= 1) return one;
+  const uint64_t per = (pages + n - 1) / n;
+  n = (pages + per - 1) / per;
+  std::vector<WorkUnit> units;
+  for (uint64_t i = 0; i < n; ++i) {
+    WorkUnit u{table, static_cast<int>(i), static_cast<int>(n), ""};
+    const uint64_t lo = i * per, hi = (i + 1) * per;
+    // No gap, no overlap: [lo, hi) blocks; the first unit is open below, the
+    // last open above (the table may have grown since it was sized).
+    if (i > 0) u.range_predicate = fmt::format("ctid >= '({},0)'::pg_catalog.tid", lo);
+    if (i + 1 < n) {
+      if (!u.range_predicate.empty()) u.range_predicate += " AND ";
+      u.range_predicate += fmt::format("ctid < '({},0)'::pg_catalog.tid", hi);
+    }
+    units.push_back(std::move(u));
+  }
+  return units;
+}
+
+Result<std::unique_ptr<TableSource>> PostgresDatabase::Open(const WorkUnit& unit) {
+  if (!unit.table.query.empty()) {
+    return Status::Unimplemented("--query is not supported by the PostgreSQL source yet");
+  }
+  PgReadSpec spec;
+  {
+    std::lock_guard lock(mu_);
+    LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(unit.table.ref));
+    LD_RETURN_IF_ERROR(EnsureLockedLocked(*plan));
+    spec.table_name = unit.table.ref.QualifiedName();
+    spec.qualified = QuoteQualified(unit.table.ref.schema, unit.table.ref.name);
+    spec.select_list = plan->select_list;
+    spec.range_predicate = unit.range_predicate;
+    spec.snapshot_id = snapshot_id_;
+    spec.lock = plan->relkind != 'm';
+    spec.lock_timeout_ms = options_.lock_timeout_ms;
+    spec.schema = plan->definition.schema;
+    spec.fields = plan->fields;
+  }
+  spec.decode.table = spec.table_name;
+  spec.decode.infinity = options_.infinity;
+  spec.decode.numeric_special = options_.numeric_special;
+  return PostgresTableSource::Start(&pool_, std::move(spec));
+}
+
+nlohmann::json PostgresDatabase::Describe() const {
+  std::lock_guard lock(mu_);
+  PGconn* c = coordinator_->raw();
+  const char* version = PQparameterStatus(c, "server_version");
+  nlohmann::json j = {
+      {"kind", "postgresql"},
+      {"server_version", version ? version : ""},
+      {"server_version_num", PQserverVersion(c)},
+      {"host", PQhost(c) ? PQhost(c) : ""},
+      {"port", PQport(c) ? PQport(c) : ""},
+      {"user", PQuser(c) ? PQuser(c) : ""},
+      {"database", PQdb(c) ? PQdb(c) : ""},
+      {"max_connections", pool_.max_connections()},
+      {"isolation", "repeatable read, read only, exported snapshot"},
+  };
+  for (auto& [k, v] : snapshot_info_.items()) j[k] = v;
+  return j;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Database>> OpenPostgresDatabase(std::string_view conninfo,
+                                                       const PostgresOptions& options) {
+  const std::string info(conninfo);
+  LD_ASSIGN_OR_RETURN(std::unique_ptr<PgConn> coordinator,
+                      PgConn::Connect(info, options.connect_timeout_seconds));
+  if (coordinator->server_version() < 100000) {
+    return Status::Unimplemented(fmt::format(
+        "PostgreSQL {} is not supported: lakedump needs PostgreSQL 10 or later",
+        coordinator->server_version()));
+  }
+  return std::unique_ptr<Database>(
+      new PostgresDatabase(info, options, std::move(coordinator)));
+}
+
+}  // namespace lakedump

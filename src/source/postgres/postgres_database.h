@@ -1,0 +1,45 @@
+// The PostgreSQL source: OpenPostgresDatabase() connects a coordinator session
+// and returns a Database whose sources read one exported snapshot in parallel.
+//
+// Consistency (as pg_dump -j): BeginSnapshot() opens REPEATABLE READ, READ ONLY
+// on the coordinator, exports its snapshot and records the WAL position; the
+// coordinator stays open (idle in transaction) until the Database is
+// destroyed. Tables are locked ACCESS SHARE (NOWAIT) by the coordinator in
+// LockTables(), or lazily on first Split()/Open(). Each source runs on a pooled
+// worker connection (at most max_connections) in its own REPEATABLE READ, READ
+// ONLY transaction that imports the snapshot and locks its table NOWAIT, so a
+// worker never queues behind a pending exclusive lock.
+//
+// Thread-safety: the Database is thread-safe (catalog calls serialize on the
+// coordinator connection). Sources are not; they must be destroyed before the
+// Database.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "source/postgres/pg_copy_decoder.h"
+#include "source/postgres/pg_type_map.h"
+#include "source/table_source.h"
+
+namespace lakedump {
+
+struct PostgresOptions {
+  int max_connections = 4;          // worker connections (the coordinator is one more)
+  int connect_timeout_seconds = 10; // unless the conninfo or PGCONNECT_TIMEOUT sets one
+  bool include_materialized_views = false;
+  PgTypeOptions types;              // unbounded numeric policy
+  PgInfinityPolicy infinity = PgInfinityPolicy::kClamp;
+  PgNumericSpecialPolicy numeric_special = PgNumericSpecialPolicy::kError;
+  int lock_timeout_ms = 0;          // 0: NOWAIT, fail at once on a conflicting lock
+};
+
+// A measured default for Split() target_bytes (heap bytes per work unit).
+inline constexpr uint64_t kDefaultPostgresSplitBytes = 256ull << 20;
+
+// conninfo: postgres:// or postgresql:// URI, or a libpq keyword string
+// ("host=... dbname=..."); empty = PG* environment variables only.
+Result<std::unique_ptr<Database>> OpenPostgresDatabase(std::string_view conninfo,
+                                                       const PostgresOptions& options);
+
+}  // namespace lakedump

@@ -1,0 +1,132 @@
+#include "source/postgres/postgres_table_source.h"
+
+#include <fmt/format.h>
+
+namespace lakedump {
+
+Result<std::unique_ptr<TableSource>> PostgresTableSource::Start(PgConnectionPool* pool,
+                                                                PgReadSpec spec) {
+  LD_ASSIGN_OR_RETURN(std::unique_ptr<PgConn> conn, pool->Acquire());
+  std::string sql = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
+  if (!spec.snapshot_id.empty()) {
+    sql += "; SET TRANSACTION SNAPSHOT " + QuoteLiteral(spec.snapshot_id);
+  }
+  if (spec.lock) {
+    if (spec.lock_timeout_ms > 0) {
+      sql += fmt::format("; SET LOCAL lock_timeout = {}; LOCK TABLE {} IN ACCESS SHARE MODE",
+                         spec.lock_timeout_ms, spec.qualified);
+    } else {
+      sql += fmt::format("; LOCK TABLE {} IN ACCESS SHARE MODE NOWAIT", spec.qualified);
+    }
+  }
+  Status s = conn->Exec(sql);
+  if (!s.ok()) {
+    if (!conn->broken()) conn->Exec("ROLLBACK").IgnoreError();
+    pool->Release(std::move(conn));
+    if (s.message().find("could not obtain lock") != std::string::npos ||
+        s.message().find("lock timeout") != std::string::npos) {
+      return Status(s.code(), fmt::format("table {} is locked by another session ({}): {}",
+                                          spec.table_name,
+                                          spec.lock_timeout_ms > 0 ? "lock_timeout" : "NOWAIT",
+                                          s.message()));
+    }
+    return s.WithContext(fmt::format("opening table {}", spec.table_name));
+  }
+  std::string copy = fmt::format("COPY (SELECT {} FROM {}{}{}) TO STDOUT (FORMAT binary)",
+                                 spec.select_list, spec.qualified,
+                                 spec.range_predicate.empty() ? "" : " WHERE ",
+                                 spec.range_predicate);
+  PgResult r(PQexec(conn->raw(), copy.c_str()));
+  if (!r || PQresultStatus(r.get()) != PGRES_COPY_OUT) {
+    Status err = conn->ErrorStatus(r.get());
+    r.reset();
+    if (!conn->broken()) conn->Exec("ROLLBACK").IgnoreError();
+    pool->Release(std::move(conn));
+    return err.WithContext(fmt::format("reading table {}", spec.table_name));
+  }
+  return std::unique_ptr<TableSource>(
+      new PostgresTableSource(pool, std::move(conn), std::move(spec)));
+}
+
+PostgresTableSource::PostgresTableSource(PgConnectionPool* pool, std::unique_ptr<PgConn> conn,
+                                         PgReadSpec spec)
+    : pool_(pool),
+      conn_(std::move(conn)),
+      spec_(std::move(spec)),
+      decoder_(spec_.fields, spec_.decode) {}
+
+PostgresTableSource::~PostgresTableSource() {
+  if (message_ != nullptr) PQfreemem(message_);
+  // Mid-COPY the connection is not idle: Release() closes it, which ends the
+  // server's transaction (a cancel and drain would cost more than a reconnect).
+  if (conn_) pool_->Release(std::move(conn_));
+}
+
+Status PostgresTableSource::StreamError(Status s) const {
+  return s.WithContext(fmt::format("reading table {}", spec_.table_name));
+}
+
+Status PostgresTableSource::Finish() {
+  // After PQgetCopyData returned -1 the COPY's own result follows.
+  PgResult r(PQgetResult(conn_->raw()));
+  const bool ok = r && PQresultStatus(r.get()) == PGRES_COMMAND_OK;
+  Status err = ok ? Status::OK() : conn_->ErrorStatus(r.get());
+  r.reset();
+  while (PGresult* extra = PQgetResult(conn_->raw())) PQclear(extra);
+  if (!err.ok()) return StreamError(err);
+  if (!decoder_.finished()) {
+    return StreamError(Status::Corruption("COPY stream ended without its trailer"));
+  }
+  LD_RETURN_IF_ERROR(StreamError(conn_->Exec("COMMIT")));
+  pool_->Release(std::move(conn_));
+  done_ = true;
+  return Status::OK();
+}
+
+Status PostgresTableSource::Next(size_t max_rows, RowBatch* batch) {
+  bool same_shape = batch->num_columns() == spec_.schema.num_columns();
+  for (size_t i = 0; same_shape && i < batch->num_columns(); ++i) {
+    same_shape = batch->column(i).type() == spec_.schema.column(i).type &&
+                 batch->column(i).nullable() == spec_.schema.column(i).nullable;
+  }
+  if (same_shape) {
+    batch->Clear();
+  } else {
+    batch->Reset(spec_.schema);
+  }
+  if (failed_) return StreamError(Status::Internal("Next() after an error"));
+  while (!done_ && batch->num_rows() < max_rows) {
+    if (decoder_.needs_input()) {
+      if (message_ != nullptr) {
+        PQfreemem(message_);
+        message_ = nullptr;
+      }
+      const int n = PQgetCopyData(conn_->raw(), &message_, /*async=*/0);
+      if (n > 0) {
+        decoder_.Feed(std::string_view(message_, static_cast<size_t>(n)));
+      } else if (n == -1) {
+        Status s = Finish();
+        if (!s.ok()) failed_ = true;
+        return s;
+      } else {
+        failed_ = true;
+        return StreamError(conn_->ErrorStatus(nullptr));
+      }
+    }
+    if (decoder_.finished()) {
+      if (!decoder_.needs_input()) {
+        failed_ = true;
+        return StreamError(Status::Corruption("bytes after the COPY trailer"));
+      }
+      continue;  // the next PQgetCopyData returns -1
+    }
+    Status s = decoder_.Decode(batch, max_rows);
+    if (!s.ok()) {
+      failed_ = true;
+      return s;
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace lakedump
