@@ -16,8 +16,8 @@ constexpr uint16_t kPos = 0x0000, kNeg = 0x4000, kNaN = 0xC000, kPInf = 0xD000, 
 struct Pow10Table {
   int128_t v[kMaxDecimalPrecision + 1];
   constexpr Pow10Table() : v() {
-    int128_t p = 1;
-    for (int i = 0; i <= kMaxDecimalPrecision; ++i, p *= 10) v[i] = p;
+    v[0] = 1;
+    for (int i = 1; i <= kMaxDecimalPrecision; ++i) v[i] = v[i - 1] * 10;
   }
 };
 constexpr Pow10Table kPow10;
