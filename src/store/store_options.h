@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <stop_token>
 #include <string>
 
 namespace lakedump {
@@ -26,12 +27,17 @@ struct S3Options {
   bool equal_parts = false;
   std::chrono::milliseconds connect_timeout{10000};
   std::chrono::milliseconds request_timeout{300000};
+  // A transfer that moves no byte for this long is abandoned and retried.
+  std::chrono::milliseconds stall_timeout{60000};
+  int max_attempts = 8;           // per request, first try included
 };
 
 struct StoreOptions {
   S3Options s3;
   // Caps bytes buffered in flight across every writer of the store; may be null.
   MemoryBudget* budget = nullptr;
+  // Cancels the store's work in flight (SIGINT): writers abort their uploads.
+  std::stop_token stop;
 };
 
 }  // namespace lakedump

@@ -1,0 +1,48 @@
+// Snappy raw format (no framing), as Parquet's SNAPPY.
+#include <snappy.h>
+
+#include "format/codec/codec_impls.h"
+
+namespace lakedump::codec_internal {
+namespace {
+
+class SnappyCodec final : public Codec {
+ public:
+  CodecKind kind() const override { return CodecKind::kSnappy; }
+
+  Status Compress(std::string_view input, std::string* out) const override {
+    const size_t old = out->size();
+    out->resize(old + snappy::MaxCompressedLength(input.size()));
+    size_t n = 0;
+    snappy::RawCompress(input.data(), input.size(), out->data() + old, &n);
+    out->resize(old + n);
+    return Status::OK();
+  }
+
+  Status Decompress(std::string_view input, size_t uncompressed_size,
+                    std::string* out) const override {
+    size_t declared = 0;
+    if (!snappy::GetUncompressedLength(input.data(), input.size(), &declared)) {
+      return CorruptInput("snappy", "bad length header");
+    }
+    if (declared != uncompressed_size) {
+      return CorruptInput("snappy", "data decompresses to " + std::to_string(declared) +
+                                        " bytes, expected " + std::to_string(uncompressed_size));
+    }
+    const size_t old = out->size();
+    out->resize(old + uncompressed_size);
+    // RawUncompress validates every copy against the declared length, so garbage
+    // input fails instead of writing out of bounds.
+    if (!snappy::RawUncompress(input.data(), input.size(), out->data() + old)) {
+      out->resize(old);
+      return CorruptInput("snappy", "invalid compressed stream");
+    }
+    return Status::OK();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Codec> MakeSnappyCodec() { return std::make_unique<SnappyCodec>(); }
+
+}  // namespace lakedump::codec_internal

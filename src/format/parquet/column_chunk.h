@@ -1,0 +1,85 @@
+// Column chunk encoding: the buffered values of one column of one row group
+// (ColumnBuffer, already in their Parquet physical form) become a sequence of
+// pages (an optional PLAIN dictionary page, then data pages v1 in
+// RLE_DICTIONARY or PLAIN) plus the chunk's ColumnMetaData.
+//
+// ChunkEncoder owns reusable scratch buffers and dictionaries; one per thread
+// of encoding, not thread-safe. ColumnSpec is immutable and shared.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "format/codec/codec.h"
+#include "format/parquet/parquet_metadata.h"
+
+namespace lakedump::parquet {
+
+// How one table column is stored.
+struct ColumnSpec {
+  std::string name;
+  Type physical = Type::kInt64;
+  int32_t type_length = 0;   // FIXED_LEN_BYTE_ARRAY only
+  bool nullable = true;
+  bool utf8 = false;         // string/json: statistics truncate on character boundaries
+  bool signed_flba = false;  // FLBA decimals compare as signed big-endian integers
+  SchemaElement element;     // the leaf's schema element
+};
+
+// Values of one column of the row group being built, in physical form:
+//   BOOLEAN: uint8_t per row; INT32/FLOAT: 4 bytes; INT64/DOUBLE: 8 bytes;
+//   FLBA: type_length bytes; BYTE_ARRAY: offsets (rows+1) into arena.
+// Null rows hold a zero placeholder (fixed) or an empty value (variable).
+struct ColumnBuffer {
+  size_t rows = 0;
+  size_t null_count = 0;
+  std::vector<uint8_t> validity;  // 1 byte per row, 1 = valid; empty while no nulls
+  std::vector<uint8_t> data;
+  std::vector<uint64_t> offsets{0};
+  std::vector<uint8_t> arena;
+
+  void Clear() {
+    rows = 0;
+    null_count = 0;
+    validity.clear();
+    data.clear();
+    offsets.assign(1, 0);
+    arena.clear();
+  }
+  size_t ByteSize() const { return data.size() + arena.size() + validity.size(); }
+};
+
+struct EncodeOptions {
+  uint64_t page_bytes = 1 << 20;
+  bool dictionary = true;
+  uint64_t dictionary_limit_bytes = 1 << 20;
+  Codec codec = Codec::kUncompressed;
+};
+
+// One encoded chunk. meta's offsets are relative to the chunk's first byte.
+struct EncodedChunk {
+  std::string bytes;
+  ColumnMetaData meta;
+};
+
+class ChunkEncoder {
+ public:
+  ChunkEncoder();
+  ~ChunkEncoder();
+  ChunkEncoder(const ChunkEncoder&) = delete;
+  ChunkEncoder& operator=(const ChunkEncoder&) = delete;
+
+  // `codec` may be null for uncompressed.
+  Status Encode(const ColumnSpec& spec, const ColumnBuffer& buffer, const EncodeOptions& options,
+                const lakedump::Codec* codec, EncodedChunk* out);
+
+  struct State;  // scratch buffers and dictionaries (defined in the .cc)
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace lakedump::parquet

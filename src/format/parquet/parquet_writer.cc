@@ -1,0 +1,341 @@
+// ParquetWriter: rows are appended to the buffers of the row group being built
+// (a RowGroupJob). A full row group is encoded either inline (threads <= 1) or
+// on the pool; at most `threads` jobs are in flight, and they are appended to
+// the sink strictly in order by the producer thread (DuckDB's PrepareRowGroup /
+// FlushRowGroup split). The producer never blocks on a job that has not
+// started: it claims and runs it itself, so waiting cannot deadlock even when
+// the producer is a thread of the same pool.
+#include "format/parquet/parquet_writer.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "base/thread_pool.h"
+#include "format/parquet/batch_append.h"
+#include "format/parquet/column_chunk.h"
+#include "format/parquet/parquet_metadata.h"
+#include "format/parquet/parquet_schema.h"
+
+namespace lakedump {
+namespace {
+
+namespace pq = parquet;
+
+constexpr std::string_view kMagic = "PAR1";
+// Batches are appended in slices so a row group overshoots its byte target by little.
+constexpr size_t kSliceRows = 16384;
+
+pq::Codec ToParquetCodec(CodecKind kind) {
+  switch (kind) {
+    case CodecKind::kNone: return pq::Codec::kUncompressed;
+    case CodecKind::kSnappy: return pq::Codec::kSnappy;
+    case CodecKind::kZstd: return pq::Codec::kZstd;
+    case CodecKind::kGzip: return pq::Codec::kGzip;
+    case CodecKind::kLz4Raw: return pq::Codec::kLz4Raw;
+  }
+  return pq::Codec::kUncompressed;
+}
+
+// Immutable after construction; shared with encoding tasks.
+struct Shared {
+  std::vector<pq::ColumnSpec> specs;
+  pq::EncodeOptions encode;
+  std::unique_ptr<Codec> codec;  // null for kNone
+};
+
+// One row group: its buffers, then its encoded chunks. Shared between the
+// writer and the pool task that may encode it (hence shared_ptr).
+struct RowGroupJob {
+  enum State : int { kQueued, kRunning, kDone, kCancelled };
+
+  std::vector<pq::ColumnBuffer> columns;
+  size_t rows = 0;
+  size_t bytes = 0;
+  std::vector<pq::EncodedChunk> chunks;
+  pq::ChunkEncoder encoder;
+  Status status;
+
+  std::atomic<int> state{kQueued};
+  std::mutex mu;
+  std::condition_variable cv;
+
+  void Reset(size_t ncols) {
+    columns.resize(ncols);
+    for (auto& c : columns) c.Clear();
+    chunks.resize(ncols);
+    rows = 0;
+    bytes = 0;
+    status = Status::OK();
+    state.store(kQueued);
+  }
+
+  void Run(const Shared& shared) {
+    for (size_t i = 0; i < columns.size() && status.ok(); ++i) {
+      status = encoder.Encode(shared.specs[i], columns[i], shared.encode, shared.codec.get(),
+                              &chunks[i]);
+      if (!status.ok()) status = status.WithContext(fmt::format("column \"{}\"", shared.specs[i].name));
+    }
+  }
+  void MarkDone() {
+    std::lock_guard<std::mutex> lock(mu);
+    state.store(kDone);
+    cv.notify_all();
+  }
+  // Claims the job if no thread started it (returns true: the caller runs it).
+  bool Claim(int to) {
+    int expected = kQueued;
+    return state.compare_exchange_strong(expected, to);
+  }
+  void WaitDone() {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return state.load() == kDone; });
+  }
+};
+
+}  // namespace
+
+class ParquetWriter::Impl {
+ public:
+  Impl(Schema schema, ParquetWriterOptions options, ByteSink* sink)
+      : schema_(std::move(schema)), options_(std::move(options)), sink_(sink) {
+    auto shared = std::make_shared<Shared>();
+    Result<std::vector<pq::ColumnSpec>> specs = pq::MakeColumnSpecs(schema_);
+    if (!specs.ok()) {
+      error_ = specs.status();
+    } else {
+      shared->specs = std::move(*specs);
+    }
+    Status valid = schema_.Validate();
+    if (error_.ok() && !valid.ok()) error_ = valid;
+    shared->encode.page_bytes = options_.page_bytes;
+    shared->encode.dictionary = options_.dictionary;
+    shared->encode.dictionary_limit_bytes = options_.dictionary_limit_bytes;
+    shared->encode.codec = ToParquetCodec(options_.codec);
+    if (options_.codec != CodecKind::kNone) {
+      Result<std::unique_ptr<Codec>> codec = MakeCodec(options_.codec, options_.compression_level);
+      if (!codec.ok() && error_.ok()) {
+        error_ = codec.status();
+      } else if (codec.ok()) {
+        shared->codec = std::move(*codec);
+      }
+    }
+    if (options_.row_group_rows == 0) options_.row_group_rows = 1;
+    parallel_ = options_.threads > 1 && options_.pool != nullptr;
+    shared_ = std::move(shared);
+    current_ = NewJob();
+  }
+
+  ~Impl() {
+    // Jobs not yet started are cancelled; running ones are waited for (they
+    // own everything they touch, but finishing keeps the pool quiet).
+    for (auto& job : in_flight_) {
+      if (!job->Claim(RowGroupJob::kCancelled)) {
+        if (job->state.load() != RowGroupJob::kCancelled) job->WaitDone();
+      }
+    }
+  }
+
+  Status Write(const RowBatch& batch) {
+    if (!error_.ok()) return error_;
+    if (closed_) return Status::InvalidArgument("ParquetWriter::Write after Close");
+    Status s = batch.Validate(schema_);
+    if (s.ok()) {
+      for (size_t c = 0; c < schema_.num_columns() && s.ok(); ++c) {
+        s = pq::ValidateColumn(schema_.column(c), batch.column(c), stats_rows_in_buffers());
+      }
+    }
+    if (!s.ok()) return Fail(s);
+    const size_t n = batch.num_rows();
+    const size_t row_bytes = n == 0 ? 1 : std::max<size_t>(1, batch.ByteSize() / n);
+    size_t pos = 0;
+    while (pos < n) {
+      size_t take = std::min(n - pos, kSliceRows);
+      take = std::min<uint64_t>(take, options_.row_group_rows - current_->rows);
+      // Wide rows: slice so the row group ends near row_group_bytes.
+      const uint64_t buffered = BufferedBytes();
+      const uint64_t room = options_.row_group_bytes > buffered ? options_.row_group_bytes - buffered : 0;
+      take = std::max<size_t>(1, std::min<uint64_t>(take, room / row_bytes + 1));
+      for (size_t c = 0; c < schema_.num_columns(); ++c) {
+        pq::AppendColumn(shared_->specs[c], schema_.column(c).type, batch.column(c), pos,
+                         pos + take, &current_->columns[c]);
+      }
+      current_->rows += take;
+      pos += take;
+      if (current_->rows >= options_.row_group_rows || BufferedBytes() >= options_.row_group_bytes) {
+        LD_RETURN_IF_ERROR(Fail(FinishRowGroup()));
+      }
+    }
+    return Status::OK();
+  }
+
+  Status Close() {
+    if (!error_.ok()) return error_;
+    if (closed_) return Status::OK();
+    LD_RETURN_IF_ERROR(Fail(FinishRowGroup()));
+    while (!in_flight_.empty()) LD_RETURN_IF_ERROR(Fail(FlushFront()));
+    LD_RETURN_IF_ERROR(Fail(WriteMagicOnce()));
+    pq::FileMetaData footer;
+    footer.version = 1;
+    footer.schema = pq::MakeSchemaElements(shared_->specs);
+    footer.num_rows = static_cast<int64_t>(rows_written_);
+    footer.row_groups = std::move(row_groups_);
+    for (const auto& [k, v] : options_.key_value_metadata) footer.key_value_metadata.push_back({k, v});
+    footer.created_by = CreatedBy();
+    footer.column_orders.assign(shared_->specs.size(), true);
+    std::string bytes;
+    pq::EncodeFileMetaData(footer, &bytes);
+    const uint32_t len = static_cast<uint32_t>(bytes.size());
+    bytes.append(reinterpret_cast<const char*>(&len), 4);
+    bytes.append(kMagic);
+    LD_RETURN_IF_ERROR(Fail(sink_->Append(bytes)));
+    closed_ = true;
+    stats_.rows = rows_written_;
+    stats_.bytes = sink_->bytes_written() - sink_start_;
+    stats_.row_groups = footer.row_groups.size();
+    return Status::OK();
+  }
+
+  const ParquetFileStats& stats() const { return stats_; }
+
+  uint64_t EstimatedFileSize() const {
+    uint64_t n = sink_->bytes_written() - sink_start_ + BufferedBytes();
+    for (const auto& job : in_flight_) n += job->bytes;
+    return n;
+  }
+
+ private:
+  Status Fail(Status s) {
+    if (!s.ok() && error_.ok()) error_ = s;
+    return s;
+  }
+
+  uint64_t stats_rows_in_buffers() const {
+    uint64_t n = rows_written_ + current_->rows;
+    for (const auto& job : in_flight_) n += job->rows;
+    return n;
+  }
+
+  uint64_t BufferedBytes() const {
+    uint64_t n = 0;
+    for (const auto& c : current_->columns) n += c.ByteSize();
+    return n;
+  }
+
+  std::shared_ptr<RowGroupJob> NewJob() {
+    std::shared_ptr<RowGroupJob> job;
+    if (!free_.empty()) {
+      job = std::move(free_.back());
+      free_.pop_back();
+    } else {
+      job = std::make_shared<RowGroupJob>();
+    }
+    job->Reset(schema_.num_columns());
+    return job;
+  }
+
+  Status FinishRowGroup() {
+    if (current_->rows == 0) return Status::OK();
+    current_->bytes = BufferedBytes();
+    if (!parallel_) {
+      current_->Run(*shared_);
+      current_->state.store(RowGroupJob::kDone);
+      LD_RETURN_IF_ERROR(AppendRowGroup(*current_));
+      current_->Reset(schema_.num_columns());
+      return Status::OK();
+    }
+    while (in_flight_.size() >= static_cast<size_t>(options_.threads)) {
+      LD_RETURN_IF_ERROR(FlushFront());
+    }
+    std::shared_ptr<RowGroupJob> job = std::move(current_);
+    std::shared_ptr<const Shared> shared = shared_;
+    options_.pool->Submit([job, shared] {
+      if (job->Claim(RowGroupJob::kRunning)) {
+        job->Run(*shared);
+        job->MarkDone();
+      }
+    });
+    in_flight_.push_back(std::move(job));
+    current_ = NewJob();
+    return Status::OK();
+  }
+
+  Status FlushFront() {
+    std::shared_ptr<RowGroupJob> job = std::move(in_flight_.front());
+    in_flight_.pop_front();
+    if (job->Claim(RowGroupJob::kRunning)) {
+      job->Run(*shared_);
+      job->MarkDone();
+    } else {
+      job->WaitDone();
+    }
+    Status s = AppendRowGroup(*job);
+    free_.push_back(std::move(job));
+    return s;
+  }
+
+  Status WriteMagicOnce() {
+    if (magic_written_) return Status::OK();
+    sink_start_ = sink_->bytes_written();
+    LD_RETURN_IF_ERROR(sink_->Append(kMagic));
+    magic_written_ = true;
+    return Status::OK();
+  }
+
+  // Appends the encoded chunks and records their metadata at their file offsets.
+  Status AppendRowGroup(RowGroupJob& job) {
+    LD_RETURN_IF_ERROR(job.status);
+    LD_RETURN_IF_ERROR(WriteMagicOnce());
+    pq::RowGroup group;
+    group.num_rows = static_cast<int64_t>(job.rows);
+    int64_t total_compressed = 0;
+    for (pq::EncodedChunk& chunk : job.chunks) {
+      const int64_t base = static_cast<int64_t>(sink_->bytes_written() - sink_start_);
+      LD_RETURN_IF_ERROR(sink_->Append(chunk.bytes));
+      pq::ColumnChunk cc;
+      cc.file_offset = base;
+      pq::ColumnMetaData meta = chunk.meta;
+      meta.data_page_offset += base;
+      if (meta.dictionary_page_offset) *meta.dictionary_page_offset += base;
+      group.total_byte_size += meta.total_uncompressed_size;
+      total_compressed += meta.total_compressed_size;
+      cc.meta_data = std::move(meta);
+      if (group.columns.empty()) group.file_offset = base;
+      group.columns.push_back(std::move(cc));
+    }
+    group.total_compressed_size = total_compressed;
+    group.ordinal = static_cast<int16_t>(row_groups_.size() & 0x7fff);
+    row_groups_.push_back(std::move(group));
+    rows_written_ += job.rows;
+    return Status::OK();
+  }
+
+  Schema schema_;
+  ParquetWriterOptions options_;
+  ByteSink* sink_;
+  std::shared_ptr<const Shared> shared_;
+  bool parallel_ = false;
+  Status error_;
+  bool closed_ = false;
+  bool magic_written_ = false;
+  uint64_t sink_start_ = 0;
+  uint64_t rows_written_ = 0;
+  std::shared_ptr<RowGroupJob> current_;
+  std::deque<std::shared_ptr<RowGroupJob>> in_flight_;
+  std::vector<std::shared_ptr<RowGroupJob>> free_;
+  std::vector<pq::RowGroup> row_groups_;
+  ParquetFileStats stats_;
+};
+
+ParquetWriter::ParquetWriter(Schema schema, ParquetWriterOptions options, ByteSink* sink)
+    : impl_(std::make_unique<Impl>(std::move(schema), std::move(options), sink)) {}
+ParquetWriter::~ParquetWriter() = default;
+Status ParquetWriter::Write(const RowBatch& batch) { return impl_->Write(batch); }
+Status ParquetWriter::Close() { return impl_->Close(); }
+const ParquetFileStats& ParquetWriter::stats() const { return impl_->stats(); }
+uint64_t ParquetWriter::EstimatedFileSize() const { return impl_->EstimatedFileSize(); }
+
+}  // namespace lakedump

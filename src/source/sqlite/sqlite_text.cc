@@ -1,0 +1,224 @@
+#include "source/sqlite/sqlite_text.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "table/temporal.h"
+
+namespace lakedump {
+namespace {
+
+constexpr int64_t kMicrosPerSecond = 1000000;
+constexpr int64_t kMicrosPerDay = 86400 * kMicrosPerSecond;
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Reads exactly n digits at s[*pos]; advances *pos.
+bool Digits(std::string_view s, size_t* pos, int n, int* out) {
+  if (*pos + n > s.size()) return false;
+  int v = 0;
+  for (int i = 0; i < n; ++i) {
+    const char c = s[*pos + i];
+    if (!IsDigit(c)) return false;
+    v = v * 10 + (c - '0');
+  }
+  *pos += n;
+  *out = v;
+  return true;
+}
+
+bool IsLeap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+int DaysInMonth(int y, int m) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
+}
+
+bool DatePart(std::string_view s, size_t* pos, int32_t* days) {
+  int y, m, d;
+  if (!Digits(s, pos, 4, &y) || *pos >= s.size() || s[(*pos)++] != '-') return false;
+  if (!Digits(s, pos, 2, &m) || *pos >= s.size() || s[(*pos)++] != '-') return false;
+  if (!Digits(s, pos, 2, &d)) return false;
+  if (m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, m)) return false;
+  *days = static_cast<int32_t>(DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d)));
+  return true;
+}
+
+// HH:MM[:SS[.f{1,9}]]
+bool TimePart(std::string_view s, size_t* pos, int64_t* micros) {
+  int h, mi, sec = 0;
+  if (!Digits(s, pos, 2, &h) || *pos >= s.size() || s[(*pos)++] != ':') return false;
+  if (!Digits(s, pos, 2, &mi)) return false;
+  int64_t frac = 0;
+  if (*pos < s.size() && s[*pos] == ':') {
+    ++*pos;
+    if (!Digits(s, pos, 2, &sec)) return false;
+    if (*pos < s.size() && s[*pos] == '.') {
+      ++*pos;
+      int n = 0;
+      while (*pos < s.size() && IsDigit(s[*pos])) {
+        const int digit = s[*pos] - '0';
+        if (n < 6) {
+          frac = frac * 10 + digit;
+        } else if (digit != 0) {
+          return false;  // finer than a microsecond: would be lost
+        }
+        ++n;
+        ++*pos;
+      }
+      if (n == 0 || n > 9) return false;
+      for (int i = n; i < 6; ++i) frac *= 10;
+    }
+  }
+  if (h > 23 || mi > 59 || sec > 59) return false;
+  *micros = ((static_cast<int64_t>(h) * 60 + mi) * 60 + sec) * kMicrosPerSecond + frac;
+  return true;
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::optional<int32_t> ParseSqliteDate(std::string_view text) {
+  size_t pos = 0;
+  int32_t days;
+  if (!DatePart(text, &pos, &days) || pos != text.size()) return std::nullopt;
+  return days;
+}
+
+std::optional<int64_t> ParseSqliteTime(std::string_view text) {
+  size_t pos = 0;
+  int64_t micros;
+  if (!TimePart(text, &pos, &micros) || pos != text.size()) return std::nullopt;
+  return micros;
+}
+
+std::optional<ParsedTimestamp> ParseSqliteTimestamp(std::string_view text) {
+  size_t pos = 0;
+  int32_t days;
+  if (!DatePart(text, &pos, &days)) return std::nullopt;
+  int64_t micros = static_cast<int64_t>(days) * kMicrosPerDay;
+  if (pos == text.size()) return ParsedTimestamp{micros, false};
+  if (text[pos] != ' ' && text[pos] != 'T' && text[pos] != 't') return std::nullopt;
+  ++pos;
+  int64_t time;
+  if (!TimePart(text, &pos, &time)) return std::nullopt;
+  micros += time;
+  if (pos == text.size()) return ParsedTimestamp{micros, false};
+  if ((text[pos] == 'Z' || text[pos] == 'z') && pos + 1 == text.size()) {
+    return ParsedTimestamp{micros, true};
+  }
+  if (text[pos] != '+' && text[pos] != '-') return std::nullopt;
+  const int sign = text[pos] == '-' ? -1 : 1;
+  ++pos;
+  int oh, om = 0;
+  if (!Digits(text, &pos, 2, &oh)) return std::nullopt;
+  if (pos < text.size()) {
+    if (text[pos] == ':') ++pos;
+    if (!Digits(text, &pos, 2, &om)) return std::nullopt;
+  }
+  if (pos != text.size() || oh > 23 || om > 59) return std::nullopt;
+  // Local time = UTC + offset, so UTC = local - offset.
+  micros -= sign * (static_cast<int64_t>(oh) * 60 + om) * 60 * kMicrosPerSecond;
+  return ParsedTimestamp{micros, true};
+}
+
+std::optional<Uuid> ParseUuidText(std::string_view text) {
+  if (text.size() >= 2 && text.front() == '{' && text.back() == '}') {
+    text = text.substr(1, text.size() - 2);
+  }
+  const bool hyphens = text.size() == 36;
+  if (!hyphens && text.size() != 32) return std::nullopt;
+  Uuid u;
+  size_t pos = 0;
+  for (int i = 0; i < 16; ++i) {
+    if (hyphens && (pos == 8 || pos == 13 || pos == 18 || pos == 23)) {
+      if (text[pos] != '-') return std::nullopt;
+      ++pos;
+    }
+    const int hi = HexValue(text[pos]), lo = HexValue(text[pos + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    u.bytes[i] = static_cast<uint8_t>(hi * 16 + lo);
+    pos += 2;
+  }
+  return u;
+}
+
+bool IsValidUtf8(std::string_view text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    // ASCII fast path, eight bytes at a time.
+    if (i + 8 <= n) {
+      uint64_t chunk;
+      std::memcpy(&chunk, s + i, 8);
+      if ((chunk & 0x8080808080808080ULL) == 0) {
+        i += 8;
+        continue;
+      }
+    }
+    const unsigned char c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int len;
+    uint32_t cp;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + len > n) return false;
+    for (int k = 1; k < len; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    // Reject overlong forms, surrogates and code points past U+10FFFF.
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+std::string_view DoubleToSqliteText(double v, char* buf) {
+  if (std::isinf(v)) {
+    const char* t = v < 0 ? "-Inf" : "Inf";
+    std::memcpy(buf, t, std::strlen(t));
+    return std::string_view(buf, std::strlen(t));
+  }
+  auto r = std::to_chars(buf, buf + kDoubleTextSize - 3, v);
+  std::string_view out(buf, static_cast<size_t>(r.ptr - buf));
+  if (out.find_first_of(".eEn") == std::string_view::npos) {
+    // SQLite shows a REAL with an integral value as "2.0", not "2".
+    *r.ptr++ = '.';
+    *r.ptr++ = '0';
+    out = std::string_view(buf, static_cast<size_t>(r.ptr - buf));
+  }
+  return out;
+}
+
+std::string_view DoubleToFixedText(double v, char* buf) {
+  auto r = std::to_chars(buf, buf + kFixedDoubleTextSize, v, std::chars_format::fixed);
+  if (r.ec != std::errc()) return std::string_view();
+  return std::string_view(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+}  // namespace lakedump

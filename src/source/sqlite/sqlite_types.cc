@@ -1,0 +1,426 @@
+#include "source/sqlite/sqlite_types.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "source/sqlite/sqlite_text.h"
+#include "table/temporal.h"
+
+namespace lakedump {
+namespace {
+
+std::string Normalize(std::string_view s) {
+  std::string out;
+  bool space = false;
+  for (char c : s) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c);
+  }
+  return out;
+}
+
+// Parses "p" or "p,s" (spaces allowed); false when malformed.
+bool ParseArgs(std::string_view args, int* p, int* s, bool* has_s) {
+  auto trim = [](std::string_view v) {
+    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+    while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+    return v;
+  };
+  auto num = [](std::string_view v, int* out) {
+    auto r = std::from_chars(v.data(), v.data() + v.size(), *out);
+    return r.ec == std::errc() && r.ptr == v.data() + v.size();
+  };
+  const size_t comma = args.find(',');
+  *has_s = comma != std::string_view::npos;
+  if (!*has_s) return num(trim(args), p);
+  return num(trim(args.substr(0, comma)), p) && num(trim(args.substr(comma + 1)), s);
+}
+
+struct Known {
+  std::string_view name;
+  TypeId id;
+};
+constexpr Known kKnown[] = {
+    {"BOOLEAN", TypeId::kBool},
+    {"BOOL", TypeId::kBool},
+    {"TINYINT", TypeId::kInt8},
+    {"INT1", TypeId::kInt8},
+    {"SMALLINT", TypeId::kInt16},
+    {"INT2", TypeId::kInt16},
+    {"MEDIUMINT", TypeId::kInt32},
+    {"INT4", TypeId::kInt32},
+    {"INTEGER", TypeId::kInt64},
+    {"INT", TypeId::kInt64},
+    {"BIGINT", TypeId::kInt64},
+    {"INT8", TypeId::kInt64},
+    {"UNSIGNED BIG INT", TypeId::kInt64},
+    {"FLOAT4", TypeId::kFloat},
+    {"REAL4", TypeId::kFloat},
+    {"REAL", TypeId::kDouble},
+    {"DOUBLE", TypeId::kDouble},
+    {"DOUBLE PRECISION", TypeId::kDouble},
+    {"FLOAT", TypeId::kDouble},
+    {"FLOAT8", TypeId::kDouble},
+    {"NUMERIC", TypeId::kDecimal},
+    {"DECIMAL", TypeId::kDecimal},
+    {"TEXT", TypeId::kString},
+    {"VARCHAR", TypeId::kString},
+    {"CHAR", TypeId::kString},
+    {"CHARACTER", TypeId::kString},
+    {"CHARACTER VARYING", TypeId::kString},
+    {"VARYING CHARACTER", TypeId::kString},
+    {"NATIVE CHARACTER", TypeId::kString},
+    {"NCHAR", TypeId::kString},
+    {"NVARCHAR", TypeId::kString},
+    {"CLOB", TypeId::kString},
+    {"STRING", TypeId::kString},
+    {"BLOB", TypeId::kBinary},
+    {"BYTEA", TypeId::kBinary},
+    {"BINARY", TypeId::kBinary},
+    {"VARBINARY", TypeId::kBinary},
+    {"DATE", TypeId::kDate},
+    {"TIME", TypeId::kTime},
+    {"TIME WITHOUT TIME ZONE", TypeId::kTime},
+    {"DATETIME", TypeId::kTimestamp},
+    {"TIMESTAMP", TypeId::kTimestamp},
+    {"TIMESTAMP WITHOUT TIME ZONE", TypeId::kTimestamp},
+    {"TIMESTAMPTZ", TypeId::kTimestampTz},
+    {"TIMESTAMP WITH TIME ZONE", TypeId::kTimestampTz},
+    {"UUID", TypeId::kUuid},
+    {"JSON", TypeId::kJson},
+    {"JSONB", TypeId::kJson},
+};
+
+// SQLite's own affinity rules (https://sqlite.org/datatype3.html 3.1), except
+// that NUMERIC affinity and no declared type map to string: such columns hold
+// anything, and text keeps every value.
+TypeId ByAffinity(const std::string& t) {
+  if (t.find("INT") != std::string::npos) return TypeId::kInt64;
+  if (t.find("CHAR") != std::string::npos || t.find("CLOB") != std::string::npos ||
+      t.find("TEXT") != std::string::npos) {
+    return TypeId::kString;
+  }
+  if (t.find("BLOB") != std::string::npos) return TypeId::kBinary;
+  if (t.find("REAL") != std::string::npos || t.find("FLOA") != std::string::npos ||
+      t.find("DOUB") != std::string::npos) {
+    return TypeId::kDouble;
+  }
+  return TypeId::kString;
+}
+
+std::string_view ColumnText(sqlite3_stmt* st, int col) {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, col));
+  return std::string_view(p ? p : "", static_cast<size_t>(sqlite3_column_bytes(st, col)));
+}
+
+std::string_view ColumnBlob(sqlite3_stmt* st, int col) {
+  const auto* p = static_cast<const char*>(sqlite3_column_blob(st, col));
+  return std::string_view(p ? p : "", static_cast<size_t>(sqlite3_column_bytes(st, col)));
+}
+
+// "INTEGER value 5", "TEXT value \"abc\"", "BLOB value of 3 bytes".
+std::string DescribeValue(sqlite3_stmt* st, int col) {
+  switch (sqlite3_column_type(st, col)) {
+    case SQLITE_INTEGER:
+      return fmt::format("INTEGER value {}", sqlite3_column_int64(st, col));
+    case SQLITE_FLOAT: {
+      char buf[kDoubleTextSize];
+      return fmt::format("REAL value {}", DoubleToSqliteText(sqlite3_column_double(st, col), buf));
+    }
+    case SQLITE_TEXT: {
+      std::string_view t = ColumnText(st, col);
+      std::string shown;
+      for (unsigned char c : t.substr(0, 40)) {
+        if (c < 0x20 || c == '"' || c == '\\') {
+          shown += fmt::format("\\x{:02x}", c);
+        } else {
+          shown.push_back(static_cast<char>(c));
+        }
+      }
+      return fmt::format("TEXT value \"{}{}\"", shown, t.size() > 40 ? "..." : "");
+    }
+    case SQLITE_BLOB:
+      return fmt::format("BLOB value of {} bytes", sqlite3_column_bytes(st, col));
+  }
+  return "NULL";
+}
+
+bool Fail(sqlite3_stmt* st, int col, std::string_view what, std::string* why) {
+  *why = fmt::format("{} is not {}", DescribeValue(st, col), what);
+  return false;
+}
+
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char c = a[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != b[i]) return false;
+  }
+  return true;
+}
+
+// The integer value of an INTEGER, or of a REAL with an integral value in
+// int64 range; nothing for other storage classes.
+bool IntegerValue(sqlite3_stmt* st, int col, int64_t* v) {
+  const int t = sqlite3_column_type(st, col);
+  if (t == SQLITE_INTEGER) {
+    *v = sqlite3_column_int64(st, col);
+    return true;
+  }
+  if (t == SQLITE_FLOAT) {
+    const double d = sqlite3_column_double(st, col);
+    // 2^63 is exactly representable; anything >= it does not fit int64.
+    if (std::trunc(d) == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+      *v = static_cast<int64_t>(d);
+      return true;
+    }
+  }
+  return false;
+}
+
+template <typename T>
+bool DecodeInt(sqlite3_stmt* st, int col, ColumnVector* out, std::string* why) {
+  int64_t v;
+  if (!IntegerValue(st, col, &v)) return Fail(st, col, "an integer", why);
+  if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) {
+    return Fail(st, col, fmt::format("in range for {}", out->type().ToString()), why);
+  }
+  out->Append(static_cast<T>(v));
+  return true;
+}
+
+bool DecodeDecimal(sqlite3_stmt* st, int col, ColumnVector* out, std::string* why) {
+  const LogicalType& type = out->type();
+  const int t = sqlite3_column_type(st, col);
+  Result<int128_t> r = Status::InvalidArgument("");
+  if (t == SQLITE_INTEGER) {
+    const int128_t v = static_cast<int128_t>(sqlite3_column_int64(st, col));
+    const int128_t limit = Pow10(type.precision - type.scale);
+    if (v >= limit || v <= -limit) {
+      return Fail(st, col, fmt::format("a {} (too many digits)", type.ToString()), why);
+    }
+    out->Append(v * Pow10(type.scale));
+    return true;
+  }
+  if (t == SQLITE_FLOAT) {
+    const double d = sqlite3_column_double(st, col);
+    char buf[kFixedDoubleTextSize];
+    std::string_view text = std::isfinite(d) ? DoubleToFixedText(d, buf) : std::string_view();
+    if (text.empty()) return Fail(st, col, fmt::format("a {}", type.ToString()), why);
+    r = ParseDecimal(text, type.precision, type.scale);
+  } else if (t == SQLITE_TEXT) {
+    r = ParseDecimal(ColumnText(st, col), type.precision, type.scale);
+  } else {
+    return Fail(st, col, fmt::format("a {}", type.ToString()), why);
+  }
+  if (!r.ok()) {
+    // ParseDecimal's message ends in the reason after the last ": ".
+    const std::string& m = r.status().message();
+    const size_t at = m.rfind(": ");
+    return Fail(st, col,
+                fmt::format("a {} ({})", type.ToString(),
+                            at == std::string::npos ? m : m.substr(at + 2)),
+                why);
+  }
+  out->Append(*r);
+  return true;
+}
+
+bool DecodeTimestamp(sqlite3_stmt* st, int col, ColumnVector* out, std::string* why) {
+  const int t = sqlite3_column_type(st, col);
+  if (t == SQLITE_INTEGER) {
+    // Unix seconds; the range keeps the microseconds within int64.
+    const int64_t s = sqlite3_column_int64(st, col);
+    if (s > -9223372036854LL && s < 9223372036854LL) {
+      out->Append(s * 1000000);
+      return true;
+    }
+  } else if (t == SQLITE_TEXT) {
+    if (auto ts = ParseSqliteTimestamp(ColumnText(st, col))) {
+      out->Append(ts->micros);
+      return true;
+    }
+  }
+  return Fail(st, col,
+              "a timestamp (TEXT YYYY-MM-DD[ HH:MM[:SS[.ffffff]]][Z|+HH:MM] or INTEGER unix "
+              "seconds)",
+              why);
+}
+
+void AppendHex(std::string_view bytes, ColumnVector* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string s = "\\x";
+  s.reserve(2 + bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    s.push_back(kHex[c >> 4]);
+    s.push_back(kHex[c & 15]);
+  }
+  out->AppendBytes(s);
+}
+
+}  // namespace
+
+SqliteTypeMapping MapSqliteDeclaredType(std::string_view declared) {
+  const std::string t = Normalize(declared);
+  if (t.empty()) return {LogicalType::Of(TypeId::kString), false};
+  std::string base = t;
+  std::string_view args;
+  const size_t paren = t.find('(');
+  if (paren != std::string::npos && t.back() == ')') {
+    base = t.substr(0, paren);
+    while (!base.empty() && base.back() == ' ') base.pop_back();
+    args = std::string_view(t).substr(paren + 1, t.size() - paren - 2);
+  }
+  for (const Known& k : kKnown) {
+    if (k.name != base) continue;
+    if (k.id != TypeId::kDecimal) return {LogicalType::Of(k.id), true};
+    if (args.empty()) return {LogicalType::Decimal(kMaxDecimalPrecision, 10), true};
+    int p = 0, s = 0;
+    bool has_s = false;
+    if (ParseArgs(args, &p, &s, &has_s) && p >= 1 && p <= kMaxDecimalPrecision && s >= 0 &&
+        s <= p) {
+      return {LogicalType::Decimal(p, s), true};
+    }
+    // NUMERIC(50,2) and other precisions Parquet's decimal cannot hold: text.
+    return {LogicalType::Of(TypeId::kString), false};
+  }
+  return {LogicalType::Of(ByAffinity(t)), false};
+}
+
+LogicalType TypeForStorageClass(int sqlite_type) {
+  switch (sqlite_type) {
+    case SQLITE_INTEGER: return LogicalType::Of(TypeId::kInt64);
+    case SQLITE_FLOAT: return LogicalType::Of(TypeId::kDouble);
+    case SQLITE_BLOB: return LogicalType::Of(TypeId::kBinary);
+    default: return LogicalType::Of(TypeId::kString);
+  }
+}
+
+bool DecodeSqliteValue(sqlite3_stmt* st, int col, bool lax_text, ColumnVector* out,
+                       std::string* why) {
+  const int t = sqlite3_column_type(st, col);
+  if (t == SQLITE_NULL) {
+    out->AppendNull();
+    return true;
+  }
+  switch (out->type().id) {
+    case TypeId::kBool: {
+      int64_t v;
+      if (t == SQLITE_INTEGER && ((v = sqlite3_column_int64(st, col)) == 0 || v == 1)) {
+        out->Append(static_cast<uint8_t>(v));
+        return true;
+      }
+      if (t == SQLITE_TEXT) {
+        std::string_view s = ColumnText(st, col);
+        if (EqualsNoCase(s, "true") || EqualsNoCase(s, "false")) {
+          out->Append(static_cast<uint8_t>(s.size() == 4));
+          return true;
+        }
+      }
+      return Fail(st, col, "a boolean (INTEGER 0/1 or TEXT true/false)", why);
+    }
+    case TypeId::kInt8: return DecodeInt<int8_t>(st, col, out, why);
+    case TypeId::kInt16: return DecodeInt<int16_t>(st, col, out, why);
+    case TypeId::kInt32: return DecodeInt<int32_t>(st, col, out, why);
+    case TypeId::kInt64: return DecodeInt<int64_t>(st, col, out, why);
+    case TypeId::kFloat:
+    case TypeId::kDouble: {
+      if (t != SQLITE_INTEGER && t != SQLITE_FLOAT) return Fail(st, col, "a number", why);
+      const double d = t == SQLITE_INTEGER ? static_cast<double>(sqlite3_column_int64(st, col))
+                                           : sqlite3_column_double(st, col);
+      if (out->type().id == TypeId::kDouble) {
+        out->Append(d);
+        return true;
+      }
+      if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) {
+        return Fail(st, col, "in range for float", why);
+      }
+      out->Append(static_cast<float>(d));
+      return true;
+    }
+    case TypeId::kDecimal: return DecodeDecimal(st, col, out, why);
+    case TypeId::kString: {
+      if (t == SQLITE_TEXT) {
+        std::string_view s = ColumnText(st, col);
+        if (!IsValidUtf8(s)) return Fail(st, col, "valid UTF-8", why);
+        out->AppendBytes(s);
+      } else if (t == SQLITE_INTEGER) {
+        char buf[24];
+        auto r = std::to_chars(buf, buf + sizeof(buf), sqlite3_column_int64(st, col));
+        out->AppendBytes(std::string_view(buf, static_cast<size_t>(r.ptr - buf)));
+      } else if (t == SQLITE_FLOAT) {
+        char buf[kDoubleTextSize];
+        out->AppendBytes(DoubleToSqliteText(sqlite3_column_double(st, col), buf));
+      } else if (lax_text) {
+        AppendHex(ColumnBlob(st, col), out);
+      } else {
+        return Fail(st, col, "text (BLOBs in text columns need --sqlite-type-mismatch=string)",
+                    why);
+      }
+      return true;
+    }
+    case TypeId::kBinary:
+      if (t == SQLITE_BLOB) {
+        out->AppendBytes(ColumnBlob(st, col));
+      } else if (t == SQLITE_TEXT) {
+        out->AppendBytes(ColumnText(st, col));
+      } else {
+        return Fail(st, col, "binary (BLOB or TEXT)", why);
+      }
+      return true;
+    case TypeId::kJson:
+      if (t == SQLITE_TEXT) {
+        std::string_view s = ColumnText(st, col);
+        if (IsValidUtf8(s)) {
+          out->AppendBytes(s);
+          return true;
+        }
+      }
+      return Fail(st, col, "JSON (UTF-8 TEXT)", why);
+    case TypeId::kDate:
+      if (t == SQLITE_TEXT) {
+        if (auto d = ParseSqliteDate(ColumnText(st, col))) {
+          out->Append(*d);
+          return true;
+        }
+      }
+      return Fail(st, col, "a date (TEXT YYYY-MM-DD)", why);
+    case TypeId::kTime:
+      if (t == SQLITE_TEXT) {
+        if (auto v = ParseSqliteTime(ColumnText(st, col))) {
+          out->Append(*v);
+          return true;
+        }
+      }
+      return Fail(st, col, "a time (TEXT HH:MM[:SS[.ffffff]])", why);
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz: return DecodeTimestamp(st, col, out, why);
+    case TypeId::kUuid:
+      if (t == SQLITE_BLOB && sqlite3_column_bytes(st, col) == 16) {
+        Uuid u;
+        std::memcpy(u.bytes, sqlite3_column_blob(st, col), 16);
+        out->Append(u);
+        return true;
+      }
+      if (t == SQLITE_TEXT) {
+        if (auto u = ParseUuidText(ColumnText(st, col))) {
+          out->Append(*u);
+          return true;
+        }
+      }
+      return Fail(st, col, "a UUID (TEXT 8-4-4-4-12 hex digits or a 16-byte BLOB)", why);
+  }
+  *why = "unsupported column type";
+  return false;
+}
+
+}  // namespace lakedump

@@ -1,0 +1,32 @@
+// LocalFileOps: the system calls LocalStore makes that tests need to fail
+// (disk full, permission denied, fsync or rename errors). The default methods
+// are the real syscalls; a test subclass overrides some of them
+// (tests/fakes/fault_file_ops.h). Implementations must be thread-safe: one
+// instance serves every writer of a store concurrently.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <string>
+
+namespace lakedump {
+
+class LocalFileOps {
+ public:
+  virtual ~LocalFileOps() = default;
+
+  // Each returns 0 on success or an errno value. EINTR is retried inside.
+  // open(2); on success *fd is the new descriptor.
+  virtual int Open(const std::string& path, int flags, mode_t mode, int* fd);
+  // One write(2): *written may be less than size.
+  virtual int Write(int fd, const char* data, size_t size, size_t* written);
+  virtual int Fsync(int fd);
+  virtual int Rename(const std::string& from, const std::string& to);
+  virtual int Mkdir(const std::string& path, mode_t mode);
+
+  // The process-wide instance making the real calls.
+  static LocalFileOps* Real();
+};
+
+}  // namespace lakedump

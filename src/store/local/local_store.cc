@@ -1,0 +1,385 @@
+#include "store/local/local_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <vector>
+
+#include "store/object_key.h"
+
+namespace lakedump {
+namespace {
+
+constexpr mode_t kFileMode = 0644;
+constexpr mode_t kDirMode = 0755;
+constexpr std::string_view kTempMarker = ".tmp-";
+
+std::string ErrnoText(int err) {
+  const char* desc = strerrordesc_np(err);
+  return desc != nullptr ? desc : "errno " + std::to_string(err);
+}
+
+// The one place errno becomes a Status. `action` says what was being done.
+Status ErrnoStatus(int err, std::string_view action, const std::string& path) {
+  switch (err) {
+    case ENOSPC:
+    case EDQUOT:
+      return Status::IOError("disk full while writing " + path);
+    case EACCES:
+    case EPERM:
+      return Status::PermissionDenied("permission denied: " + path);
+    case EROFS:
+      return Status::PermissionDenied("read-only file system: " + path);
+    case ENOENT:
+      return Status::NotFound(std::string(action) + " " + path + ": no such file or directory");
+    default:
+      return Status::IOError(std::string(action) + " " + path + ": " + ErrnoText(err));
+  }
+}
+
+std::string RandomSuffix() {
+  static std::atomic<uint64_t> counter{0};
+  thread_local std::mt19937_64 rng(std::random_device{}() ^
+                                   (static_cast<uint64_t>(::getpid()) << 32) ^
+                                   counter.fetch_add(1));
+  static const char kHex[] = "0123456789abcdef";
+  uint64_t v = rng();
+  std::string s(12, '0');
+  for (char& c : s) {
+    c = kHex[v & 0xf];
+    v >>= 4;
+  }
+  return s;
+}
+
+std::string_view DirName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+}
+
+std::string_view BaseName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+class LocalWriter final : public ObjectWriter {
+ public:
+  LocalWriter(LocalFileOps* ops, int fd, std::string temp_path, std::string final_path)
+      : ops_(ops), fd_(fd), temp_path_(std::move(temp_path)), final_path_(std::move(final_path)) {
+    buffer_.reserve(LocalStore::kWriteBufferSize);
+  }
+
+  ~LocalWriter() override {
+    if (!committed_) Abort();
+  }
+
+  Status Append(std::string_view data) override {
+    if (!status_.ok()) return status_;
+    if (committed_ || fd_ < 0) return Status::Internal("append after Close: " + final_path_);
+    bytes_ += data.size();
+    const size_t cap = LocalStore::kWriteBufferSize;
+    if (!buffer_.empty()) {
+      const size_t take = std::min(data.size(), cap - buffer_.size());
+      buffer_.append(data.substr(0, take));
+      data.remove_prefix(take);
+      if (buffer_.size() < cap) return Status::OK();
+      LD_RETURN_IF_ERROR(Flush());
+    }
+    // Large appends go straight to the file; the rest waits in the buffer.
+    if (data.size() >= cap) return Fail(WriteAll(data));
+    buffer_.append(data);
+    return Status::OK();
+  }
+
+  uint64_t bytes_written() const override { return bytes_; }
+
+  Status Close() override {
+    if (committed_) return Status::OK();
+    if (!status_.ok()) return status_;
+    LD_RETURN_IF_ERROR(Flush());
+    if (int err = ops_->Fsync(fd_); err != 0) return Fail(ErrnoStatus(err, "fsync", final_path_));
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) return Fail(ErrnoStatus(errno, "close", final_path_));
+    if (int err = ops_->Rename(temp_path_, final_path_); err != 0) {
+      return Fail(ErrnoStatus(err, "rename to", final_path_));
+    }
+    // From here the temp file is gone; a failed directory sync removes the final
+    // file so that a failed Close() never leaves the object visible.
+    Status s = SyncDirectory();
+    if (!s.ok()) {
+      ::unlink(final_path_.c_str());
+      temp_path_.clear();
+      return Fail(std::move(s));
+    }
+    committed_ = true;
+    return Status::OK();
+  }
+
+ private:
+  // Records the first error and removes the temp file at once: a failed writer
+  // never leaves anything behind, even before it is destroyed.
+  Status Fail(Status s) {
+    if (s.ok()) return s;
+    if (status_.ok()) status_ = s;
+    Abort();
+    return s;
+  }
+
+  Status Flush() {
+    if (buffer_.empty()) return Status::OK();
+    Status s = WriteAll(buffer_);
+    buffer_.clear();
+    return Fail(std::move(s));
+  }
+
+  Status WriteAll(std::string_view data) {
+    while (!data.empty()) {
+      size_t written = 0;
+      if (int err = ops_->Write(fd_, data.data(), data.size(), &written); err != 0) {
+        return ErrnoStatus(err, "write", final_path_);
+      }
+      if (written == 0) return Status::IOError("write " + final_path_ + ": no progress");
+      data.remove_prefix(written);
+    }
+    return Status::OK();
+  }
+
+  Status SyncDirectory() {
+    const std::string dir(DirName(final_path_).empty() ? "/" : DirName(final_path_));
+    int dir_fd = -1;
+    if (int err = ops_->Open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, &dir_fd); err != 0) {
+      return ErrnoStatus(err, "open directory", dir);
+    }
+    const int err = ops_->Fsync(dir_fd);
+    ::close(dir_fd);
+    return err == 0 ? Status::OK() : ErrnoStatus(err, "fsync directory", dir);
+  }
+
+  void Abort() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
+    temp_path_.clear();
+  }
+
+  LocalFileOps* const ops_;
+  int fd_;
+  std::string temp_path_;  // empty once it no longer exists
+  const std::string final_path_;
+  std::string buffer_;
+  uint64_t bytes_ = 0;
+  Status status_;  // sticky first error
+  bool committed_ = false;
+};
+
+class LocalReader final : public ObjectReader {
+ public:
+  LocalReader(int fd, uint64_t size, std::string path)
+      : fd_(fd), size_(size), path_(std::move(path)) {}
+  ~LocalReader() override { ::close(fd_); }
+
+  uint64_t size() const override { return size_; }
+
+  Status ReadAt(uint64_t offset, uint64_t length, std::string* out) override {
+    if (offset > size_ || length > size_ - offset) {
+      return Status::Corruption("read of " + std::to_string(length) + " bytes at offset " +
+                                std::to_string(offset) + " is past the end of " + path_ +
+                                " (" + std::to_string(size_) + " bytes)");
+    }
+    out->resize(length);
+    uint64_t done = 0;
+    while (done < length) {
+      const ssize_t r = ::pread(fd_, out->data() + done, length - done,
+                                static_cast<off_t>(offset + done));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        const int err = errno;
+        out->clear();
+        return ErrnoStatus(err, "read", path_);
+      }
+      if (r == 0) {
+        out->clear();
+        return Status::Corruption(path_ + " shrank while being read: expected " +
+                                  std::to_string(size_) + " bytes");
+      }
+      done += static_cast<uint64_t>(r);
+    }
+    return Status::OK();
+  }
+
+ private:
+  const int fd_;
+  const uint64_t size_;
+  const std::string path_;
+};
+
+}  // namespace
+
+bool LocalStore::IsTempFileName(std::string_view file_name) {
+  return file_name.size() > 1 && file_name.front() == '.' &&
+         file_name.find(kTempMarker) != std::string_view::npos;
+}
+
+Result<std::unique_ptr<LocalStore>> LocalStore::Open(std::string root, LocalFileOps* ops) {
+  if (root.empty()) return Status::InvalidArgument("destination path is empty");
+  if (root.find('\0') != std::string::npos) {
+    return Status::InvalidArgument("destination path contains a NUL byte");
+  }
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  struct stat st;
+  if (::stat(root.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) return Status::InvalidArgument("destination is a file: " + root);
+  } else if (errno == ENOTDIR) {
+    return Status::InvalidArgument("destination " + root + " is inside a file, not a directory");
+  } else if (errno != ENOENT) {
+    return ErrnoStatus(errno, "stat", root);
+  }
+  if (root == "/") root.clear();  // PathOf() adds the '/'
+  return std::unique_ptr<LocalStore>(new LocalStore(std::move(root), ops ? ops : LocalFileOps::Real()));
+}
+
+Status LocalStore::MakeDirs(std::string_view relative_dir) const {
+  std::string full = root_;
+  if (!relative_dir.empty()) full.append("/").append(relative_dir);
+  if (full.empty()) return Status::OK();  // "/"
+  struct stat st;
+  if (::stat(full.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return Status::OK();
+  // Ends of each path component: "/a/b/c" -> 2, 4, 6.
+  std::vector<size_t> ends;
+  for (size_t i = 1; i < full.size(); ++i) {
+    if (full[i] == '/') ends.push_back(i);
+  }
+  ends.push_back(full.size());
+  auto in_the_way = [&](const std::string& path) {
+    if (path.size() <= root_.size()) return Status::InvalidArgument("destination is a file: " + path);
+    return Status::InvalidArgument("cannot create directory " + path +
+                                   ": a file with that name is in the way");
+  };
+  // Find the deepest component that exists, then create the ones below it.
+  size_t first_missing = 0;
+  for (size_t i = ends.size(); i-- > 0;) {
+    const std::string prefix = full.substr(0, ends[i]);
+    if (::stat(prefix.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) return in_the_way(prefix);
+      first_missing = i + 1;
+      break;
+    }
+    if (errno != ENOENT && errno != ENOTDIR) return ErrnoStatus(errno, "stat", prefix);
+  }
+  for (size_t i = first_missing; i < ends.size(); ++i) {
+    const std::string prefix = full.substr(0, ends[i]);
+    const int err = ops_->Mkdir(prefix, kDirMode);
+    if (err == 0) continue;
+    if (err == EEXIST) {  // created concurrently by another writer, or a file
+      if (::stat(prefix.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) continue;
+      return in_the_way(prefix);
+    }
+    if (err == ENOTDIR) return in_the_way(prefix);
+    return ErrnoStatus(err, "create directory", prefix);
+  }
+  return Status::OK();
+}
+
+Result<std::unique_ptr<ObjectWriter>> LocalStore::NewWriter(std::string_view key) {
+  LD_RETURN_IF_ERROR(ValidateObjectKey(key));
+  LD_RETURN_IF_ERROR(MakeDirs(DirName(key)));
+  std::string final_path = PathOf(key);
+  const std::string_view dir = DirName(final_path);
+  // Keep the temp name within NAME_MAX even for long object names.
+  const std::string_view base = BaseName(final_path).substr(0, 200);
+  for (int attempt = 0;; ++attempt) {
+    std::string temp_path = std::string(dir) + "/." + std::string(base) +
+                            std::string(kTempMarker) + RandomSuffix();
+    int fd = -1;
+    const int err = ops_->Open(temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kFileMode, &fd);
+    if (err == 0) {
+      return std::unique_ptr<ObjectWriter>(
+          new LocalWriter(ops_, fd, std::move(temp_path), std::move(final_path)));
+    }
+    if (err != EEXIST || attempt == 5) return ErrnoStatus(err, "create", final_path);
+  }
+}
+
+Result<std::unique_ptr<ObjectReader>> LocalStore::NewReader(std::string_view key) {
+  LD_RETURN_IF_ERROR(ValidateObjectKey(key));
+  std::string path = PathOf(key);
+  int fd = -1;
+  if (int err = ops_->Open(path, O_RDONLY | O_CLOEXEC, 0, &fd); err != 0) {
+    if (err == ENOENT || err == ENOTDIR) return Status::NotFound("no object " + path);
+    return ErrnoStatus(err, "open", path);
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::NotFound("no object " + path + " (not a regular file)");
+  }
+  return std::unique_ptr<ObjectReader>(
+      new LocalReader(fd, static_cast<uint64_t>(st.st_size), std::move(path)));
+}
+
+Result<ObjectInfo> LocalStore::Head(std::string_view key) {
+  LD_RETURN_IF_ERROR(ValidateObjectKey(key));
+  const std::string path = PathOf(key);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return Status::NotFound("no object " + path);
+    return ErrnoStatus(errno, "stat", path);
+  }
+  if (!S_ISREG(st.st_mode)) return Status::NotFound("no object " + path + " (not a regular file)");
+  return ObjectInfo{std::string(key), static_cast<uint64_t>(st.st_size)};
+}
+
+Result<std::vector<ObjectInfo>> LocalStore::List(std::string_view prefix) {
+  namespace fs = std::filesystem;
+  LD_RETURN_IF_ERROR(ValidateKeyPrefix(prefix));
+  // Walk only the deepest directory the prefix names completely.
+  const size_t slash = prefix.rfind('/');
+  const std::string dir_part(slash == std::string_view::npos ? "" : prefix.substr(0, slash + 1));
+  std::string start = root_.empty() ? "/" : root_;
+  if (!dir_part.empty()) {
+    start = root_ + "/" + dir_part.substr(0, dir_part.size() - 1);
+  }
+  std::vector<ObjectInfo> out;
+  std::error_code ec;
+  if (!fs::is_directory(start, ec)) return out;
+  fs::recursive_directory_iterator it(start, ec), end;
+  if (ec) return ErrnoStatus(ec.value(), "list", start);
+  const size_t rel_start = start.size() + (start.back() == '/' ? 0 : 1);
+  for (; it != end; it.increment(ec)) {
+    if (ec) return ErrnoStatus(ec.value(), "list", start);
+    std::error_code entry_ec;  // entries may vanish during the walk: skip them
+    if (!it->is_regular_file(entry_ec)) continue;
+    const std::string path = it->path().string();
+    if (IsTempFileName(BaseName(path))) continue;
+    std::string key = dir_part + path.substr(rel_start);
+    if (!key.starts_with(prefix)) continue;
+    const uintmax_t size = it->file_size(entry_ec);
+    if (entry_ec) continue;
+    out.push_back(ObjectInfo{std::move(key), static_cast<uint64_t>(size)});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+  return out;
+}
+
+Status LocalStore::Delete(std::span<const std::string> keys) {
+  for (const std::string& key : keys) LD_RETURN_IF_ERROR(ValidateObjectKey(key));
+  Status first;
+  for (const std::string& key : keys) {
+    const std::string path = PathOf(key);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT && errno != ENOTDIR && first.ok()) {
+      first = ErrnoStatus(errno, "delete", path);
+    }
+  }
+  return first;
+}
+
+}  // namespace lakedump

@@ -1,0 +1,167 @@
+#include "store/s3/credentials.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+namespace lakedump {
+namespace {
+
+using Section = std::map<std::string, std::string>;
+using IniFile = std::map<std::string, Section>;
+
+std::string Trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+// The AWS INI dialect: "[name]" sections, "key = value", '#'/';' comments, and
+// nested blocks ("s3 =" followed by indented "endpoint_url = ...") stored as
+// "s3.endpoint_url".
+std::optional<IniFile> ReadIni(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  IniFile file;
+  std::string section, parent, line;
+  while (std::getline(in, line)) {
+    std::string t = Trim(line);
+    if (t.empty() || t[0] == '#' || t[0] == ';') continue;
+    if (t.front() == '[' && t.back() == ']') {
+      section = Trim(std::string_view(t).substr(1, t.size() - 2));
+      parent.clear();
+      file[section];
+      continue;
+    }
+    size_t eq = t.find('=');
+    if (eq == std::string::npos || section.empty()) continue;
+    std::string key = Trim(std::string_view(t).substr(0, eq));
+    std::string value = Trim(std::string_view(t).substr(eq + 1));
+    bool indented = line[0] == ' ' || line[0] == '\t';
+    if (indented && !parent.empty()) {
+      file[section][parent + "." + key] = value;
+      continue;
+    }
+    parent = value.empty() ? key : "";
+    file[section][key] = value;
+  }
+  return file;
+}
+
+const Section* Find(const std::optional<IniFile>& file, const std::string& name) {
+  if (!file) return nullptr;
+  auto it = file->find(name);
+  return it == file->end() ? nullptr : &it->second;
+}
+
+std::string Get(const Section* s, const std::string& key) {
+  if (s == nullptr) return "";
+  auto it = s->find(key);
+  return it == s->end() ? "" : it->second;
+}
+
+std::string EnvOr(const EnvLookup& env, const std::string& name) {
+  auto v = env(name);
+  return v ? *v : "";
+}
+
+}  // namespace
+
+std::optional<std::string> SystemEnv(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+std::string Credentials::ToString() const {
+  std::string id = access_key_id.size() > 8
+                       ? access_key_id.substr(0, 4) + "****" +
+                             access_key_id.substr(access_key_id.size() - 4)
+                       : std::string("****");
+  return id + " from " + source;
+}
+
+Result<S3Config> ResolveS3Config(const S3Options& options, const EnvLookup& env) {
+  S3Config config;
+  const bool profile_flag = !options.profile.empty();
+  config.profile = profile_flag ? options.profile : EnvOr(env, "AWS_PROFILE");
+  if (config.profile.empty()) config.profile = "default";
+
+  std::string home = EnvOr(env, "HOME");
+  std::string credentials_path = EnvOr(env, "AWS_SHARED_CREDENTIALS_FILE");
+  if (credentials_path.empty()) credentials_path = home + "/.aws/credentials";
+  std::string config_path = EnvOr(env, "AWS_CONFIG_FILE");
+  if (config_path.empty()) config_path = home + "/.aws/config";
+  auto credentials_file = ReadIni(credentials_path);
+  auto config_file = ReadIni(config_path);
+  const Section* cred_section = Find(credentials_file, config.profile);
+  const Section* conf_section =
+      Find(config_file, config.profile == "default" ? "default" : "profile " + config.profile);
+  if (conf_section == nullptr && config.profile == "default") {
+    conf_section = Find(config_file, "profile default");
+  }
+  if (profile_flag && cred_section == nullptr && conf_section == nullptr) {
+    return Status::InvalidArgument("AWS profile \"" + config.profile + "\" not found in " +
+                                   credentials_path + " or " + config_path);
+  }
+
+  Credentials& c = config.credentials;
+  auto from_profile = [&]() -> bool {
+    for (const Section* s : {cred_section, conf_section}) {
+      if (!Get(s, "aws_access_key_id").empty() && !Get(s, "aws_secret_access_key").empty()) {
+        c.access_key_id = Get(s, "aws_access_key_id");
+        c.secret_access_key = Get(s, "aws_secret_access_key");
+        c.session_token = Get(s, "aws_session_token");
+        c.source = "profile " + config.profile + " in " +
+                   (s == cred_section ? credentials_path : config_path);
+        return true;
+      }
+    }
+    return false;
+  };
+  auto from_env = [&]() -> bool {
+    std::string id = EnvOr(env, "AWS_ACCESS_KEY_ID");
+    std::string secret = EnvOr(env, "AWS_SECRET_ACCESS_KEY");
+    if (id.empty() || secret.empty()) return false;
+    c.access_key_id = id;
+    c.secret_access_key = secret;
+    c.session_token = EnvOr(env, "AWS_SESSION_TOKEN");
+    c.source = "environment (AWS_ACCESS_KEY_ID)";
+    return true;
+  };
+  if (!options.access_key_id.empty() || !options.secret_access_key.empty()) {
+    if (options.access_key_id.empty() || options.secret_access_key.empty()) {
+      return Status::InvalidArgument(
+          "S3 credentials given in options need both an access key id and a secret access key");
+    }
+    c.access_key_id = options.access_key_id;
+    c.secret_access_key = options.secret_access_key;
+    c.session_token = options.session_token;
+    c.source = "options";
+  } else if (profile_flag ? !(from_profile() || from_env()) : !(from_env() || from_profile())) {
+    return Status::InvalidArgument(
+        "no S3 credentials found: looked at options, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, "
+        "profile \"" + config.profile + "\" in " + credentials_path + " and " + config_path +
+        ": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_PROFILE");
+  }
+
+  auto first = [](std::initializer_list<std::string> values) {
+    for (const auto& v : values) {
+      if (!v.empty()) return v;
+    }
+    return std::string();
+  };
+  config.region = first({options.region, EnvOr(env, "AWS_REGION"),
+                         EnvOr(env, "AWS_DEFAULT_REGION"), Get(conf_section, "region"),
+                         "us-east-1"});
+  config.endpoint = first({options.endpoint, EnvOr(env, "AWS_ENDPOINT_URL_S3"),
+                           EnvOr(env, "AWS_ENDPOINT_URL"), Get(conf_section, "s3.endpoint_url"),
+                           Get(conf_section, "endpoint_url")});
+  while (!config.endpoint.empty() && config.endpoint.back() == '/') config.endpoint.pop_back();
+  config.ca_bundle =
+      first({options.ca_bundle, EnvOr(env, "AWS_CA_BUNDLE"), Get(conf_section, "ca_bundle")});
+  return config;
+}
+
+}  // namespace lakedump

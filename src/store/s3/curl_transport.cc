@@ -1,0 +1,234 @@
+// The one place that talks to libcurl. Blocking easy handles from a pool: each
+// upload-pool thread drives one transfer at a time, and a handle returned to
+// the pool keeps its connection for the next request (keep-alive).
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "store/s3/http_transport.h"
+
+namespace lakedump {
+
+std::string HttpResponse::Header(std::string_view name) const {
+  for (const auto& [k, v] : headers) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+namespace {
+
+struct CurlDeleter {
+  void operator()(CURL* h) const { curl_easy_cleanup(h); }
+};
+using CurlHandle = std::unique_ptr<CURL, CurlDeleter>;
+struct SlistDeleter {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+struct ShareDeleter {
+  void operator()(CURLSH* s) const { curl_share_cleanup(s); }
+};
+
+struct ReadState {
+  std::string_view body;
+  size_t offset = 0;
+};
+
+size_t ReadBody(char* buffer, size_t size, size_t nitems, void* userdata) {
+  auto* state = static_cast<ReadState*>(userdata);
+  size_t n = std::min(size * nitems, state->body.size() - state->offset);
+  std::memcpy(buffer, state->body.data() + state->offset, n);
+  state->offset += n;
+  return n;
+}
+
+int SeekBody(void* userdata, curl_off_t offset, int origin) {
+  auto* state = static_cast<ReadState*>(userdata);
+  if (origin != SEEK_SET || offset < 0 || static_cast<size_t>(offset) > state->body.size()) {
+    return CURL_SEEKFUNC_FAIL;
+  }
+  state->offset = static_cast<size_t>(offset);
+  return CURL_SEEKFUNC_OK;
+}
+
+size_t WriteBody(char* data, size_t size, size_t nmemb, void* userdata) {
+  static_cast<std::string*>(userdata)->append(data, size * nmemb);
+  return size * nmemb;
+}
+
+size_t WriteHeader(char* data, size_t size, size_t nitems, void* userdata) {
+  auto* response = static_cast<HttpResponse*>(userdata);
+  std::string_view line(data, size * nitems);
+  if (line.starts_with("HTTP/")) {
+    response->headers.clear();  // a new response (after 100 Continue or a redirect)
+    return line.size();
+  }
+  size_t colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    std::string name(line.substr(0, colon));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
+      value.remove_suffix(1);
+    }
+    response->headers.emplace_back(std::move(name), std::string(value));
+  }
+  return line.size();
+}
+
+int Progress(void* userdata, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* stop = static_cast<std::stop_token*>(userdata);
+  return stop->stop_requested() ? 1 : 0;
+}
+
+bool Transient(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_WRITE_ERROR:
+    case CURLE_READ_ERROR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class CurlTransport final : public HttpTransport {
+ public:
+  explicit CurlTransport(const CurlTransportOptions& options) : options_(options) {
+    static std::once_flag init;
+    std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    share_.reset(curl_share_init());
+    curl_share_setopt(share_.get(), CURLSHOPT_LOCKFUNC, &CurlTransport::Lock);
+    curl_share_setopt(share_.get(), CURLSHOPT_UNLOCKFUNC, &CurlTransport::Unlock);
+    curl_share_setopt(share_.get(), CURLSHOPT_USERDATA, this);
+    curl_share_setopt(share_.get(), CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    curl_share_setopt(share_.get(), CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+  }
+
+  ~CurlTransport() override {
+    idle_.clear();  // handles reference the share: clean them up first
+  }
+
+  Result<HttpResponse> Send(const HttpRequest& request, std::stop_token stop) override {
+    CurlHandle handle = Borrow();
+    CURL* h = handle.get();
+    curl_easy_reset(h);
+    HttpResponse response;
+    ReadState body{request.body, 0};
+    std::unique_ptr<curl_slist, SlistDeleter> headers;
+    for (const auto& [name, value] : request.headers) {
+      std::string line = name + ": " + value;
+      headers.reset(curl_slist_append(headers.release(), line.c_str()));
+    }
+    // No "Expect: 100-continue" round trip, no default Content-Type.
+    headers.reset(curl_slist_append(headers.release(), "Expect:"));
+    headers.reset(curl_slist_append(headers.release(), "Content-Type:"));
+
+    curl_easy_setopt(h, CURLOPT_SHARE, share_.get());
+    curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(options_.connect_timeout.count()));
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME,
+                     std::max(1L, static_cast<long>(options_.stall_timeout.count() / 1000)));
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (!options_.ca_bundle.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, options_.ca_bundle.c_str());
+    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024);
+    curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 1024L * 1024);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &WriteBody);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &response.body);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &WriteHeader);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &response);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &Progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &stop);
+    if (request.method == "HEAD") {
+      curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+    } else if (request.method == "PUT" || request.method == "POST") {
+      curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+      curl_easy_setopt(h, CURLOPT_READFUNCTION, &ReadBody);
+      curl_easy_setopt(h, CURLOPT_READDATA, &body);
+      curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, &SeekBody);
+      curl_easy_setopt(h, CURLOPT_SEEKDATA, &body);
+      curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+      if (request.method == "POST") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "POST");
+    } else if (request.method != "GET") {
+      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    }
+
+    CURLcode code = curl_easy_perform(h);
+    if (code != CURLE_OK) {
+      // A failed handle may hold a broken connection: do not return it to the pool.
+      if (code == CURLE_ABORTED_BY_CALLBACK && stop.stop_requested()) {
+        return Status::Cancelled(request.method + " cancelled");
+      }
+      std::string msg = std::string(curl_easy_strerror(code)) + " (" + request.method + " " +
+                        StripQuery(request.url) + ")";
+      return Transient(code) ? Status::Unavailable(msg) : Status::IOError(msg);
+    }
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+    Return(std::move(handle));
+    return response;
+  }
+
+ private:
+  static std::string StripQuery(const std::string& url) { return url.substr(0, url.find('?')); }
+
+  static void Lock(CURL*, curl_lock_data data, curl_lock_access, void* userptr) {
+    static_cast<CurlTransport*>(userptr)->share_mu_[data % kLocks].lock();
+  }
+  static void Unlock(CURL*, curl_lock_data data, void* userptr) {
+    static_cast<CurlTransport*>(userptr)->share_mu_[data % kLocks].unlock();
+  }
+
+  CurlHandle Borrow() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!idle_.empty()) {
+        CurlHandle h = std::move(idle_.back());
+        idle_.pop_back();
+        return h;
+      }
+    }
+    return CurlHandle(curl_easy_init());
+  }
+
+  void Return(CurlHandle handle) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (idle_.size() < 64) idle_.push_back(std::move(handle));
+  }
+
+  static constexpr int kLocks = 8;
+  const CurlTransportOptions options_;
+  std::unique_ptr<CURLSH, ShareDeleter> share_;
+  std::mutex share_mu_[kLocks];
+  std::mutex mu_;
+  std::vector<CurlHandle> idle_;  // GUARDED_BY(mu_)
+};
+
+}  // namespace
+
+std::unique_ptr<HttpTransport> NewCurlTransport(const CurlTransportOptions& options) {
+  return std::make_unique<CurlTransport>(options);
+}
+
+}  // namespace lakedump

@@ -1,0 +1,56 @@
+// HttpTransport: sends one HTTP request and returns the response. The S3
+// client signs, retries and interprets; the transport only moves bytes.
+// Implementations are thread-safe: many requests may be sent at once.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+
+namespace lakedump {
+
+struct HttpRequest {
+  std::string method;  // GET PUT POST DELETE HEAD
+  std::string url;     // scheme://host[:port]/path?query, already encoded
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string_view body;  // borrowed: the caller keeps it alive until Send returns
+};
+
+struct HttpResponse {
+  long status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
+  std::string body;
+
+  // The first header with this (lower-case) name, or "".
+  std::string Header(std::string_view name) const;
+};
+
+class HttpTransport {
+ public:
+  virtual ~HttpTransport() = default;
+  // A response for any HTTP status; a non-OK Status only for transport
+  // failures (Unavailable when a retry may work: resets, timeouts, refused;
+  // IOError otherwise, e.g. a bad certificate) and Cancelled when `stop` fired.
+  virtual Result<HttpResponse> Send(const HttpRequest& request, std::stop_token stop = {}) = 0;
+};
+
+struct CurlTransportOptions {
+  std::string ca_bundle;  // "" = system default; verification is always on
+  std::chrono::milliseconds connect_timeout{10000};
+  std::chrono::milliseconds request_timeout{300000};
+  // A transfer slower than 1 byte/s for this long is abandoned (Unavailable).
+  std::chrono::milliseconds stall_timeout{60000};
+};
+
+// libcurl easy handles kept in a pool so that connections stay alive and are
+// reused; DNS and TLS sessions are shared across handles.
+std::unique_ptr<HttpTransport> NewCurlTransport(const CurlTransportOptions& options);
+
+}  // namespace lakedump

@@ -1,0 +1,113 @@
+// S3Client: the S3 operations lakedump needs, on one bucket, over an
+// HttpTransport: signing (SigV4), retries (RetryPolicy), a cap on concurrent
+// requests (max_connections) and the one mapping from HTTP/S3 errors to Status.
+// Thread-safe. Borrows the transport and the retry policy (owned by the store).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "store/s3/credentials.h"
+#include "store/s3/http_transport.h"
+#include "store/s3/retry.h"
+#include "store/s3/s3_xml.h"
+
+namespace lakedump {
+
+struct S3ClientOptions {
+  std::string bucket;
+  S3Config config;
+  bool virtual_host_style = false;
+  int max_connections = 16;
+  // For tests: the signing clock. Default: system_clock::now.
+  std::function<std::chrono::system_clock::time_point()> clock;
+};
+
+struct ObjectHead {
+  uint64_t size = 0;
+  std::string etag;
+};
+
+class S3Client {
+ public:
+  // REQUIRES: transport and retry outlive the client.
+  S3Client(S3ClientOptions options, HttpTransport* transport, RetryPolicy* retry);
+
+  Status PutObject(std::string_view key, std::string_view body, std::stop_token stop = {});
+  Result<std::string> CreateMultipartUpload(std::string_view key, std::stop_token stop = {});
+  // Returns the part's ETag. Sends Content-MD5.
+  Result<std::string> UploadPart(std::string_view key, std::string_view upload_id,
+                                 int part_number, std::string_view body,
+                                 std::stop_token stop = {});
+  // etags[i] is part i+1. A 200 whose body is an <Error> is an error.
+  Status CompleteMultipartUpload(std::string_view key, std::string_view upload_id,
+                                 const std::vector<std::string>& etags,
+                                 std::stop_token stop = {});
+  // A missing upload (NoSuchUpload) is OK: it is gone either way.
+  Status AbortMultipartUpload(std::string_view key, std::string_view upload_id);
+  Result<ObjectHead> HeadObject(std::string_view key, std::stop_token stop = {});
+  // Bytes [offset, offset+length) into *out. A non-empty if_match fails the read
+  // (Corruption) when the object changed.
+  Status GetObject(std::string_view key, uint64_t offset, uint64_t length, std::string* out,
+                   std::string_view if_match = {}, std::stop_token stop = {});
+  Result<ListObjectsPage> ListObjectsV2(std::string_view prefix, std::string_view token,
+                                        std::stop_token stop = {});
+  // Any number of keys, sent in batches of 1000.
+  Status DeleteObjects(const std::vector<std::string>& keys, std::stop_token stop = {});
+  Result<ListUploadsPage> ListMultipartUploads(std::string_view prefix,
+                                               std::string_view key_marker,
+                                               std::string_view upload_id_marker,
+                                               std::stop_token stop = {});
+
+  const std::string& bucket() const { return options_.bucket; }
+  const S3Config& config() const { return options_.config; }
+  uint64_t requests() const { return requests_.load(); }
+
+ private:
+  struct Request {
+    std::string method;
+    std::string key;  // "" = the bucket
+    std::vector<std::pair<std::string, std::string>> query;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string_view body;
+    std::string op;  // for messages: "PutObject"
+  };
+
+  // Signs and sends with retries; a 2xx response or the mapped error.
+  Result<HttpResponse> Execute(const Request& request, std::stop_token stop);
+  Result<HttpResponse> SendOnce(const Request& request, std::stop_token stop);
+  Status MapError(const Request& request, const HttpResponse& response) const;
+  std::string Location(std::string_view key) const;
+
+  void AcquireConnection();
+  void ReleaseConnection();
+
+  const S3ClientOptions options_;
+  HttpTransport* const transport_;
+  RetryPolicy* const retry_;
+  bool https_ = true;
+  std::string scheme_host_;  // "http://127.0.0.1:7480" (with the bucket for virtual-host)
+  std::string host_header_;
+  std::string path_prefix_;  // "/bucket" for path style, "" for virtual-host
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int connections_ = 0;  // GUARDED_BY(mu_)
+  std::atomic<uint64_t> requests_{0};
+};
+
+// Status for an HTTP response that is not 2xx (exposed for tests).
+// location is "s3://bucket/key"; credentials_source names where keys came from.
+Status StatusFromS3Response(long http_status, std::string_view body, std::string_view op,
+                            std::string_view location, std::string_view bucket,
+                            std::string_view credentials_source);
+
+}  // namespace lakedump

@@ -1,0 +1,245 @@
+#include "store/s3/s3_store.h"
+
+#include <algorithm>
+
+#include "base/memory_budget.h"
+#include "base/thread_pool.h"
+#include "store/s3/credentials.h"
+#include "store/s3/http_transport.h"
+#include "store/s3/part_buffer_pool.h"
+#include "store/s3/retry.h"
+#include "store/s3/s3_client.h"
+#include "store/s3/s3_multipart_writer.h"
+
+namespace lakedump {
+namespace {
+
+class S3Reader final : public ObjectReader {
+ public:
+  S3Reader(S3Client* client, std::string key, ObjectHead head, std::stop_token stop)
+      : client_(client), key_(std::move(key)), head_(std::move(head)), stop_(std::move(stop)) {}
+
+  uint64_t size() const override { return head_.size; }
+
+  Status ReadAt(uint64_t offset, uint64_t length, std::string* out) override {
+    if (offset > head_.size || length > head_.size - offset) {
+      return Status::Corruption("read of " + std::to_string(length) + " bytes at offset " +
+                                std::to_string(offset) + " is past the end of s3://" +
+                                client_->bucket() + "/" + key_ + " (" +
+                                std::to_string(head_.size) + " bytes)");
+    }
+    return client_->GetObject(key_, offset, length, out, head_.etag, stop_);
+  }
+
+ private:
+  S3Client* const client_;
+  const std::string key_;
+  const ObjectHead head_;
+  const std::stop_token stop_;
+};
+
+class S3Store final : public ObjectStore {
+ public:
+  S3Store(S3Url url, const StoreOptions& options, S3Config config,
+          std::unique_ptr<HttpTransport> transport)
+      : url_(std::move(url)),
+        options_(options),
+        transport_(std::move(transport)),
+        retry_(MakeRetryOptions(options.s3)),
+        client_(S3ClientOptions{url_.bucket, std::move(config), options.s3.virtual_host_style,
+                                std::max(1, options.s3.max_connections), {}},
+                transport_.get(), &retry_),
+        part_size_(options.s3.part_size == 0 ? kDefaultPartSize : options.s3.part_size),
+        buffers_(static_cast<size_t>(std::max(1, options.s3.max_connections)) * part_size_),
+        upload_pool_(static_cast<size_t>(std::max(1, options.s3.max_connections))) {
+    budget_ = options.budget;
+    if (budget_ == nullptr) {
+      owned_budget_ = std::make_unique<MemoryBudget>(
+          static_cast<uint64_t>(std::max(1, options.s3.max_connections)) * part_size_);
+      budget_ = owned_budget_.get();
+    }
+  }
+
+  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override {
+    LD_RETURN_IF_ERROR(CheckKey(key));
+    MultipartWriterOptions w;
+    w.part_size = part_size_;
+    w.upload_parallelism = options_.s3.upload_parallelism;
+    w.equal_parts = options_.s3.equal_parts;
+    w.stop = options_.stop;
+    return std::unique_ptr<ObjectWriter>(std::make_unique<S3MultipartWriter>(
+        &client_, &upload_pool_, &buffers_, budget_, url_.prefix + std::string(key), w));
+  }
+
+  Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override {
+    LD_RETURN_IF_ERROR(CheckKey(key));
+    std::string full = url_.prefix + std::string(key);
+    LD_ASSIGN_OR_RETURN(ObjectHead head, client_.HeadObject(full, options_.stop));
+    return std::unique_ptr<ObjectReader>(
+        std::make_unique<S3Reader>(&client_, std::move(full), std::move(head), options_.stop));
+  }
+
+  Result<std::vector<ObjectInfo>> List(std::string_view prefix) override {
+    std::vector<ObjectInfo> out;
+    std::string token;
+    do {
+      LD_ASSIGN_OR_RETURN(ListObjectsPage page,
+                          client_.ListObjectsV2(url_.prefix + std::string(prefix), token,
+                                                options_.stop));
+      for (ListedObject& o : page.objects) {
+        if (!o.key.starts_with(url_.prefix)) continue;
+        out.push_back({o.key.substr(url_.prefix.size()), o.size});
+      }
+      if (page.truncated && page.next_continuation_token.empty()) {
+        return Status::Corruption("ListObjectsV2 on " + Describe() +
+                                  " is truncated but has no continuation token");
+      }
+      token = page.truncated ? page.next_continuation_token : "";
+    } while (!token.empty());
+    std::sort(out.begin(), out.end(),
+              [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+    return out;
+  }
+
+  Result<ObjectInfo> Head(std::string_view key) override {
+    LD_RETURN_IF_ERROR(CheckKey(key));
+    LD_ASSIGN_OR_RETURN(ObjectHead head,
+                        client_.HeadObject(url_.prefix + std::string(key), options_.stop));
+    return ObjectInfo{std::string(key), head.size};
+  }
+
+  Status Delete(std::span<const std::string> keys) override {
+    std::vector<std::string> full;
+    full.reserve(keys.size());
+    for (const std::string& k : keys) {
+      LD_RETURN_IF_ERROR(CheckKey(k));
+      full.push_back(url_.prefix + k);
+    }
+    return client_.DeleteObjects(full, options_.stop);
+  }
+
+  std::string Describe() const override {
+    std::string p = url_.prefix;
+    if (!p.empty()) p.pop_back();
+    return "s3://" + url_.bucket + (p.empty() ? "" : "/" + p);
+  }
+
+ private:
+  static RetryOptions MakeRetryOptions(const S3Options& s3) {
+    RetryOptions r;
+    r.max_attempts = std::max(1, s3.max_attempts);
+    return r;
+  }
+
+  Status CheckKey(std::string_view key) const {
+    if (key.empty()) return Status::InvalidArgument("empty object key in " + Describe());
+    return Status::OK();
+  }
+
+  const S3Url url_;
+  const StoreOptions options_;
+  std::unique_ptr<HttpTransport> transport_;
+  RetryPolicy retry_;
+  S3Client client_;
+  const uint64_t part_size_;
+  PartBufferPool buffers_;
+  std::unique_ptr<MemoryBudget> owned_budget_;
+  MemoryBudget* budget_ = nullptr;
+  ThreadPool upload_pool_;  // last: its threads stop before the rest is destroyed
+};
+
+CurlTransportOptions TransportOptions(const StoreOptions& options, const S3Config& config) {
+  CurlTransportOptions t;
+  t.ca_bundle = config.ca_bundle;
+  t.connect_timeout = options.s3.connect_timeout;
+  t.request_timeout = options.s3.request_timeout;
+  t.stall_timeout = options.s3.stall_timeout;
+  return t;
+}
+
+}  // namespace
+
+Result<S3Url> ParseS3Url(std::string_view url) {
+  constexpr std::string_view kScheme = "s3://";
+  if (!url.starts_with(kScheme)) {
+    return Status::InvalidArgument("not an S3 URL: \"" + std::string(url) +
+                                   "\": expected s3://bucket/prefix");
+  }
+  std::string_view rest = url.substr(kScheme.size());
+  size_t slash = rest.find('/');
+  S3Url out;
+  out.bucket = std::string(rest.substr(0, slash));
+  if (out.bucket.empty() || out.bucket.find_first_of(" ?#\\:@") != std::string::npos) {
+    return Status::InvalidArgument("malformed S3 URL \"" + std::string(url) +
+                                   "\": expected s3://bucket/prefix with a valid bucket name");
+  }
+  std::string prefix = slash == std::string_view::npos ? "" : std::string(rest.substr(slash + 1));
+  while (!prefix.empty() && prefix.front() == '/') prefix.erase(0, 1);
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  if (prefix.find("//") != std::string::npos) {
+    return Status::InvalidArgument("malformed S3 URL \"" + std::string(url) +
+                                   "\": empty path segment in the prefix");
+  }
+  out.prefix = prefix.empty() ? "" : prefix + "/";
+  return out;
+}
+
+Result<std::unique_ptr<ObjectStore>> OpenS3StoreWithTransport(
+    std::string_view url, const StoreOptions& options, std::unique_ptr<HttpTransport> transport) {
+  LD_ASSIGN_OR_RETURN(S3Url parsed, ParseS3Url(url));
+  LD_ASSIGN_OR_RETURN(S3Config config, ResolveS3Config(options.s3));
+  if (!transport) transport = NewCurlTransport(TransportOptions(options, config));
+  return std::unique_ptr<ObjectStore>(
+      std::make_unique<S3Store>(std::move(parsed), options, std::move(config),
+                                std::move(transport)));
+}
+
+Result<std::unique_ptr<ObjectStore>> OpenS3Store(std::string_view url,
+                                                 const StoreOptions& options) {
+  return OpenS3StoreWithTransport(url, options, nullptr);
+}
+
+Status AbortStaleUploadsWithTransport(std::string_view url, std::chrono::seconds older_than,
+                                      const StoreOptions& options,
+                                      std::unique_ptr<HttpTransport> transport,
+                                      std::vector<std::string>* aborted) {
+  LD_ASSIGN_OR_RETURN(S3Url parsed, ParseS3Url(url));
+  LD_ASSIGN_OR_RETURN(S3Config config, ResolveS3Config(options.s3));
+  if (!transport) transport = NewCurlTransport(TransportOptions(options, config));
+  RetryOptions retry_options;
+  retry_options.max_attempts = std::max(1, options.s3.max_attempts);
+  RetryPolicy retry(retry_options);
+  S3Client client(S3ClientOptions{parsed.bucket, std::move(config),
+                                  options.s3.virtual_host_style, 4, {}},
+                  transport.get(), &retry);
+  const auto cutoff = std::chrono::system_clock::now() - older_than;
+  std::string key_marker, id_marker;
+  std::vector<MultipartUpload> stale;
+  for (;;) {
+    LD_ASSIGN_OR_RETURN(ListUploadsPage page, client.ListMultipartUploads(
+                                                  parsed.prefix, key_marker, id_marker,
+                                                  options.stop));
+    for (MultipartUpload& u : page.uploads) {
+      if (u.initiated <= cutoff && u.key.starts_with(parsed.prefix)) stale.push_back(std::move(u));
+    }
+    if (!page.truncated) break;
+    if (page.next_key_marker == key_marker && page.next_upload_id_marker == id_marker) {
+      return Status::Corruption("ListMultipartUploads does not advance its markers");
+    }
+    key_marker = page.next_key_marker;
+    id_marker = page.next_upload_id_marker;
+  }
+  for (const MultipartUpload& u : stale) {
+    if (options.stop.stop_requested()) return Status::Cancelled("gc cancelled");
+    LD_RETURN_IF_ERROR(client.AbortMultipartUpload(u.key, u.upload_id));
+    if (aborted != nullptr) aborted->push_back(u.key);
+  }
+  return Status::OK();
+}
+
+Status AbortStaleUploads(std::string_view url, std::chrono::seconds older_than,
+                         const StoreOptions& options, std::vector<std::string>* aborted) {
+  return AbortStaleUploadsWithTransport(url, older_than, options, nullptr, aborted);
+}
+
+}  // namespace lakedump

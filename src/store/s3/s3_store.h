@@ -1,0 +1,43 @@
+// The S3 ObjectStore: s3://bucket/prefix on any S3-compatible endpoint (AWS,
+// Ceph radosgw, MinIO), our own client on libcurl + OpenSSL. Thread-safe.
+// Writers and readers it returns borrow the store: destroy them first.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "store/object_store.h"
+#include "store/store_options.h"
+
+namespace lakedump {
+
+class HttpTransport;
+
+Result<std::unique_ptr<ObjectStore>> OpenS3Store(std::string_view url, const StoreOptions& options);
+
+// Same, over a given transport (tests use FakeHttpTransport).
+Result<std::unique_ptr<ObjectStore>> OpenS3StoreWithTransport(
+    std::string_view url, const StoreOptions& options, std::unique_ptr<HttpTransport> transport);
+
+// "s3://bucket/some/prefix" -> bucket "bucket", prefix "some/prefix/" ("" for none).
+struct S3Url {
+  std::string bucket;
+  std::string prefix;
+};
+Result<S3Url> ParseS3Url(std::string_view url);
+
+// gc: aborts the multipart uploads under the URL's prefix that were initiated
+// more than older_than ago (left by a run that was killed). The keys of the
+// aborted uploads go to *aborted when it is not null.
+Status AbortStaleUploads(std::string_view url, std::chrono::seconds older_than,
+                         const StoreOptions& options, std::vector<std::string>* aborted = nullptr);
+Status AbortStaleUploadsWithTransport(std::string_view url, std::chrono::seconds older_than,
+                                      const StoreOptions& options,
+                                      std::unique_ptr<HttpTransport> transport,
+                                      std::vector<std::string>* aborted = nullptr);
+
+}  // namespace lakedump

@@ -1,0 +1,64 @@
+// The XML bodies of the S3 API, parsed and built with pugixml. Stateless
+// functions; thread-safe. Parsers return Corruption for a body that is not
+// what the operation promises (so a proxy's HTML page is never "success").
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace lakedump {
+
+struct S3Error {
+  std::string code;     // "NoSuchKey", "SlowDown"...
+  std::string message;
+};
+
+// The <Error> document, or nullopt when the body is not one.
+std::optional<S3Error> ParseS3Error(std::string_view body);
+
+Result<std::string> ParseUploadId(std::string_view body);
+
+struct ListedObject {
+  std::string key;  // full key, with the store prefix
+  uint64_t size = 0;
+};
+struct ListObjectsPage {
+  std::vector<ListedObject> objects;
+  bool truncated = false;
+  std::string next_continuation_token;
+};
+Result<ListObjectsPage> ParseListObjectsV2(std::string_view body);
+
+struct MultipartUpload {
+  std::string key;
+  std::string upload_id;
+  std::chrono::system_clock::time_point initiated;
+};
+struct ListUploadsPage {
+  std::vector<MultipartUpload> uploads;
+  bool truncated = false;
+  std::string next_key_marker;
+  std::string next_upload_id_marker;
+};
+Result<ListUploadsPage> ParseListMultipartUploads(std::string_view body);
+
+// Keys that DeleteObjects failed to delete, with their error, as one message;
+// OK when none failed.
+Status ParseDeleteResult(std::string_view body);
+
+// CompleteMultipartUpload: the body may be an <Error> even with HTTP 200.
+Status ParseCompleteResult(std::string_view body);
+
+std::string BuildCompleteMultipartXml(const std::vector<std::string>& etags);  // parts 1..N
+std::string BuildDeleteObjectsXml(const std::vector<std::string>& keys);
+
+// "2026-11-29T23:52:17.000Z" -> time point; nullopt when malformed.
+std::optional<std::chrono::system_clock::time_point> ParseIso8601(std::string_view text);
+
+}  // namespace lakedump

@@ -1,0 +1,139 @@
+#include "fakes/fault_injection_store.h"
+
+namespace lakedump {
+
+class FaultInjectionStore::Writer final : public ObjectWriter {
+ public:
+  Writer(FaultInjectionStore* store, std::unique_ptr<ObjectWriter> inner)
+      : store_(store), inner_(std::move(inner)) {}
+  ~Writer() override {
+    if (!committed_) inner_.reset();  // the wrapped writer aborts first
+    store_->WriterEnded(committed_);
+  }
+
+  Status Append(std::string_view data) override {
+    if (!status_.ok()) return status_;
+    Status s = store_->Hit(FaultPoint::kAppend);
+    if (s.ok()) s = inner_->Append(data);
+    if (!s.ok()) status_ = s;  // sticky, like every ByteSink
+    return s;
+  }
+  uint64_t bytes_written() const override { return inner_->bytes_written(); }
+
+  Status Close() override {
+    if (committed_) return Status::OK();
+    if (!status_.ok()) return status_;
+    Status s = store_->Hit(FaultPoint::kClose);
+    if (s.ok()) s = inner_->Close();
+    if (!s.ok()) {
+      status_ = s;
+      return s;
+    }
+    committed_ = true;
+    return s;
+  }
+
+ private:
+  FaultInjectionStore* const store_;
+  std::unique_ptr<ObjectWriter> inner_;
+  Status status_;
+  bool committed_ = false;
+};
+
+class FaultInjectionStore::Reader final : public ObjectReader {
+ public:
+  Reader(FaultInjectionStore* store, std::unique_ptr<ObjectReader> inner)
+      : store_(store), inner_(std::move(inner)) {}
+  uint64_t size() const override { return inner_->size(); }
+  Status ReadAt(uint64_t offset, uint64_t length, std::string* out) override {
+    LD_RETURN_IF_ERROR(store_->Hit(FaultPoint::kRead));
+    return inner_->ReadAt(offset, length, out);
+  }
+
+ private:
+  FaultInjectionStore* const store_;
+  std::unique_ptr<ObjectReader> inner_;
+};
+
+void FaultInjectionStore::FailNth(FaultPoint point, int n, Status status) {
+  std::lock_guard lock(mu_);
+  rules_[static_cast<size_t>(point)] = Rule{n, false, std::move(status)};
+}
+
+void FaultInjectionStore::FailFrom(FaultPoint point, int n, Status status) {
+  std::lock_guard lock(mu_);
+  rules_[static_cast<size_t>(point)] = Rule{n, true, std::move(status)};
+}
+
+void FaultInjectionStore::Clear(FaultPoint point) {
+  std::lock_guard lock(mu_);
+  rules_[static_cast<size_t>(point)].reset();
+}
+
+Status FaultInjectionStore::Hit(FaultPoint point) {
+  std::lock_guard lock(mu_);
+  const size_t i = static_cast<size_t>(point);
+  const int call = ++calls_[i];
+  const auto& rule = rules_[i];
+  if (!rule || rule->n <= 0) return Status::OK();
+  if (call == rule->n || (rule->and_later && call > rule->n)) return rule->status;
+  return Status::OK();
+}
+
+void FaultInjectionStore::WriterEnded(bool committed) {
+  std::lock_guard lock(mu_);
+  (committed ? committed_ : aborted_)++;
+}
+
+int FaultInjectionStore::calls(FaultPoint point) const {
+  std::lock_guard lock(mu_);
+  return calls_[static_cast<size_t>(point)];
+}
+
+int FaultInjectionStore::opened_writers() const {
+  std::lock_guard lock(mu_);
+  return opened_;
+}
+
+int FaultInjectionStore::committed_writers() const {
+  std::lock_guard lock(mu_);
+  return committed_;
+}
+
+int FaultInjectionStore::aborted_writers() const {
+  std::lock_guard lock(mu_);
+  return aborted_;
+}
+
+Result<std::unique_ptr<ObjectWriter>> FaultInjectionStore::NewWriter(std::string_view key) {
+  LD_RETURN_IF_ERROR(Hit(FaultPoint::kNewWriter));
+  LD_ASSIGN_OR_RETURN(auto inner, target_->NewWriter(key));
+  {
+    std::lock_guard lock(mu_);
+    ++opened_;
+  }
+  return std::unique_ptr<ObjectWriter>(new Writer(this, std::move(inner)));
+}
+
+Result<std::unique_ptr<ObjectReader>> FaultInjectionStore::NewReader(std::string_view key) {
+  LD_RETURN_IF_ERROR(Hit(FaultPoint::kNewReader));
+  LD_ASSIGN_OR_RETURN(auto inner, target_->NewReader(key));
+  return std::unique_ptr<ObjectReader>(new Reader(this, std::move(inner)));
+}
+
+Result<std::vector<ObjectInfo>> FaultInjectionStore::List(std::string_view prefix) {
+  LD_RETURN_IF_ERROR(Hit(FaultPoint::kList));
+  return target_->List(prefix);
+}
+
+Result<ObjectInfo> FaultInjectionStore::Head(std::string_view key) {
+  LD_RETURN_IF_ERROR(Hit(FaultPoint::kHead));
+  return target_->Head(key);
+}
+
+Status FaultInjectionStore::Delete(std::span<const std::string> keys) {
+  LD_RETURN_IF_ERROR(Hit(FaultPoint::kDelete));
+  return target_->Delete(keys);
+}
+
+}  // namespace lakedump

@@ -1,0 +1,322 @@
+// Against a real S3 endpoint (Ceph radosgw in CI): skipped unless
+// LD_TEST_S3_ENDPOINT, LD_TEST_S3_ACCESS_KEY, LD_TEST_S3_SECRET_KEY,
+// LD_TEST_S3_REGION and LD_TEST_S3_BUCKET are set. awscli (/usr/bin/aws) is the
+// oracle for what we wrote. Data is kept small (memstore keeps it in RAM).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include "store/s3/s3_multipart_writer.h"
+#include "store/s3/s3_store.h"
+#include "store/s3/sigv4.h"
+
+namespace lakedump {
+namespace {
+
+struct Env {
+  std::string endpoint, access_key, secret_key, region, bucket;
+};
+
+std::optional<Env> TestEnv() {
+  const char* names[] = {"LD_TEST_S3_ENDPOINT", "LD_TEST_S3_ACCESS_KEY", "LD_TEST_S3_SECRET_KEY",
+                         "LD_TEST_S3_REGION", "LD_TEST_S3_BUCKET"};
+  std::array<std::string, 5> v;
+  for (int i = 0; i < 5; ++i) {
+    const char* e = std::getenv(names[i]);
+    if (e == nullptr || *e == '\0') return std::nullopt;
+    v[static_cast<size_t>(i)] = e;
+  }
+  return Env{v[0], v[1], v[2], v[3], v[4]};
+}
+
+std::string RunShell(const std::string& cmd, int* exit_code = nullptr) {
+  std::string out;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+  int rc = pclose(p);
+  if (exit_code != nullptr) *exit_code = WEXITSTATUS(rc);
+  return out;
+}
+
+std::string RandomBytes(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t v = rng();
+    std::memcpy(s.data() + i, &v, std::min<size_t>(8, n - i));
+  }
+  return s;
+}
+
+class S3StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto env = TestEnv();
+    if (!env) GTEST_SKIP() << "LD_TEST_S3_* not set";
+    env_ = *env;
+    static int counter = 0;
+    prefix_ = "it-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+  }
+
+  StoreOptions Options(int parallelism = 4) const {
+    StoreOptions o;
+    o.s3.endpoint = env_.endpoint;
+    o.s3.region = env_.region;
+    o.s3.access_key_id = env_.access_key;
+    o.s3.secret_access_key = env_.secret_key;
+    o.s3.part_size = 5ull << 20;
+    o.s3.upload_parallelism = parallelism;
+    o.s3.max_connections = 8;
+    o.s3.max_attempts = 3;
+    return o;
+  }
+
+  std::string Url() const { return "s3://" + env_.bucket + "/" + prefix_; }
+
+  std::string Aws(const std::string& args, int* rc = nullptr) const {
+    return RunShell("AWS_ACCESS_KEY_ID=" + env_.access_key + " AWS_SECRET_ACCESS_KEY=" +
+                   env_.secret_key + " AWS_DEFAULT_REGION=" + env_.region +
+                   " AWS_PAGER= /usr/bin/aws --endpoint-url " + env_.endpoint + " " + args,
+               rc);
+  }
+
+  std::string OpenUploads() const {
+    return Aws("s3api list-multipart-uploads --bucket " + env_.bucket + " --prefix " + prefix_ +
+               " --query 'Uploads[].Key' --output text");
+  }
+
+  Env env_;
+  std::string prefix_;
+};
+
+TEST_F(S3StoreTest, SmallPutGetHeadListDelete) {
+  auto store = OpenS3Store(Url(), Options());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_TRUE((*store)->PutObject("a/one.txt", "hello").ok());
+  ASSERT_TRUE((*store)->PutObject("a/odd key+%ü.txt", "odd").ok());
+  ASSERT_TRUE((*store)->PutObject("b/empty", "").ok());
+
+  auto data = (*store)->GetObject("a/one.txt");
+  ASSERT_TRUE(data.ok()) << data.status().ToString();
+  EXPECT_EQ(*data, "hello");
+  auto odd = (*store)->GetObject("a/odd key+%ü.txt");
+  ASSERT_TRUE(odd.ok()) << odd.status().ToString();
+  EXPECT_EQ(*odd, "odd");
+  auto head = (*store)->Head("b/empty");
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ(head->size, 0u);
+
+  auto reader = (*store)->NewReader("a/one.txt");
+  ASSERT_TRUE(reader.ok());
+  std::string part;
+  ASSERT_TRUE((*reader)->ReadAt(1, 3, &part).ok());
+  EXPECT_EQ(part, "ell");
+  EXPECT_EQ((*reader)->ReadAt(3, 10, &part).code(), Code::kCorruption);
+
+  auto list = (*store)->List("a/");
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  ASSERT_EQ(list->size(), 2u);
+  EXPECT_EQ((*list)[0].key, "a/odd key+%ü.txt");
+  EXPECT_EQ((*list)[1].key, "a/one.txt");
+  EXPECT_EQ((*list)[1].size, 5u);
+
+  auto missing = (*store)->Head("nope");
+  EXPECT_EQ(missing.status().code(), Code::kNotFound);
+  EXPECT_EQ((*store)->NewReader("nope").status().code(), Code::kNotFound);
+
+  std::vector<std::string> keys = {"a/one.txt", "a/odd key+%ü.txt", "b/empty", "never-existed"};
+  ASSERT_TRUE((*store)->Delete(keys).ok());
+  auto after = (*store)->List("");
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(after->empty());
+}
+
+TEST_F(S3StoreTest, ListPaginatesBeyondOneThousandKeys) {
+  auto store = OpenS3Store(Url(), Options());
+  ASSERT_TRUE(store.ok());
+  // 1,005 tiny objects so that ListObjectsV2 needs two pages.
+  std::vector<std::string> keys;
+  for (int i = 0; i < 1005; ++i) keys.push_back("k/" + std::to_string(10000 + i));
+  for (const auto& k : keys) ASSERT_TRUE((*store)->PutObject(k, "x").ok());
+  auto list = (*store)->List("k/");
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  EXPECT_EQ(list->size(), 1005u);
+  ASSERT_TRUE((*store)->Delete(keys).ok());  // two DeleteObjects batches
+  auto after = (*store)->List("k/");
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(after->empty());
+}
+
+class S3MultipartTest : public S3StoreTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(S3MultipartTest, MultipartObjectIsReadableByAwsCli) {
+  const int parallelism = GetParam();
+  auto store = OpenS3Store(Url(), Options(parallelism));
+  ASSERT_TRUE(store.ok());
+  const std::string data = RandomBytes((15ull << 20) + 12345, 42 + parallelism);
+  {
+    auto writer = (*store)->NewWriter("big.bin");
+    ASSERT_TRUE(writer.ok());
+    // Uneven appends, as an encoder produces them.
+    size_t pos = 0, step = 777777;
+    while (pos < data.size()) {
+      size_t n = std::min(step, data.size() - pos);
+      ASSERT_TRUE((*writer)->Append(std::string_view(data).substr(pos, n)).ok());
+      pos += n;
+      step = step * 3 % 2000003 + 1;
+    }
+    Status s = (*writer)->Close();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(static_cast<S3MultipartWriter*>(writer->get())->parts(), 4);
+  }
+  std::string etag = Aws("s3api head-object --bucket " + env_.bucket + " --key " + prefix_ +
+                         "/big.bin --query ETag --output text");
+  EXPECT_NE(etag.find("-4"), std::string::npos) << etag;
+  std::string file = "/tmp/ld-s3-it-" + prefix_ + ".bin";
+  int rc = 0;
+  std::string out = Aws("s3 cp s3://" + env_.bucket + "/" + prefix_ + "/big.bin " + file, &rc);
+  ASSERT_EQ(rc, 0) << out;
+  std::ifstream in(file, std::ios::binary);
+  std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::remove(file.c_str());
+  EXPECT_EQ(got.size(), data.size());
+  EXPECT_TRUE(got == data);
+  auto back = (*store)->GetObject("big.bin");
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(*back == data);
+  EXPECT_EQ(OpenUploads().find("big.bin"), std::string::npos);
+  std::vector<std::string> keys = {"big.bin"};
+  ASSERT_TRUE((*store)->Delete(keys).ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(Parallelism, S3MultipartTest, ::testing::Values(0, 1, 4));
+
+TEST_F(S3StoreTest, SizesAroundThePartSize) {
+  auto store = OpenS3Store(Url(), Options(3));
+  ASSERT_TRUE(store.ok());
+  const uint64_t part = 5ull << 20;
+  for (uint64_t size : {uint64_t{0}, uint64_t{1}, part - 1, part, part + 1}) {
+    std::string data = RandomBytes(size, size);
+    std::string key = "s/" + std::to_string(size);
+    Status s = (*store)->PutObject(key, data);
+    ASSERT_TRUE(s.ok()) << size << ": " << s.ToString();
+    auto back = (*store)->GetObject(key);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_TRUE(*back == data) << size;
+  }
+  auto list = (*store)->List("s/");
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->size(), 5u);
+  std::vector<std::string> keys;
+  for (auto& o : *list) keys.push_back(o.key);
+  ASSERT_TRUE((*store)->Delete(keys).ok());
+}
+
+TEST_F(S3StoreTest, WrongSecretKeyIsPermissionDeniedAndWritesNothing) {
+  StoreOptions o = Options();
+  o.s3.secret_access_key = "definitely-not-the-secret-0000000000000";
+  auto store = OpenS3Store(Url(), o);
+  ASSERT_TRUE(store.ok());
+  Status s = (*store)->PutObject("denied.txt", "x");
+  EXPECT_EQ(s.code(), Code::kPermissionDenied) << s.ToString();
+  EXPECT_NE(s.message().find("check the credentials"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find("definitely-not-the-secret"), std::string::npos);
+  // Multipart path too.
+  auto writer = (*store)->NewWriter("denied-big.bin");
+  ASSERT_TRUE(writer.ok());
+  std::string data = RandomBytes(6 << 20, 1);
+  Status a = (*writer)->Append(data);
+  Status c = a.ok() ? (*writer)->Close() : a;
+  EXPECT_EQ(c.code(), Code::kPermissionDenied) << c.ToString();
+  auto good = OpenS3Store(Url(), Options());
+  ASSERT_TRUE(good.ok());
+  EXPECT_EQ((*good)->Head("denied.txt").status().code(), Code::kNotFound);
+  EXPECT_EQ((*good)->Head("denied-big.bin").status().code(), Code::kNotFound);
+}
+
+TEST_F(S3StoreTest, UnknownAccessKeyIsPermissionDenied) {
+  StoreOptions o = Options();
+  o.s3.access_key_id = "AKIANOSUCHKEY0000000";
+  auto store = OpenS3Store(Url(), o);
+  ASSERT_TRUE(store.ok());
+  Status s = (*store)->PutObject("denied.txt", "x");
+  EXPECT_EQ(s.code(), Code::kPermissionDenied) << s.ToString();
+}
+
+TEST_F(S3StoreTest, NonexistentBucketIsNotFound) {
+  auto store = OpenS3Store("s3://no-such-bucket-ld-" + prefix_ + "/x", Options());
+  ASSERT_TRUE(store.ok());
+  Status s = (*store)->PutObject("a.txt", "x");
+  EXPECT_EQ(s.code(), Code::kNotFound) << s.ToString();
+  EXPECT_NE(s.message().find("does not exist"), std::string::npos) << s.message();
+  auto list = (*store)->List("");
+  EXPECT_EQ(list.status().code(), Code::kNotFound);
+}
+
+TEST_F(S3StoreTest, UnreachableEndpointFailsQuickly) {
+  StoreOptions o = Options();
+  o.s3.endpoint = "http://127.0.0.1:1";  // nothing listens there
+  o.s3.max_attempts = 2;
+  auto store = OpenS3Store(Url(), o);
+  ASSERT_TRUE(store.ok());
+  auto t0 = std::chrono::steady_clock::now();
+  Status s = (*store)->PutObject("a.txt", "x");
+  EXPECT_EQ(s.code(), Code::kUnavailable) << s.ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+}
+
+TEST_F(S3StoreTest, WriterDestroyedWithoutCloseLeavesNoUpload) {
+  auto store = OpenS3Store(Url(), Options(2));
+  ASSERT_TRUE(store.ok());
+  {
+    auto writer = (*store)->NewWriter("abandoned.bin");
+    ASSERT_TRUE(writer.ok());
+    std::string data = RandomBytes(12 << 20, 7);  // two parts sent, one buffered
+    ASSERT_TRUE((*writer)->Append(data).ok());
+    EXPECT_FALSE(static_cast<S3MultipartWriter*>(writer->get())->upload_id().empty());
+  }
+  EXPECT_EQ(OpenUploads(), "None\n");
+  EXPECT_EQ((*store)->Head("abandoned.bin").status().code(), Code::kNotFound);
+}
+
+TEST_F(S3StoreTest, CancelledWriterAbortsItsUpload) {
+  std::stop_source stop;
+  StoreOptions o = Options(2);
+  o.stop = stop.get_token();
+  auto store = OpenS3Store(Url(), o);
+  ASSERT_TRUE(store.ok());
+  auto writer = (*store)->NewWriter("cancelled.bin");
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->Append(RandomBytes(11 << 20, 3)).ok());
+  stop.request_stop();
+  Status s = (*writer)->Append("more");
+  EXPECT_EQ(s.code(), Code::kCancelled) << s.ToString();
+  EXPECT_EQ(OpenUploads(), "None\n");
+  writer->reset();
+}
+
+TEST_F(S3StoreTest, GcAbortsStaleUploads) {
+  std::string out = Aws("s3api create-multipart-upload --bucket " + env_.bucket + " --key " +
+                        prefix_ + "/left.bin --query UploadId --output text");
+  ASSERT_FALSE(out.empty());
+  EXPECT_NE(OpenUploads(), "None\n");
+  std::vector<std::string> aborted;
+  // Not old enough: kept.
+  ASSERT_TRUE(AbortStaleUploads(Url(), std::chrono::hours(1), Options(), &aborted).ok());
+  EXPECT_TRUE(aborted.empty());
+  Status s = AbortStaleUploads(Url(), std::chrono::seconds(0), Options(), &aborted);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(aborted.size(), 1u);
+  EXPECT_EQ(aborted[0], prefix_ + "/left.bin");
+  EXPECT_EQ(OpenUploads(), "None\n");
+}
+
+}  // namespace
+}  // namespace lakedump
