@@ -498,7 +498,11 @@ void CheckConsistentUnderConcurrentWrites(bool wal) {
       t.join();
     }
   } joiner{stop, writer};
-  while (commits.load() < 20) std::this_thread::yield();
+  const auto warmup = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (commits.load() < 20 && std::chrono::steady_clock::now() < warmup) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_GE(commits.load(), 20) << "the writer never got going";
 
   auto db = MustOpen(path);
   ASSERT_NE(db, nullptr);
