@@ -160,7 +160,9 @@ Result<HttpResponse> FakeS3Server::Handle(const RecordedRequest& r) {
   if (r.method == "PUT" && q.count("uploadId")) {
     auto it = uploads_.find(q["uploadId"]);
     if (it == uploads_.end()) return ErrorXml(404, "NoSuchUpload");
-    if (++parts_seen_ == fail_part_nth_) return ErrorXml(fail_part_status_, "InternalError");
+    if (++parts_seen_ == fail_part_nth_) {
+      return ErrorXml(fail_part_status_, fail_part_status_ >= 500 ? "InternalError" : "InvalidArgument");
+    }
     int n = std::stoi(q["partNumber"]);
     it->second[n] = r.body;
     HttpResponse resp = Xml(200, "");

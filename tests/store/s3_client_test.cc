@@ -1,0 +1,214 @@
+#include "store/s3/s3_client.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fakes/fake_http_transport.h"
+#include "store/s3/sigv4.h"
+
+namespace lakedump {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kSlowDown[] =
+    "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>";
+
+S3ClientOptions ClientOptions(std::string endpoint = "http://fake:7480") {
+  S3ClientOptions o;
+  o.bucket = "bkt";
+  o.config.credentials = {"AKIDTEST", "supersecretkey", "", "profile ci in /home/x/.aws/credentials"};
+  o.config.region = "us-east-1";
+  o.config.endpoint = std::move(endpoint);
+  return o;
+}
+
+RetryOptions FastRetries() {
+  RetryOptions r;
+  r.base_delay = std::chrono::milliseconds(1);
+  r.max_delay = std::chrono::milliseconds(2);
+  r.throttle_step = std::chrono::milliseconds(1);
+  r.max_throttle = std::chrono::milliseconds(4);
+  return r;
+}
+
+TEST(S3ClientTest, RetriesServerErrorsThenSucceeds) {
+  FakeHttpTransport transport;
+  transport.Push(503, kSlowDown);
+  transport.Push(500, "<Error><Code>InternalError</Code></Error>");
+  transport.Push(200, "", {{"etag", "\"abc\""}});
+  RetryPolicy retry(FastRetries());
+  S3Client client(ClientOptions(), &transport, &retry);
+  ASSERT_TRUE(client.PutObject("k", "data").ok());
+  EXPECT_EQ(transport.requests().size(), 3u);
+  EXPECT_EQ(retry.retries(), 2u);
+  EXPECT_EQ(retry.throttles(), 1u);
+}
+
+TEST(S3ClientTest, TransportFailuresAreRetried) {
+  FakeHttpTransport transport;
+  transport.Push(0);  // connection reset
+  transport.Push(200);
+  RetryPolicy retry(FastRetries());
+  S3Client client(ClientOptions(), &transport, &retry);
+  EXPECT_TRUE(client.PutObject("k", "data").ok());
+  EXPECT_EQ(transport.requests().size(), 2u);
+}
+
+TEST(S3ClientTest, AccessDeniedFailsFastWithWhatToFix) {
+  FakeHttpTransport transport;
+  transport.Push(403, "<Error><Code>SignatureDoesNotMatch</Code><Message>m</Message></Error>");
+  RetryPolicy retry(FastRetries());
+  S3Client client(ClientOptions(), &transport, &retry);
+  Status s = client.PutObject("dir/k", "data");
+  EXPECT_EQ(s.code(), Code::kPermissionDenied);
+  EXPECT_THAT(s.message(), HasSubstr("access denied for s3://bkt/dir/k"));
+  EXPECT_THAT(s.message(), HasSubstr("SignatureDoesNotMatch"));
+  EXPECT_THAT(s.message(), HasSubstr("check the credentials (profile ci in"));
+  EXPECT_THAT(s.message(), ::testing::Not(HasSubstr("supersecretkey")));
+  EXPECT_EQ(transport.requests().size(), 1u);
+}
+
+TEST(S3ClientTest, ErrorMapping) {
+  EXPECT_EQ(StatusFromS3Response(404, "<Error><Code>NoSuchBucket</Code></Error>", "PutObject",
+                                 "s3://b/k", "b", "x")
+                .message(),
+            "bucket b does not exist: create it or fix the s3:// URL");
+  EXPECT_EQ(StatusFromS3Response(404, "<Error><Code>NoSuchKey</Code></Error>", "GetObject",
+                                 "s3://b/k", "b", "x")
+                .code(),
+            Code::kNotFound);
+  EXPECT_EQ(StatusFromS3Response(404, "", "HeadObject", "s3://b/k", "b", "x").code(),
+            Code::kNotFound);
+  Status bad = StatusFromS3Response(
+      400, "<Error><Code>AuthorizationHeaderMalformed</Code><Message>the region 'x' is wrong; "
+           "expecting 'y'</Message></Error>",
+      "PutObject", "s3://b/k", "b", "x");
+  EXPECT_EQ(bad.code(), Code::kInvalidArgument);
+  EXPECT_THAT(bad.message(), HasSubstr("AuthorizationHeaderMalformed: the region 'x' is wrong"));
+  EXPECT_EQ(StatusFromS3Response(429, "", "PutObject", "s3://b/k", "b", "x").code(),
+            Code::kUnavailable);
+  EXPECT_EQ(StatusFromS3Response(400, "<Error><Code>RequestTimeout</Code></Error>", "PutObject",
+                                 "s3://b/k", "b", "x")
+                .code(),
+            Code::kUnavailable);
+}
+
+TEST(S3ClientTest, RetryBudgetExhaustedStopsRetrying) {
+  FakeHttpTransport transport;
+  for (int i = 0; i < 10; ++i) transport.Push(503, "");
+  RetryOptions r = FastRetries();
+  r.budget_capacity = 10;  // two retries' worth
+  RetryPolicy retry(r);
+  S3Client client(ClientOptions(), &transport, &retry);
+  Status s = client.PutObject("k", "data");
+  EXPECT_EQ(s.code(), Code::kUnavailable);
+  EXPECT_THAT(s.message(), HasSubstr("retry budget exhausted"));
+  EXPECT_EQ(transport.requests().size(), 3u);
+  // The budget is shared: the next request does not retry at all.
+  transport.Push(503, "");
+  EXPECT_EQ(client.PutObject("k2", "data").code(), Code::kUnavailable);
+  EXPECT_EQ(transport.requests().size(), 4u);
+}
+
+TEST(S3ClientTest, GivesUpAfterMaxAttempts) {
+  FakeHttpTransport transport;
+  for (int i = 0; i < 10; ++i) transport.Push(500, "");
+  RetryOptions r = FastRetries();
+  r.max_attempts = 4;
+  RetryPolicy retry(r);
+  S3Client client(ClientOptions(), &transport, &retry);
+  Status s = client.PutObject("k", "data");
+  EXPECT_THAT(s.message(), HasSubstr("gave up after 4 attempts"));
+  EXPECT_EQ(transport.requests().size(), 4u);
+}
+
+TEST(S3ClientTest, SlowDownThrottlesTheWholeStoreAndDecays) {
+  RetryOptions r;
+  r.throttle_step = std::chrono::milliseconds(50);
+  RetryPolicy retry(r);
+  retry.OnThrottled();
+  retry.OnThrottled();
+  EXPECT_EQ(retry.throttle_delay(), std::chrono::milliseconds(100));
+  retry.OnSuccess();
+  EXPECT_EQ(retry.throttle_delay(), std::chrono::milliseconds(50));
+  for (int i = 0; i < 5; ++i) retry.OnSuccess();
+  EXPECT_EQ(retry.throttle_delay(), std::chrono::milliseconds(0));
+}
+
+TEST(S3ClientTest, BackoffIsFullJitterUnderTheCap) {
+  RetryOptions r;
+  r.base_delay = std::chrono::milliseconds(100);
+  r.max_delay = std::chrono::milliseconds(1000);
+  RetryPolicy retry(r);
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_LT(retry.Backoff(2).count(), 100);
+    EXPECT_LT(retry.Backoff(4).count(), 400);
+    EXPECT_LT(retry.Backoff(30).count(), 1000);
+  }
+}
+
+TEST(S3ClientTest, SignsWithPayloadHashOverHttpAndUnsignedOverHttps) {
+  FakeHttpTransport transport;
+  transport.Push(200);
+  transport.Push(200);
+  RetryPolicy retry(FastRetries());
+  S3Client http(ClientOptions("http://fake:7480"), &transport, &retry);
+  S3Client https(ClientOptions("https://fake"), &transport, &retry);
+  ASSERT_TRUE(http.PutObject("a b+c", "payload").ok());
+  ASSERT_TRUE(https.PutObject("k", "payload").ok());
+  auto reqs = transport.requests();
+  EXPECT_EQ(reqs[0].url, "http://fake:7480/bkt/a%20b%2Bc");
+  EXPECT_EQ(reqs[0].Header("x-amz-content-sha256"), Sha256Hex("payload"));
+  EXPECT_EQ(reqs[0].Header("Content-MD5"), Md5Base64("payload"));
+  EXPECT_EQ(reqs[0].Header("host"), "fake:7480");
+  EXPECT_THAT(reqs[0].Header("Authorization"),
+              HasSubstr("SignedHeaders=content-md5;host;x-amz-content-sha256;x-amz-date"));
+  EXPECT_EQ(reqs[1].Header("x-amz-content-sha256"), "UNSIGNED-PAYLOAD");
+}
+
+TEST(S3ClientTest, VirtualHostStyle) {
+  FakeHttpTransport transport;
+  transport.Push(200);
+  RetryPolicy retry(FastRetries());
+  S3ClientOptions o = ClientOptions("http://localhost:7480");
+  o.virtual_host_style = true;
+  S3Client client(o, &transport, &retry);
+  ASSERT_TRUE(client.PutObject("k", "x").ok());
+  EXPECT_EQ(transport.requests()[0].url, "http://bkt.localhost:7480/k");
+}
+
+TEST(S3ClientTest, CompleteWithErrorBodyIsAnErrorAndTransientOnesAreRetried) {
+  FakeHttpTransport transport;
+  transport.Push(200, "<Error><Code>InternalError</Code><Message>try again</Message></Error>");
+  transport.Push(200, "<CompleteMultipartUploadResult/>");
+  RetryPolicy retry(FastRetries());
+  S3Client client(ClientOptions(), &transport, &retry);
+  EXPECT_TRUE(client.CompleteMultipartUpload("k", "id", {"\"e1\""}).ok());
+  EXPECT_EQ(transport.requests().size(), 2u);
+  transport.Push(200, "<Error><Code>InvalidPart</Code><Message>no</Message></Error>");
+  Status s = client.CompleteMultipartUpload("k", "id", {"\"e1\""});
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("InvalidPart"));
+}
+
+TEST(S3ClientTest, DeleteObjectsSendsBatchesOfOneThousand) {
+  FakeHttpTransport transport;
+  for (int i = 0; i < 3; ++i) transport.Push(200, "<DeleteResult/>");
+  RetryPolicy retry(FastRetries());
+  S3Client client(ClientOptions(), &transport, &retry);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 2500; ++i) keys.push_back("k" + std::to_string(i));
+  ASSERT_TRUE(client.DeleteObjects(keys).ok());
+  auto reqs = transport.requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  for (const auto& r : reqs) {
+    EXPECT_TRUE(r.HasQuery("delete"));
+    EXPECT_EQ(r.Header("Content-MD5"), Md5Base64(r.body));
+  }
+  EXPECT_THAT(reqs[2].body, HasSubstr("<Key>k2499</Key>"));
+  EXPECT_THAT(reqs[2].body, ::testing::Not(HasSubstr("<Key>k1999</Key>")));
+}
+
+}  // namespace
+}  // namespace lakedump
