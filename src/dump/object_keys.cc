@@ -75,7 +75,7 @@ std::string EscapeWith(std::string_view name, bool escape_leading_dot) {
 
 }  // namespace
 
-bool IsValidUtf8(std::string_view s) {
+bool IsValidUtf8Key(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     const size_t n = Utf8SequenceLength(s, i);
     if (n == 0) return false;

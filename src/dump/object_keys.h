@@ -45,6 +45,6 @@ std::string DataFileKey(const TableRef& table, std::string_view partition, int u
 std::string NewRunId();
 
 // True when the bytes are valid UTF-8.
-bool IsValidUtf8(std::string_view s);
+bool IsValidUtf8Key(std::string_view s);
 
 }  // namespace lakedump

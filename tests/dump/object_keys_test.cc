@@ -40,7 +40,7 @@ TEST(ObjectKeysTest, NoNameLeavesItsFolder) {
       const TableRef t{schema, name};
       const std::string key = DataFileKey(t, "", 0, 1, "RUN");
       EXPECT_TRUE(ValidateObjectKey(key).ok()) << key;
-      EXPECT_TRUE(IsValidUtf8(key)) << key;
+      EXPECT_TRUE(IsValidUtf8Key(key)) << key;
       // exactly <schema>/<table>/<file>
       EXPECT_EQ(std::count(key.begin(), key.end(), '/'), 2) << key;
       EXPECT_TRUE(ValidateObjectKey(TableManifestKey(t)).ok());
