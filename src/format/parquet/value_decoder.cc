@@ -194,7 +194,9 @@ Status DecodeDeltaByteArray(std::string_view in, size_t n, PhysicalValues* out) 
       return Status::Corruption("DELTA_BYTE_ARRAY: prefix longer than the previous value");
     }
     total += static_cast<uint64_t>(prefixes[i]) + suffixes.var[i].size();
-    if (total > (1ull << 31)) return Status::Corruption("DELTA_BYTE_ARRAY: values too large");
+    if (total > (1ull << 28)) {
+      return Status::Corruption("DELTA_BYTE_ARRAY: a page decodes to more than 256 MiB");
+    }
   }
   out->owned.clear();
   out->owned.reserve(total);
