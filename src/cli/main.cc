@@ -1,14 +1,48 @@
-// The lakedump command line: dispatches to one file per command.
+// The lakedump command line: dispatches to one file per command (src/cli/*_command.cc).
 #include <cstdio>
-#include <cstring>
+#include <vector>
 
+#include <CLI/CLI.hpp>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
 #include "format/parquet/parquet_writer.h"
 
 int main(int argc, char** argv) {
-  if (argc > 1 && (std::strcmp(argv[1], "--version") == 0)) {
-    std::printf("%s\n", lakedump::CreatedBy().c_str());
-    return 0;
+  using namespace lakedump::cli;
+  CLI::App app{"lakedump: dump databases (SQLite, PostgreSQL) to Parquet files in a local folder "
+               "or S3, in parallel.",
+               "lakedump"};
+  app.set_version_flag("--version", lakedump::CreatedBy());
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  lakedump demo demo.sqlite --rows 300000\n"
+      "  lakedump dump demo.sqlite ./lakedump-demo --table-parallelism 4\n"
+      "  lakedump ls ./lakedump-demo\n\n"
+      "Exit codes: 0 complete, 1 failed (nothing committed), 2 bad usage.\n"
+      "Run `lakedump <command> --help` for a command's options.");
+  std::vector<CommandEntry> commands = {AddDemoCommand(app), AddDumpCommand(app),
+                                        AddLsCommand(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string hint = "lakedump --help";
+    for (const auto& c : commands) {
+      if (c.app->parsed()) hint = "lakedump " + c.app->get_name() + " --help";
+    }
+    std::fprintf(stderr, "lakedump: error: %s (see `%s`)\n", OneLine(e.what()).c_str(),
+                 hint.c_str());
+    return kExitUsage;
   }
-  std::printf("usage: lakedump <command> [options]\n");
-  return argc > 1 && std::strcmp(argv[1], "--help") == 0 ? 0 : 2;
+  for (const auto& c : commands) {
+    if (c.app->parsed()) return c.run();
+  }
+  return kExitUsage;
 }

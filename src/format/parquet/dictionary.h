@@ -23,11 +23,8 @@ class Dictionary {
   void Clear() {
     values_.clear();
     hashes_.clear();
-    if (slots_.size() > 4096) {
-      Rehash(1024);
-    } else {
-      std::fill(slots_.begin(), slots_.end(), 0u);
-    }
+    // Keep the capacity: the next chunk of the column likely needs it again.
+    std::fill(slots_.begin(), slots_.end(), 0u);
   }
 
   size_t size() const { return values_.size(); }

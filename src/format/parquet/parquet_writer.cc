@@ -150,10 +150,15 @@ class ParquetWriter::Impl {
     }
     if (!s.ok()) return Fail(s);
     const size_t n = batch.num_rows();
+    const size_t row_bytes = n == 0 ? 1 : std::max<size_t>(1, batch.ByteSize() / n);
     size_t pos = 0;
     while (pos < n) {
       size_t take = std::min(n - pos, kSliceRows);
       take = std::min<uint64_t>(take, options_.row_group_rows - current_->rows);
+      // Wide rows: slice so the row group ends near row_group_bytes.
+      const uint64_t buffered = BufferedBytes();
+      const uint64_t room = options_.row_group_bytes > buffered ? options_.row_group_bytes - buffered : 0;
+      take = std::max<size_t>(1, std::min<uint64_t>(take, room / row_bytes + 1));
       for (size_t c = 0; c < schema_.num_columns(); ++c) {
         pq::AppendColumn(shared_->specs[c], schema_.column(c).type, batch.column(c), pos,
                          pos + take, &current_->columns[c]);

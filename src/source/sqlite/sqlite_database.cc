@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
-#include <unordered_map>
 
 #include "source/sqlite/sqlite_connection.h"
 #include "source/sqlite/sqlite_table_source.h"
@@ -208,38 +207,59 @@ class SqliteDatabase final : public Database {
     return Status::OK();
   }
 
-  // Table sizes for largest-first scheduling: one pass over the dbstat virtual
-  // table in aggregate mode (cells and bytes per b-tree), else max(rowid).
+  // Table sizes for largest-first scheduling and splitting, cheap for any
+  // size: rows = max(rowid) (SQLite answers it from the b-tree's right edge;
+  // count(*) for WITHOUT ROWID tables), bytes = rows x the average record size
+  // of the first kSampleRows rows, capped at the file size. (The dbstat
+  // virtual table gives exact numbers but reads every page: 1.7 s of CPU for a
+  // 2M-row, 180 MB table.)
   // REQUIRES: the coordinator's mutex held.
   Status EstimateSizes(sqlite3* db, std::vector<TableInfo>* tables) {
-    Result<SqliteStmt> st = Prepare(db, "SELECT name, ncell, pgsize FROM dbstat('main', 1)", "");
-    if (st.ok()) {
-      std::unordered_map<std::string, std::pair<uint64_t, uint64_t>> sizes;
-      int rc;
-      while ((rc = sqlite3_step(st->get())) == SQLITE_ROW) {
-        sizes[reinterpret_cast<const char*>(sqlite3_column_text(st->get(), 0))] = {
-            static_cast<uint64_t>(sqlite3_column_int64(st->get(), 1)),
-            static_cast<uint64_t>(sqlite3_column_int64(st->get(), 2))};
-      }
-      if (rc == SQLITE_DONE) {
-        for (TableInfo& t : *tables) {
-          auto it = sizes.find(t.ref.name);
-          if (it == sizes.end()) continue;
-          t.estimated_rows = it->second.first;
-          t.estimated_bytes = it->second.second;
-        }
-        return Status::OK();
-      }
+    constexpr int kSampleRows = 200;
+    int64_t file_bytes = 0;
+    {
+      LD_ASSIGN_OR_RETURN(SqliteStmt st,
+                          Prepare(db,
+                                  "SELECT page_count * page_size FROM pragma_page_count(), "
+                                  "pragma_page_size()",
+                                  "page count"));
+      if (sqlite3_step(st.get()) == SQLITE_ROW) file_bytes = sqlite3_column_int64(st.get(), 0);
     }
     for (TableInfo& t : *tables) {
-      sqlite3_stmt* max = nullptr;
-      const std::string sql = "SELECT max(_rowid_) FROM main." + QuoteIdentifier(t.ref.name);
-      if (sqlite3_prepare_v2(db, sql.c_str(), -1, &max, nullptr) == SQLITE_OK &&
-          sqlite3_step(max) == SQLITE_ROW) {
-        t.estimated_rows = static_cast<uint64_t>(std::max<int64_t>(0, sqlite3_column_int64(max, 0)));
-        t.estimated_bytes = t.estimated_rows * 100;  // a rough average row
+      const std::string from = " FROM main." + QuoteIdentifier(t.ref.name);
+      int64_t rows = -1;
+      for (const char* count : {"max(_rowid_)", "max(rowid)", "max(oid)", "count(*)"}) {
+        sqlite3_stmt* st = nullptr;
+        const std::string sql = fmt::format("SELECT {}{}", count, from);
+        if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW) {
+          const int type = sqlite3_column_type(st, 0);
+          if (type == SQLITE_INTEGER) rows = sqlite3_column_int64(st, 0);
+          if (type == SQLITE_NULL) rows = 0;  // empty table
+        }
+        sqlite3_finalize(st);
+        if (rows >= 0) break;
       }
-      sqlite3_finalize(max);
+      if (rows <= 0) continue;
+      LD_ASSIGN_OR_RETURN(
+          SqliteStmt sample,
+          Prepare(db, fmt::format("SELECT *{} LIMIT {}", from, kSampleRows), t.ref.QualifiedName()));
+      uint64_t sampled = 0, bytes = 0;
+      const int columns = sqlite3_column_count(sample.get());
+      while (sqlite3_step(sample.get()) == SQLITE_ROW) {
+        ++sampled;
+        bytes += 4;  // record header and cell overhead, roughly
+        for (int c = 0; c < columns; ++c) {
+          const int type = sqlite3_column_type(sample.get(), c);
+          bytes += type == SQLITE_TEXT || type == SQLITE_BLOB
+                       ? static_cast<uint64_t>(sqlite3_column_bytes(sample.get(), c)) + 1
+                       : (type == SQLITE_NULL ? 1 : 8);
+        }
+      }
+      t.estimated_rows = static_cast<uint64_t>(rows);
+      const uint64_t avg = sampled ? bytes / sampled : 0;
+      t.estimated_bytes =
+          std::min<uint64_t>(t.estimated_rows * avg, static_cast<uint64_t>(file_bytes));
     }
     return Status::OK();
   }

@@ -212,6 +212,10 @@ Status SqliteTableSource::Next(size_t max_rows, RowBatch* batch) {
     batch->Reset(schema_);
   }
   if (done_ || max_rows == 0) return Status::OK();
+  // Room for a full batch up front, so appends do not grow vectors row by row
+  // (capacity survives Clear(), so this allocates once per source).
+  const size_t expect = std::min<size_t>(max_rows, 1 << 16);
+  for (size_t i = 0; i < batch->num_columns(); ++i) batch->column(i).Reserve(expect);
   std::lock_guard<std::mutex> lock(conn_->mu);
   sqlite3_stmt* st = stmt_.get();
   for (size_t n = 0; n < max_rows; ++n) {

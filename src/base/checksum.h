@@ -1,0 +1,75 @@
+// File checksums for the dump layer: XXH64 (classic xxHash64, seed 0).
+//
+// The text form is 16 lowercase hex digits of the 64-bit value, most significant
+// first: exactly what `xxhsum` (Debian package xxhash, whose default algorithm is
+// XXH64, same as `xxhsum -H1` / `-H64`) prints, so users can check a dump file
+// by hand:   xxhsum part-0.parquet   ->   "<16 hex digits>  part-0.parquet".
+//
+// Xxh64Hasher and ChecksumSink are not thread-safe (one owner each); the free
+// functions are.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/byte_sink.h"
+
+struct XXH64_state_s;
+
+namespace lakedump {
+
+// The name recorded next to checksums in metadata.
+inline constexpr std::string_view kChecksumAlgorithm = "xxh64";
+
+// Streaming XXH64. Digest() may be called at any point and hashing continues.
+class Xxh64Hasher {
+ public:
+  Xxh64Hasher();
+  ~Xxh64Hasher();
+  Xxh64Hasher(Xxh64Hasher&&) noexcept;
+  Xxh64Hasher& operator=(Xxh64Hasher&&) noexcept;
+  Xxh64Hasher(const Xxh64Hasher&) = delete;
+  Xxh64Hasher& operator=(const Xxh64Hasher&) = delete;
+
+  void Update(std::string_view data);
+  uint64_t Digest() const;
+  std::string HexDigest() const;  // 16 lowercase hex digits
+  void Reset();
+
+ private:
+  struct StateDeleter {
+    void operator()(XXH64_state_s* state) const;
+  };
+  std::unique_ptr<XXH64_state_s, StateDeleter> state_;
+};
+
+uint64_t Xxh64(std::string_view data);
+std::string Xxh64Hex(std::string_view data);
+// 16 lowercase hex digits, most significant first.
+std::string FormatXxh64(uint64_t value);
+
+// A ByteSink that forwards to another sink and hashes every byte that sink
+// accepted, so a file's checksum is known when it is closed without reading it
+// back. The target is borrowed and must outlive this sink; closing the target
+// (e.g. ObjectWriter::Close) stays the caller's job.
+class ChecksumSink final : public ByteSink {
+ public:
+  explicit ChecksumSink(ByteSink* target) : target_(target) {}
+
+  Status Append(std::string_view data) override;
+  uint64_t bytes_written() const override { return target_->bytes_written(); }
+
+  uint64_t digest() const { return hasher_.Digest(); }
+  std::string hex_digest() const { return hasher_.HexDigest(); }
+  // Bytes hashed: those the target accepted through this sink.
+  uint64_t bytes_hashed() const { return bytes_hashed_; }
+
+ private:
+  ByteSink* const target_;
+  Xxh64Hasher hasher_;
+  uint64_t bytes_hashed_ = 0;
+};
+
+}  // namespace lakedump

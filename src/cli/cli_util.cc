@@ -1,0 +1,110 @@
+#include "cli/cli_util.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+
+#if __has_include("source/sqlite/sqlite_database.h")
+#include "source/sqlite/sqlite_database.h"
+#define LAKEDUMP_HAVE_SQLITE 1
+#endif
+#if __has_include("source/postgres/postgres_database.h")
+#include "source/postgres/postgres_database.h"
+#define LAKEDUMP_HAVE_POSTGRES 1
+#endif
+
+namespace lakedump::cli {
+
+std::string OneLine(std::string_view text) {
+  std::string out;
+  for (char c : text) out += (c == '\n' || c == '\r') ? ' ' : c;
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+int PrintError(const Status& status, int exit_code) {
+  std::fprintf(stderr, "lakedump: error: %s\n", OneLine(status.message()).c_str());
+  std::fflush(stderr);
+  return exit_code;
+}
+
+namespace {
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.rfind(p, 0) == 0; }
+
+}  // namespace
+
+Result<std::unique_ptr<Database>> OpenDatabase(const std::string& source,
+                                               [[maybe_unused]] const SourceOptions& options) {
+  const bool postgres = StartsWith(source, "postgres://") || StartsWith(source, "postgresql://") ||
+                        source.find("host=") != std::string::npos ||
+                        source.find("dbname=") != std::string::npos;
+  if (postgres) {
+#ifdef LAKEDUMP_HAVE_POSTGRES
+    PostgresOptions pg;
+    pg.max_connections = options.connections;
+    return OpenPostgresDatabase(source, pg);
+#else
+    return Status::Unimplemented("PostgreSQL sources are not supported by this build yet");
+#endif
+  }
+  std::string path = source;
+  if (StartsWith(source, "sqlite:")) {
+#ifdef LAKEDUMP_HAVE_SQLITE
+    path = SqlitePathFromUrl(source);
+#endif
+  } else if (source.find("://") != std::string::npos) {
+    return Status::InvalidArgument(fmt::format(
+        "source \"{}\": unknown kind (use sqlite:///path/db.sqlite, a path to a SQLite file, or "
+        "postgres://...)",
+        OneLine(source.substr(0, source.find("://") + 3))));
+  }
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) {
+    return Status::NotFound(fmt::format("source {}: no such file", path));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return Status::InvalidArgument(
+        fmt::format("source {}: is a directory, not a SQLite database file", path));
+  }
+#ifdef LAKEDUMP_HAVE_SQLITE
+  SqliteOptions sq;
+  sq.lax_types = options.sqlite_lax_types;
+  sq.connections = options.connections;
+  return OpenSqliteDatabase(source, sq);
+#else
+  return Status::Unimplemented("SQLite sources are not supported by this build yet");
+#endif
+}
+
+InterruptWatcher::InterruptWatcher() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  thread_ = std::jthread([this, set](std::stop_token self) {
+    int signals = 0;
+    while (!self.stop_requested()) {
+      timespec timeout{0, 100 * 1000 * 1000};
+      const int sig = sigtimedwait(&set, nullptr, &timeout);
+      if (sig != SIGINT && sig != SIGTERM) continue;
+      if (++signals > 1) _exit(130);
+      const char msg[] = "\nlakedump: interrupted; stopping (nothing will be committed)\n";
+      ssize_t ignored = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+      (void)ignored;
+      stop_.request_stop();
+    }
+  });
+}
+
+InterruptWatcher::~InterruptWatcher() {
+  thread_.request_stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace lakedump::cli

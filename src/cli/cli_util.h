@@ -1,0 +1,50 @@
+// Helpers shared by the command files: error reporting with exit codes,
+// opening a source database from a URL or path, and SIGINT/SIGTERM handling.
+// Exit codes (docs/dump-format.md): 0 complete, 1 failed, 2 bad usage.
+#pragma once
+
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <thread>
+
+#include "base/status.h"
+#include "source/table_source.h"
+
+namespace lakedump::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+// Prints "lakedump: error: <message>" (one line) on stderr and returns `exit_code`.
+int PrintError(const Status& status, int exit_code);
+// The message alone, on one line (newlines folded).
+std::string OneLine(std::string_view text);
+
+struct SourceOptions {
+  bool sqlite_lax_types = false;  // --sqlite-type-mismatch string
+  int connections = 4;
+};
+
+// sqlite:///path, sqlite:path, a path to an existing file -> SQLite;
+// postgres:// or postgresql:// or a libpq keyword string -> PostgreSQL.
+Result<std::unique_ptr<Database>> OpenDatabase(const std::string& source,
+                                               const SourceOptions& options);
+
+// Turns SIGINT/SIGTERM into a stop request on `source` (from a watcher thread,
+// since a signal handler may not touch locks). A second signal exits at once.
+// Construct before any other thread starts: it blocks the signals process-wide.
+class InterruptWatcher {
+ public:
+  InterruptWatcher();
+  ~InterruptWatcher();
+  std::stop_token token() const { return stop_.get_token(); }
+  bool interrupted() const { return stop_.stop_requested(); }
+
+ private:
+  std::stop_source stop_;
+  std::jthread thread_;
+};
+
+}  // namespace lakedump::cli

@@ -1,0 +1,102 @@
+// `lakedump ls DEST`: what a dump holds, from its manifest.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "base/units.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "dump/manifest.h"
+#include "store/open_store.h"
+
+namespace lakedump::cli {
+namespace {
+
+struct LsArgs {
+  std::string dest;
+  bool json = false;
+  bool ddl = false;
+  std::string endpoint, region, profile;
+};
+
+int RunLs(const LsArgs& a) {
+  StoreOptions store_options;
+  store_options.s3.endpoint = a.endpoint;
+  store_options.s3.region = a.region;
+  store_options.s3.profile = a.profile;
+  auto store = OpenStore(a.dest, store_options);
+  if (!store.ok()) return PrintError(store.status(), kExitFailed);
+  auto manifest = ReadDumpManifest(**store);
+  if (!manifest.ok()) {
+    Status s = manifest.status();
+    if (s.code() == Code::kNotFound) {
+      s = Status::NotFound(fmt::format("no dump at {} (no _manifest.json)", a.dest));
+    }
+    return PrintError(s, kExitFailed);
+  }
+  const DumpManifest& m = *manifest;
+  std::vector<TableManifest> details;
+  if (a.ddl) {
+    for (const TableSummary& t : m.tables) {
+      auto tm = ReadTableManifest(**store, t.key);
+      if (!tm.ok()) return PrintError(tm.status(), kExitFailed);
+      details.push_back(std::move(*tm));
+    }
+  }
+  if (a.json) {
+    nlohmann::json j = ToJson(m);
+    if (a.ddl) {
+      for (size_t i = 0; i < details.size(); ++i) j["tables"][i]["ddl"] = details[i].ddl;
+    }
+    std::printf("%s\n", j.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("dump %s  (%s)\n", m.dump_id.c_str(), m.created_by.c_str());
+  std::string source = m.source.value("kind", "");
+  if (m.source.contains("path")) source += " " + m.source["path"].dump();
+  std::printf("source: %s\n", source.empty() ? m.source.dump().c_str() : source.c_str());
+  std::printf("started %s, finished %s, %s\n", m.started_at.c_str(), m.finished_at.c_str(),
+              FormatSeconds(m.seconds).c_str());
+  size_t width = 5;
+  for (const TableSummary& t : m.tables) width = std::max(width, t.table.QualifiedName().size());
+  width = std::min<size_t>(width, 60);
+  std::printf("\n%-*s %12s %6s %12s %-8s %9s\n", static_cast<int>(width), "table", "rows",
+              "files", "bytes", "codec", "seconds");
+  for (const TableSummary& t : m.tables) {
+    std::printf("%-*s %12llu %6llu %12s %-8s %9.2f\n", static_cast<int>(width),
+                t.table.QualifiedName().c_str(), static_cast<unsigned long long>(t.rows),
+                static_cast<unsigned long long>(t.files), FormatBytes(t.bytes).c_str(),
+                t.codec.c_str(), t.seconds);
+  }
+  std::printf("\n%zu tables, %llu rows, %llu files, %s\n", m.tables.size(),
+              static_cast<unsigned long long>(m.total_rows),
+              static_cast<unsigned long long>(m.total_files), FormatBytes(m.total_bytes).c_str());
+  for (const TableManifest& t : details) {
+    std::printf("\n-- %s\n%s;\n", t.table.QualifiedName().c_str(), t.ddl.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandEntry AddLsCommand(CLI::App& parent) {
+  auto a = std::make_shared<LsArgs>();
+  CLI::App* app =
+      parent.add_subcommand("ls", "List the tables of a dump (rows, files, bytes, codec, timings).");
+  app->add_option("DEST", a->dest, "the dump's location (directory, file:// or s3:// URL)")
+      ->required();
+  app->add_flag("--json", a->json, "print the manifest as JSON");
+  app->add_flag("--ddl", a->ddl, "also print each table's DDL");
+  app->add_option("--endpoint", a->endpoint, "S3 endpoint URL");
+  app->add_option("--region", a->region, "S3 region");
+  app->add_option("--profile", a->profile, "AWS profile");
+  app->footer(
+      "Examples:\n"
+      "  lakedump ls ./lakedump-demo\n"
+      "  lakedump ls ./lakedump-demo --ddl\n"
+      "  lakedump ls s3://bucket/dumps/app --json");
+  return {app, [a] { return RunLs(*a); }};
+}
+
+}  // namespace lakedump::cli

@@ -1,0 +1,51 @@
+#include "dump/dump_options.h"
+
+#include <fmt/format.h>
+
+namespace lakedump {
+
+Result<IfExists> ParseIfExists(std::string_view text) {
+  if (text == "fail") return IfExists::kFail;
+  if (text == "overwrite") return IfExists::kOverwrite;
+  if (text == "resume") return IfExists::kResume;
+  return Status::InvalidArgument(
+      fmt::format("--if-exists \"{}\": expected fail, overwrite or resume", text));
+}
+
+std::string_view IfExistsName(IfExists value) {
+  switch (value) {
+    case IfExists::kFail: return "fail";
+    case IfExists::kOverwrite: return "overwrite";
+    case IfExists::kResume: return "resume";
+  }
+  return "fail";
+}
+
+Result<ProgressMode> ParseProgressMode(std::string_view text) {
+  if (text == "auto") return ProgressMode::kAuto;
+  if (text == "plain") return ProgressMode::kPlain;
+  if (text == "none") return ProgressMode::kNone;
+  return Status::InvalidArgument(
+      fmt::format("--progress \"{}\": expected auto, plain or none", text));
+}
+
+nlohmann::json DumpOptionsToJson(const DumpOptions& o) {
+  nlohmann::json j;
+  j["table_parallelism"] = o.table_parallelism;
+  j["tables"] = o.include;
+  j["exclude"] = o.exclude;
+  nlohmann::json queries = nlohmann::json::array();
+  for (const auto& q : o.queries) queries.push_back({{"name", q.name}, {"sql", q.sql}});
+  j["queries"] = queries;
+  j["compression"] = std::string(CodecName(o.parquet.codec));
+  j["compression_level"] = o.parquet.compression_level;
+  j["row_group_rows"] = o.parquet.row_group_rows;
+  j["row_group_bytes"] = o.parquet.row_group_bytes;
+  j["file_size"] = o.file_size;
+  j["partition_by"] = o.partition_by;
+  j["if_exists"] = std::string(IfExistsName(o.if_exists));
+  j["batch_rows"] = o.batch_rows;
+  return j;
+}
+
+}  // namespace lakedump

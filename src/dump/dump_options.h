@@ -1,0 +1,61 @@
+// DumpOptions: everything a dump run is configured with (the CLI fills it in;
+// library users may too). A value; thread-safe to read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "format/parquet/parquet_writer.h"
+#include "store/store_options.h"
+
+namespace lakedump {
+
+enum class IfExists : uint8_t { kFail, kOverwrite, kResume };
+enum class ProgressMode : uint8_t { kAuto, kPlain, kNone };
+
+// "fail" | "overwrite" | "resume" (InvalidArgument otherwise).
+Result<IfExists> ParseIfExists(std::string_view text);
+std::string_view IfExistsName(IfExists value);
+Result<ProgressMode> ParseProgressMode(std::string_view text);
+
+struct NamedQuery {
+  std::string name;  // becomes the table name, under schema "query"
+  std::string sql;
+};
+
+struct DumpOptions {
+  // Table tasks running at once (>= 1).
+  int table_parallelism = 4;
+  // Globs over "schema.table" or plain "table" ('*', '?'); empty = every table.
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  std::vector<NamedQuery> queries;
+
+  ParquetWriterOptions parquet;
+  // A table's file rolls over to the next one past about this many bytes; 0 = never.
+  uint64_t file_size = 0;
+  // Hive-style col=value/ folders by this column; empty = none.
+  std::string partition_by;
+  // Open partition writers per table task; past it the dump fails (see docs).
+  int max_open_partitions = 1000;
+
+  IfExists if_exists = IfExists::kFail;
+  // Rows asked from a source per Next().
+  size_t batch_rows = 16384;
+  // Big tables are split into work units of about this many bytes (Database::Split).
+  uint64_t split_bytes = 1ull << 30;
+
+  ProgressMode progress = ProgressMode::kAuto;
+  std::string trace_file;  // Chrome trace-event JSON; empty = none
+
+  StoreOptions store;
+};
+
+// The options as recorded in _manifest.json (no credentials).
+nlohmann::json DumpOptionsToJson(const DumpOptions& options);
+
+}  // namespace lakedump

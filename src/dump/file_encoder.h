@@ -1,0 +1,32 @@
+// FileEncoder: the file format the export service writes (Parquet in
+// production; tests may plug a trivial format to exercise the pipeline alone).
+// Ownership: an encoder borrows its sink. Not thread-safe: one producer.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "base/byte_sink.h"
+#include "format/parquet/parquet_writer.h"
+#include "table/row_batch.h"
+#include "table/schema.h"
+
+namespace lakedump {
+
+class FileEncoder {
+ public:
+  virtual ~FileEncoder() = default;
+  virtual Status Write(const RowBatch& batch) = 0;
+  // Flushes everything to the sink (footer included).
+  virtual Status Close() = 0;
+  // Bytes written plus buffered, to decide when a file rolls over.
+  virtual uint64_t EstimatedFileSize() const = 0;
+};
+
+using FileEncoderFactory =
+    std::function<std::unique_ptr<FileEncoder>(const Schema& schema, ByteSink* sink)>;
+
+// Parquet files with the given writer options.
+FileEncoderFactory ParquetEncoderFactory(ParquetWriterOptions options);
+
+}  // namespace lakedump

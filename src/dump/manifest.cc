@@ -1,0 +1,238 @@
+#include "dump/manifest.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "dump/object_keys.h"
+
+namespace lakedump {
+namespace {
+
+using json = nlohmann::json;
+
+nlohmann::json ColumnsToJson(const Schema& schema) {
+  json cols = json::array();
+  for (const Column& c : schema.columns()) {
+    cols.push_back({{"name", c.name},
+                    {"type", c.type.ToString()},
+                    {"nullable", c.nullable},
+                    {"source_type", c.source_type}});
+  }
+  return cols;
+}
+
+json FormatHeader() {
+  return {{"format", std::string(kDumpFormatName)},
+          {"format_version", kDumpFormatVersion},
+          {"format_minor_version", kDumpFormatMinorVersion}};
+}
+
+// Checks the format name and major version of a parsed document.
+Status CheckFormat(const json& j, std::string_view what) {
+  if (!j.is_object()) return Status::Corruption(fmt::format("{}: not a JSON object", what));
+  auto f = j.find("format");
+  if (f == j.end() || !f->is_string() || f->get<std::string>() != kDumpFormatName) {
+    return Status::Corruption(
+        fmt::format("{}: not a lakedump dump file (\"format\" is not \"{}\")", what,
+                    kDumpFormatName));
+  }
+  auto v = j.find("format_version");
+  if (v == j.end() || !v->is_number_integer()) {
+    return Status::Corruption(fmt::format("{}: missing integer \"format_version\"", what));
+  }
+  const int version = v->get<int>();
+  if (version > kDumpFormatVersion || version < 1) {
+    return Status::Unimplemented(fmt::format(
+        "{}: dump format version {} is not supported by this lakedump (it reads version {}); "
+        "use a lakedump release that supports it",
+        what, version, kDumpFormatVersion));
+  }
+  return Status::OK();
+}
+
+Result<json> ParseJson(std::string_view text, std::string_view what) {
+  json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return Status::Corruption(fmt::format("{}: not valid JSON (is it a lakedump file?)", what));
+  }
+  return j;
+}
+
+// Typed field access with a message naming the field; the catch turns
+// nlohmann's exceptions into Corruption at this one boundary.
+template <typename Fn>
+Status Guard(std::string_view what, Fn&& fn) {
+  try {
+    fn();
+    return Status::OK();
+  } catch (const std::exception& e) {
+    return Status::Corruption(fmt::format("{}: malformed: {}", what, e.what()));
+  }
+}
+
+}  // namespace
+
+std::string FormatUtc(std::chrono::system_clock::time_point t) {
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900,
+                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
+}
+
+json ToJson(const TableManifest& t) {
+  json j = FormatHeader();
+  j["schema"] = t.table.schema;
+  j["table"] = t.table.name;
+  if (!t.query.empty()) j["query"] = t.query;
+  j["columns"] = ColumnsToJson(t.schema);
+  j["ddl"] = t.ddl;
+  j["primary_key"] = t.primary_key;
+  j["codec"] = t.codec;
+  j["partition_by"] = t.partition_by;
+  j["run_id"] = t.run_id;
+  json files = json::array();
+  for (const DataFile& f : t.files) {
+    json fj = {{"key", f.key}, {"rows", f.rows}, {"bytes", f.bytes}, {"xxh64", f.xxh64}};
+    if (!f.partition.empty()) fj["partition"] = f.partition;
+    files.push_back(std::move(fj));
+  }
+  j["files"] = files;
+  j["rows"] = t.rows;
+  j["bytes"] = t.bytes;
+  j["started_at"] = t.started_at;
+  j["finished_at"] = t.finished_at;
+  j["seconds"] = t.seconds;
+  return j;
+}
+
+json ToJson(const DumpManifest& d) {
+  json j = FormatHeader();
+  j["dump_id"] = d.dump_id;
+  j["created_by"] = d.created_by;
+  j["source"] = d.source;
+  j["options"] = d.options;
+  j["started_at"] = d.started_at;
+  j["finished_at"] = d.finished_at;
+  j["seconds"] = d.seconds;
+  json tables = json::array();
+  for (const TableSummary& t : d.tables) {
+    tables.push_back({{"schema", t.table.schema},
+                      {"table", t.table.name},
+                      {"key", t.key},
+                      {"rows", t.rows},
+                      {"files", t.files},
+                      {"bytes", t.bytes},
+                      {"codec", t.codec},
+                      {"seconds", t.seconds}});
+  }
+  j["tables"] = tables;
+  j["totals"] = {{"tables", d.tables.size()},
+                 {"rows", d.total_rows},
+                 {"files", d.total_files},
+                 {"bytes", d.total_bytes}};
+  return j;
+}
+
+Result<TableManifest> ParseTableManifest(std::string_view text, std::string_view what) {
+  LD_ASSIGN_OR_RETURN(json j, ParseJson(text, what));
+  LD_RETURN_IF_ERROR(CheckFormat(j, what));
+  TableManifest t;
+  Status schema_status;
+  LD_RETURN_IF_ERROR(Guard(what, [&] {
+    t.table.schema = j.at("schema").get<std::string>();
+    t.table.name = j.at("table").get<std::string>();
+    t.query = j.value("query", "");
+    for (const json& c : j.at("columns")) {
+      auto type = LogicalType::Parse(c.at("type").get<std::string>());
+      if (!type.ok()) {
+        schema_status = type.status();
+        return;
+      }
+      t.schema.AddColumn(Column{c.at("name").get<std::string>(), *type,
+                                c.at("nullable").get<bool>(),
+                                c.value("source_type", "")});
+    }
+    t.ddl = j.value("ddl", "");
+    t.primary_key = j.value("primary_key", std::vector<std::string>{});
+    t.codec = j.value("codec", "");
+    t.partition_by = j.value("partition_by", "");
+    t.run_id = j.value("run_id", "");
+    for (const json& f : j.at("files")) {
+      t.files.push_back(DataFile{f.at("key").get<std::string>(), f.at("rows").get<uint64_t>(),
+                                 f.at("bytes").get<uint64_t>(), f.at("xxh64").get<std::string>(),
+                                 f.value("partition", "")});
+    }
+    t.rows = j.at("rows").get<uint64_t>();
+    t.bytes = j.value("bytes", uint64_t{0});
+    t.started_at = j.value("started_at", "");
+    t.finished_at = j.value("finished_at", "");
+    t.seconds = j.value("seconds", 0.0);
+  }));
+  if (!schema_status.ok()) return schema_status.WithContext(what);
+  uint64_t rows = 0;
+  for (const DataFile& f : t.files) {
+    rows += f.rows;
+    if (f.key.empty() || f.key.find("..") != std::string::npos || f.key.front() == '/') {
+      return Status::Corruption(fmt::format("{}: file key \"{}\" is not a safe relative key",
+                                            what, f.key));
+    }
+  }
+  if (rows != t.rows) {
+    return Status::Corruption(fmt::format("{}: rows {} but its files hold {} rows", what, t.rows,
+                                          rows));
+  }
+  return t;
+}
+
+Result<DumpManifest> ParseDumpManifest(std::string_view text, std::string_view what) {
+  LD_ASSIGN_OR_RETURN(json j, ParseJson(text, what));
+  LD_RETURN_IF_ERROR(CheckFormat(j, what));
+  DumpManifest d;
+  LD_RETURN_IF_ERROR(Guard(what, [&] {
+    d.format_version = j.at("format_version").get<int>();
+    d.format_minor_version = j.value("format_minor_version", 0);
+    d.dump_id = j.at("dump_id").get<std::string>();
+    d.created_by = j.value("created_by", "");
+    d.source = j.value("source", json::object());
+    d.options = j.value("options", json::object());
+    d.started_at = j.value("started_at", "");
+    d.finished_at = j.value("finished_at", "");
+    d.seconds = j.value("seconds", 0.0);
+    for (const json& t : j.at("tables")) {
+      d.tables.push_back(TableSummary{
+          TableRef{t.at("schema").get<std::string>(), t.at("table").get<std::string>()},
+          t.at("key").get<std::string>(), t.at("rows").get<uint64_t>(),
+          t.at("files").get<uint64_t>(), t.at("bytes").get<uint64_t>(), t.value("codec", ""),
+          t.value("seconds", 0.0)});
+    }
+    const json& totals = j.at("totals");
+    d.total_rows = totals.at("rows").get<uint64_t>();
+    d.total_files = totals.at("files").get<uint64_t>();
+    d.total_bytes = totals.at("bytes").get<uint64_t>();
+  }));
+  return d;
+}
+
+Result<DumpManifest> ReadDumpManifest(ObjectStore& store) {
+  auto text = store.GetObject(kManifestKey);
+  if (!text.ok()) {
+    if (text.status().code() == Code::kNotFound) {
+      return Status::NotFound(
+          fmt::format("no dump at {} (no {})", store.Describe(), kManifestKey));
+    }
+    return text.status();
+  }
+  return ParseDumpManifest(*text, fmt::format("{}/{}", store.Describe(), kManifestKey));
+}
+
+Result<TableManifest> ReadTableManifest(ObjectStore& store, std::string_view key) {
+  LD_ASSIGN_OR_RETURN(std::string text, store.GetObject(key));
+  return ParseTableManifest(text, key);
+}
+
+}  // namespace lakedump

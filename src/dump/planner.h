@@ -1,0 +1,34 @@
+// Planner: which tables a dump exports and in what order. Lists the source's
+// tables, applies the --tables/--exclude globs, adds --query tables, orders the
+// largest first (so the long tasks start early) and splits each into work units.
+// Stateless function; uses `db` from the calling thread only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dump/dump_options.h"
+#include "source/table_source.h"
+
+namespace lakedump {
+
+struct PlannedTable {
+  TableInfo info;
+  std::vector<WorkUnit> units;  // at least one
+};
+
+struct DumpPlan {
+  std::vector<PlannedTable> tables;  // largest first
+};
+
+// A pattern matches a table when it matches "schema.table" or the plain table name
+// ('*', '?' and [...] as in shell globs; '*' also matches '.').
+bool TablePatternMatches(std::string_view pattern, const TableRef& table);
+
+// Errors (InvalidArgument): an exact name in --tables that names no table ("unknown table
+// x"), a glob that matches nothing ("--tables pattern "x*" matches no table"), a bad or
+// duplicate --query name. Query tables are described here so a bad SQL fails before
+// anything is written.
+Result<DumpPlan> PlanDump(Database& db, const DumpOptions& options);
+
+}  // namespace lakedump

@@ -1,0 +1,49 @@
+// FakeDatabase: an in-memory Database for unit tests. Each table generates
+// deterministic rows (id int64, name string, amount double with some nulls,
+// day date); a table can fail at a given row or sleep per batch. Queries are
+// "SELECT * FROM <table>" over the fake tables; any other SQL fails like a
+// syntax error. Thread-safe (the configuration is fixed before use).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "source/table_source.h"
+
+namespace lakedump {
+
+struct FakeTable {
+  TableRef ref;
+  uint64_t rows = 0;
+  int64_t fail_at_row = -1;                  // Next() fails when this row would be produced
+  std::chrono::milliseconds batch_delay{0};  // sleep per batch (for cancellation tests)
+  int units = 1;                             // Split() returns this many ranges
+  std::string partition_values = "abc";      // "name" column cycles over these letters
+};
+
+class FakeDatabase : public Database {
+ public:
+  FakeDatabase() = default;
+  void AddTable(FakeTable table) { tables_.push_back(std::move(table)); }
+  static Schema TableSchema();
+  // The value of the generated row `i` (same for every table), for assertions.
+  static std::string NameOf(const FakeTable& t, uint64_t i);
+
+  Status BeginSnapshot() override { return Status::OK(); }
+  Result<std::vector<TableInfo>> ListTables() override;
+  Result<TableDefinition> DescribeTable(const TableInfo& table) override;
+  Result<std::vector<WorkUnit>> Split(const TableInfo& table, uint64_t target_bytes) override;
+  Result<std::unique_ptr<TableSource>> Open(const WorkUnit& unit) override;
+  nlohmann::json Describe() const override;
+
+  std::atomic<int> opened{0};
+
+ private:
+  Result<const FakeTable*> Find(const TableInfo& info) const;
+  std::vector<FakeTable> tables_;
+};
+
+}  // namespace lakedump
