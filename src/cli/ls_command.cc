@@ -54,7 +54,9 @@ int RunLs(const LsArgs& a) {
   }
   std::printf("dump %s  (%s)\n", m.dump_id.c_str(), m.created_by.c_str());
   std::string source = m.source.value("kind", "");
-  if (m.source.contains("path")) source += " " + m.source["path"].dump();
+  if (m.source.contains("path") && m.source["path"].is_string()) {
+    source += " " + m.source["path"].get<std::string>();
+  }
   std::printf("source: %s\n", source.empty() ? m.source.dump().c_str() : source.c_str());
   std::printf("started %s, finished %s, %s\n", m.started_at.c_str(), m.finished_at.c_str(),
               FormatSeconds(m.seconds).c_str());

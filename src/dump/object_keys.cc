@@ -75,15 +75,6 @@ std::string EscapeWith(std::string_view name, bool escape_leading_dot) {
 
 }  // namespace
 
-bool IsValidUtf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    const size_t n = Utf8SequenceLength(s, i);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
-}
-
 std::string EscapeKeyComponent(std::string_view name) {
   if (name.empty()) return "%";
   std::string out = EscapeWith(name, /*escape_leading_dot=*/true);

@@ -3,6 +3,8 @@
 // functions; thread-safe. The rules are documented in docs/dump-format.md.
 #pragma once
 
+#include "base/utf8.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -44,7 +46,5 @@ std::string DataFileKey(const TableRef& table, std::string_view partition, int u
 // "20261129T235959Z-1a2b3c4d": UTC time of the call plus 32 random bits.
 std::string NewRunId();
 
-// True when the bytes are valid UTF-8.
-bool IsValidUtf8(std::string_view s);
 
 }  // namespace lakedump

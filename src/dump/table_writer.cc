@@ -11,7 +11,7 @@ struct TableFileWriter::OpenFile {
   std::string key;
   std::string partition;
   std::unique_ptr<ObjectWriter> object;
-  std::unique_ptr<HashingSink> hash;
+  std::unique_ptr<ChecksumSink> hash;
   std::unique_ptr<FileEncoder> encoder;
   uint64_t rows = 0;
   uint64_t reported_bytes = 0;
@@ -94,7 +94,7 @@ Result<TableFileWriter::OpenFile*> TableFileWriter::FileFor(const std::string& p
   f->key = DataFileKey(table_, partition, unit_, next_seq_++, ctx_.run_id);
   f->span.emplace(ctx_.trace, f->key, "file");
   LD_ASSIGN_OR_RETURN(f->object, ctx_.store->NewWriter(f->key));
-  f->hash = std::make_unique<HashingSink>(f->object.get());
+  f->hash = std::make_unique<ChecksumSink>(f->object.get());
   f->encoder = (*ctx_.encoder)(schema_, f->hash.get());
   OpenFile* raw = f.get();
   open_.emplace(partition, std::move(f));
@@ -160,7 +160,7 @@ Status TableFileWriter::CloseFile(std::unique_ptr<OpenFile> f) {
     ctx_.progress->files += 1;
   }
   if (f->span) f->span->args() = {{"rows", f->rows}, {"bytes", f->hash->bytes_written()}};
-  done_.push_back(DataFile{f->key, f->rows, f->hash->bytes_written(), f->hash->HexDigest(),
+  done_.push_back(DataFile{f->key, f->rows, f->hash->bytes_written(), f->hash->hex_digest(),
                            f->partition});
   return Status::OK();
 }

@@ -1,5 +1,5 @@
 // TableFileWriter: writes the rows of one work unit of a table into data files:
-// FileEncoder -> HashingSink -> ObjectWriter per file, rolling to a new file
+// FileEncoder -> ChecksumSink -> ObjectWriter per file, rolling to a new file
 // past DumpOptions::file_size and, with --partition-by, keeping one open file
 // per partition value (at most max_open_partitions; more is an error).
 // Memory: one encoder's buffered row group per open file.
@@ -14,7 +14,8 @@
 
 #include "dump/dump_options.h"
 #include "dump/file_encoder.h"
-#include "dump/hashing_sink.h"
+#include "base/checksum.h"
+#include "dump/object_checksum.h"
 #include "dump/manifest.h"
 #include "dump/progress.h"
 #include "dump/trace.h"

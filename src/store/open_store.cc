@@ -64,7 +64,17 @@ Result<std::unique_ptr<ObjectStore>> OpenStore(std::string_view url, const Store
   const std::string_view scheme = SchemeOf(url);
   std::string lower(scheme);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (scheme.empty()) return OpenLocal(std::string(url));
+  if (scheme.empty()) {
+    // "s3:/bucket" or "file:/dir" is a typo, not a folder named "s3:".
+    for (std::string_view known : {"s3:", "file:", "memory:"}) {
+      if (url.size() > known.size() && url.substr(0, known.size()) == known) {
+        return Status::InvalidArgument("destination '" + std::string(known) +
+                                       "...' is missing '//' after the scheme; " +
+                                       std::string(kSupported));
+      }
+    }
+    return OpenLocal(std::string(url));
+  }
   const std::string_view rest = url.substr(scheme.size() + 3);
   if (lower == "file") {
     std::string_view path = rest;

@@ -161,7 +161,9 @@ TEST(ExportServiceTest, WeirdTableNamesStayInTheirFolders) {
   EXPECT_EQ(CheckDump(store), 70u);
   for (const auto& k : store.Keys()) {
     EXPECT_TRUE(ValidateObjectKey(k).ok()) << k;
-    if (k != kManifestKey) EXPECT_EQ(k.rfind("main/", 0), 0u) << k;
+    if (k != kManifestKey) {
+      EXPECT_EQ(k.rfind("main/", 0), 0u) << k;
+    }
   }
   std::set<std::string> tables;
   for (const auto& t : r->manifest.tables) tables.insert(t.table.name);
@@ -183,7 +185,9 @@ TEST(ExportServiceTest, FailedAppendLeavesNoManifestAndNoOpenWriter) {
         << r.status().message();
     EXPECT_FALSE(HasKey(memory, kManifestKey));
     EXPECT_EQ(memory.open_writers(), 0);
-    if (point != FaultPoint::kNewWriter) EXPECT_GE(store.aborted_writers(), 1);
+    if (point != FaultPoint::kNewWriter) {
+      EXPECT_GE(store.aborted_writers(), 1);
+    }
   }
 }
 

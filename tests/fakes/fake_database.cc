@@ -92,7 +92,6 @@ Result<std::vector<WorkUnit>> FakeDatabase::Split(const TableInfo& table, uint64
 
 Result<std::unique_ptr<TableSource>> FakeDatabase::Open(const WorkUnit& unit) {
   LD_ASSIGN_OR_RETURN(const FakeTable* t, Find(unit.table));
-  ++opened;
   const uint64_t per = (t->rows + unit.count - 1) / unit.count;
   const uint64_t begin = std::min<uint64_t>(t->rows, per * unit.index);
   const uint64_t end = std::min<uint64_t>(t->rows, begin + per);

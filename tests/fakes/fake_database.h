@@ -5,7 +5,6 @@
 // syntax error. Thread-safe (the configuration is fixed before use).
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <map>
 #include <string>
@@ -39,7 +38,6 @@ class FakeDatabase : public Database {
   Result<std::unique_ptr<TableSource>> Open(const WorkUnit& unit) override;
   nlohmann::json Describe() const override;
 
-  std::atomic<int> opened{0};
 
  private:
   Result<const FakeTable*> Find(const TableInfo& info) const;

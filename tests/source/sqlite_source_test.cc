@@ -161,6 +161,25 @@ TEST(SqliteDatabaseTest, ListsTablesNotViewsWithEstimates) {
   EXPECT_EQ(db->Describe()["kind"], "sqlite");
 }
 
+TEST(SqliteDatabaseTest, VirtualTablesWithoutTheirShadowTables) {
+  TempDir dir;
+  const std::string path = dir.File("vt.db");
+  {
+    Writer w(path);
+    w.Exec("CREATE VIRTUAL TABLE docs USING fts5(title, body);"
+           "INSERT INTO docs VALUES ('a', 'hello world'), ('b', 'ünïcode');"
+           "CREATE TABLE plain(x INTEGER); INSERT INTO plain VALUES (1);");
+  }
+  auto db = MustOpen(path);
+  ASSERT_NE(db, nullptr);
+  auto tables = db->ListTables();
+  ASSERT_TRUE(tables.ok()) << tables.status().ToString();
+  std::vector<std::string> names;
+  for (const auto& t : *tables) names.push_back(t.ref.name);
+  EXPECT_THAT(names, ElementsAre("docs", "plain"));
+  EXPECT_EQ(ReadTable(*db, "docs"), (Rows{{"a", "hello world"}, {"b", "ünïcode"}}));
+}
+
 TEST(SqliteDatabaseTest, DescribeTableColumnsKeysAndDdl) {
   TempDir dir;
   const std::string path = dir.File("d.db");
@@ -498,7 +517,11 @@ void CheckConsistentUnderConcurrentWrites(bool wal) {
       t.join();
     }
   } joiner{stop, writer};
-  while (commits.load() < 20) std::this_thread::yield();
+  const auto warmup = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (commits.load() < 20 && std::chrono::steady_clock::now() < warmup) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_GE(commits.load(), 20) << "the writer never got going";
 
   auto db = MustOpen(path);
   ASSERT_NE(db, nullptr);

@@ -109,5 +109,13 @@ TEST(OpenStoreTest, UnknownSchemesNameTheSchemeAndTheSupportedOnes) {
   EXPECT_EQ(OpenStore("", {}).status().code(), Code::kInvalidArgument);
 }
 
+TEST(OpenStoreTest, SchemeWithoutSlashesIsATypoNotAFolder) {
+  for (const char* url : {"s3:/bucket/x", "file:/tmp/x", "s3:bucket"}) {
+    auto r = OpenStore(url, {});
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << url;
+    EXPECT_THAT(r.status().message(), HasSubstr("missing '//'")) << url;
+  }
+}
+
 }  // namespace
 }  // namespace lakedump

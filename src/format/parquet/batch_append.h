@@ -9,13 +9,11 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "base/utf8.h"
 #include "format/parquet/column_chunk.h"
 #include "table/row_batch.h"
 
 namespace lakedump::parquet {
-
-// True when s is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
-bool IsValidUtf8(std::string_view s);
 
 // Checks every value of column `col` (schema column `column`). `first_row` is
 // the file row number of the batch's first row, for messages.

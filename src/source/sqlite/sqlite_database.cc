@@ -51,21 +51,29 @@ class SqliteDatabase final : public Database {
     std::lock_guard<std::mutex> lock(coord->mu);
     sqlite3* db = coord->db;
     std::vector<TableInfo> tables;
-    {
-      LD_ASSIGN_OR_RETURN(SqliteStmt st,
-                          Prepare(db,
-                                  "SELECT name FROM main.sqlite_schema WHERE type = 'table' "
-                                  "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
-                                  "list tables"));
-      int rc;
-      while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
-        TableInfo t;
-        t.ref.schema = "main";
-        t.ref.name = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 0));
-        tables.push_back(std::move(t));
-      }
-      if (rc != SQLITE_DONE) return SqliteStatus(db, rc, "list tables");
+    // pragma_table_list (SQLite 3.37+) tells virtual tables, which are dumped
+    // through their module, from their shadow tables, which are not.
+    Result<SqliteStmt> st = Prepare(db,
+                                    "SELECT name FROM pragma_table_list WHERE schema = 'main' "
+                                    "AND type IN ('table', 'virtual') AND name NOT LIKE "
+                                    "'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+                                    "list tables");
+    if (!st.ok()) {
+      st = Prepare(db,
+                   "SELECT name FROM main.sqlite_schema WHERE type = 'table' "
+                   "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+                   "list tables");
     }
+    if (!st.ok()) return st.status();
+    int rc;
+    while ((rc = sqlite3_step(st->get())) == SQLITE_ROW) {
+      TableInfo t;
+      t.ref.schema = "main";
+      t.ref.name = reinterpret_cast<const char*>(sqlite3_column_text(st->get(), 0));
+      tables.push_back(std::move(t));
+    }
+    if (rc != SQLITE_DONE) return SqliteStatus(db, rc, "list tables");
+    st->reset();
     LD_RETURN_IF_ERROR(EstimateSizes(db, &tables));
     return tables;
   }

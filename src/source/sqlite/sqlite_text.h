@@ -4,6 +4,8 @@
 // losslessly or is rejected. Pure functions; thread-safe.
 #pragma once
 
+#include "base/utf8.h"
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -31,7 +33,6 @@ std::optional<ParsedTimestamp> ParseSqliteTimestamp(std::string_view text);
 // optionally in braces.
 std::optional<Uuid> ParseUuidText(std::string_view text);
 
-bool IsValidUtf8(std::string_view text);
 
 // Shortest text that reads back as the same double ("1.5", "1e+300"); "1.0"
 // for integral values the way SQLite renders them; "Inf"/"-Inf" as SQLite does.
