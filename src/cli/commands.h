@@ -17,5 +17,6 @@ struct CommandEntry {
 CommandEntry AddDemoCommand(CLI::App& parent);
 CommandEntry AddDumpCommand(CLI::App& parent);
 CommandEntry AddLsCommand(CLI::App& parent);
+CommandEntry AddGcCommand(CLI::App& parent);  // gc_command.cc (S3 store)
 
 }  // namespace lakedump::cli

@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
       "Exit codes: 0 complete, 1 failed (nothing committed), 2 bad usage.\n"
       "Run `lakedump <command> --help` for a command's options.");
   std::vector<CommandEntry> commands = {AddDemoCommand(app), AddDumpCommand(app),
-                                        AddLsCommand(app)};
+                                        AddLsCommand(app), AddGcCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

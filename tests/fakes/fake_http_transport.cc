@@ -29,8 +29,7 @@ std::string PercentDecode(std::string_view s) {
 }
 
 // "http://host/bucket/a/b?x=1&y" -> key "a/b", query {x:1, y:""}.
-void SplitUrl(const std::string& url, std::string* key,
-              std::map<std::string, std::string>* query) {
+void SplitUrl(const std::string& url, std::string* key, std::map<std::string, std::string>* query) {
   size_t start = url.find("://");
   start = url.find('/', start == std::string::npos ? 0 : start + 3);
   std::string path = start == std::string::npos ? "/" : url.substr(start);
@@ -161,7 +160,8 @@ Result<HttpResponse> FakeS3Server::Handle(const RecordedRequest& r) {
     auto it = uploads_.find(q["uploadId"]);
     if (it == uploads_.end()) return ErrorXml(404, "NoSuchUpload");
     if (++parts_seen_ == fail_part_nth_) {
-      return ErrorXml(fail_part_status_, fail_part_status_ >= 500 ? "InternalError" : "InvalidArgument");
+      return ErrorXml(fail_part_status_,
+                      fail_part_status_ >= 500 ? "InternalError" : "InvalidArgument");
     }
     int n = std::stoi(q["partNumber"]);
     it->second[n] = r.body;
@@ -233,8 +233,8 @@ Result<HttpResponse> FakeS3Server::Handle(const RecordedRequest& r) {
         truncated = true;
         break;
       }
-      body += "<Contents><Key>" + k + "</Key><Size>" + std::to_string(v.size()) +
-              "</Size></Contents>";
+      body +=
+          "<Contents><Key>" + k + "</Key><Size>" + std::to_string(v.size()) + "</Size></Contents>";
       last = k;
       ++n;
     }

@@ -24,7 +24,7 @@ struct RecordedRequest {
   std::string body;
 
   std::string Header(std::string_view name) const;  // case-insensitive
-  bool HasQuery(std::string_view param) const;       // "uploadId", "partNumber=3"
+  bool HasQuery(std::string_view param) const;      // "uploadId", "partNumber=3"
 };
 
 class FakeHttpTransport final : public HttpTransport {
@@ -66,7 +66,10 @@ class FakeS3Server {
   Result<HttpResponse> Handle(const RecordedRequest& request);
 
   // Fault injection: the nth (1-based) UploadPart answers with this status.
-  void FailPart(int nth, long status) { fail_part_nth_ = nth; fail_part_status_ = status; }
+  void FailPart(int nth, long status) {
+    fail_part_nth_ = nth;
+    fail_part_status_ = status;
+  }
   // Complete answers 200 with an <Error> body.
   void set_complete_error_body(bool v) { complete_error_body_ = v; }
 
@@ -76,9 +79,9 @@ class FakeS3Server {
 
  private:
   mutable std::mutex mu_;
-  std::map<std::string, std::string> objects_;                           // key -> bytes
-  std::map<std::string, std::map<int, std::string>> uploads_;            // id -> parts
-  std::map<std::string, std::string> upload_keys_;                       // id -> key
+  std::map<std::string, std::string> objects_;                 // key -> bytes
+  std::map<std::string, std::map<int, std::string>> uploads_;  // id -> parts
+  std::map<std::string, std::string> upload_keys_;             // id -> key
   int next_upload_ = 1;
   int parts_seen_ = 0;
   int fail_part_nth_ = 0;

@@ -2,7 +2,13 @@
 // LD_TEST_S3_ENDPOINT, LD_TEST_S3_ACCESS_KEY, LD_TEST_S3_SECRET_KEY,
 // LD_TEST_S3_REGION and LD_TEST_S3_BUCKET are set. awscli (/usr/bin/aws) is the
 // oracle for what we wrote. Data is kept small (memstore keeps it in RAM).
+#include "store/s3/s3_store.h"
+
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
@@ -10,9 +16,9 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <thread>
 
 #include "store/s3/s3_multipart_writer.h"
-#include "store/s3/s3_store.h"
 #include "store/s3/sigv4.h"
 
 namespace lakedump {
@@ -55,6 +61,56 @@ std::string RandomBytes(size_t n, uint64_t seed) {
   return s;
 }
 
+// tools/faultproxy as a child process, in front of the test endpoint.
+class ProxyProcess {
+ public:
+  ProxyProcess(const std::string& endpoint, std::vector<std::string> args) {
+    std::string bin = std::string(LAKEDUMP_BINARY);
+    bin = bin.substr(0, bin.rfind('/')) + "/tools/faultproxy";
+    std::string port = endpoint.substr(endpoint.rfind(':') + 1);
+    out_ = "/tmp/ld-faultproxy-" + std::to_string(::getpid()) + "-" + std::to_string(++count_);
+    std::vector<std::string> argv = {bin, "--listen", "0", "--target", port};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (posix_spawn(&pid_, bin.c_str(), &fa, nullptr, cargv.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    for (int i = 0; i < 100 && pid_ > 0; ++i) {
+      std::ifstream in(out_);
+      std::string word;
+      if (in >> word >> word >> port_) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  ~ProxyProcess() {
+    Kill();
+    std::remove(out_.c_str());
+  }
+  void Kill() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
+  }
+  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  bool ok() const { return port_ > 0; }
+  std::string output() const {
+    std::ifstream in(out_);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+
+ private:
+  static inline int count_ = 0;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string out_;
+};
+
 class S3StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -82,9 +138,9 @@ class S3StoreTest : public ::testing::Test {
 
   std::string Aws(const std::string& args, int* rc = nullptr) const {
     return RunShell("AWS_ACCESS_KEY_ID=" + env_.access_key + " AWS_SECRET_ACCESS_KEY=" +
-                   env_.secret_key + " AWS_DEFAULT_REGION=" + env_.region +
-                   " AWS_PAGER= /usr/bin/aws --endpoint-url " + env_.endpoint + " " + args,
-               rc);
+                        env_.secret_key + " AWS_DEFAULT_REGION=" + env_.region +
+                        " AWS_PAGER= /usr/bin/aws --endpoint-url " + env_.endpoint + " " + args,
+                    rc);
   }
 
   std::string OpenUploads() const {
@@ -315,6 +371,75 @@ TEST_F(S3StoreTest, GcAbortsStaleUploads) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_EQ(aborted.size(), 1u);
   EXPECT_EQ(aborted[0], prefix_ + "/left.bin");
+  EXPECT_EQ(OpenUploads(), "None\n");
+}
+
+TEST_F(S3StoreTest, ThrottlingAndServerErrorsOnSomePartsAreRetried) {
+  for (int status : {503, 500}) {
+    ProxyProcess proxy(env_.endpoint,
+                       {"--fail-requests", "3,5", "--fail-status", std::to_string(status)});
+    ASSERT_TRUE(proxy.ok());
+    StoreOptions o = Options(3);
+    o.s3.endpoint = proxy.endpoint();
+    o.s3.max_attempts = 5;
+    auto store = OpenS3Store(Url(), o);
+    ASSERT_TRUE(store.ok());
+    std::string data = RandomBytes((15ull << 20) + 1, static_cast<uint64_t>(status));
+    Status s = (*store)->PutObject("retried.bin", data);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    proxy.Kill();
+    EXPECT_NE(proxy.output().find("injected 2"), std::string::npos) << proxy.output();
+    auto direct = OpenS3Store(Url(), Options());
+    auto back = (*direct)->GetObject("retried.bin");
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_TRUE(*back == data);
+  }
+  EXPECT_EQ(OpenUploads(), "None\n");
+}
+
+TEST_F(S3StoreTest, ConnectionResetMidPartIsRetried) {
+  ProxyProcess proxy(env_.endpoint, {"--reset-conn", "2", "--reset-after", "2000000"});
+  ASSERT_TRUE(proxy.ok());
+  StoreOptions o = Options(2);
+  o.s3.endpoint = proxy.endpoint();
+  auto store = OpenS3Store(Url(), o);
+  ASSERT_TRUE(store.ok());
+  std::string data = RandomBytes((15ull << 20) + 3, 11);
+  Status s = (*store)->PutObject("reset.bin", data);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  proxy.Kill();
+  EXPECT_NE(proxy.output().find("resets 1"), std::string::npos) << proxy.output();
+  auto back = (*store)->Head("reset.bin");
+  auto direct = OpenS3Store(Url(), Options());
+  auto got = (*direct)->GetObject("reset.bin");
+  ASSERT_TRUE(got.ok());
+  EXPECT_TRUE(*got == data);
+  EXPECT_EQ(OpenUploads(), "None\n");
+}
+
+TEST_F(S3StoreTest, ServerGoneFailsInBoundedTimeAndGcCleansUp) {
+  auto proxy = std::make_unique<ProxyProcess>(env_.endpoint, std::vector<std::string>{});
+  ASSERT_TRUE(proxy->ok());
+  StoreOptions o = Options(2);
+  o.s3.endpoint = proxy->endpoint();
+  o.s3.max_attempts = 3;
+  auto store = OpenS3Store(Url(), o);
+  ASSERT_TRUE(store.ok());
+  auto writer = (*store)->NewWriter("gone.bin");
+  ASSERT_TRUE((*writer)->Append(RandomBytes(6 << 20, 5)).ok());  // upload created
+  proxy->Kill();                                                 // the endpoint disappears for good
+  auto t0 = std::chrono::steady_clock::now();
+  Status s = (*writer)->Append(RandomBytes(10 << 20, 6));
+  if (s.ok()) s = (*writer)->Close();
+  EXPECT_EQ(s.code(), Code::kUnavailable) << s.ToString();
+  EXPECT_NE(s.message().find("lakedump gc"), std::string::npos) << s.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+  writer->reset();
+  // The upload could not be aborted through the dead endpoint: gc does it.
+  EXPECT_NE(OpenUploads(), "None\n");
+  std::vector<std::string> aborted;
+  ASSERT_TRUE(AbortStaleUploads(Url(), std::chrono::seconds(0), Options(), &aborted).ok());
+  EXPECT_EQ(aborted.size(), 1u);
   EXPECT_EQ(OpenUploads(), "None\n");
 }
 

@@ -17,7 +17,8 @@ constexpr char kSlowDown[] =
 S3ClientOptions ClientOptions(std::string endpoint = "http://fake:7480") {
   S3ClientOptions o;
   o.bucket = "bkt";
-  o.config.credentials = {"AKIDTEST", "supersecretkey", "", "profile ci in /home/x/.aws/credentials"};
+  o.config.credentials = {"AKIDTEST", "supersecretkey", "",
+                          "profile ci in /home/x/.aws/credentials"};
   o.config.region = "us-east-1";
   o.config.endpoint = std::move(endpoint);
   return o;
@@ -81,8 +82,9 @@ TEST(S3ClientTest, ErrorMapping) {
   EXPECT_EQ(StatusFromS3Response(404, "", "HeadObject", "s3://b/k", "b", "x").code(),
             Code::kNotFound);
   Status bad = StatusFromS3Response(
-      400, "<Error><Code>AuthorizationHeaderMalformed</Code><Message>the region 'x' is wrong; "
-           "expecting 'y'</Message></Error>",
+      400,
+      "<Error><Code>AuthorizationHeaderMalformed</Code><Message>the region 'x' is wrong; "
+      "expecting 'y'</Message></Error>",
       "PutObject", "s3://b/k", "b", "x");
   EXPECT_EQ(bad.code(), Code::kInvalidArgument);
   EXPECT_THAT(bad.message(), HasSubstr("AuthorizationHeaderMalformed: the region 'x' is wrong"));

@@ -46,7 +46,8 @@ TEST(S3XmlTest, ParsesUploadsAndDates) {
 
 TEST(S3XmlTest, CompleteWithErrorBodyIsAnError) {
   EXPECT_TRUE(ParseCompleteResult("<CompleteMultipartUploadResult><ETag></ETag>"
-                                  "</CompleteMultipartUploadResult>").ok());
+                                  "</CompleteMultipartUploadResult>")
+                  .ok());
   Status s = ParseCompleteResult("<Error><Code>InternalError</Code><Message>x</Message></Error>");
   EXPECT_EQ(s.code(), Code::kUnavailable);
   s = ParseCompleteResult("<Error><Code>InvalidPart</Code><Message>x</Message></Error>");

@@ -45,7 +45,8 @@ TEST(SigV4Test, S3ExampleGetObjectWithRange) {
   std::string signed_headers;
   EXPECT_EQ(CanonicalRequest(copy, &signed_headers),
             "GET\n/test.txt\n\nhost:examplebucket.s3.amazonaws.com\nrange:bytes=0-9\n"
-            "x-amz-content-sha256:" + std::string(kEmptyHash) +
+            "x-amz-content-sha256:" +
+                std::string(kEmptyHash) +
                 "\nx-amz-date:20130524T000000Z\n\nhost;range;x-amz-content-sha256;x-amz-date\n" +
                 kEmptyHash);
   EXPECT_EQ(StringToSign("20130524T000000Z", "20130524/us-east-1/s3/aws4_request",
@@ -121,7 +122,8 @@ TEST(SigV4Test, SessionTokenIsSigned) {
   r.payload_hash = kEmptyHash;
   r.headers = {{"Host", "h"}};
   SignRequest(&r, c, "us-east-1", "s3", At(2020, 1, 1, 0, 0, 0));
-  EXPECT_THAT(Authorization(r), testing::HasSubstr("SignedHeaders=host;x-amz-date;x-amz-security-token"));
+  EXPECT_THAT(Authorization(r),
+              testing::HasSubstr("SignedHeaders=host;x-amz-date;x-amz-security-token"));
   EXPECT_THAT(r.headers, testing::Contains(testing::Pair("x-amz-security-token", "token123")));
 }
 

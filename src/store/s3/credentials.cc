@@ -75,10 +75,9 @@ std::optional<std::string> SystemEnv(const std::string& name) {
 }
 
 std::string Credentials::ToString() const {
-  std::string id = access_key_id.size() > 8
-                       ? access_key_id.substr(0, 4) + "****" +
-                             access_key_id.substr(access_key_id.size() - 4)
-                       : std::string("****");
+  std::string id = access_key_id.size() > 8 ? access_key_id.substr(0, 4) + "****" +
+                                                  access_key_id.substr(access_key_id.size() - 4)
+                                            : std::string("****");
   return id + " from " + source;
 }
 
@@ -142,7 +141,8 @@ Result<S3Config> ResolveS3Config(const S3Options& options, const EnvLookup& env)
   } else if (profile_flag ? !(from_profile() || from_env()) : !(from_env() || from_profile())) {
     return Status::InvalidArgument(
         "no S3 credentials found: looked at options, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, "
-        "profile \"" + config.profile + "\" in " + credentials_path + " and " + config_path +
+        "profile \"" +
+        config.profile + "\" in " + credentials_path + " and " + config_path +
         ": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_PROFILE");
   }
 
@@ -152,12 +152,11 @@ Result<S3Config> ResolveS3Config(const S3Options& options, const EnvLookup& env)
     }
     return std::string();
   };
-  config.region = first({options.region, EnvOr(env, "AWS_REGION"),
-                         EnvOr(env, "AWS_DEFAULT_REGION"), Get(conf_section, "region"),
-                         "us-east-1"});
-  config.endpoint = first({options.endpoint, EnvOr(env, "AWS_ENDPOINT_URL_S3"),
-                           EnvOr(env, "AWS_ENDPOINT_URL"), Get(conf_section, "s3.endpoint_url"),
-                           Get(conf_section, "endpoint_url")});
+  config.region = first({options.region, EnvOr(env, "AWS_REGION"), EnvOr(env, "AWS_DEFAULT_REGION"),
+                         Get(conf_section, "region"), "us-east-1"});
+  config.endpoint =
+      first({options.endpoint, EnvOr(env, "AWS_ENDPOINT_URL_S3"), EnvOr(env, "AWS_ENDPOINT_URL"),
+             Get(conf_section, "s3.endpoint_url"), Get(conf_section, "endpoint_url")});
   while (!config.endpoint.empty() && config.endpoint.back() == '/') config.endpoint.pop_back();
   config.ca_bundle =
       first({options.ca_bundle, EnvOr(env, "AWS_CA_BUNDLE"), Get(conf_section, "ca_bundle")});

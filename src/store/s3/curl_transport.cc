@@ -72,8 +72,10 @@ size_t WriteHeader(char* data, size_t size, size_t nitems, void* userdata) {
     std::string name(line.substr(0, colon));
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+      value.remove_prefix(1);
+    while (!value.empty() &&
+           (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
       value.remove_suffix(1);
     }
     response->headers.emplace_back(std::move(name), std::string(value));
@@ -150,7 +152,8 @@ class CurlTransport final : public HttpTransport {
                      std::max(1L, static_cast<long>(options_.stall_timeout.count() / 1000)));
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
-    if (!options_.ca_bundle.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, options_.ca_bundle.c_str());
+    if (!options_.ca_bundle.empty())
+      curl_easy_setopt(h, CURLOPT_CAINFO, options_.ca_bundle.c_str());
     curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
     curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024);
     curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 1024L * 1024);
@@ -183,6 +186,11 @@ class CurlTransport final : public HttpTransport {
       }
       std::string msg = std::string(curl_easy_strerror(code)) + " (" + request.method + " " +
                         StripQuery(request.url) + ")";
+      if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE) {
+        msg +=
+            ": the endpoint's TLS certificate is not trusted; "
+            "pass --ca-bundle (AWS_CA_BUNDLE)";
+      }
       return Transient(code) ? Status::Unavailable(msg) : Status::IOError(msg);
     }
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);

@@ -50,7 +50,8 @@ int RetryPolicy::budget_tokens() const {
 }
 
 Status RetryPolicy::Sleep(std::chrono::milliseconds delay, std::stop_token stop) {
-  if (delay.count() <= 0) return stop.stop_requested() ? Status::Cancelled("cancelled") : Status::OK();
+  if (delay.count() <= 0)
+    return stop.stop_requested() ? Status::Cancelled("cancelled") : Status::OK();
   std::mutex mu;
   std::condition_variable_any cv;
   std::unique_lock<std::mutex> lock(mu);

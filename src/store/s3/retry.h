@@ -56,9 +56,9 @@ class RetryPolicy {
  private:
   const RetryOptions options_;
   mutable std::mutex mu_;
-  std::mt19937_64 rng_;                                // GUARDED_BY(mu_)
-  int tokens_;                                         // GUARDED_BY(mu_)
-  std::chrono::milliseconds throttle_{0};              // GUARDED_BY(mu_)
+  std::mt19937_64 rng_;                    // GUARDED_BY(mu_)
+  int tokens_;                             // GUARDED_BY(mu_)
+  std::chrono::milliseconds throttle_{0};  // GUARDED_BY(mu_)
   std::atomic<uint64_t> retries_{0};
   std::atomic<uint64_t> throttles_{0};
 };

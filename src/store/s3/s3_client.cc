@@ -22,14 +22,14 @@ Status StatusFromS3Response(long http_status, std::string_view body, std::string
   std::string detail = error ? error->code + (error->message.empty() ? "" : ": " + error->message)
                              : "HTTP " + std::to_string(http_status);
   std::string where = std::string(op) + " " + std::string(location);
-  if (http_status >= 500 || http_status == 429 || code == "SlowDown" ||
-      code == "RequestTimeout" || code == "InternalError") {
+  if (http_status >= 500 || http_status == 429 || code == "SlowDown" || code == "RequestTimeout" ||
+      code == "InternalError") {
     return Status::Unavailable(where + ": " + detail);
   }
   if (http_status == 403) {
-    return Status::PermissionDenied("access denied for " + std::string(location) + " (" +
-                                    detail + "): check the credentials (" +
-                                    std::string(credentials_source) + ")");
+    return Status::PermissionDenied("access denied for " + std::string(location) + " (" + detail +
+                                    "): check the credentials (" + std::string(credentials_source) +
+                                    ")");
   }
   if (code == "NoSuchBucket") {
     return Status::NotFound("bucket " + std::string(bucket) +
@@ -39,8 +39,7 @@ Status StatusFromS3Response(long http_status, std::string_view body, std::string
     return Status::NotFound(std::string(location) + " not found");
   }
   if (http_status == 412) {
-    return Status::Corruption(std::string(location) + " changed while being read (" + detail +
-                              ")");
+    return Status::Corruption(std::string(location) + " changed while being read (" + detail + ")");
   }
   return Status::InvalidArgument(where + " failed: " + detail);
 }
@@ -126,8 +125,8 @@ Result<HttpResponse> S3Client::Execute(const Request& request, std::stop_token s
         retry_->OnSuccess();
         return response;
       }
-      last = StatusFromS3Response(status, response->body, request.op, location,
-                                  options_.bucket, options_.config.credentials.source);
+      last = StatusFromS3Response(status, response->body, request.op, location, options_.bucket,
+                                  options_.config.credentials.source);
       std::optional<S3Error> error = ParseS3Error(response->body);
       throttled = IsThrottle(status, error ? error->code : "");
     } else {
@@ -170,8 +169,8 @@ Result<std::string> S3Client::UploadPart(std::string_view key, std::string_view 
   LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
   std::string etag = response.Header("etag");
   if (etag.empty()) {
-    return Status::Corruption("UploadPart " + std::to_string(part_number) + " of " +
-                              Location(key) + " returned no ETag");
+    return Status::Corruption("UploadPart " + std::to_string(part_number) + " of " + Location(key) +
+                              " returned no ETag");
   }
   return etag;
 }
@@ -200,8 +199,8 @@ Status S3Client::CompleteMultipartUpload(std::string_view key, std::string_view 
 }
 
 Status S3Client::AbortMultipartUpload(std::string_view key, std::string_view upload_id) {
-  Request r{"DELETE", std::string(key), {{"uploadId", std::string(upload_id)}}, {}, {},
-            "AbortMultipartUpload"};
+  Request r{"DELETE", std::string(key),      {{"uploadId", std::string(upload_id)}}, {},
+            {},       "AbortMultipartUpload"};
   Result<HttpResponse> response = Execute(r, {});
   if (!response.ok() && response.status().code() == Code::kNotFound) return Status::OK();
   return response.status();
@@ -218,17 +217,17 @@ Result<ObjectHead> S3Client::HeadObject(std::string_view key, std::stop_token st
   return head;
 }
 
-Status S3Client::GetObject(std::string_view key, uint64_t offset, uint64_t length,
-                           std::string* out, std::string_view if_match, std::stop_token stop) {
+Status S3Client::GetObject(std::string_view key, uint64_t offset, uint64_t length, std::string* out,
+                           std::string_view if_match, std::stop_token stop) {
   out->clear();
   if (length == 0) return Status::OK();
-  Request r{"GET",
-            std::string(key),
-            {},
-            {{"Range", "bytes=" + std::to_string(offset) + "-" +
-                           std::to_string(offset + length - 1)}},
-            {},
-            "GetObject"};
+  Request r{
+      "GET",
+      std::string(key),
+      {},
+      {{"Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1)}},
+      {},
+      "GetObject"};
   if (!if_match.empty()) r.headers.emplace_back("If-Match", std::string(if_match));
   LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
   if (response.body.size() != length) {
@@ -242,8 +241,8 @@ Status S3Client::GetObject(std::string_view key, uint64_t offset, uint64_t lengt
 
 Result<ListObjectsPage> S3Client::ListObjectsV2(std::string_view prefix, std::string_view token,
                                                 std::stop_token stop) {
-  Request r{"GET", "", {{"list-type", "2"}, {"prefix", std::string(prefix)}}, {}, {},
-            "ListObjectsV2"};
+  Request r{"GET", "", {{"list-type", "2"}, {"prefix", std::string(prefix)}},
+            {},    {}, "ListObjectsV2"};
   if (!token.empty()) r.query.emplace_back("continuation-token", std::string(token));
   LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
   return ParseListObjectsV2(response.body);
@@ -253,7 +252,7 @@ Status S3Client::DeleteObjects(const std::vector<std::string>& keys, std::stop_t
   for (size_t begin = 0; begin < keys.size(); begin += 1000) {
     size_t end = std::min(keys.size(), begin + 1000);
     std::string body = BuildDeleteObjectsXml({keys.begin() + begin, keys.begin() + end});
-    Request r{"POST", "", {{"delete", ""}}, {{"Content-MD5", Md5Base64(body)}}, body,
+    Request r{"POST",         "", {{"delete", ""}}, {{"Content-MD5", Md5Base64(body)}}, body,
               "DeleteObjects"};
     LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
     LD_RETURN_IF_ERROR(ParseDeleteResult(response.body).WithContext(Location("")));
@@ -265,8 +264,8 @@ Result<ListUploadsPage> S3Client::ListMultipartUploads(std::string_view prefix,
                                                        std::string_view key_marker,
                                                        std::string_view upload_id_marker,
                                                        std::stop_token stop) {
-  Request r{"GET", "", {{"uploads", ""}, {"prefix", std::string(prefix)}}, {}, {},
-            "ListMultipartUploads"};
+  Request r{"GET", "", {{"uploads", ""}, {"prefix", std::string(prefix)}},
+            {},    {}, "ListMultipartUploads"};
   if (!key_marker.empty()) r.query.emplace_back("key-marker", std::string(key_marker));
   if (!upload_id_marker.empty()) {
     r.query.emplace_back("upload-id-marker", std::string(upload_id_marker));

@@ -44,13 +44,11 @@ class S3Client {
   Status PutObject(std::string_view key, std::string_view body, std::stop_token stop = {});
   Result<std::string> CreateMultipartUpload(std::string_view key, std::stop_token stop = {});
   // Returns the part's ETag. Sends Content-MD5.
-  Result<std::string> UploadPart(std::string_view key, std::string_view upload_id,
-                                 int part_number, std::string_view body,
-                                 std::stop_token stop = {});
+  Result<std::string> UploadPart(std::string_view key, std::string_view upload_id, int part_number,
+                                 std::string_view body, std::stop_token stop = {});
   // etags[i] is part i+1. A 200 whose body is an <Error> is an error.
   Status CompleteMultipartUpload(std::string_view key, std::string_view upload_id,
-                                 const std::vector<std::string>& etags,
-                                 std::stop_token stop = {});
+                                 const std::vector<std::string>& etags, std::stop_token stop = {});
   // A missing upload (NoSuchUpload) is OK: it is gone either way.
   Status AbortMultipartUpload(std::string_view key, std::string_view upload_id);
   Result<ObjectHead> HeadObject(std::string_view key, std::stop_token stop = {});
@@ -62,8 +60,7 @@ class S3Client {
                                         std::stop_token stop = {});
   // Any number of keys, sent in batches of 1000.
   Status DeleteObjects(const std::vector<std::string>& keys, std::stop_token stop = {});
-  Result<ListUploadsPage> ListMultipartUploads(std::string_view prefix,
-                                               std::string_view key_marker,
+  Result<ListUploadsPage> ListMultipartUploads(std::string_view prefix, std::string_view key_marker,
                                                std::string_view upload_id_marker,
                                                std::stop_token stop = {});
 

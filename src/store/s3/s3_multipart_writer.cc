@@ -17,8 +17,8 @@ uint64_t PartSizeFor(uint64_t base, int part_number, bool equal_parts) {
 }
 
 S3MultipartWriter::S3MultipartWriter(S3Client* client, ThreadPool* upload_pool,
-                                     PartBufferPool* buffers, MemoryBudget* budget,
-                                     std::string key, MultipartWriterOptions options)
+                                     PartBufferPool* buffers, MemoryBudget* budget, std::string key,
+                                     MultipartWriterOptions options)
     : client_(client),
       upload_pool_(upload_pool),
       buffers_(buffers),
@@ -37,8 +37,8 @@ S3MultipartWriter::~S3MultipartWriter() {
 Status S3MultipartWriter::StartPart() {
   if (next_part_ > kMaxParts) {
     return Status::InvalidArgument(
-        "s3://" + client_->bucket() + "/" + key_ + " needs more than " +
-        std::to_string(kMaxParts) + " parts of " +
+        "s3://" + client_->bucket() + "/" + key_ + " needs more than " + std::to_string(kMaxParts) +
+        " parts of " +
         FormatBytes(PartSizeFor(options_.part_size, next_part_, options_.equal_parts)) +
         ": use a larger --part-size");
   }
@@ -79,8 +79,8 @@ Status S3MultipartWriter::Append(std::string_view data) {
 }
 
 Status S3MultipartWriter::UploadPart(int number, Part part, std::stop_token stop) {
-  Result<std::string> etag = client_->UploadPart(key_, upload_id_, number, part.buffer.view(),
-                                                 stop);
+  Result<std::string> etag =
+      client_->UploadPart(key_, upload_id_, number, part.buffer.view(), stop);
   buffers_->Put(std::move(part.buffer));
   part.lease.Reset();
   if (!etag.ok()) return etag.status();
@@ -159,8 +159,8 @@ Status S3MultipartWriter::Close() {
   if (head->size != bytes_written_) {
     client_->DeleteObjects({key_}).IgnoreError();
     status_ = Status::Corruption(location + " has " + std::to_string(head->size) +
-                                 " bytes after upload, expected " +
-                                 std::to_string(bytes_written_) + ": deleted it");
+                                 " bytes after upload, expected " + std::to_string(bytes_written_) +
+                                 ": deleted it");
     return status_;
   }
   return Status::OK();
@@ -176,7 +176,7 @@ void S3MultipartWriter::AbortUpload() {
   if (aborted_) return;
   aborted_ = true;
   if (uploads_) {
-    uploads_->Cancel();             // in-flight transfers stop at their next callback
+    uploads_->Cancel();              // in-flight transfers stop at their next callback
     uploads_->Wait().IgnoreError();  // parts settle before the abort
   }
   if (current_) {

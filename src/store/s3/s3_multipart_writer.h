@@ -66,10 +66,10 @@ class S3MultipartWriter final : public ObjectWriter {
     BudgetLease lease;
   };
 
-  Status StartPart();                  // reserves budget, takes a buffer
-  Status FlushPart();                  // hands current_ to the upload
+  Status StartPart();  // reserves budget, takes a buffer
+  Status FlushPart();  // hands current_ to the upload
   Status UploadPart(int number, Part part, std::stop_token stop);
-  Status Fail(Status s);               // sticky error; aborts
+  Status Fail(Status s);  // sticky error; aborts
   void AbortUpload();
 
   S3Client* const client_;

@@ -25,8 +25,8 @@ class S3Reader final : public ObjectReader {
     if (offset > head_.size || length > head_.size - offset) {
       return Status::Corruption("read of " + std::to_string(length) + " bytes at offset " +
                                 std::to_string(offset) + " is past the end of s3://" +
-                                client_->bucket() + "/" + key_ + " (" +
-                                std::to_string(head_.size) + " bytes)");
+                                client_->bucket() + "/" + key_ + " (" + std::to_string(head_.size) +
+                                " bytes)");
     }
     return client_->GetObject(key_, offset, length, out, head_.etag, stop_);
   }
@@ -46,8 +46,11 @@ class S3Store final : public ObjectStore {
         options_(options),
         transport_(std::move(transport)),
         retry_(MakeRetryOptions(options.s3)),
-        client_(S3ClientOptions{url_.bucket, std::move(config), options.s3.virtual_host_style,
-                                std::max(1, options.s3.max_connections), {}},
+        client_(S3ClientOptions{url_.bucket,
+                                std::move(config),
+                                options.s3.virtual_host_style,
+                                std::max(1, options.s3.max_connections),
+                                {}},
                 transport_.get(), &retry_),
         part_size_(options.s3.part_size == 0 ? kDefaultPartSize : options.s3.part_size),
         buffers_(static_cast<size_t>(std::max(1, options.s3.max_connections)) * part_size_),
@@ -83,9 +86,9 @@ class S3Store final : public ObjectStore {
     std::vector<ObjectInfo> out;
     std::string token;
     do {
-      LD_ASSIGN_OR_RETURN(ListObjectsPage page,
-                          client_.ListObjectsV2(url_.prefix + std::string(prefix), token,
-                                                options_.stop));
+      LD_ASSIGN_OR_RETURN(
+          ListObjectsPage page,
+          client_.ListObjectsV2(url_.prefix + std::string(prefix), token, options_.stop));
       for (ListedObject& o : page.objects) {
         if (!o.key.starts_with(url_.prefix)) continue;
         out.push_back({o.key.substr(url_.prefix.size()), o.size});
@@ -189,9 +192,8 @@ Result<std::unique_ptr<ObjectStore>> OpenS3StoreWithTransport(
   LD_ASSIGN_OR_RETURN(S3Url parsed, ParseS3Url(url));
   LD_ASSIGN_OR_RETURN(S3Config config, ResolveS3Config(options.s3));
   if (!transport) transport = NewCurlTransport(TransportOptions(options, config));
-  return std::unique_ptr<ObjectStore>(
-      std::make_unique<S3Store>(std::move(parsed), options, std::move(config),
-                                std::move(transport)));
+  return std::unique_ptr<ObjectStore>(std::make_unique<S3Store>(
+      std::move(parsed), options, std::move(config), std::move(transport)));
 }
 
 Result<std::unique_ptr<ObjectStore>> OpenS3Store(std::string_view url,
@@ -209,16 +211,15 @@ Status AbortStaleUploadsWithTransport(std::string_view url, std::chrono::seconds
   RetryOptions retry_options;
   retry_options.max_attempts = std::max(1, options.s3.max_attempts);
   RetryPolicy retry(retry_options);
-  S3Client client(S3ClientOptions{parsed.bucket, std::move(config),
-                                  options.s3.virtual_host_style, 4, {}},
-                  transport.get(), &retry);
+  S3Client client(
+      S3ClientOptions{parsed.bucket, std::move(config), options.s3.virtual_host_style, 4, {}},
+      transport.get(), &retry);
   const auto cutoff = std::chrono::system_clock::now() - older_than;
   std::string key_marker, id_marker;
   std::vector<MultipartUpload> stale;
   for (;;) {
-    LD_ASSIGN_OR_RETURN(ListUploadsPage page, client.ListMultipartUploads(
-                                                  parsed.prefix, key_marker, id_marker,
-                                                  options.stop));
+    LD_ASSIGN_OR_RETURN(ListUploadsPage page, client.ListMultipartUploads(parsed.prefix, key_marker,
+                                                                          id_marker, options.stop));
     for (MultipartUpload& u : page.uploads) {
       if (u.initiated <= cutoff && u.key.starts_with(parsed.prefix)) stale.push_back(std::move(u));
     }

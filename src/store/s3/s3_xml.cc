@@ -1,9 +1,8 @@
 #include "store/s3/s3_xml.h"
 
-#include <pugixml.hpp>
-
 #include <cstdio>
 #include <ctime>
+#include <pugixml.hpp>
 #include <sstream>
 
 namespace lakedump {
@@ -28,12 +27,23 @@ Status NotA(std::string_view what, std::string_view body) {
 void Escape(std::string* out, std::string_view s) {
   for (char c : s) {
     switch (c) {
-      case '&': *out += "&amp;"; break;
-      case '<': *out += "&lt;"; break;
-      case '>': *out += "&gt;"; break;
-      case '"': *out += "&quot;"; break;
-      case '\'': *out += "&apos;"; break;
-      default: out->push_back(c);
+      case '&':
+        *out += "&amp;";
+        break;
+      case '<':
+        *out += "&lt;";
+        break;
+      case '>':
+        *out += "&gt;";
+        break;
+      case '"':
+        *out += "&quot;";
+        break;
+      case '\'':
+        *out += "&apos;";
+        break;
+      default:
+        out->push_back(c);
     }
   }
 }
@@ -113,8 +123,8 @@ Status ParseDeleteResult(std::string_view body) {
 
 Status ParseCompleteResult(std::string_view body) {
   if (auto error = ParseS3Error(body)) {
-    Status s = Status::IOError("CompleteMultipartUpload failed: " + error->code + ": " +
-                               error->message);
+    Status s =
+        Status::IOError("CompleteMultipartUpload failed: " + error->code + ": " + error->message);
     // InternalError/SlowDown inside a 200: the server asks us to try again.
     if (error->code == "InternalError" || error->code == "SlowDown" ||
         error->code == "ServiceUnavailable" || error->code == "RequestTimeout") {

@@ -15,7 +15,7 @@
 namespace lakedump {
 
 struct S3Error {
-  std::string code;     // "NoSuchKey", "SlowDown"...
+  std::string code;  // "NoSuchKey", "SlowDown"...
   std::string message;
 };
 

@@ -164,17 +164,16 @@ std::string Signature(std::string_view secret_key, std::string_view date, std::s
   return HexEncode(reinterpret_cast<const unsigned char*>(sig.data()), sig.size());
 }
 
-void SignRequest(SigningRequest* request, const Credentials& credentials,
-                 std::string_view region, std::string_view service,
-                 std::chrono::system_clock::time_point time) {
+void SignRequest(SigningRequest* request, const Credentials& credentials, std::string_view region,
+                 std::string_view service, std::chrono::system_clock::time_point time) {
   const std::string amz_date = AmzDate(time);
   const std::string date = amz_date.substr(0, 8);
   request->headers.emplace_back("x-amz-date", amz_date);
   if (!credentials.session_token.empty()) {
     request->headers.emplace_back("x-amz-security-token", credentials.session_token);
   }
-  std::string scope = date + "/" + std::string(region) + "/" + std::string(service) +
-                      "/aws4_request";
+  std::string scope =
+      date + "/" + std::string(region) + "/" + std::string(service) + "/aws4_request";
   std::string signed_headers;
   std::string canonical = CanonicalRequest(*request, &signed_headers);
   std::string signature = Signature(credentials.secret_access_key, date, region, service,

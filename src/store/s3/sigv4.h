@@ -39,8 +39,8 @@ struct SigningRequest {
   std::string method;
   std::string canonical_uri;
   std::string canonical_query;
-  HeaderList headers;         // must include "host"; names in any case
-  std::string payload_hash;   // hex SHA-256 or UNSIGNED-PAYLOAD
+  HeaderList headers;        // must include "host"; names in any case
+  std::string payload_hash;  // hex SHA-256 or UNSIGNED-PAYLOAD
 };
 
 // The pieces, exposed for tests against published vectors.
@@ -52,8 +52,7 @@ std::string Signature(std::string_view secret_key, std::string_view date, std::s
 
 // Adds x-amz-date, x-amz-security-token (when the credentials have one) and
 // Authorization to request->headers. The caller adds x-amz-content-sha256 for S3.
-void SignRequest(SigningRequest* request, const Credentials& credentials,
-                 std::string_view region, std::string_view service,
-                 std::chrono::system_clock::time_point time);
+void SignRequest(SigningRequest* request, const Credentials& credentials, std::string_view region,
+                 std::string_view service, std::chrono::system_clock::time_point time);
 
 }  // namespace lakedump

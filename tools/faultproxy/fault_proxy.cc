@@ -1,0 +1,318 @@
+#include "fault_proxy.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+
+namespace faultproxy {
+
+using Clock = std::chrono::steady_clock;
+
+// A token bucket shared by the writers it limits.
+struct FaultProxy::Bucket {
+  explicit Bucket(int64_t rate) : rate(rate), next(Clock::now()) {}
+  // Blocks until n bytes may pass.
+  void Take(int64_t n) {
+    if (rate <= 0) return;
+    Clock::time_point when;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto now = Clock::now();
+      if (next < now) next = now;
+      when = next;
+      next += std::chrono::nanoseconds(n * 1'000'000'000 / rate);
+    }
+    std::this_thread::sleep_until(when);
+  }
+  const int64_t rate;
+  std::mutex mu;
+  Clock::time_point next;
+};
+
+namespace {
+
+struct Chunk {
+  Clock::time_point due;
+  std::string data;
+  bool eof = false;
+  bool close_after = false;  // an injected response: close the connection after it
+};
+
+// One direction of a connection: a reader queues chunks stamped with their
+// due time (now + delay) and a writer sends them when due, at the capped rate.
+struct Pipe {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Chunk> queue;
+  void Push(Chunk c) {
+    std::lock_guard<std::mutex> lock(mu);
+    queue.push_back(std::move(c));
+    cv.notify_all();
+  }
+};
+
+bool WriteAll(int fd, const char* data, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::send(fd, data, n, MSG_NOSIGNAL);
+    if (w <= 0) return false;
+    data += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+std::string FailureResponse(int status) {
+  std::string code = status == 503 ? "SlowDown" : "InternalError";
+  std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>" + code +
+                     "</Code><Message>injected by faultproxy</Message></Error>";
+  return "HTTP/1.1 " + std::to_string(status) + (status == 503 ? " Slow Down" : " Internal Error") +
+         "\r\nContent-Type: application/xml\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\nConnection: close\r\n\r\n" + body;
+}
+
+int64_t ContentLength(const std::string& headers) {
+  std::string lower = headers;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  size_t p = lower.find("\r\ncontent-length:");
+  if (p == std::string::npos) return 0;
+  return std::strtoll(lower.c_str() + p + 17, nullptr, 10);
+}
+
+}  // namespace
+
+struct FaultProxy::Conn {
+  int number = 0;
+  int client = -1;
+  int server = -1;
+  Pipe up, down;
+  std::atomic<bool> dead{false};
+  Bucket up_rate, down_rate;
+  Conn(int64_t rate) : up_rate(rate), down_rate(rate) {}
+  ~Conn() {
+    if (client >= 0) ::close(client);
+    if (server >= 0) ::close(server);
+  }
+  void Kill(bool reset) {
+    if (dead.exchange(true)) return;
+    if (reset) {
+      linger l{1, 0};
+      ::setsockopt(client, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+    }
+    ::shutdown(client, SHUT_RDWR);
+    ::shutdown(server, SHUT_RDWR);
+    for (Pipe* p : {&up, &down}) {
+      std::lock_guard<std::mutex> lock(p->mu);
+      p->cv.notify_all();
+    }
+  }
+};
+
+FaultProxy::FaultProxy(ProxyOptions options)
+    : options_(std::move(options)),
+      total_up_(std::make_unique<Bucket>(options_.total_rate)),
+      total_down_(std::make_unique<Bucket>(options_.total_rate)) {}
+
+FaultProxy::~FaultProxy() { Stop(); }
+
+bool FaultProxy::Start(std::string* error) {
+  listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(options_.listen_port));
+  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::listen(listen_fd_, 128) != 0) {
+    *error = "cannot listen on 127.0.0.1:" + std::to_string(options_.listen_port) + ": " +
+             std::strerror(errno);
+    return false;
+  }
+  socklen_t len = sizeof(addr);
+  ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+  port_ = ntohs(addr.sin_port);
+  accept_thread_ = std::thread([this] { AcceptLoop(); });
+  return true;
+}
+
+void FaultProxy::Stop() {
+  if (stopping_.exchange(true)) return;
+  if (listen_fd_ >= 0) ::shutdown(listen_fd_, SHUT_RDWR);
+  if (accept_thread_.joinable()) accept_thread_.join();
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& w : conns_) {
+      if (auto c = w.lock()) c->Kill(false);
+    }
+  }
+  while (active_threads_.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+void FaultProxy::AcceptLoop() {
+  while (!stopping_.load()) {
+    int fd = ::accept(listen_fd_, nullptr, nullptr);
+    if (fd < 0) {
+      if (stopping_.load()) return;
+      continue;
+    }
+    auto conn = std::make_shared<Conn>(options_.conn_rate);
+    conn->number = ++connections_;
+    conn->client = fd;
+    conn->server = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(options_.target_port));
+    if (::connect(conn->server, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      conn->Kill(true);
+      continue;
+    }
+    int one = 1;
+    ::setsockopt(conn->client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    ::setsockopt(conn->server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      conns_.push_back(conn);
+    }
+    Serve(conn);
+  }
+}
+
+void FaultProxy::Serve(std::shared_ptr<Conn> conn) {
+  const auto delay = std::chrono::milliseconds(options_.delay_ms);
+  auto spawn = [this](auto fn) {
+    ++active_threads_;
+    std::thread([this, fn] {
+      fn();
+      --active_threads_;
+    }).detach();
+  };
+  // Writers: send due chunks, at the capped rates.
+  auto writer = [this, conn](Pipe* pipe, int fd, Bucket* rate, Bucket* total) {
+    for (;;) {
+      Chunk c;
+      {
+        std::unique_lock<std::mutex> lock(pipe->mu);
+        pipe->cv.wait(lock, [&] { return !pipe->queue.empty() || conn->dead.load(); });
+        if (conn->dead.load()) return;
+        c = std::move(pipe->queue.front());
+        pipe->queue.pop_front();
+      }
+      std::this_thread::sleep_until(c.due);
+      if (c.eof) {
+        ::shutdown(fd, SHUT_WR);
+        return;
+      }
+      for (size_t off = 0; off < c.data.size();) {
+        size_t n = std::min<size_t>(c.data.size() - off, 16384);
+        rate->Take(static_cast<int64_t>(n));
+        total->Take(static_cast<int64_t>(n));
+        if (conn->dead.load() || !WriteAll(fd, c.data.data() + off, n)) {
+          conn->Kill(true);
+          return;
+        }
+        off += n;
+      }
+      if (c.close_after) {
+        conn->Kill(false);
+        return;
+      }
+    }
+  };
+  spawn([=, this] { writer(&conn->up, conn->server, &conn->up_rate, total_up_.get()); });
+  spawn([=, this] { writer(&conn->down, conn->client, &conn->down_rate, total_down_.get()); });
+
+  // Server -> client reader.
+  spawn([=] {
+    char buf[65536];
+    for (;;) {
+      ssize_t n = ::recv(conn->server, buf, sizeof(buf), 0);
+      if (n <= 0) {
+        conn->down.Push({Clock::now() + delay, "", true, false});
+        return;
+      }
+      conn->down.Push(
+          {Clock::now() + delay, std::string(buf, static_cast<size_t>(n)), false, false});
+    }
+  });
+
+  // Client -> server reader, with the faults and (when failures are asked
+  // for) an HTTP/1.1 request parser that counts requests.
+  spawn([=, this] {
+    const bool parse = !options_.fail_requests.empty();
+    std::string headers;    // of the request being read
+    int64_t body_left = 0;  // bytes of the current request body still to come
+    bool failing = false;   // the current request is answered by us
+    int64_t carried = 0;
+    char buf[65536];
+    for (;;) {
+      ssize_t n = ::recv(conn->client, buf, sizeof(buf), 0);
+      if (n <= 0) {
+        conn->up.Push({Clock::now() + delay, "", true, false});
+        return;
+      }
+      std::string_view in(buf, static_cast<size_t>(n));
+      if (options_.stall_conn == conn->number && carried + n > options_.stall_after) {
+        while (!conn->dead.load() && !stopping_.load()) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        return;
+      }
+      if (options_.reset_conn == conn->number && carried + n > options_.reset_after) {
+        ++resets_;
+        conn->Kill(true);
+        return;
+      }
+      carried += n;
+      if (!parse) {
+        conn->up.Push({Clock::now() + delay, std::string(in), false, false});
+        continue;
+      }
+      std::string forward;
+      while (!in.empty()) {
+        if (body_left == 0 && !failing) {
+          // Reading headers.
+          size_t before = headers.size();
+          headers.append(in);
+          size_t end = headers.find("\r\n\r\n");
+          if (end == std::string::npos) {
+            in = {};
+            continue;
+          }
+          size_t used = end + 4 - before;
+          in.remove_prefix(used);
+          headers.resize(end + 4);
+          int number = ++requests_;
+          body_left = ContentLength(headers);
+          failing = options_.fail_requests.count(number) > 0;
+          if (!failing) forward += headers;
+          headers.clear();
+          if (body_left > 0) continue;
+        } else {
+          size_t take = static_cast<size_t>(std::min<int64_t>(body_left, in.size()));
+          if (!failing) forward.append(in.substr(0, take));
+          in.remove_prefix(take);
+          body_left -= static_cast<int64_t>(take);
+        }
+        if (body_left == 0 && failing) {
+          ++failures_;
+          if (!forward.empty()) conn->up.Push({Clock::now() + delay, forward, false, false});
+          conn->down.Push(
+              {Clock::now() + 2 * delay, FailureResponse(options_.fail_status), false, true});
+          return;  // the connection closes after the injected response
+        }
+      }
+      if (!forward.empty()) conn->up.Push({Clock::now() + delay, std::move(forward), false, false});
+    }
+  });
+}
+
+}  // namespace faultproxy
