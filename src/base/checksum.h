@@ -59,7 +59,8 @@ class ChecksumSink final : public ByteSink {
   explicit ChecksumSink(ByteSink* target) : target_(target) {}
 
   Status Append(std::string_view data) override;
-  uint64_t bytes_written() const override { return target_->bytes_written(); }
+  // What this sink passed on (stays valid after the target is closed or gone).
+  uint64_t bytes_written() const override { return bytes_hashed_; }
 
   uint64_t digest() const { return hasher_.Digest(); }
   std::string hex_digest() const { return hasher_.HexDigest(); }

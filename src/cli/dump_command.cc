@@ -130,6 +130,7 @@ int RunDump(const DumpArgs& a) {
     return PrintError(db.status(), db.status().code() == Code::kInvalidArgument ? kExitUsage
                                                                                 : kExitFailed);
   }
+  options->store.stop = interrupt.token();  // SIGINT aborts uploads in flight too
   auto store = OpenStore(a.dest, options->store);
   if (!store.ok()) {
     return PrintError(store.status(), store.status().code() == Code::kInvalidArgument
