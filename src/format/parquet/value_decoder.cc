@@ -356,7 +356,10 @@ Status AppendConverted(const LeafInfo& leaf, const PhysicalValues& v, size_t i, 
       std::memcpy(&nanos, v.fixed.data() + i * 12, 8);
       std::memcpy(&julian, v.fixed.data() + i * 12 + 8, 4);
       const int64_t days = static_cast<int64_t>(julian) - 2440588;  // 1970-01-01
-      out->Append<int64_t>(days * 86400000000LL + FloorDiv(nanos, 1000));
+      // Spark writes INT96 values past int64 microseconds; wrap as Arrow does instead of
+      // overflowing (undefined behaviour) in signed arithmetic.
+      out->Append<int64_t>(static_cast<int64_t>(static_cast<uint64_t>(days) * 86400000000ULL +
+                                                static_cast<uint64_t>(FloorDiv(nanos, 1000))));
       break;
     }
     case Conv::kFloat: out->Append<float>(Load<float>(v, i)); break;
