@@ -1,0 +1,71 @@
+// The target seam of `lakedump load`: a database to restore tables into, and a
+// sink that takes one table's rows as RowBatches (ARCHITECTURE.md: ParquetReader
+// ──► TableSink).
+//
+// Protocol for one table (LoadService drives it):
+//   1. PrepareTable(plan)            creates the table (or checks it for append /
+//                                    drops it for replace) under a name where a
+//                                    failure leaves nothing half-loaded behind;
+//   2. OpenSink(plan) per data file, possibly several at once on their own
+//      connections; each sink gets Append()s then Finish() (its own commit)
+//      or is destroyed without Finish() (rolled back);
+//   3. CommitTable(plan)             after every file's sink finished: builds the
+//                                    primary key and indexes, moves the table to
+//                                    its final name, ANALYZE; atomically, so a
+//                                    reader sees either no table or all of it;
+//   4. AbortTable(plan) on any failure instead of 3: removes what PrepareTable
+//      and the sinks left (best effort; returns the first error).
+// A target that cannot load files of one table in parallel says so with
+// max_sinks_per_table() == 1; LoadService then loads them one after another.
+//
+// Thread-safety: TargetDatabase is thread-safe (LoadService calls it from many
+// table tasks). A TableSink is used by one thread at a time.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "source/table_source.h"
+#include "table/row_batch.h"
+#include "table/schema.h"
+
+namespace lakedump {
+
+enum class LoadIfExists { kFail, kReplace, kAppend };
+
+// Everything a target needs to rebuild one table, from its _table.json.
+struct TablePlan {
+  TableRef source;                  // as recorded in the dump
+  TableRef target;                  // after --schema-map
+  TableDefinition definition;       // schema (with source types), DDL, primary key
+  std::string source_kind;          // "sqlite", "postgres", ... (manifest source.kind)
+  LoadIfExists if_exists = LoadIfExists::kFail;
+  uint64_t rows = 0;                // expected, from the manifest
+  size_t file_count = 0;
+};
+
+class TableSink {
+ public:
+  virtual ~TableSink() = default;  // without Finish(): rolled back
+  // Appends every row of the batch. REQUIRES: batch matches plan.definition.schema.
+  virtual Status Append(const RowBatch& batch) = 0;
+  // Commits this sink's rows (into the staging table); returns rows written.
+  virtual Result<uint64_t> Finish() = 0;
+};
+
+class TargetDatabase {
+ public:
+  virtual ~TargetDatabase() = default;
+  // "postgres" / "sqlite": for messages and the summary. Never credentials.
+  virtual std::string Describe() const = 0;
+  virtual int max_sinks_per_table() const = 0;
+
+  virtual Status PrepareTable(const TablePlan& plan) = 0;
+  virtual Result<std::unique_ptr<TableSink>> OpenSink(const TablePlan& plan) = 0;
+  virtual Status CommitTable(const TablePlan& plan) = 0;
+  virtual Status AbortTable(const TablePlan& plan) = 0;
+};
+
+}  // namespace lakedump
