@@ -15,7 +15,7 @@ namespace {
 struct GcArgs {
   std::string dest;
   std::string older_than = "1h";
-  std::string endpoint, region, profile;
+  S3Flags s3;
 };
 
 int RunGc(const GcArgs& a) {
@@ -27,9 +27,7 @@ int RunGc(const GcArgs& a) {
   auto age = ParseDuration(a.older_than);
   if (!age.ok()) return PrintError(age.status().WithContext("--older-than"), kExitUsage);
   StoreOptions options;
-  options.s3.endpoint = a.endpoint;
-  options.s3.region = a.region;
-  options.s3.profile = a.profile;
+  if (Status s = ApplyS3Flags(a.s3, &options.s3); !s.ok()) return PrintError(s, kExitUsage);
   std::vector<std::string> aborted;
   Status s = AbortStaleUploads(a.dest, std::chrono::duration_cast<std::chrono::seconds>(*age),
                                options, &aborted);
@@ -49,9 +47,7 @@ CommandEntry AddGcCommand(CLI::App& parent) {
   app->add_option("DEST", a->dest, "s3://bucket/prefix")->required();
   app->add_option("--older-than", a->older_than,
                   "only uploads started longer ago than this (default 1h; 0s = all)");
-  app->add_option("--endpoint", a->endpoint, "S3 endpoint URL");
-  app->add_option("--region", a->region, "S3 region");
-  app->add_option("--profile", a->profile, "AWS profile");
+  AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"
       "  lakedump gc s3://bucket/dumps/app\n"

@@ -174,40 +174,26 @@ struct Db {
 void AddEdgeTable(const std::string& path) {
   Db db(path);
   db.Exec(
-      "CREATE TABLE edge_values (id INTEGER, i BIGINT, small SMALLINT, d "
-      "DOUBLE, f FLOAT4, "
-      "s TEXT, v VARCHAR(10), b BLOB, n NUMERIC(12,4), wide NUMERIC(38,6), "
-      "dt DATE, "
-      "ts TIMESTAMP, tz TIMESTAMPTZ, tm TIME, u UUID, j JSON, ok BOOLEAN, "
-      "anything)");
+      "CREATE TABLE edge_values (id INTEGER, i BIGINT, small SMALLINT, d DOUBLE, f FLOAT4, s TEXT, "
+      "v VARCHAR(10), b BLOB, n NUMERIC(12,4), wide NUMERIC(38,6), dt DATE, ts TIMESTAMP, "
+      "tz TIMESTAMPTZ, tm TIME, u UUID, j JSON, ok BOOLEAN, anything, num NUMERIC)");
   db.Exec(
       "INSERT INTO edge_values VALUES "
-      "(1, 9223372036854775807, 32767, 1.7976931348623157e308, 3.5, 'héllo "
-      "✓ 日本語 🎉', '', "
-      "x'00ff00', 12345678.1234, 12345678901234.5, '2024-02-29', "
-      "'2024-02-29 23:59:59', "
-      "'2024-02-29T23:59:59.123456Z', '23:59:59.999999', "
-      "'0123abcd-0000-4000-8000-00000000abcd', "
-      "'{\"k\": [1, 2, {\"x\": null}]}', 1, 'free text'),"
-      "(2, -9223372036854775808, -32768, -4.9e-324, -0.25, '', "
-      "'tab\there', x'', -0.0001, "
-      "-99999999.999999, '0001-01-01', '1970-01-01 00:00:00', "
-      "'1969-12-31T23:59:59Z', "
-      "'00:00:00', '00000000-0000-0000-0000-000000000000', '[]', 0, ''),"
-      "(3, 0, 0, 0.0, 0.0, 'quote '' and \" and \\ and %', 'x', "
-      "zeroblob(300000), 0, 0, "
-      "'9999-12-31', '9999-12-31 23:59:59.5', '2000-01-01T00:00:00Z', "
-      "'12:00:00.5', NULL, "
-      "'\"str\"', NULL, 'x'),"
-      "(4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
-      "NULL, NULL, NULL, NULL, "
-      "NULL, NULL, NULL),"
-      "(5, 1, 2, 1e-300, 1e10, 'line\nbreak', 'ü', randomblob(1000000), "
-      "99999999.9999, "
-      "1.5, '1999-12-31', '1999-12-31 12:34:56.000001', "
-      "'1999-12-31T12:34:56.5Z', "
-      "'01:02:03.000004', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '{}', 1, "
-      "'ü')");
+      "(1, 9223372036854775807, 32767, 1.7976931348623157e308, 3.5, 'héllo ✓ 日本語 🎉', '', "
+      "x'00ff00', 12345678.1234, 12345678901234.5, '2024-02-29', '2024-02-29 23:59:59', "
+      "'2024-02-29T23:59:59.123456Z', '23:59:59.999999', '0123abcd-0000-4000-8000-00000000abcd', "
+      "'{\"k\": [1, 2, {\"x\": null}]}', 1, 'free text', 12345678901234567),"
+      "(2, -9223372036854775808, -32768, -4.9e-324, -0.25, '', 'tab\there', x'', -0.0001, "
+      "-99999999.999999, '0001-01-01', '1970-01-01 00:00:00', '1969-12-31T23:59:59Z', "
+      "'00:00:00', '00000000-0000-0000-0000-000000000000', '[]', 0, '', -9223372036854775808),"
+      "(3, 0, 0, 0.0, 0.0, 'quote '' and \" and \\ and %', 'x', zeroblob(300000), 0, 0, "
+      "'9999-12-31', '9999-12-31 23:59:59.5', '2000-01-01T00:00:00Z', '12:00:00.5', NULL, "
+      "'\"str\"', NULL, 'x', 1.25),"
+      "(4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+      "NULL, NULL, NULL, NULL),"
+      "(5, 1, 2, 1e-300, 1e10, 'line\nbreak', 'ü', randomblob(1000000), 99999999.9999, 1.5, "
+      "'1999-12-31', '1999-12-31 12:34:56.000001', '1999-12-31T12:34:56.5Z', '01:02:03.000004', "
+      "'ffffffff-ffff-ffff-ffff-ffffffffffff', '{}', 1, 'ü', 9007199254740993)");
 }
 
 class LoadCliTest : public ::testing::Test {

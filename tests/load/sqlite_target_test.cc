@@ -10,6 +10,7 @@
 #include "load/sqlite/sqlite_load_types.h"
 #include "source/sqlite/sqlite_database.h"
 #include "source/sqlite_test_util.h"
+#include "table/temporal.h"
 
 namespace lakedump {
 namespace {
@@ -195,6 +196,34 @@ TEST(SqliteTargetTest, WideDecimalsStayExactText) {
   target->reset();
   EXPECT_EQ(Query(path, "SELECT m, typeof(m) FROM money"),
             std::vector<std::string>{"12345678901234567890.12|text"});
+}
+
+TEST(SqliteTargetTest, WholeDecimalsInNumericColumnsStayExactIntegers) {
+  TempDir tmp;
+  const std::string path = tmp.File("whole.sqlite");
+  TablePlan plan;
+  plan.source = plan.target = TableRef{"main", "n"};
+  // SQLite NUMERIC without precision dumps as decimal(38,10); (38,2) from elsewhere is TEXT.
+  plan.definition.schema = Schema({Column{"a", LogicalType::Decimal(38, 10), true, "NUMERIC"},
+                                   Column{"b", LogicalType::Decimal(38, 2), true, "TEXT"}});
+  plan.source_kind = "sqlite";
+  RowBatch batch(plan.definition.schema);
+  batch.column(0).Append(static_cast<int128_t>(12345678901234567LL) * Pow10(10));
+  batch.column(1).Append(static_cast<int128_t>(12300));
+  batch.column(0).Append(static_cast<int128_t>(125) * Pow10(8));
+  batch.column(1).Append(static_cast<int128_t>(-5));
+  auto target = OpenSqliteTarget(path, {});
+  ASSERT_TRUE(target.ok());
+  ASSERT_TRUE((*target)->PrepareTable(plan).ok());
+  auto sink = (*target)->OpenSink(plan);
+  ASSERT_TRUE((*sink)->Append(batch).ok());
+  ASSERT_TRUE((*sink)->Finish().ok());
+  sink->reset();
+  ASSERT_TRUE((*target)->CommitTable(plan).ok());
+  target->reset();
+  EXPECT_EQ(Query(path, "SELECT a, typeof(a), b, typeof(b) FROM n ORDER BY rowid"),
+            (std::vector<std::string>{"12345678901234567|integer|123.00|text",
+                                      "1.25|real|-0.05|text"}));
 }
 
 TEST(SqliteTargetTest, ReusesTheSqliteSourcesDdl) {

@@ -226,8 +226,16 @@ std::string SqliteTimestampText(int64_t micros, bool utc) {
   return out;
 }
 
+bool HasTextAffinity(std::string_view declared_type) {
+  std::string t(declared_type);
+  for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (t.find("INT") != std::string::npos) return false;
+  return t.find("CHAR") != std::string::npos || t.find("CLOB") != std::string::npos ||
+         t.find("TEXT") != std::string::npos;
+}
+
 int BindSqliteValue(sqlite3_stmt* stmt, int param, const ColumnVector& column, size_t row,
-                    std::string* scratch) {
+                    bool text_affinity, std::string* scratch) {
   if (column.IsNull(row)) return sqlite3_bind_null(stmt, param);
   auto bind_text = [&](std::string text) {
     *scratch = std::move(text);
@@ -269,8 +277,18 @@ int BindSqliteValue(sqlite3_stmt* stmt, int param, const ColumnVector& column, s
       if (std::isnan(d)) return sqlite3_bind_null(stmt, param);
       return sqlite3_bind_double(stmt, param, d);
     }
-    case TypeId::kDecimal:
-      return bind_text(FormatDecimal(column.ValueAt<int128_t>(row), column.type().scale));
+    case TypeId::kDecimal: {
+      const int128_t v = column.ValueAt<int128_t>(row);
+      const int scale = column.type().scale;
+      if (!text_affinity && v % Pow10(scale) == 0) {
+        const int128_t whole = v / Pow10(scale);
+        if (whole >= std::numeric_limits<int64_t>::min() &&
+            whole <= std::numeric_limits<int64_t>::max()) {
+          return sqlite3_bind_int64(stmt, param, static_cast<int64_t>(whole));
+        }
+      }
+      return bind_text(FormatDecimal(v, scale));
+    }
     case TypeId::kString:
     case TypeId::kJson: {
       const std::string_view v = column.BytesAt(row);

@@ -44,10 +44,17 @@ bool IsPlainIdentifier(std::string_view name);
 
 // Binds value `row` of `column` to parameter `param` (1-based) of `stmt`.
 // NaN doubles bind as NULL (SQLite has no NaN; it would store NULL anyway).
+// Decimals bind as exact text, except whole values in int64 range bound for a
+// column without TEXT affinity (text_affinity false): those bind as INTEGER,
+// since NUMERIC affinity would go through a double for "12345678901234567.00".
 // `scratch` (one per parameter) holds text that must live until the statement
 // steps.
 int BindSqliteValue(sqlite3_stmt* stmt, int param, const ColumnVector& column, size_t row,
-                    std::string* scratch);
+                    bool text_affinity, std::string* scratch);
+
+// SQLite's affinity rule 2 (after rule 1, INT): a declared type containing
+// CHAR, CLOB or TEXT has TEXT affinity.
+bool HasTextAffinity(std::string_view declared_type);
 
 // The text forms (exposed for tests): "YYYY-MM-DD HH:MM:SS[.ffffff]" (fraction
 // without trailing zeros; 'T' and a trailing 'Z' for timestamptz),

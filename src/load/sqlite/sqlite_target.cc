@@ -30,8 +30,13 @@ class SqliteTarget;
 
 class SqliteSink final : public TableSink {
  public:
-  SqliteSink(SqliteTarget* target, std::string table, SqliteStmt insert, size_t columns)
-      : target_(target), table_(std::move(table)), insert_(std::move(insert)), scratch_(columns) {}
+  SqliteSink(SqliteTarget* target, std::string table, SqliteStmt insert,
+             std::vector<uint8_t> text_affinity)
+      : target_(target),
+        table_(std::move(table)),
+        insert_(std::move(insert)),
+        text_affinity_(std::move(text_affinity)),
+        scratch_(text_affinity_.size()) {}
   ~SqliteSink() override;
   Status Append(const RowBatch& batch) override;
   Result<uint64_t> Finish() override { return rows_; }
@@ -40,6 +45,7 @@ class SqliteSink final : public TableSink {
   SqliteTarget* target_;
   std::string table_;
   SqliteStmt insert_;  // finalized under the target's mutex
+  std::vector<uint8_t> text_affinity_;  // per column
   std::vector<std::string> scratch_;
   uint64_t rows_ = 0;
 };
@@ -89,7 +95,8 @@ class SqliteTarget final : public TargetDatabase {
   // Inserts every row of the batch in one transaction. `first_row` numbers
   // rows in errors.
   Status InsertBatch(sqlite3_stmt* insert, const std::string& table, const RowBatch& batch,
-                     uint64_t first_row, std::vector<std::string>* scratch);
+                     uint64_t first_row, const std::vector<uint8_t>& text_affinity,
+                     std::vector<std::string>* scratch);
   void Finalize(SqliteStmt stmt) {
     std::lock_guard<std::mutex> lock(mu_);
     stmt.reset();
@@ -102,6 +109,8 @@ class SqliteTarget final : public TargetDatabase {
   }
   Result<bool> ExistsLocked(const std::string& name);
   Result<std::vector<std::string>> ColumnsLocked(const std::string& name);
+  // Lower-case column name -> declared type.
+  Result<std::map<std::string, std::string>> DeclaredTypesLocked(const std::string& name);
   Status CreateStagingLocked(const TablePlan& plan, const std::string& staging);
   bool OwnsLocked(const TablePlan& plan) const {
     auto it = in_progress_.find(Lower(plan.target.name));
@@ -119,11 +128,12 @@ class SqliteTarget final : public TargetDatabase {
 SqliteSink::~SqliteSink() { target_->Finalize(std::move(insert_)); }
 
 Status SqliteSink::Append(const RowBatch& batch) {
-  if (batch.num_columns() != scratch_.size()) {
+  if (batch.num_columns() != text_affinity_.size()) {
     return Status::Internal(fmt::format("table {}: batch of {} columns for {} columns", table_,
                                         batch.num_columns(), scratch_.size()));
   }
-  LD_RETURN_IF_ERROR(target_->InsertBatch(insert_.get(), table_, batch, rows_, &scratch_));
+  LD_RETURN_IF_ERROR(
+      target_->InsertBatch(insert_.get(), table_, batch, rows_, text_affinity_, &scratch_));
   rows_ += batch.num_rows();
   return Status::OK();
 }
@@ -150,6 +160,22 @@ Result<std::vector<std::string>> SqliteTarget::ColumnsLocked(const std::string& 
   while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 0));
     out.emplace_back(p ? p : "");
+  }
+  if (rc != SQLITE_DONE) return SqliteStatus(db_.get(), rc, name);
+  return out;
+}
+
+Result<std::map<std::string, std::string>> SqliteTarget::DeclaredTypesLocked(
+    const std::string& name) {
+  LD_ASSIGN_OR_RETURN(SqliteStmt st,
+                      Prepare(db_.get(), "SELECT name, type FROM pragma_table_info(?1)", name));
+  sqlite3_bind_text(st.get(), 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  std::map<std::string, std::string> out;
+  int rc;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+    const auto* n = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 0));
+    const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 1));
+    out[Lower(n ? n : "")] = t ? t : "";
   }
   if (rc != SQLITE_DONE) return SqliteStatus(db_.get(), rc, name);
   return out;
@@ -239,12 +265,18 @@ Result<std::unique_ptr<TableSink>> SqliteTarget::OpenSink(const TablePlan& plan)
       fmt::format("INSERT INTO {} ({}) VALUES ({})",
                   QuoteIdentifier(SqliteStagingName(plan.target.name)), cols, params);
   LD_ASSIGN_OR_RETURN(SqliteStmt st, Prepare(db_.get(), sql, plan.target.name));
+  LD_ASSIGN_OR_RETURN(auto declared, DeclaredTypesLocked(SqliteStagingName(plan.target.name)));
+  std::vector<uint8_t> text_affinity;
+  for (const Column& c : schema.columns()) {
+    text_affinity.push_back(HasTextAffinity(declared[Lower(c.name)]) ? 1 : 0);
+  }
   return std::unique_ptr<TableSink>(
-      new SqliteSink(this, plan.target.name, std::move(st), schema.num_columns()));
+      new SqliteSink(this, plan.target.name, std::move(st), std::move(text_affinity)));
 }
 
 Status SqliteTarget::InsertBatch(sqlite3_stmt* insert, const std::string& table,
                                  const RowBatch& batch, uint64_t first_row,
+                                 const std::vector<uint8_t>& text_affinity,
                                  std::vector<std::string>* scratch) {
   std::lock_guard<std::mutex> lock(mu_);
   sqlite3* db = db_.get();
@@ -254,8 +286,9 @@ Status SqliteTarget::InsertBatch(sqlite3_stmt* insert, const std::string& table,
   Status status;
   for (size_t r = 0; r < rows && status.ok(); ++r) {
     for (int c = 0; c < cols; ++c) {
-      const int rc = BindSqliteValue(insert, c + 1, batch.column(static_cast<size_t>(c)), r,
-                                     &(*scratch)[static_cast<size_t>(c)]);
+      const size_t col = static_cast<size_t>(c);
+      const int rc = BindSqliteValue(insert, c + 1, batch.column(col), r, text_affinity[col] != 0,
+                                     &(*scratch)[col]);
       if (rc != SQLITE_OK) {
         status = SqliteStatus(
             db, rc, fmt::format("table {} row {} column {}", table, first_row + r + 1, c + 1));
