@@ -9,6 +9,7 @@
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "dump/manifest.h"
 #include "load/load_service.h"
 #include "load/open_target.h"
 #include "store/open_store.h"
@@ -94,6 +95,10 @@ int RunLoad(const LoadArgs& a) {
   auto store = OpenStore(a.dump, options->store);
   if (!store.ok()) return PrintError(store.status(), ExitCodeFor(store.status()));
   const std::string dump = (*store)->Describe();
+  // Refuse a missing or unreadable dump before creating the target file.
+  if (auto manifest = ReadDumpManifest(**store); !manifest.ok()) {
+    return PrintError(manifest.status(), kExitFailed);
+  }
 
   TargetOptions target_options;
   target_options.connections = options->table_parallelism * std::max(1, options->file_parallelism);

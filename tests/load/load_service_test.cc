@@ -336,7 +336,12 @@ TEST_F(LoadServiceTest, StopMidwayAbortsTablesInFlight) {
   std::stop_source stop;
   LoadService service(&store_, &target, Options());
   std::thread stopper([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    // Stop once table a has rows staged (not on a timer: sanitizers slow the start).
+    for (int i = 0; i < 5000; ++i) {
+      auto a = target.Table("main.a");
+      if (a != nullptr && a->staged_rows > 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     stop.request_stop();
   });
   auto r = service.Run(stop.get_token());
