@@ -116,7 +116,8 @@ Status ApplyS3Flags(const S3Flags& flags, S3Options* out) {
   return Status::OK();
 }
 
-InterruptWatcher::InterruptWatcher() {
+InterruptWatcher::InterruptWatcher(std::string what_happens)
+    : message_("\nlakedump: interrupted; stopping (" + what_happens + ")\n") {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
@@ -129,8 +130,7 @@ InterruptWatcher::InterruptWatcher() {
       const int sig = sigtimedwait(&set, nullptr, &timeout);
       if (sig != SIGINT && sig != SIGTERM) continue;
       if (++signals > 1) _exit(130);
-      const char msg[] = "\nlakedump: interrupted; stopping (nothing will be committed)\n";
-      ssize_t ignored = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+      ssize_t ignored = write(STDERR_FILENO, message_.data(), message_.size());
       (void)ignored;
       stop_.request_stop();
     }

@@ -53,13 +53,16 @@ Status ApplyS3Flags(const S3Flags& flags, S3Options* out);
 // Construct before any other thread starts: it blocks the signals process-wide.
 class InterruptWatcher {
  public:
-  InterruptWatcher();
+  // `what_happens` ends the line printed on the first signal, after
+  // "lakedump: interrupted; stopping (".
+  explicit InterruptWatcher(std::string what_happens = "nothing will be committed");
   ~InterruptWatcher();
   std::stop_token token() const { return stop_.get_token(); }
   bool interrupted() const { return stop_.stop_requested(); }
 
  private:
   std::stop_source stop_;
+  std::string message_;
   std::jthread thread_;
 };
 

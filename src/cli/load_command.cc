@@ -87,7 +87,7 @@ int ExitCodeFor(const Status& s) {
 }
 
 int RunLoad(const LoadArgs& a) {
-  InterruptWatcher interrupt;
+  InterruptWatcher interrupt("tables not yet committed are rolled back");
   auto options = BuildOptions(a);
   if (!options.ok()) return PrintError(options.status(), kExitUsage);
 
