@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include <CLI/CLI.hpp>
+
 #if __has_include("source/sqlite/sqlite_database.h")
 #include "source/sqlite/sqlite_database.h"
 #define LAKEDUMP_HAVE_SQLITE 1
@@ -79,6 +81,18 @@ Result<std::unique_ptr<Database>> OpenDatabase(const std::string& source,
 #else
   return Status::Unimplemented("SQLite sources are not supported by this build yet");
 #endif
+}
+
+void AddS3Options(CLI::App* app, S3Args* args) {
+  app->add_option("--endpoint", args->endpoint, "S3 endpoint URL");
+  app->add_option("--region", args->region, "S3 region");
+  app->add_option("--profile", args->profile, "AWS profile");
+}
+
+void ApplyS3Args(const S3Args& args, StoreOptions* options) {
+  options->s3.endpoint = args.endpoint;
+  options->s3.region = args.region;
+  options->s3.profile = args.profile;
 }
 
 InterruptWatcher::InterruptWatcher() {

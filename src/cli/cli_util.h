@@ -10,6 +10,11 @@
 
 #include "base/status.h"
 #include "source/table_source.h"
+#include "store/store_options.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace lakedump::cli {
 
@@ -31,6 +36,14 @@ struct SourceOptions {
 // postgres:// or postgresql:// or a libpq keyword string -> PostgreSQL.
 Result<std::unique_ptr<Database>> OpenDatabase(const std::string& source,
                                                const SourceOptions& options);
+
+// The S3 options every command that reads or writes a store takes (--endpoint, --region,
+// --profile), with the same names and help as `dump`.
+struct S3Args {
+  std::string endpoint, region, profile;
+};
+void AddS3Options(CLI::App* app, S3Args* args);
+void ApplyS3Args(const S3Args& args, StoreOptions* options);
 
 // Turns SIGINT/SIGTERM into a stop request on `source` (from a watcher thread,
 // since a signal handler may not touch locks). A second signal exits at once.

@@ -18,5 +18,6 @@ CommandEntry AddDemoCommand(CLI::App& parent);
 CommandEntry AddDumpCommand(CLI::App& parent);
 CommandEntry AddLsCommand(CLI::App& parent);
 CommandEntry AddGcCommand(CLI::App& parent);  // gc_command.cc (S3 store)
+CommandEntry AddVerifyCommand(CLI::App& parent);
 
 }  // namespace lakedump::cli
