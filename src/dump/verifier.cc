@@ -270,18 +270,20 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
     }
     auto t = ReadTableManifest(store, s.key);
     if (!t.ok()) {
-      if (t.status().code() == Code::kNotFound) {
+      const Code code = t.status().code();
+      if (code == Code::kUnavailable || code == Code::kIOError ||
+          code == Code::kPermissionDenied || code == Code::kCancelled) {
+        return t.status().WithContext(s.key);  // the store failed, not the dump
+      }
+      if (code == Code::kNotFound) {
         problems.Add(s.key, "table-manifest",
                      fmt::format("missing: table {} is listed in _manifest.json but its "
                                  "_table.json is gone",
                                  s.table.QualifiedName()));
-      } else if (t.status().code() == Code::kCorruption ||
-                 t.status().code() == Code::kUnimplemented) {
+      } else {  // Corruption, Unimplemented (newer version), InvalidArgument (a bad key)
         std::string message(t.status().message());
         if (message.rfind(s.key + ": ", 0) == 0) message.erase(0, s.key.size() + 2);
         problems.Add(s.key, "table-manifest", message);
-      } else {
-        return t.status();
       }
       continue;
     }

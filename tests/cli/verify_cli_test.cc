@@ -193,5 +193,35 @@ TEST_F(VerifyCliTest, LsShowsSourceFormatAndDdl) {
   EXPECT_EQ(j["created_by"].get<std::string>().rfind("lakedump", 0), 0u);
 }
 
+// The facts `ls` shows for a PostgreSQL dump, from the source object dump writes (the manifest is
+// edited: unit tests reach no server).
+TEST_F(VerifyCliTest, LsShowsPostgresSnapshotFacts) {
+  const std::string dest = CopyDump();
+  json m = json::parse(ReadFile(dest + "/_manifest.json"));
+  m["source"] = {{"kind", "postgresql"},
+                 {"server_version", "16.4"},
+                 {"server_version_num", 160004},
+                 {"host", "127.0.0.1"},
+                 {"port", "5432"},
+                 {"user", "app"},
+                 {"database", "shop"},
+                 {"isolation", "repeatable read, read only, exported snapshot"},
+                 {"snapshot_id", "00000003-0000001B-1"},
+                 {"in_recovery", false},
+                 {"wal_lsn", "0/1A2B3C4"}};
+  WriteFile(dest + "/_manifest.json", m.dump(2));
+  RunResult r = RunLakedump("ls " + dest, dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nsource: PostgreSQL 16.4 at 127.0.0.1:5432/shop (user app)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nsnapshot: 00000003-0000001B-1, WAL LSN 0/1A2B3C4; repeatable read"),
+            std::string::npos)
+      << r.out;
+  // The edited manifest still verifies: the source object is not checked against anything.
+  r = RunLakedump("verify " + dest, dir_);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+}
+
 }  // namespace
 }  // namespace lakedump

@@ -212,6 +212,17 @@ TEST_F(VerifierTest, TableManifestMissing) {
   EXPECT_EQ(r.tables, 2u);
 }
 
+// A manifest whose table key would leave the dump: reported, not followed, not fatal.
+TEST_F(VerifierTest, UnsafeTableKeyIsAProblem) {
+  nlohmann::json m = nlohmann::json::parse(Get("_manifest.json"));
+  m["tables"][2]["key"] = "../outside/_table.json";
+  Put("_manifest.json", m.dump());
+  VerifyReport r = Run();
+  EXPECT_NE(Find(r, "table-manifest", "../outside/_table.json"), nullptr) << Describe(r);
+  EXPECT_NE(Find(r, "stray", TableManifestKey(TableRef{"main", "c"})), nullptr) << Describe(r);
+  EXPECT_EQ(r.tables, 2u);
+}
+
 TEST_F(VerifierTest, ManifestNotJson) {
   Put("_manifest.json", "{\"format\": \"lakedump-dump\", ");
   VerifyReport r = Run();
