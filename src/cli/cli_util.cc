@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include <CLI/CLI.hpp>
+
 #if __has_include("source/sqlite/sqlite_database.h")
 #include "source/sqlite/sqlite_database.h"
 #define LAKEDUMP_HAVE_SQLITE 1

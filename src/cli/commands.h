@@ -19,5 +19,6 @@ CommandEntry AddDumpCommand(CLI::App& parent);
 CommandEntry AddLsCommand(CLI::App& parent);
 CommandEntry AddLoadCommand(CLI::App& parent);  // load_command.cc
 CommandEntry AddGcCommand(CLI::App& parent);  // gc_command.cc (S3 store)
+CommandEntry AddVerifyCommand(CLI::App& parent);
 
 }  // namespace lakedump::cli

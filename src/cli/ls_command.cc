@@ -3,6 +3,8 @@
 
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "base/units.h"
 #include "cli/cli_util.h"
@@ -17,14 +19,51 @@ struct LsArgs {
   std::string dest;
   bool json = false;
   bool ddl = false;
-  std::string endpoint, region, profile;
+  S3Flags s3;
 };
+
+// A string field of `j`, or "" when absent or not a string.
+std::string Str(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// What a load or a verify needs to know about the source, as "key: value" lines: its kind
+// and version, where it was, and the snapshot the dump is consistent with.
+std::vector<std::string> SourceFacts(const nlohmann::json& source) {
+  std::vector<std::string> out;
+  if (!source.is_object()) return {"source: " + source.dump()};
+  const std::string kind = Str(source, "kind");
+  if (kind == "postgresql") {
+    std::string where = Str(source, "host");
+    if (!Str(source, "port").empty()) where += ":" + Str(source, "port");
+    where += "/" + Str(source, "database");
+    out.push_back(fmt::format("source: PostgreSQL {} at {} (user {})",
+                              Str(source, "server_version"), where, Str(source, "user")));
+    std::string snap = "snapshot: " + Str(source, "snapshot_id");
+    if (!Str(source, "wal_lsn").empty()) snap += ", WAL LSN " + Str(source, "wal_lsn");
+    auto standby = source.find("in_recovery");
+    if (standby != source.end() && standby->is_boolean() && standby->get<bool>()) {
+      snap += " (taken on a standby)";
+    }
+    if (!Str(source, "isolation").empty()) snap += "; " + Str(source, "isolation");
+    out.push_back(snap);
+  } else if (kind == "sqlite") {
+    out.push_back(fmt::format("source: SQLite {} file {}", Str(source, "sqlite_version"),
+                              Str(source, "path")));
+    if (!Str(source, "snapshot").empty()) {
+      out.push_back(fmt::format("snapshot: {} (journal mode {})", Str(source, "snapshot"),
+                                Str(source, "journal_mode")));
+    }
+  } else {
+    out.push_back("source: " + (kind.empty() ? source.dump() : kind));
+  }
+  return out;
+}
 
 int RunLs(const LsArgs& a) {
   StoreOptions store_options;
-  store_options.s3.endpoint = a.endpoint;
-  store_options.s3.region = a.region;
-  store_options.s3.profile = a.profile;
+  if (Status s = ApplyS3Flags(a.s3, &store_options.s3); !s.ok()) return PrintError(s, kExitUsage);
   auto store = OpenStore(a.dest, store_options);
   if (!store.ok()) return PrintError(store.status(), kExitFailed);
   auto manifest = ReadDumpManifest(**store);
@@ -53,11 +92,9 @@ int RunLs(const LsArgs& a) {
     return kExitOk;
   }
   std::printf("dump %s  (%s)\n", m.dump_id.c_str(), m.created_by.c_str());
-  std::string source = m.source.value("kind", "");
-  if (m.source.contains("path") && m.source["path"].is_string()) {
-    source += " " + m.source["path"].get<std::string>();
-  }
-  std::printf("source: %s\n", source.empty() ? m.source.dump().c_str() : source.c_str());
+  std::printf("format: %s %d.%d\n", std::string(kDumpFormatName).c_str(), m.format_version,
+              m.format_minor_version);
+  for (const std::string& line : SourceFacts(m.source)) std::printf("%s\n", line.c_str());
   std::printf("started %s, finished %s, %s\n", m.started_at.c_str(), m.finished_at.c_str(),
               FormatSeconds(m.seconds).c_str());
   size_t width = 5;
@@ -84,15 +121,17 @@ int RunLs(const LsArgs& a) {
 
 CommandEntry AddLsCommand(CLI::App& parent) {
   auto a = std::make_shared<LsArgs>();
-  CLI::App* app =
-      parent.add_subcommand("ls", "List the tables of a dump (rows, files, bytes, codec, timings).");
+  CLI::App* app = parent.add_subcommand(
+      "ls",
+      "List the tables of a dump (rows, files, bytes, codec, timings) and its source, snapshot "
+      "and format version.");
   app->add_option("DEST", a->dest, "the dump's location (directory, file:// or s3:// URL)")
       ->required();
-  app->add_flag("--json", a->json, "print the manifest as JSON");
-  app->add_flag("--ddl", a->ddl, "also print each table's DDL");
-  app->add_option("--endpoint", a->endpoint, "S3 endpoint URL");
-  app->add_option("--region", a->region, "S3 region");
-  app->add_option("--profile", a->profile, "AWS profile");
+  app->add_flag("--json", a->json,
+                "print the manifest as JSON (format version, created_by, source with its "
+                "version and snapshot; with --ddl each table's DDL)");
+  app->add_flag("--ddl", a->ddl, "also print each table's recorded DDL");
+  AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"
       "  lakedump ls ./lakedump-demo\n"

@@ -20,11 +20,13 @@ int main(int argc, char** argv) {
       "  lakedump demo demo.sqlite --rows 300000\n"
       "  lakedump dump demo.sqlite ./lakedump-demo --table-parallelism 4\n"
       "  lakedump ls ./lakedump-demo\n"
-      "  lakedump load ./lakedump-demo restored.sqlite\n\n"
+      "  lakedump load ./lakedump-demo restored.sqlite\n"
+      "  lakedump verify ./lakedump-demo --deep\n\n"
       "Exit codes: 0 complete, 1 failed (nothing committed), 2 bad usage.\n"
       "Run `lakedump <command> --help` for a command's options.");
   std::vector<CommandEntry> commands = {AddDemoCommand(app), AddDumpCommand(app),
-                                        AddLoadCommand(app), AddLsCommand(app), AddGcCommand(app)};
+                                        AddLoadCommand(app), AddLsCommand(app), AddGcCommand(app),
+                                        AddVerifyCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -40,6 +40,36 @@ void ColumnVector::AppendNull() {
   ++size_;
 }
 
+void ColumnVector::AppendFrom(const ColumnVector& src, size_t begin, size_t n) {
+  assert(src.width_ == width_ && begin + n <= src.size_);
+  if (n == 0) return;
+  if (!src.validity_.empty()) {
+    const uint8_t* v = src.validity_.data() + begin;
+    size_t nulls = 0;
+    for (size_t i = 0; i < n; ++i) nulls += v[i] == 0;
+    // validity_ may be empty with size_ == 0 too: test the need, not the vector.
+    if (nulls > 0 || !validity_.empty()) {
+      if (validity_.empty()) validity_.assign(size_, 1);
+      validity_.insert(validity_.end(), v, v + n);
+    }
+    null_count_ += nulls;
+  } else if (!validity_.empty()) {
+    validity_.insert(validity_.end(), n, 1);
+  }
+  if (width_ != 0) {
+    const uint8_t* d = src.data_.data() + begin * width_;
+    data_.insert(data_.end(), d, d + n * width_);
+  } else {
+    const uint64_t from = src.offsets_[begin], to = src.offsets_[begin + n];
+    const uint64_t base = arena_.size();
+    arena_.insert(arena_.end(), src.arena_.data() + from, src.arena_.data() + to);
+    const size_t at = offsets_.size();
+    offsets_.resize(at + n);
+    for (size_t i = 0; i < n; ++i) offsets_[at + i] = base + (src.offsets_[begin + i + 1] - from);
+  }
+  size_ += n;
+}
+
 void RowBatch::Reset(const Schema& schema) {
   columns_.clear();
   columns_.reserve(schema.num_columns());

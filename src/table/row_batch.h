@@ -34,9 +34,9 @@ class ColumnVector {
   template <typename T>
   void Append(const T& value) {
     assert(sizeof(T) == width_);
-    const size_t at = data_.size();
-    data_.resize(at + sizeof(T));
-    std::memcpy(data_.data() + at, &value, sizeof(T));
+    // insert, not resize + memcpy: no zero-fill of the new bytes before they are overwritten.
+    const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
+    data_.insert(data_.end(), bytes, bytes + sizeof(T));
     PushValid();
   }
   // Variable-length types (string, binary, json).
@@ -49,6 +49,9 @@ class ColumnVector {
   // A null: a zero placeholder keeps positions aligned. Allowed on non-nullable
   // columns too; the writer reports it as an error naming the row.
   void AppendNull();
+  // Appends rows [begin, begin+n) of `src` (values and nulls) in bulk: one copy per buffer.
+  // REQUIRES: src has the same storage (FixedWidth) as this column; begin+n <= src.size().
+  void AppendFrom(const ColumnVector& src, size_t begin, size_t n);
 
   bool IsValid(size_t i) const { return validity_.empty() || validity_[i] != 0; }
   bool IsNull(size_t i) const { return !IsValid(i); }

@@ -284,7 +284,8 @@ TEST_F(DumpCliTest, SigkillThenResumeGivesTheSameRowsAsAFreshDump) {
   // Same tables, same rows, and the same file contents (the writer is deterministic).
   auto tables = [&](const std::string& d) {
     std::map<std::string, std::pair<uint64_t, std::vector<std::string>>> out;
-    for (const json& t : Manifest(d)["tables"]) {
+    const json m = Manifest(d);  // named: a range-for over a temporary's member dangles
+    for (const json& t : m["tables"]) {
       const json tm = json::parse(ReadFile(d + "/" + t["key"].get<std::string>()));
       std::vector<std::string> sums;
       for (const json& f : tm["files"]) sums.push_back(f["xxh64"]);

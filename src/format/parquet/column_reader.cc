@@ -63,11 +63,10 @@ Status ColumnChunkReader::LoadNextPage() {
                                rows_in_pages_));
     }
     size_t header_len = 0;
-    Result<ReaderPageHeader> hr =
-        DecodeReaderPageHeader(std::string_view(chunk_).substr(pos_), &header_len);
+    Result<PageHeader> hr = DecodePageHeader(std::string_view(chunk_).substr(pos_), &header_len);
     if (!hr.ok()) return Error(fmt::format("bad page header at chunk offset {}: {}", pos_,
                                            hr.status().message()));
-    const ReaderPageHeader& h = *hr;
+    const PageHeader& h = *hr;
     pos_ += header_len;
     const size_t size = static_cast<size_t>(h.compressed_page_size);
     if (size > chunk_.size() - pos_) {
@@ -83,7 +82,7 @@ Status ColumnChunkReader::LoadNextPage() {
           crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size())));
       if (crc != static_cast<uint32_t>(*h.crc)) return Error("page CRC mismatch");
     }
-    switch (h.type) {
+    switch (static_cast<int32_t>(h.type)) {
       case kPageDictionary: LD_RETURN_IF_ERROR(LoadDictionary(h, body)); continue;
       case kPageData:
       case kPageDataV2: return DecodeDataPage(h, body);
@@ -92,14 +91,16 @@ Status ColumnChunkReader::LoadNextPage() {
   }
 }
 
-Status ColumnChunkReader::LoadDictionary(const ReaderPageHeader& h, std::string_view body) {
+Status ColumnChunkReader::LoadDictionary(const PageHeader& h, std::string_view body) {
   if (has_dict_) return Error("a second dictionary page");
-  if (!h.has_dict) return Error("dictionary page without a dictionary page header");
-  if (h.dict_num_values < 0 || h.dict_num_values > kMaxPageValues) {
-    return Error(fmt::format("dictionary of {} values", h.dict_num_values));
+  if (!h.dictionary_page_header) return Error("dictionary page without a dictionary page header");
+  const int32_t num_values = h.dictionary_page_header->num_values;
+  const int32_t encoding = static_cast<int32_t>(h.dictionary_page_header->encoding);
+  if (num_values < 0 || num_values > kMaxPageValues) {
+    return Error(fmt::format("dictionary of {} values", num_values));
   }
-  if (h.dict_encoding != kEncPlain && h.dict_encoding != kEncPlainDictionary) {
-    return Error(fmt::format("dictionary page encoding {} is not PLAIN", h.dict_encoding));
+  if (encoding != kEncPlain && encoding != kEncPlainDictionary) {
+    return Error(fmt::format("dictionary page encoding {} is not PLAIN", encoding));
   }
   std::string_view data = body;
   if (codec_ != nullptr) {
@@ -107,7 +108,7 @@ Status ColumnChunkReader::LoadDictionary(const ReaderPageHeader& h, std::string_
                                   &decompressed_));
     data = decompressed_;
   }
-  const size_t n = static_cast<size_t>(h.dict_num_values);
+  const size_t n = static_cast<size_t>(num_values);
   Status s = DecodeValues(field_.leaf, kEncPlain, data, n, &values_);
   if (!s.ok()) return Error(fmt::format("dictionary page: {}", s.message()));
   dict_ = std::make_unique<ColumnVector>(field_.column.type, false);
@@ -119,13 +120,19 @@ Status ColumnChunkReader::LoadDictionary(const ReaderPageHeader& h, std::string_
   return Status::OK();
 }
 
-Status ColumnChunkReader::DecodeDataPage(const ReaderPageHeader& h, std::string_view body) {
-  const bool v2 = h.type == kPageDataV2;
-  if (v2 ? !h.has_v2 : !h.has_v1) return Error("data page without a data page header");
-  if (h.num_values < 0 || h.num_values > kMaxPageValues) {
-    return Error(fmt::format("data page of {} values", h.num_values));
+Status ColumnChunkReader::DecodeDataPage(const PageHeader& h, std::string_view body) {
+  const bool v2 = h.type == PageType::kDataPageV2;
+  if (v2 ? !h.data_page_header_v2 : !h.data_page_header) {
+    return Error("data page without a data page header");
   }
-  const size_t n = static_cast<size_t>(h.num_values);
+  const int32_t num_values = v2 ? h.data_page_header_v2->num_values
+                                : h.data_page_header->num_values;
+  const int32_t encoding = static_cast<int32_t>(v2 ? h.data_page_header_v2->encoding
+                                                   : h.data_page_header->encoding);
+  if (num_values < 0 || num_values > kMaxPageValues) {
+    return Error(fmt::format("data page of {} values", num_values));
+  }
+  const size_t n = static_cast<size_t>(num_values);
   const bool optional = field_.leaf.max_def > 0;
   levels_.assign(n, 1);
   std::string_view values;
@@ -137,10 +144,11 @@ Status ColumnChunkReader::DecodeDataPage(const ReaderPageHeader& h, std::string_
       data = decompressed_;
     }
     if (optional) {
-      if (h.definition_level_encoding != kEncRle) {
+      const int32_t def_encoding =
+          static_cast<int32_t>(h.data_page_header->definition_level_encoding);
+      if (def_encoding != kEncRle) {
         return Status::Unimplemented(fmt::format(
-            "{}: definition level encoding {} is not supported", context_,
-            h.definition_level_encoding));
+            "{}: definition level encoding {} is not supported", context_, def_encoding));
       }
       uint32_t len;
       if (data.size() < 4) return Error("data page too short for its definition levels");
@@ -153,7 +161,8 @@ Status ColumnChunkReader::DecodeDataPage(const ReaderPageHeader& h, std::string_
     }
     values = data;
   } else {
-    const int64_t rep = h.repetition_levels_byte_length, def = h.definition_levels_byte_length;
+    const DataPageHeaderV2& d2 = *h.data_page_header_v2;
+    const int64_t rep = d2.repetition_levels_byte_length, def = d2.definition_levels_byte_length;
     if (rep < 0 || def < 0 || rep + def > static_cast<int64_t>(body.size()) ||
         rep + def > h.uncompressed_page_size) {
       return Error("data page v2 level lengths do not fit the page");
@@ -164,7 +173,7 @@ Status ColumnChunkReader::DecodeDataPage(const ReaderPageHeader& h, std::string_
       if (!s.ok()) return Error(fmt::format("definition levels: {}", s.message()));
     }
     values = body.substr(static_cast<size_t>(rep + def));
-    if (codec_ != nullptr && h.is_compressed) {
+    if (codec_ != nullptr && d2.is_compressed) {
       LD_RETURN_IF_ERROR(Decompress(
           values, static_cast<size_t>(h.uncompressed_page_size - rep - def), &decompressed_));
       values = decompressed_;
@@ -177,7 +186,7 @@ Status ColumnChunkReader::DecodeDataPage(const ReaderPageHeader& h, std::string_
   }
   page_->Clear();
   page_pos_ = 0;
-  const bool dictionary = h.encoding == kEncRleDictionary || h.encoding == kEncPlainDictionary;
+  const bool dictionary = encoding == kEncRleDictionary || encoding == kEncPlainDictionary;
   if (dictionary) {
     if (!has_dict_) return Error("dictionary-encoded page without a dictionary page");
     indices_.resize(nn);
@@ -204,7 +213,7 @@ Status ColumnChunkReader::DecodeDataPage(const ReaderPageHeader& h, std::string_
       CopyRows(*dict_, idx, 1, page_.get());
     }
   } else {
-    Status s = DecodeValues(field_.leaf, h.encoding, values, nn, &values_);
+    Status s = DecodeValues(field_.leaf, encoding, values, nn, &values_);
     if (s.code() == Code::kUnimplemented) {
       return Status::Unimplemented(fmt::format("{}: {}", context_, s.message()));
     }

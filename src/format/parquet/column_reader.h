@@ -12,7 +12,7 @@
 
 #include "base/status.h"
 #include "format/codec/codec.h"
-#include "format/parquet/page_header_reader.h"
+#include "format/parquet/parquet_metadata.h"
 #include "format/parquet/read_schema.h"
 #include "format/parquet/value_decoder.h"
 #include "table/row_batch.h"
@@ -37,8 +37,8 @@ class ColumnChunkReader {
 
  private:
   Status LoadNextPage();
-  Status LoadDictionary(const ReaderPageHeader& h, std::string_view body);
-  Status DecodeDataPage(const ReaderPageHeader& h, std::string_view body);
+  Status LoadDictionary(const PageHeader& h, std::string_view body);
+  Status DecodeDataPage(const PageHeader& h, std::string_view body);
   Status Error(const std::string& what) const;
   Status Decompress(std::string_view in, size_t size, std::string* out) const;
 

@@ -166,6 +166,22 @@ void EncodePageHeader(const PageHeader& h, std::string* out) {
     if (d.is_sorted) w.FieldBool(3, *d.is_sorted);
     w.EndStruct();
   }
+  if (h.data_page_header_v2) {
+    const DataPageHeaderV2& d = *h.data_page_header_v2;
+    w.FieldStruct(8);
+    w.FieldI32(1, d.num_values);
+    w.FieldI32(2, d.num_nulls);
+    w.FieldI32(3, d.num_rows);
+    w.FieldI32(4, static_cast<int32_t>(d.encoding));
+    w.FieldI32(5, d.definition_levels_byte_length);
+    w.FieldI32(6, d.repetition_levels_byte_length);
+    w.FieldBool(7, d.is_compressed);
+    if (d.statistics) {
+      w.FieldStruct(8);
+      EncodeStatistics(*d.statistics, w);
+    }
+    w.EndStruct();
+  }
   w.EndStruct();
 }
 

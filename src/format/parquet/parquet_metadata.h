@@ -134,6 +134,20 @@ struct DictionaryPageHeader {
   bool operator==(const DictionaryPageHeader&) const = default;
 };
 
+struct DataPageHeaderV2 {
+  int32_t num_values = 0;
+  int32_t num_nulls = 0;
+  int32_t num_rows = 0;
+  Encoding encoding = Encoding::kPlain;
+  int32_t definition_levels_byte_length = 0;
+  int32_t repetition_levels_byte_length = 0;
+  bool is_compressed = true;  // optional in the format; absent means true
+  std::optional<Statistics> statistics;
+  bool operator==(const DataPageHeaderV2&) const = default;
+};
+
+// Decoded values of `type` and of the encodings may lie outside the enums (other writers'
+// page kinds and encodings): readers compare them, never switch on them exhaustively.
 struct PageHeader {
   PageType type = PageType::kDataPage;
   int32_t uncompressed_page_size = 0;
@@ -141,6 +155,7 @@ struct PageHeader {
   std::optional<int32_t> crc;
   std::optional<DataPageHeader> data_page_header;
   std::optional<DictionaryPageHeader> dictionary_page_header;
+  std::optional<DataPageHeaderV2> data_page_header_v2;
   bool operator==(const PageHeader&) const = default;
 };
 
@@ -149,6 +164,8 @@ void EncodeFileMetaData(const FileMetaData& m, std::string* out);
 void EncodePageHeader(const PageHeader& h, std::string* out);
 
 // Decodes one struct from the start of `in`; *consumed (if given) receives its length.
+// Bounds-checked; malformed input is Corruption. DecodePageHeader also refuses negative page
+// sizes. The one page-header decoder, for the reader and for tests of the writer.
 Result<FileMetaData> DecodeFileMetaData(std::string_view in);
 Result<PageHeader> DecodePageHeader(std::string_view in, size_t* consumed = nullptr);
 

@@ -366,10 +366,36 @@ Status DecodePageHeaderInto(ThriftReader& r, PageHeader* h) {
           }
         });
       }
+      case 8: {
+        LD_EXPECT(T::kStruct);
+        DataPageHeaderV2& d = h->data_page_header_v2.emplace();
+        return ForEachField(r, [&](int16_t id, T type) -> Status {
+          static constexpr const char* kName = "DataPageHeaderV2";
+          switch (id) {
+            case 1: LD_EXPECT(T::kI32); return r.ReadI32(&d.num_values);
+            case 2: LD_EXPECT(T::kI32); return r.ReadI32(&d.num_nulls);
+            case 3: LD_EXPECT(T::kI32); return r.ReadI32(&d.num_rows);
+            case 4: return ReadEnum(r, type, kName, id, &d.encoding);
+            case 5: LD_EXPECT(T::kI32); return r.ReadI32(&d.definition_levels_byte_length);
+            case 6: LD_EXPECT(T::kI32); return r.ReadI32(&d.repetition_levels_byte_length);
+            case 7:
+              if (type != T::kTrue && type != T::kFalse) return WrongType(kName, id);
+              return r.ReadBool(type, &d.is_compressed);
+            case 8:
+              LD_EXPECT(T::kStruct);
+              d.statistics.emplace();
+              return DecodeStatistics(r, &*d.statistics);
+            default: return r.Skip(type);
+          }
+        });
+      }
       default: return r.Skip(type);
     }
   }));
-  if (seen != 0xe) return Status::Corruption("parquet metadata: PageHeader misses a required field");
+  if (seen != 0xe) return Status::Corruption("parquet page header misses a required field");
+  if (h->compressed_page_size < 0 || h->uncompressed_page_size < 0) {
+    return Status::Corruption("parquet page header has a negative page size");
+  }
   return Status::OK();
 }
 

@@ -398,21 +398,7 @@ Status AppendConverted(const LeafInfo& leaf, const PhysicalValues& v, size_t i, 
 }
 
 void CopyRows(const ColumnVector& src, size_t begin, size_t n, ColumnVector* dst) {
-  const size_t w = FixedWidth(src.type().id);
-  for (size_t i = begin; i < begin + n; ++i) {
-    if (src.IsNull(i)) {
-      dst->AppendNull();
-      continue;
-    }
-    switch (w) {
-      case 0: dst->AppendBytes(src.BytesAt(i)); break;
-      case 1: dst->Append<uint8_t>(src.ValueAt<uint8_t>(i)); break;
-      case 2: dst->Append<uint16_t>(src.ValueAt<uint16_t>(i)); break;
-      case 4: dst->Append<uint32_t>(src.ValueAt<uint32_t>(i)); break;
-      case 8: dst->Append<uint64_t>(src.ValueAt<uint64_t>(i)); break;
-      default: dst->Append<Uuid>(src.ValueAt<Uuid>(i)); break;  // 16 bytes
-    }
-  }
+  dst->AppendFrom(src, begin, n);
 }
 
 }  // namespace lakedump::parquet
