@@ -1,0 +1,60 @@
+// The PostgreSQL target of `lakedump load` (TargetDatabase, see
+// load/target_database.h for the protocol). Per table:
+//   PrepareTable  refuses an existing table in fail mode; creates the schema if
+//                 missing and a staging table "<schema>"."_lakedump_load_<name>"
+//                 (a leftover of a crashed run under that name is dropped first)
+//                 with the source's exact types (dump from PostgreSQL, types that
+//                 exist in the target) or types mapped from the logical ones;
+//                 in append mode with the existing table's column types.
+//   OpenSink      one pooled connection, BEGIN, COPY staging FROM STDIN (FORMAT
+//                 binary), rows encoded by PgCopyEncoder, ~1 MiB per PQputCopyData;
+//                 Finish = end of COPY + COMMIT; destroyed unfinished = ROLLBACK.
+//   CommitTable   casts text-staged columns to their real types, builds the primary
+//                 key and unique constraints, then in ONE transaction drops the old
+//                 table (replace) and renames the staging table (fail/replace), or
+//                 INSERT ... SELECT from staging into the existing table and drops
+//                 the staging table (append); then ANALYZE.
+//   AbortTable    drops the staging table.
+// So a reader sees the old table or the whole new one, never a part; a failed
+// or killed load leaves at most a staging table, which the next run replaces.
+// Mapping and limits: docs/type-mapping.md, "Loading into PostgreSQL".
+//
+// Thread-safe (TargetDatabase contract). Sinks borrow the target: REQUIRES
+// every sink is destroyed before the target.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "load/target_database.h"
+
+namespace lakedump {
+
+struct PostgresTargetOptions {
+  // Connections open at once (sinks + table DDL). Should be at least
+  // table parallelism x files per table, or table tasks wait for each other.
+  int max_connections = 8;
+  int connect_timeout_s = 10;
+  // COPY data is sent in chunks of about this many bytes.
+  size_t copy_buffer_bytes = 1 << 20;
+  // Sinks (connections, each with its own COPY) loading one table at once.
+  int max_sinks_per_table = 2;
+};
+
+// Connects once to check the server is reachable and the login works (one
+// line errors, never the password); the connection is kept for reuse.
+Result<std::unique_ptr<TargetDatabase>> OpenPostgresTarget(std::string conninfo,
+                                                           PostgresTargetOptions options = {});
+
+// The PostgreSQL type a logical type is created as when the dump's source
+// types are not usable: int64 -> bigint, decimal(p,s) -> numeric(p,s), ...
+std::string PgTypeForLogical(const LogicalType& type);
+
+// "_lakedump_load_<name>", at most 63 bytes (long names are cut and hashed).
+std::string PgStagingTableName(std::string_view table);
+
+// PRIMARY KEY / UNIQUE clauses of a CREATE TABLE recorded by the PostgreSQL
+// source ("PRIMARY KEY (id)"), in order.
+std::vector<std::string> PgKeyClausesFromDdl(std::string_view ddl);
+
+}  // namespace lakedump
