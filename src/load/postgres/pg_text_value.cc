@@ -187,11 +187,11 @@ class JsonArrayConverter {
         case 'r': text->push_back('\r'); break;
         case 't': text->push_back('\t'); break;
         case 'u': {
-          uint32_t cp;
+          uint32_t cp = 0;
           LD_RETURN_IF_ERROR(Hex4(&cp));
           if (cp >= 0xD800 && cp < 0xDC00 && in_.substr(pos_, 2) == "\\u") {
             pos_ += 2;
-            uint32_t low;
+            uint32_t low = 0;
             LD_RETURN_IF_ERROR(Hex4(&low));
             if (low < 0xDC00 || low > 0xDFFF) return Bad("bad surrogate pair");
             cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);

@@ -6,9 +6,9 @@ namespace lakedump {
 
 Result<std::unique_ptr<PostgresTableSink>> PostgresTableSink::Start(
     PgConnectionPool* pool, std::unique_ptr<PgConn> conn, const std::string& copy_sql,
-    PgCopyEncoder encoder, size_t buffer_bytes) {
-  std::unique_ptr<PostgresTableSink> sink(
-      new PostgresTableSink(pool, std::move(conn), std::move(encoder), buffer_bytes));
+    PgCopyEncoder encoder, size_t buffer_bytes, Schema schema) {
+  std::unique_ptr<PostgresTableSink> sink(new PostgresTableSink(
+      pool, std::move(conn), std::move(encoder), buffer_bytes, std::move(schema)));
   PgConn& c = *sink->conn_;
   LD_RETURN_IF_ERROR(c.Exec("BEGIN"));
   PgResult r(PQexec(c.raw(), copy_sql.c_str()));
@@ -21,11 +21,12 @@ Result<std::unique_ptr<PostgresTableSink>> PostgresTableSink::Start(
 }
 
 PostgresTableSink::PostgresTableSink(PgConnectionPool* pool, std::unique_ptr<PgConn> conn,
-                                     PgCopyEncoder encoder, size_t buffer_bytes)
+                                     PgCopyEncoder encoder, size_t buffer_bytes, Schema schema)
     : pool_(pool),
       conn_(std::move(conn)),
       encoder_(std::move(encoder)),
-      buffer_bytes_(buffer_bytes < 4096 ? 4096 : buffer_bytes) {
+      buffer_bytes_(buffer_bytes < 4096 ? 4096 : buffer_bytes),
+      schema_(std::move(schema)) {
   buffer_.reserve(buffer_bytes_ + 64 * 1024);
 }
 
@@ -68,6 +69,8 @@ Status PostgresTableSink::Append(const RowBatch& batch) {
   if (done_) {
     return failed_.ok() ? Status::Internal("TableSink::Append after Finish") : failed_;
   }
+  Status valid = batch.Validate(schema_);
+  if (!valid.ok()) return Fail(valid.WithContext("table " + encoder_.table()));
   size_t row = 0;
   while (row < batch.num_rows()) {
     Status s = encoder_.Encode(batch, &row, &buffer_, buffer_bytes_);

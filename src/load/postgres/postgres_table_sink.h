@@ -19,12 +19,13 @@ namespace lakedump {
 
 class PostgresTableSink final : public TableSink {
  public:
-  // Starts the transaction and the COPY (`copy_sql`) on `conn`.
+  // Starts the transaction and the COPY (`copy_sql`) on `conn`. Batches must
+  // match `schema` (the dump's), whose columns `encoder` encodes.
   static Result<std::unique_ptr<PostgresTableSink>> Start(PgConnectionPool* pool,
                                                           std::unique_ptr<PgConn> conn,
                                                           const std::string& copy_sql,
                                                           PgCopyEncoder encoder,
-                                                          size_t buffer_bytes);
+                                                          size_t buffer_bytes, Schema schema);
   ~PostgresTableSink() override;
 
   Status Append(const RowBatch& batch) override;
@@ -32,7 +33,7 @@ class PostgresTableSink final : public TableSink {
 
  private:
   PostgresTableSink(PgConnectionPool* pool, std::unique_ptr<PgConn> conn, PgCopyEncoder encoder,
-                    size_t buffer_bytes);
+                    size_t buffer_bytes, Schema schema);
   Status Flush();
   Status Fail(Status s);  // aborts the COPY, keeps the first error
   void Abort();
@@ -41,6 +42,7 @@ class PostgresTableSink final : public TableSink {
   std::unique_ptr<PgConn> conn_;
   PgCopyEncoder encoder_;
   size_t buffer_bytes_;
+  Schema schema_;  // what every batch must match
   std::string buffer_;
   bool in_copy_ = false;
   bool done_ = false;

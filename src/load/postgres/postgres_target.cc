@@ -134,7 +134,8 @@ class PostgresTarget final : public TargetDatabase {
     LD_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
     LD_ASSIGN_OR_RETURN(auto sink, PostgresTableSink::Start(&pool_, std::move(conn), copy_sql,
                                                             PgCopyEncoder(name, std::move(fields)),
-                                                            options_.copy_buffer_bytes));
+                                                            options_.copy_buffer_bytes,
+                                                            plan.definition.schema));
     return std::unique_ptr<TableSink>(std::move(sink));
   }
 
