@@ -57,7 +57,7 @@ pg_dump -Fd -f "$WORK/pgd" -t load_bench.t "$SRC"
 echo "lakedump dump: $(find "$WORK/ld" -name '*.parquet' | wc -l) files, $(du -sh "$WORK/ld" | cut -f1);" \
      "pg_dump -Fd: $(du -sh "$WORK/pgd" | cut -f1)"
 
-if "$LD" load --help >/dev/null 2>&1; then
+if "$LD" --help | grep -qE "^  load +"; then
   LOAD=("$LD" load "$WORK/ld" "$DST" --if-exists replace --progress none)
   echo "loader: lakedump load"
 else
@@ -75,6 +75,8 @@ for i in $(seq "$RUNS"); do
   ld_times+=("$(secs "${LOAD[@]}")")
   test "$(psql_q "$DST" -tAc 'SELECT count(*) FROM load_bench.t')" = "$ROWS"
   fresh_target
+  # pg_dump -t does not dump the table's schema: create it (lakedump load creates it itself).
+  psql_q "$DST" -c "CREATE SCHEMA load_bench"
   pr_times+=("$(secs pg_restore -d "$DST" "$WORK/pgd")")
   test "$(psql_q "$DST" -tAc 'SELECT count(*) FROM load_bench.t')" = "$ROWS"
   echo "run $i: lakedump ${ld_times[-1]}s, pg_restore ${pr_times[-1]}s"

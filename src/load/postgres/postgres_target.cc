@@ -193,6 +193,7 @@ class PostgresTarget final : public TargetDatabase {
 
   const PostgresTargetOptions options_;
   PgConnectionPool pool_;
+  std::mutex schema_mu_;  // serializes CREATE SCHEMA
   std::mutex mu_;
   std::map<std::string, StagedTable> tables_;  // guarded by mu_; by target "schema.table"
 };
@@ -220,6 +221,9 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
   }
   staged.append = table_exists && plan.if_exists == LoadIfExists::kAppend;
   if (!schema_exists) {
+    // Tables of one new schema are prepared at once: concurrent CREATE SCHEMA IF NOT
+    // EXISTS can still fail on the catalog's unique index, so one at a time.
+    std::lock_guard lock(schema_mu_);
     LD_RETURN_IF_ERROR(
         context(conn.Exec("CREATE SCHEMA IF NOT EXISTS " + QuoteIdent(plan.target.schema))));
   }
@@ -325,7 +329,8 @@ Status PostgresTarget::Commit(PgConn& conn, const TablePlan& plan, const StagedT
       select += (i ? ", " : "") + expr;
     }
     LD_RETURN_IF_ERROR(context(
-        conn.Exec("BEGIN; INSERT INTO " + final_table + " (" + cols + ") SELECT " + select +
+        conn.Exec("BEGIN; INSERT INTO " + final_table + " (" + cols +
+                  ") OVERRIDING SYSTEM VALUE SELECT " + select +
                   " FROM " + staged.staging + "; DROP TABLE " + staged.staging + "; COMMIT"),
         "appending the staged rows"));
     return context(conn.Exec("ANALYZE " + final_table), "ANALYZE");
