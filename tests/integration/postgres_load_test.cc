@@ -504,6 +504,75 @@ TEST(PostgresLoadTest, SqliteDumpLoadsWithMappedTypes) {
             "0");
 }
 
+// Sinks used directly: two at once on one table, one dropped without Finish()
+// (rolled back), and a table of no columns' worth of surprises: NULLs, empty batches.
+TEST(PostgresLoadTest, ParallelSinksAndAnAbandonedSink) {
+  LD_REQUIRE_PG();
+  auto admin = AdminConn();
+  ASSERT_TRUE(admin);
+  ScratchDatabase db(admin.get());
+  PostgresTargetOptions options;
+  options.max_connections = 3;
+  options.copy_buffer_bytes = 4096;  // many PQputCopyData calls
+  auto target = OpenPostgresTarget(db.conninfo(), options);
+  ASSERT_TRUE(target.ok());
+  EXPECT_EQ((*target)->max_sinks_per_table(), 2);
+  TablePlan plan;
+  plan.source = plan.target = TableRef{"new schema", "T"};
+  plan.definition.schema = Schema({Column{"id", LogicalType::Of(TypeId::kInt64), false, "INT"},
+                                   Column{"s", LogicalType::Of(TypeId::kString), true, "TEXT"},
+                                   Column{"d", LogicalType::Decimal(18, 3), true, ""}});
+  plan.definition.primary_key = {"id"};
+  plan.source_kind = "sqlite";
+  ASSERT_TRUE((*target)->PrepareTable(plan).ok());
+  auto batch_of = [&](int64_t from, int64_t n) {
+    RowBatch b(plan.definition.schema);
+    for (int64_t i = from; i < from + n; ++i) {
+      b.column(0).Append<int64_t>(i);
+      if (i % 10 == 0) {
+        b.column(1).AppendNull();
+        b.column(2).AppendNull();
+      } else {
+        b.column(1).AppendBytes("value " + std::to_string(i));
+        b.column(2).Append<int128_t>(static_cast<int128_t>(i) * 1001);
+      }
+    }
+    return b;
+  };
+  auto a = (*target)->OpenSink(plan);
+  auto b = (*target)->OpenSink(plan);
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (int k = 0; k < 10; ++k) {
+    ASSERT_TRUE((*a)->Append(batch_of(k * 1000, 1000)).ok());
+    ASSERT_TRUE((*b)->Append(batch_of(100000 + k * 1000, 1000)).ok());
+  }
+  ASSERT_TRUE((*a)->Append(RowBatch(plan.definition.schema)).ok());  // empty batch
+  {
+    auto abandoned = (*target)->OpenSink(plan);  // the third and last connection
+    ASSERT_TRUE(abandoned.ok());
+    ASSERT_TRUE((*abandoned)->Append(batch_of(500000, 5000)).ok());
+  }  // rolled back; its connection goes back to the pool
+  auto rows_a = (*a)->Finish();
+  auto rows_b = (*b)->Finish();
+  ASSERT_TRUE(rows_a.ok() && rows_b.ok()) << rows_a.status().ToString();
+  EXPECT_EQ(*rows_a + *rows_b, 20000u);
+  a->reset();
+  b->reset();
+  ASSERT_TRUE((*target)->CommitTable(plan).ok());
+  auto pg = AdminConn(db.conninfo());
+  ASSERT_TRUE(pg);
+  EXPECT_EQ(QueryOne(*pg, "SELECT count(*) || ' ' || count(s) || ' ' || sum(d) || ' ' || "
+                          "max(id) FROM \"new schema\".\"T\""),
+            "20000 18000 " +
+                QueryOne(*pg, "SELECT sum(g * 1.001) FROM (SELECT g FROM generate_series(0, "
+                              "9999) g UNION ALL SELECT g FROM generate_series(100000, 109999) "
+                              "g) x WHERE g % 10 <> 0") +
+                " 109999");
+  EXPECT_EQ(QueryOne(*pg, "SELECT conname FROM pg_constraint WHERE conrelid = "
+                          "'\"new schema\".\"T\"'::regclass"),
+            "T_pkey");
+}
+
 TEST(PostgresLoadTest, BadTargetsFailWithOneClearLine) {
   LD_REQUIRE_PG();
   auto refused = OpenPostgresTarget(ConninfoWith({{"port", "1"}, {"host", "127.0.0.1"}}));
