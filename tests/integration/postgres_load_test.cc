@@ -288,6 +288,37 @@ TEST(PostgresLoadTest, EveryTypeRoundTripsThroughADump) {
             "-1");
 }
 
+TEST(PostgresLoadTest, IdentityColumnsAndDefaultsComeBack) {
+  LD_REQUIRE_PG();
+  auto admin = AdminConn();
+  ASSERT_TRUE(admin);
+  ScratchSchema schema(admin.get());
+  ASSERT_TRUE(admin->Exec(fmt::format(
+      "CREATE TABLE {0}.w (id int8 GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
+      "n int4 NOT NULL DEFAULT 42, s text DEFAULT 'hello, world', made timestamptz DEFAULT now()); "
+      "INSERT INTO {0}.w (n) SELECT g FROM generate_series(1, 10) g", schema.q())).ok());
+  TempDir dir;
+  ASSERT_TRUE(DumpSchema(schema.name(), dir.path()).ok());
+  ScratchDatabase db(admin.get());
+  auto target = OpenPostgresTarget(db.conninfo());
+  ASSERT_TRUE(target.ok());
+  Status s = LoadDump(dir.path(), **target, LoadIfExists::kFail);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  auto pg = AdminConn(db.conninfo());
+  ASSERT_TRUE(pg);
+  const std::string w = schema.q() + ".w";
+  ASSERT_TRUE(pg->Exec("INSERT INTO " + w + " DEFAULT VALUES").ok());
+  EXPECT_EQ(QueryOne(*pg, "SELECT id || ' ' || n || ' ' || s || ' ' || (made IS NOT NULL) FROM " +
+                              w + " WHERE id = 11"),
+            "11 42 hello, world true");
+  EXPECT_EQ(QueryOne(*pg, "SELECT pg_get_serial_sequence('" + w + "', 'id')"),
+            schema.name() + ".w_id_seq");
+  // Replace keeps working with the sequence in place.
+  s = LoadDump(dir.path(), **target, LoadIfExists::kReplace);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(QueryOne(*pg, "SELECT count(*) FROM " + w), "10");
+}
+
 TEST(PostgresLoadTest, ExistingTableFailReplaceAppend) {
   LD_REQUIRE_PG();
   auto admin = AdminConn();
