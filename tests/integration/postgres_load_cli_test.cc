@@ -37,6 +37,17 @@ CliRun Lakedump(const std::string& args) {
   return r;
 }
 
+void ExpectSameLines(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  int shown = 0;
+  for (size_t i = 0; i < a.size() && shown < 3; ++i) {
+    if (a[i] != b[i]) {
+      ++shown;
+      ADD_FAILURE() << "source: " << a[i].substr(0, 400) << "\ntarget: " << b[i].substr(0, 400);
+    }
+  }
+}
+
 bool HasLoadCommand() {
   const CliRun help = Lakedump("--help");
   return help.out.find("\n  load ") != std::string::npos;
@@ -104,9 +115,16 @@ TEST(PostgresLoadCliTest, PostgresToDumpToPostgres) {
   const std::string url = ConninfoWith({{"dbname", db}});
   CliRun load = Lakedump(fmt::format("load '{}' \"{}\" --progress none", dir.Sub("d"), url));
   EXPECT_EQ(load.rc, 0) << load.out;
-  const auto source = PgDumpInserts(testing_pg::TestDsn(), schema.name());
+  auto source = PgDumpInserts(testing_pg::TestDsn(), schema.name());
   ASSERT_EQ(source.size(), 3003u);
-  EXPECT_TRUE(source == PgDumpInserts(url, schema.name()));
+  // Documented difference: the dump records GENERATED ALWAYS identity columns as BY DEFAULT
+  // (pg_catalog.cc), so pg_dump of the target lacks OVERRIDING SYSTEM VALUE. Values are equal.
+  for (std::string& line : source) {
+    const size_t at = line.find(" OVERRIDING SYSTEM VALUE");
+    if (at != std::string::npos) line.erase(at, 24);
+  }
+  std::sort(source.begin(), source.end());
+  ExpectSameLines(source, PgDumpInserts(url, schema.name()));
 
   // Again: the table exists -> a clear error and exit 1; with replace it works.
   CliRun again = Lakedump(fmt::format("load '{}' \"{}\" --progress none", dir.Sub("d"), url));
@@ -117,7 +135,7 @@ TEST(PostgresLoadCliTest, PostgresToDumpToPostgres) {
   CliRun replace = Lakedump(fmt::format("load '{}' \"{}\" --if-exists replace --progress none",
                                      dir.Sub("d"), url));
   EXPECT_EQ(replace.rc, 0) << replace.out;
-  EXPECT_TRUE(source == PgDumpInserts(url, schema.name()));
+  ExpectSameLines(source, PgDumpInserts(url, schema.name()));
   admin->Exec("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)").IgnoreError();
 
   // A refused target: one line, exit 1.
