@@ -357,6 +357,11 @@ Status PostgresTarget::Commit(PgConn& conn, const TablePlan& plan, const StagedT
   }
   // Keys are built on the staging table (outside the swap transaction, so the old
   // table stays readable meanwhile) under temporary names, renamed in the swap.
+  if (!staged.keys.empty() && !options_.maintenance_work_mem.empty()) {
+    LD_RETURN_IF_ERROR(context(
+        conn.Exec("SET maintenance_work_mem = " + QuoteLiteral(options_.maintenance_work_mem)),
+        "setting maintenance_work_mem"));
+  }
   std::vector<std::pair<std::string, std::string>> key_names;  // temporary, final
   for (size_t i = 0; i < staged.keys.size(); ++i) {
     const std::string& clause = staged.keys[i];
@@ -381,6 +386,9 @@ Status PostgresTarget::Commit(PgConn& conn, const TablePlan& plan, const StagedT
                                          QuoteIdent(temp) + " " + clause),
                                "building " + clause));
     key_names.emplace_back(temp, final_name);
+  }
+  if (!staged.keys.empty() && !options_.maintenance_work_mem.empty()) {
+    LD_RETURN_IF_ERROR(context(conn.Exec("RESET maintenance_work_mem"), "RESET"));
   }
   std::string swap = "BEGIN; ";
   if (plan.if_exists == LoadIfExists::kReplace) swap += "DROP TABLE IF EXISTS " + final_table + "; ";

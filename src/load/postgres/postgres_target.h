@@ -40,6 +40,10 @@ struct PostgresTargetOptions {
   size_t copy_buffer_bytes = 1 << 20;
   // Sinks (connections, each with its own COPY) loading one table at once.
   int max_sinks_per_table = 2;
+  // maintenance_work_mem of the session that builds a table's keys (server memory,
+  // per table being committed); empty = the server's setting (64MB by default,
+  // which makes the primary key of a 10M-row table an external sort).
+  std::string maintenance_work_mem = "256MB";
 };
 
 // Connects once to check the server is reachable and the login works (one
