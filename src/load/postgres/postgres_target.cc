@@ -315,11 +315,12 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
   if (!to_text.empty()) {
     LD_RETURN_IF_ERROR(context(conn.Exec("ALTER TABLE " + staged.staging + " " + to_text)));
   }
-  staged.copy_sql = "COPY " + staged.staging + " (";
+  staged.copy_sql = "COPY " + staged.staging;
   for (size_t i = 0; i < staged.columns.size(); ++i) {
-    staged.copy_sql += (i ? ", " : "") + staged.columns[i];
+    staged.copy_sql += (i ? ", " : " (") + staged.columns[i];
   }
-  staged.copy_sql += ") FROM STDIN (FORMAT binary)";
+  if (!staged.columns.empty()) staged.copy_sql += ")";  // "()" is a syntax error
+  staged.copy_sql += " FROM STDIN (FORMAT binary)";
   return staged;
 }
 
