@@ -25,7 +25,15 @@ std::string OneLine(std::string_view text);
 struct SourceOptions {
   bool sqlite_lax_types = false;  // --sqlite-type-mismatch string
   int connections = 4;
+  // PostgreSQL policies (docs/type-mapping.md); parsed when the source is PostgreSQL.
+  std::string pg_numeric = "string";      // --pg-numeric string|double|decimal(38,S)
+  std::string pg_infinity = "clamp";      // --pg-infinity clamp|null|error
+  std::string pg_numeric_nan = "error";   // --pg-numeric-nan error|null
+  bool pg_materialized_views = false;     // --pg-materialized-views
 };
+
+// postgres://, postgresql:// or a libpq keyword string ("host=... dbname=...").
+bool IsPostgresSource(const std::string& source);
 
 // sqlite:///path, sqlite:path, a path to an existing file -> SQLite;
 // postgres:// or postgresql:// or a libpq keyword string -> PostgreSQL.

@@ -28,6 +28,7 @@ struct DumpArgs {
   uint64_t row_group_rows = 122880;
   std::string row_group_bytes = "64MiB";
   std::string file_size = "0";
+  std::string split_size = "auto";
   std::string partition_by;
   int max_partitions = 1000;
   std::string if_exists = "fail";
@@ -37,6 +38,8 @@ struct DumpArgs {
   size_t batch_rows = 16384;
   std::string sqlite_type_mismatch = "fail";
   int source_connections = 0;
+  std::string pg_numeric = "string", pg_infinity = "clamp", pg_numeric_nan = "error";
+  bool pg_materialized_views = false;
   // S3 passthrough (see issue 4).
   std::string endpoint, region, profile;
   int upload_parallelism = 4;
@@ -76,6 +79,15 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   auto file_size = ParseSize(a.file_size);
   if (!file_size.ok()) return file_size.status().WithContext("--file-size");
   o.file_size = *file_size;
+  if (a.split_size == "auto") {
+    // Measured (docs/benchmarks.md): PostgreSQL gains from 2 ranges per big
+    // table on 2 cores; SQLite reads are CPU-bound in one process either way.
+    if (IsPostgresSource(a.source)) o.split_bytes = 256ull << 20;
+  } else {
+    auto split = ParseSize(a.split_size);
+    if (!split.ok()) return split.status().WithContext("--split-size");
+    o.split_bytes = *split;
+  }
   o.partition_by = a.partition_by;
   o.max_open_partitions = a.max_partitions;
   LD_ASSIGN_OR_RETURN(o.if_exists, ParseIfExists(a.if_exists));
@@ -102,9 +114,11 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   return o;
 }
 
-nlohmann::json Summary(const DumpResult& r, const std::string& dest) {
+nlohmann::json Summary(const DumpResult& r, const std::string& dest, const StoreStats& stats) {
   const DumpManifest& m = r.manifest;
   return {{"status", "ok"},
+          {"retries", stats.retries},
+          {"throttles", stats.throttles},
           {"dump_id", m.dump_id},
           {"destination", dest},
           {"tables", m.tables.size()},
@@ -123,6 +137,10 @@ int RunDump(const DumpArgs& a) {
 
   SourceOptions source_options;
   source_options.sqlite_lax_types = a.sqlite_type_mismatch == "string";
+  source_options.pg_numeric = a.pg_numeric;
+  source_options.pg_infinity = a.pg_infinity;
+  source_options.pg_numeric_nan = a.pg_numeric_nan;
+  source_options.pg_materialized_views = a.pg_materialized_views;
   source_options.connections =
       a.source_connections > 0 ? a.source_connections : std::max(1, options->table_parallelism);
   auto db = OpenDatabase(a.source, source_options);
@@ -165,7 +183,7 @@ int RunDump(const DumpArgs& a) {
     return PrintError(s, code);
   }
   if (a.json) {
-    std::printf("%s\n", Summary(*result, dest).dump().c_str());
+    std::printf("%s\n", Summary(*result, dest, (*store)->Stats()).dump().c_str());
   } else {
     const DumpManifest& m = result->manifest;
     std::printf("dumped %zu tables (%llu reused), %s rows, %llu files, %s in %s to %s\n",
@@ -173,6 +191,12 @@ int RunDump(const DumpArgs& a) {
                 FormatCount(static_cast<double>(m.total_rows)).c_str(),
                 static_cast<unsigned long long>(m.total_files), FormatBytes(m.total_bytes).c_str(),
                 FormatSeconds(m.seconds).c_str(), dest.c_str());
+    const StoreStats stats = (*store)->Stats();
+    if (stats.retries > 0) {
+      std::printf("store: %llu requests retried (%llu throttled by the server)\n",
+                  static_cast<unsigned long long>(stats.retries),
+                  static_cast<unsigned long long>(stats.throttles));
+    }
   }
   return kExitOk;
 }
@@ -206,6 +230,10 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
   app->add_option("--file-size", a->file_size,
                   "start a new file past this size, e.g. 256MiB (0 = one file per table)")
       ->capture_default_str();
+  app->add_option("--split-size", a->split_size,
+                  "export a table bigger than this as several ranges in parallel (0 = never; "
+                  "auto = 256MiB for PostgreSQL, 1GiB for SQLite)")
+      ->capture_default_str();
   app->add_option("--partition-by", a->partition_by, "Hive-style COLUMN=value/ folders");
   app->add_option("--max-partitions", a->max_partitions,
                   "distinct --partition-by values allowed per table task")
@@ -223,6 +251,19 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--source-connections", a->source_connections,
                   "source connections (default: table parallelism)");
+  app->add_option("--pg-numeric", a->pg_numeric,
+                  "PostgreSQL numeric without precision (or wider than 38 digits): string "
+                  "(exact text), double, or decimal(38,S)")
+      ->capture_default_str();
+  app->add_option("--pg-infinity", a->pg_infinity,
+                  "PostgreSQL date/timestamp ±infinity: clamp (to the extreme values), null, "
+                  "error")
+      ->capture_default_str();
+  app->add_option("--pg-numeric-nan", a->pg_numeric_nan,
+                  "PostgreSQL numeric NaN/±Infinity in a decimal column: error or null")
+      ->capture_default_str();
+  app->add_flag("--pg-materialized-views", a->pg_materialized_views,
+                "also dump PostgreSQL materialized views");
   app->add_option("--endpoint", a->endpoint, "S3 endpoint URL");
   app->add_option("--region", a->region, "S3 region");
   app->add_option("--profile", a->profile, "AWS profile");

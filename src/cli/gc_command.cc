@@ -1,12 +1,14 @@
-// `lakedump gc DEST [--older-than 1h]`: aborts the incomplete multipart uploads
-// under an S3 prefix left by runs that were killed (SIGKILL, power loss) before
-// they could abort their own uploads.
+// `lakedump gc DEST [--older-than 1h]`: cleans what runs that were killed
+// (SIGKILL, power loss) left behind: incomplete multipart uploads under an S3
+// prefix, hidden temp files under a local folder.
 #include <cstdio>
 #include <memory>
 
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "store/local/local_store.h"
+#include "store/open_store.h"
 #include "store/s3/s3_store.h"
 
 namespace lakedump::cli {
@@ -18,21 +20,35 @@ struct GcArgs {
   std::string endpoint, region, profile;
 };
 
-int RunGc(const GcArgs& a) {
-  if (!a.dest.starts_with("s3://")) {
-    return PrintError(Status::InvalidArgument("gc works on s3://bucket/prefix destinations; " +
-                                              a.dest + " has no multipart uploads to clean"),
+int RunLocalGc(const GcArgs& a, std::chrono::seconds age) {
+  auto store = OpenStore(a.dest, StoreOptions{});
+  if (!store.ok()) return PrintError(store.status(), kExitUsage);
+  auto* local = dynamic_cast<LocalStore*>(store->get());
+  if (local == nullptr) {
+    return PrintError(Status::InvalidArgument("gc works on s3:// and local destinations, not " +
+                                              (*store)->Describe()),
                       kExitUsage);
   }
+  std::vector<std::string> removed;
+  Status s = local->SweepStaleTempFiles(age, &removed);
+  for (const std::string& path : removed) std::printf("removed temp file %s\n", path.c_str());
+  if (!s.ok()) return PrintError(s, kExitFailed);
+  std::printf("%zu temp files older than %s removed under %s\n", removed.size(),
+              a.older_than.c_str(), (*store)->Describe().c_str());
+  return kExitOk;
+}
+
+int RunGc(const GcArgs& a) {
   auto age = ParseDuration(a.older_than);
   if (!age.ok()) return PrintError(age.status().WithContext("--older-than"), kExitUsage);
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(*age);
+  if (!a.dest.starts_with("s3://")) return RunLocalGc(a, seconds);
   StoreOptions options;
   options.s3.endpoint = a.endpoint;
   options.s3.region = a.region;
   options.s3.profile = a.profile;
   std::vector<std::string> aborted;
-  Status s = AbortStaleUploads(a.dest, std::chrono::duration_cast<std::chrono::seconds>(*age),
-                               options, &aborted);
+  Status s = AbortStaleUploads(a.dest, seconds, options, &aborted);
   for (const std::string& key : aborted) std::printf("aborted upload of %s\n", key.c_str());
   if (!s.ok()) return PrintError(s, kExitFailed);
   std::printf("%zu incomplete uploads older than %s aborted under %s\n", aborted.size(),
@@ -45,16 +61,20 @@ int RunGc(const GcArgs& a) {
 CommandEntry AddGcCommand(CLI::App& parent) {
   auto a = std::make_shared<GcArgs>();
   CLI::App* app = parent.add_subcommand(
-      "gc", "Abort incomplete S3 multipart uploads under a prefix (left by killed runs).");
-  app->add_option("DEST", a->dest, "s3://bucket/prefix")->required();
+      "gc",
+      "Clean what killed runs left: incomplete S3 multipart uploads, local temp files.");
+  app->add_option("DEST", a->dest, "s3://bucket/prefix, file:///dir or a folder path")
+      ->required();
   app->add_option("--older-than", a->older_than,
-                  "only uploads started longer ago than this (default 1h; 0s = all)");
+                  "only uploads started (temp files written) longer ago than this (default 1h; "
+                  "0s = all: make sure no dump is running there)");
   app->add_option("--endpoint", a->endpoint, "S3 endpoint URL");
   app->add_option("--region", a->region, "S3 region");
   app->add_option("--profile", a->profile, "AWS profile");
   app->footer(
       "Examples:\n"
       "  lakedump gc s3://bucket/dumps/app\n"
+      "  lakedump gc ./lakedump-demo --older-than 0s\n"
       "  lakedump gc s3://bucket/dumps --older-than 10m --endpoint http://127.0.0.1:7480");
   return {app, [a] { return RunGc(*a); }};
 }

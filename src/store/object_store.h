@@ -40,6 +40,12 @@ class ObjectReader {
   virtual Status ReadAt(uint64_t offset, uint64_t length, std::string* out) = 0;
 };
 
+// Counters of a store's requests, for the summary (zeros for local stores).
+struct StoreStats {
+  uint64_t retries = 0;    // requests sent again after a retryable failure
+  uint64_t throttles = 0;  // SlowDown / 429 / 503 answers that slowed the whole store
+};
+
 class ObjectStore {
  public:
   virtual ~ObjectStore() = default;
@@ -55,6 +61,8 @@ class ObjectStore {
   virtual Status Delete(std::span<const std::string> keys) = 0;
   // The store's location for messages and metadata, never with credentials.
   virtual std::string Describe() const = 0;
+  // Thread-safe; cumulative since the store was opened.
+  virtual StoreStats Stats() const { return {}; }
 
   // Conveniences built on the primitives above.
   Status PutObject(std::string_view key, std::string_view data);

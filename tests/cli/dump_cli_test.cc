@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
 
 namespace lakedump {
@@ -25,47 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-struct RunResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
-
-RunResult RunLakedump(const std::string& args, const TempDir& tmp) {
-  const std::string out = tmp.Sub("stdout.txt"), err = tmp.Sub("stderr.txt");
-  const std::string cmd = std::string(LAKEDUMP_BINARY) + " " + args + " >" + out + " 2>" + err;
-  const int rc = std::system(cmd.c_str());
-  RunResult r;
-  r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  r.out = ReadFile(out);
-  r.err = ReadFile(err);
-  return r;
-}
-
-// The error contract: exit code, one line "lakedump: error: ..." on stderr.
-void ExpectOneLineError(const RunResult& r, int code, const std::string& needle) {
-  EXPECT_EQ(r.code, code) << r.err;
-  EXPECT_EQ(r.err.rfind("lakedump: error: ", 0), 0u) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-}
+using namespace testing_cli;
 
 class DumpCliTest : public ::testing::Test {
  protected:
@@ -116,12 +77,6 @@ std::vector<std::vector<std::optional<std::string>>> SqliteRows(const std::strin
   return rows;
 }
 
-std::string InteropDir() {
-  const char* env = std::getenv("LD_INTEROP_DIR");
-  std::string dir = env && *env ? env : std::string(LAKEDUMP_SOURCE_DIR) + "/tests/interop";
-  return fs::exists(dir + "/node_modules") ? dir : "";
-}
-
 TEST_F(DumpCliTest, DemoDumpReadBackByTheOracleReaders) {
   const std::string interop = InteropDir();
   if (interop.empty()) GTEST_SKIP() << "LD_INTEROP_DIR with node_modules not found";
@@ -141,16 +96,7 @@ TEST_F(DumpCliTest, DemoDumpReadBackByTheOracleReaders) {
     total += expected.size();
     ASSERT_EQ(tm["files"].size(), 1u);
     const std::string file = dest + "/" + tm["files"][0]["key"].get<std::string>();
-    const std::string out = dir_.Sub("read.txt");
-    const std::string cmd = "node " + interop + "/read.mjs " + Quote(file) + " --reader all >" +
-                            out + " 2>&1";
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << ReadFile(out);
-    std::istringstream lines(ReadFile(out));
-    std::string line;
-    std::vector<json> readers;
-    while (std::getline(lines, line)) {
-      if (!line.empty()) readers.push_back(json::parse(line));
-    }
+    const std::vector<json> readers = ReadWithOracles(interop, file, dir_);
     ASSERT_EQ(readers.size(), 3u) << name;
     for (const json& rd : readers) {
       ASSERT_FALSE(rd.contains("error")) << name << ": " << rd.dump();
@@ -278,6 +224,26 @@ TEST_F(DumpCliTest, EmptyDatabaseAndWeirdNames) {
   }
 }
 
+TEST_F(DumpCliTest, DiskFullMidDumpIsAOneLineErrorWithNothingCommitted) {
+  // A 256 KiB tmpfs: the demo dump needs more. Needs root (CI and scripts/test run as root).
+  const std::string mnt = dir_.Sub("small-disk");
+  fs::create_directories(mnt);
+  if (geteuid() != 0 ||
+      std::system(("mount -t tmpfs -o size=256k tmpfs " + mnt + " 2>/dev/null").c_str()) != 0) {
+    GTEST_SKIP() << "cannot mount a small tmpfs here (not root?)";
+  }
+  struct Unmount {
+    std::string path;
+    ~Unmount() { EXPECT_EQ(std::system(("umount " + path).c_str()), 0); }
+  } unmount{mnt};
+  RunResult r = RunLakedump("dump " + db_ + " " + mnt + "/dump --table-parallelism 2", dir_);
+  ExpectOneLineError(r, 1, "disk full");
+  EXPECT_FALSE(fs::exists(mnt + "/dump/_manifest.json"));
+  for (const auto& e : fs::recursive_directory_iterator(mnt)) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+  }
+}
+
 TEST_F(DumpCliTest, SigkillThenResumeGivesTheSameRowsAsAFreshDump) {
   const std::string db = dir_.Sub("many.sqlite");
   ASSERT_EQ(RunLakedump("demo " + db + " --rows 60000 --small-tables 300 --seed 3", dir_).code, 0);
@@ -338,6 +304,18 @@ TEST_F(DumpCliTest, SigkillThenResumeGivesTheSameRowsAsAFreshDump) {
   }
   const json m = Manifest(dest);
   EXPECT_EQ(files, 1 + m["tables"].size() + m["totals"]["files"].get<size_t>());
+
+  // `gc` sweeps the temp file(s) the killed run left; nothing else.
+  RunResult gc = RunLakedump("gc " + dest + " --older-than 0s", dir_);
+  ASSERT_EQ(gc.code, 0) << gc.err;
+  size_t all = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dest)) {
+    if (e.is_regular_file()) {
+      ++all;
+      EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+    }
+  }
+  EXPECT_EQ(all, files);
 }
 
 }  // namespace

@@ -334,7 +334,7 @@ TEST(ParquetWriterBadInputTest, NullInRequiredColumn) {
 
 TEST(ParquetWriterBadInputTest, TimeOutsideDay) {
   ExpectRejected({Schema({Column{"t", LogicalType::Of(TypeId::kTime), true, ""}}),
-                  [](RowBatch* b) { b->column(0).Append<int64_t>(86400000000LL); },
+                  [](RowBatch* b) { b->column(0).Append<int64_t>(86400000001LL); },  // past 24:00:00
                   "column \"t\", row 1: time"});
   ExpectRejected({Schema({Column{"t", LogicalType::Of(TypeId::kTime), true, ""}}),
                   [](RowBatch* b) { b->column(0).Append<int64_t>(-1); }, "row 1"});

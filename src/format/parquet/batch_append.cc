@@ -68,9 +68,10 @@ Status ValidateColumn(const Column& column, const ColumnVector& col, uint64_t fi
     case TypeId::kTime: {
       const int64_t* v = col.values<int64_t>();
       for (size_t i = 0; i < n; ++i) {
-        if ((v[i] < 0 || v[i] >= kMicrosPerDay) && col.IsValid(i)) {
+        // 24:00:00 itself is a valid time in SQL (PostgreSQL, DuckDB).
+        if ((v[i] < 0 || v[i] > kMicrosPerDay) && col.IsValid(i)) {
           return RowError(column, first_row + i,
-                          fmt::format("time {} microseconds is outside 00:00:00..23:59:59.999999",
+                          fmt::format("time {} microseconds is outside 00:00:00..24:00:00",
                                       v[i]));
         }
       }

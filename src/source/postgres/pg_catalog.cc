@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cctype>
+#include <charconv>
+#include <set>
 
 namespace lakedump {
 namespace {
@@ -39,6 +40,22 @@ int64_t ToInt(std::string_view text) {
   int64_t v = 0;
   std::from_chars(text.data(), text.data() + text.size(), v);
   return v;
+}
+
+// Maps one column and appends it to the plan's schema, fields and SELECT list.
+void AddMappedColumn(const PgColumnInfo& info, const PgTypeOptions& options, PgTablePlan* plan) {
+  PgColumnMapping m = MapPgColumn(info, options);
+  if (m.text_fallback) plan->text_fallback_columns.push_back(info.name);
+  if (!plan->select_list.empty()) plan->select_list += ", ";
+  plan->select_list += m.select_expr;
+  plan->fields.push_back(m.field);
+  plan->definition.schema.AddColumn(m.column);
+}
+
+std::string CreateTableDdl(const TableRef& ref, const std::vector<std::string>& lines) {
+  std::string ddl = "CREATE TABLE " + QuoteQualified(ref.schema, ref.name) + " (";
+  for (size_t i = 0; i < lines.size(); ++i) ddl += (i == 0 ? "\n" : ",\n") + lines[i];
+  return ddl + (lines.empty() ? ")" : "\n)");
 }
 
 }  // namespace
@@ -160,6 +177,96 @@ Status PgCatalog::LoadTypes(PgConn& conn) {
   return Status::OK();
 }
 
+Status PgCatalog::ResolveType(PgConn& conn, uint32_t type_oid, int32_t typmod,
+                              std::string_view what, PgColumnInfo* info) {
+  if (!types_.contains(type_oid)) LD_RETURN_IF_ERROR(LoadTypes(conn));
+  // Domains read as their base type (the binary format is the base type's).
+  for (int depth = 0; depth < 100; ++depth) {
+    auto it = types_.find(type_oid);
+    if (it == types_.end()) {
+      return Status::NotFound(fmt::format("{}: type OID {} not in pg_type", what, type_oid));
+    }
+    if (it->second.typtype != 'd') {
+      info->base_name = it->second.name;
+      info->base_typtype = it->second.typtype;
+      info->base_category = it->second.category;
+      break;
+    }
+    if (typmod < 0) typmod = it->second.typmod;
+    type_oid = it->second.basetype;
+  }
+  info->base_oid = type_oid;
+  info->base_typmod = typmod;
+  return Status::OK();
+}
+
+Result<PgTablePlan> PgCatalog::DescribeQuery(PgConn& conn, const TableRef& ref,
+                                             std::string_view sql,
+                                             const PgTypeOptions& options) {
+  const std::string name = ref.QualifiedName();
+  std::string query(sql);
+  while (!query.empty() && (query.back() == ';' || std::isspace(
+                                static_cast<unsigned char>(query.back())))) {
+    query.pop_back();
+  }
+  if (query.empty()) return Status::InvalidArgument(fmt::format("--query {}: empty SQL", ref.name));
+  PgTablePlan plan;
+  plan.ref = ref;
+  plan.relkind = 'q';
+  plan.query = query;
+  // Describing a statement that does not parse aborts the transaction; the
+  // savepoint keeps the snapshot's transaction alive.
+  LD_RETURN_IF_ERROR(conn.Exec("SAVEPOINT lakedump_describe"));
+  PgResult prepared(PQprepare(conn.raw(), "", query.c_str(), 0, nullptr));
+  PgResult described;
+  if (PQresultStatus(prepared.get()) == PGRES_COMMAND_OK) {
+    described.reset(PQdescribePrepared(conn.raw(), ""));
+  }
+  const PGresult* failed = PQresultStatus(prepared.get()) != PGRES_COMMAND_OK ? prepared.get()
+                           : PQresultStatus(described.get()) != PGRES_COMMAND_OK
+                               ? described.get()
+                               : nullptr;
+  if (failed != nullptr) {
+    Status s = conn.ErrorStatus(failed);
+    if (!conn.broken()) {
+      conn.Exec("ROLLBACK TO SAVEPOINT lakedump_describe; RELEASE SAVEPOINT lakedump_describe")
+          .IgnoreError();
+      s = Status::InvalidArgument(s.message());
+    }
+    return s.WithContext(fmt::format("--query {}", ref.name));
+  }
+  LD_RETURN_IF_ERROR(conn.Exec("RELEASE SAVEPOINT lakedump_describe"));
+  const PGresult* d = described.get();
+  if (PQnfields(d) == 0) {
+    return Status::InvalidArgument(
+        fmt::format("--query {}: the statement returns no columns (is it a SELECT?)", ref.name));
+  }
+  std::set<std::string> names;
+  std::vector<std::string> ddl_lines;
+  for (int i = 0; i < PQnfields(d); ++i) {
+    PgColumnInfo info;
+    info.name = PQfname(d, i);
+    if (!names.insert(info.name).second) {
+      return Status::InvalidArgument(fmt::format(
+          "--query {}: two result columns are named \"{}\"; give them distinct aliases "
+          "(SELECT a.x AS a_x, b.x AS b_x ...)",
+          ref.name, info.name));
+    }
+    const uint32_t type_oid = PQftype(d, i);
+    const int32_t typmod = PQfmod(d, i);
+    LD_ASSIGN_OR_RETURN(PgResult ft,
+                        conn.Query("SELECT pg_catalog.format_type($1::oid, $2::int4)",
+                                   {std::to_string(type_oid), std::to_string(typmod)}));
+    info.format_type = std::string(PgValue(ft.get(), 0, 0));
+    LD_RETURN_IF_ERROR(ResolveType(
+        conn, type_oid, typmod, fmt::format("query {}, column \"{}\"", name, info.name), &info));
+    AddMappedColumn(info, options, &plan);
+    ddl_lines.push_back("  " + QuoteIdent(info.name) + " " + info.format_type);
+  }
+  plan.definition.ddl = CreateTableDdl(ref, ddl_lines);
+  return plan;
+}
+
 Result<PgTablePlan> PgCatalog::Describe(PgConn& conn, const TableRef& ref,
                                         const PgTypeOptions& options) {
   const std::string name = ref.QualifiedName();
@@ -200,31 +307,9 @@ Result<PgTablePlan> PgCatalog::Describe(PgConn& conn, const TableRef& ref,
     int32_t typmod = static_cast<int32_t>(ToInt(PgValue(cols.get(), i, 2)));
     info.not_null = PgValue(cols.get(), i, 3) == "t";
     info.format_type = std::string(PgValue(cols.get(), i, 4));
-    if (!types_.contains(type_oid)) LD_RETURN_IF_ERROR(LoadTypes(conn));
-    // Domains read as their base type (the binary format is the base type's).
-    for (int depth = 0; depth < 100; ++depth) {
-      auto it = types_.find(type_oid);
-      if (it == types_.end()) {
-        return Status::NotFound(fmt::format("table {}, column \"{}\": type OID {} not in pg_type",
-                                            name, info.name, type_oid));
-      }
-      if (it->second.typtype != 'd') {
-        info.base_name = it->second.name;
-        info.base_typtype = it->second.typtype;
-        info.base_category = it->second.category;
-        break;
-      }
-      if (typmod < 0) typmod = it->second.typmod;
-      type_oid = it->second.basetype;
-    }
-    info.base_oid = type_oid;
-    info.base_typmod = typmod;
-    PgColumnMapping m = MapPgColumn(info, options);
-    if (m.text_fallback) plan.text_fallback_columns.push_back(info.name);
-    if (!plan.select_list.empty()) plan.select_list += ", ";
-    plan.select_list += m.select_expr;
-    plan.fields.push_back(m.field);
-    plan.definition.schema.AddColumn(m.column);
+    LD_RETURN_IF_ERROR(ResolveType(
+        conn, type_oid, typmod, fmt::format("table {}, column \"{}\"", name, info.name), &info));
+    AddMappedColumn(info, options, &plan);
 
     std::string line = "  " + QuoteIdent(info.name) + " " + info.format_type;
     const std::string_view identity = PgValue(cols.get(), i, 6);
@@ -261,12 +346,7 @@ Result<PgTablePlan> PgCatalog::Describe(PgConn& conn, const TableRef& ref,
       plan.definition.primary_key.emplace_back(PgValue(r.get(), i, 0));
     }
   }
-  std::string ddl = "CREATE TABLE " + QuoteQualified(ref.schema, ref.name) + " (";
-  for (size_t i = 0; i < ddl_lines.size(); ++i) {
-    ddl += (i == 0 ? "\n" : ",\n") + ddl_lines[i];
-  }
-  ddl += ddl_lines.empty() ? ")" : "\n)";
-  plan.definition.ddl = std::move(ddl);
+  plan.definition.ddl = CreateTableDdl(ref, ddl_lines);
   return plan;
 }
 

@@ -19,7 +19,9 @@ namespace lakedump {
 struct PgTablePlan {
   TableRef ref;
   uint32_t oid = 0;
-  char relkind = 'r';  // 'r' table, 'p' partitioned (read through the parent), 'm' matview
+  char relkind = 'r';  // 'r' table, 'p' partitioned (read through the parent), 'm' matview,
+                       // 'q' a --query result (nothing to lock, never split)
+  std::string query;   // relkind 'q': the query's SQL, trailing semicolons removed
   TableDefinition definition;
   std::vector<PgFieldSpec> fields;
   std::string select_list;
@@ -36,6 +38,14 @@ class PgCatalog {
   // Columns, types, keys and DDL of one table.
   Result<PgTablePlan> Describe(PgConn& conn, const TableRef& ref, const PgTypeOptions& options);
 
+  // Columns of a query's result (prepared and described, never run), under the
+  // name `ref`. The DDL declares each column with its result type, nullable.
+  // A query that does not parse, or whose columns share a name, is
+  // InvalidArgument naming `ref`. Runs inside a savepoint, so a failure leaves
+  // the caller's transaction usable.
+  Result<PgTablePlan> DescribeQuery(PgConn& conn, const TableRef& ref, std::string_view sql,
+                                    const PgTypeOptions& options);
+
  private:
   struct TypeRow {
     std::string name;
@@ -45,6 +55,9 @@ class PgCatalog {
     int32_t typmod = -1;
   };
   Status LoadTypes(PgConn& conn);
+  // Fills info.base_* from a declared type, resolving domains to their base type.
+  Status ResolveType(PgConn& conn, uint32_t type_oid, int32_t typmod, std::string_view what,
+                     PgColumnInfo* info);
   std::unordered_map<uint32_t, TypeRow> types_;
 };
 

@@ -34,7 +34,7 @@ class PostgresDatabase final : public Database {
   nlohmann::json Describe() const override;
 
  private:
-  Result<const PgTablePlan*> PlanLocked(const TableRef& ref);
+  Result<const PgTablePlan*> PlanLocked(const TableInfo& table);
   Status EnsureLockedLocked(const PgTablePlan& plan);
   Status CoordinatorErrorLocked(Status s, std::string_view what);
 
@@ -90,12 +90,18 @@ Result<std::vector<TableInfo>> PostgresDatabase::ListTables() {
   return tables;
 }
 
-Result<const PgTablePlan*> PostgresDatabase::PlanLocked(const TableRef& ref) {
+Result<const PgTablePlan*> PostgresDatabase::PlanLocked(const TableInfo& table) {
+  const TableRef& ref = table.ref;
   auto it = plans_.find(KeyOf(ref));
   if (it != plans_.end()) return it->second.get();
-  auto plan = catalog_.Describe(*coordinator_, ref, options_.types);
+  auto plan = table.query.empty()
+                  ? catalog_.Describe(*coordinator_, ref, options_.types)
+                  : catalog_.DescribeQuery(*coordinator_, ref, table.query, options_.types);
   if (!plan.ok()) {
-    if (plan.status().code() == Code::kNotFound) return plan.status();
+    if (plan.status().code() == Code::kNotFound ||
+        plan.status().code() == Code::kInvalidArgument) {
+      return plan.status();
+    }
     return CoordinatorErrorLocked(plan.status(),
                                   fmt::format("describing table {}", ref.QualifiedName()));
   }
@@ -107,7 +113,8 @@ Result<const PgTablePlan*> PostgresDatabase::PlanLocked(const TableRef& ref) {
 
 Status PostgresDatabase::EnsureLockedLocked(const PgTablePlan& plan) {
   // Materialized views cannot be locked (LOCK TABLE rejects them), like pg_dump.
-  if (!in_snapshot_ || plan.relkind == 'm' || locked_.contains(KeyOf(plan.ref))) {
+  // A query's tables are locked by the query itself (ACCESS SHARE while it runs).
+  if (!in_snapshot_ || plan.relkind == 'm' || plan.relkind == 'q' || locked_.contains(KeyOf(plan.ref))) {
     return Status::OK();
   }
   const std::string qualified = QuoteQualified(plan.ref.schema, plan.ref.name);
@@ -140,18 +147,15 @@ Status PostgresDatabase::LockTables(const std::vector<TableInfo>& tables) {
   if (!in_snapshot_) return Status::InvalidArgument("LockTables() before BeginSnapshot()");
   for (const TableInfo& t : tables) {
     if (!t.query.empty()) continue;
-    LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(t.ref));
+    LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(t));
     LD_RETURN_IF_ERROR(EnsureLockedLocked(*plan));
   }
   return Status::OK();
 }
 
 Result<TableDefinition> PostgresDatabase::DescribeTable(const TableInfo& table) {
-  if (!table.query.empty()) {
-    return Status::Unimplemented("--query is not supported by the PostgreSQL source yet");
-  }
   std::lock_guard lock(mu_);
-  LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(table.ref));
+  LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(table));
   return plan->definition;
 }
 
@@ -163,7 +167,7 @@ Result<std::vector<WorkUnit>> PostgresDatabase::Split(const TableInfo& table,
   if (!table.query.empty() || target_bytes == 0 || coordinator_->server_version() < 140000) {
     return one;
   }
-  LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(table.ref));
+  LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(table));
   // Hold the lock first: pg_relation_size() opens the relation and must not
   // queue behind another session's lock.
   LD_RETURN_IF_ERROR(EnsureLockedLocked(*plan));
@@ -211,20 +215,19 @@ Result<std::vector<WorkUnit>> PostgresDatabase::Split(const TableInfo& table,
 }
 
 Result<std::unique_ptr<TableSource>> PostgresDatabase::Open(const WorkUnit& unit) {
-  if (!unit.table.query.empty()) {
-    return Status::Unimplemented("--query is not supported by the PostgreSQL source yet");
-  }
   PgReadSpec spec;
   {
     std::lock_guard lock(mu_);
-    LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(unit.table.ref));
+    LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(unit.table));
     LD_RETURN_IF_ERROR(EnsureLockedLocked(*plan));
     spec.table_name = unit.table.ref.QualifiedName();
-    spec.qualified = QuoteQualified(unit.table.ref.schema, unit.table.ref.name);
+    spec.qualified = plan->relkind == 'q'
+                         ? "(" + plan->query + "\n) AS lakedump_query"
+                         : QuoteQualified(unit.table.ref.schema, unit.table.ref.name);
     spec.select_list = plan->select_list;
     spec.range_predicate = unit.range_predicate;
     spec.snapshot_id = snapshot_id_;
-    spec.lock = plan->relkind != 'm';
+    spec.lock = plan->relkind != 'm' && plan->relkind != 'q';
     spec.lock_timeout_ms = options_.lock_timeout_ms;
     spec.schema = plan->definition.schema;
     spec.fields = plan->fields;

@@ -382,4 +382,26 @@ Status LocalStore::Delete(std::span<const std::string> keys) {
   return first;
 }
 
+Status LocalStore::SweepStaleTempFiles(std::chrono::seconds older_than,
+                                       std::vector<std::string>* removed) {
+  namespace fs = std::filesystem;
+  const std::string root = root_.empty() ? "/" : root_;
+  std::error_code ec;
+  if (!fs::exists(root, ec)) return Status::OK();
+  const auto cutoff = fs::file_time_type::clock::now() - older_than;
+  for (auto it = fs::recursive_directory_iterator(root, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file(ec) || !IsTempFileName(it->path().filename().string())) continue;
+    const auto mtime = fs::last_write_time(it->path(), ec);
+    if (ec || mtime > cutoff) {
+      ec.clear();
+      continue;
+    }
+    if (!fs::remove(it->path(), ec) && ec) break;
+    if (removed != nullptr) removed->push_back(it->path().string());
+  }
+  if (ec) return Status::IOError("sweeping temp files under " + root + ": " + ec.message());
+  return Status::OK();
+}
+
 }  // namespace lakedump

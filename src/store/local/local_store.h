@@ -13,9 +13,11 @@
 // LocalFileOps they were given.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "store/local/local_file_ops.h"
 #include "store/object_store.h"
@@ -42,6 +44,12 @@ class LocalStore final : public ObjectStore {
 
   // True for the names LocalStore gives its temp files.
   static bool IsTempFileName(std::string_view file_name);
+
+  // gc: removes the temp files below the root last modified more than
+  // older_than ago: what a killed writer (SIGKILL, power loss) left behind. Their
+  // paths go to *removed when it is not null. A root that does not exist has none.
+  Status SweepStaleTempFiles(std::chrono::seconds older_than,
+                             std::vector<std::string>* removed = nullptr);
 
  private:
   LocalStore(std::string root, LocalFileOps* ops) : root_(std::move(root)), ops_(ops) {}

@@ -121,6 +121,7 @@ class S3Store final : public ObjectStore {
     return client_.DeleteObjects(full, options_.stop);
   }
 
+  StoreStats Stats() const override { return {retry_.retries(), retry_.throttles()}; }
   std::string Describe() const override {
     std::string p = url_.prefix;
     if (!p.empty()) p.pop_back();

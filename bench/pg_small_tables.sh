@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# PostgreSQL, 1000 small tables (issue 5): lakedump against pg_dump -Fd -j 1 and -j 2, same run,
+# and lakedump serial (--table-parallelism 1) against parallel. Median of RUNS runs each, runs
+# interleaved so machine noise hits every contender alike.
+# Usage: bench/pg_small_tables.sh [BUILD_DIR] [RUNS]
+#   Env: LD_BENCH_PG_DSN or LD_TEST_PG_DSN (keyword form or URI of a server we may create a
+#   database `lakedump_small_bench` on); TABLES (default 1000), ROWS (default 100),
+#   PARALLEL (lakedump's --table-parallelism for the parallel run, default 8).
+set -euo pipefail
+BUILD=${1:-build}
+RUNS=${2:-3}
+LD="$BUILD/lakedump"
+TABLES=${TABLES:-1000}
+ROWS=${ROWS:-100}
+PARALLEL=${PARALLEL:-8}
+DSN=${LD_BENCH_PG_DSN:-${LD_TEST_PG_DSN:-}}
+[ -n "$DSN" ] || { echo "set LD_BENCH_PG_DSN (or LD_TEST_PG_DSN); scripts/start-postgres starts one" >&2; exit 2; }
+command -v pg_dump >/dev/null || { echo "pg_dump not found (apt-get install postgresql-client-15)" >&2; exit 2; }
+DB=lakedump_small_bench
+BENCH_DSN="$DSN dbname=$DB"
+case "$DSN" in postgres://*|postgresql://*) BENCH_DSN="${DSN%/*}/$DB" ;; esac
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/lakedump-pgsmall-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+if [ "$(psql "$DSN" -Atc "SELECT count(*) FROM pg_database WHERE datname = '$DB'")" = 0 ]; then
+  psql "$DSN" -qc "CREATE DATABASE $DB" >/dev/null
+fi
+have=$(psql "$BENCH_DSN" -Atc "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'small_%'")
+if [ "$have" != "$TABLES" ]; then
+  echo "creating $TABLES tables of $ROWS rows..."
+  psql "$BENCH_DSN" -q >/dev/null <<SQL
+DROP SCHEMA public CASCADE; CREATE SCHEMA public;
+DO \$\$ BEGIN
+  FOR i IN 1..$TABLES LOOP
+    EXECUTE format('CREATE TABLE small_%s (id int8 PRIMARY KEY, name text, amount numeric(12,2), created timestamptz)', i);
+    EXECUTE format('INSERT INTO small_%s SELECT g, ''name '' || g, g * 1.25, TIMESTAMPTZ ''2024-01-01'' + g * INTERVAL ''1 minute'' FROM generate_series(1, $ROWS) g', i);
+  END LOOP;
+END \$\$;
+ANALYZE;
+SQL
+fi
+
+secs() { python3 - "$@" <<'PY'
+import subprocess, sys, time
+t = time.monotonic(); subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+print(f"{time.monotonic() - t:.3f}")
+PY
+}
+median() { python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }
+
+declare -A t
+names=(pg_dump_j1 pg_dump_j2 lakedump_p1 "lakedump_p$PARALLEL")
+for run in $(seq "$RUNS"); do
+  rm -rf "$WORK"/*
+  t[pg_dump_j1]+=" $(secs pg_dump -d "$BENCH_DSN" -Fd -j 1 -f "$WORK/pgd1")"
+  t[pg_dump_j2]+=" $(secs pg_dump -d "$BENCH_DSN" -Fd -j 2 -f "$WORK/pgd2")"
+  t[lakedump_p1]+=" $(secs "$LD" dump "$BENCH_DSN" "$WORK/ld1" --table-parallelism 1 --progress none)"
+  t["lakedump_p$PARALLEL"]+=" $(secs "$LD" dump "$BENCH_DSN" "$WORK/ldp" --table-parallelism "$PARALLEL" --progress none)"
+  echo "run $run done"
+done
+echo "$TABLES tables x $ROWS rows, median of $RUNS (seconds):"
+declare -A med
+for n in "${names[@]}"; do
+  # shellcheck disable=SC2086
+  med[$n]=$(median ${t[$n]})
+  printf '  %-14s %8s   (runs:%s)\n' "$n" "${med[$n]}" "${t[$n]}"
+done
+ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
+echo "lakedump -j $PARALLEL vs pg_dump -j 2: $(ratio "${med[pg_dump_j2]}" "${med[lakedump_p$PARALLEL]}")x faster"
+echo "lakedump -j $PARALLEL vs pg_dump -j 1: $(ratio "${med[pg_dump_j1]}" "${med[lakedump_p$PARALLEL]}")x faster"
+echo "lakedump parallel vs serial: $(ratio "${med[lakedump_p1]}" "${med[lakedump_p$PARALLEL]}")x"

@@ -1,0 +1,225 @@
+// End to end against a real S3 endpoint (radosgw in CI; skipped unless LD_TEST_S3_* are
+// set): `lakedump dump` of the demo database to s3://bucket/prefix with multipart
+// uploads, listed and downloaded by awscli (/usr/bin/aws), `lakedump ls` of it,
+// --if-exists fail and resume, no incomplete multipart upload left, and the secret
+// key in no output, log line or metadata.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <functional>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "fakes/cli_run.h"
+#include "fakes/temp_dir.h"
+#include "integration/fault_proxy_process.h"
+
+namespace lakedump {
+namespace {
+
+using json = nlohmann::json;
+using testing_cli::ExpectOneLineError;
+using testing_cli::Quote;
+using testing_cli::ReadFile;
+using testing_cli::RunLakedump;
+using testing_cli::RunResult;
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+class S3DumpCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (Env("LD_TEST_S3_ENDPOINT").empty()) return;
+    tmp_ = new TempDir();
+    db_ = tmp_->Sub("demo.sqlite");
+    // 150,000 fact rows: one data file over 5 MiB, so it goes up as a multipart upload.
+    RunResult r = RunLakedump("demo " + db_ + " --rows 150000 --small-tables 3 --seed 11", *tmp_);
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  static void TearDownTestSuite() {
+    delete tmp_;
+    tmp_ = nullptr;
+  }
+  void SetUp() override {
+    endpoint_ = Env("LD_TEST_S3_ENDPOINT");
+    if (endpoint_.empty()) GTEST_SKIP() << "LD_TEST_S3_* not set";
+    bucket_ = Env("LD_TEST_S3_BUCKET");
+    secret_ = Env("LD_TEST_S3_SECRET_KEY");
+    // lakedump takes its credentials the way awscli does: from the environment.
+    setenv("AWS_ACCESS_KEY_ID", Env("LD_TEST_S3_ACCESS_KEY").c_str(), 1);
+    setenv("AWS_SECRET_ACCESS_KEY", secret_.c_str(), 1);
+    setenv("AWS_REGION", Env("LD_TEST_S3_REGION").c_str(), 1);
+    setenv("AWS_DEFAULT_REGION", Env("LD_TEST_S3_REGION").c_str(), 1);
+    setenv("AWS_PAGER", "", 1);
+    prefix_ = "cli-" + std::to_string(::getpid()) + "-" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  }
+
+  std::string Url() const { return "s3://" + bucket_ + "/" + prefix_; }
+  std::string S3Flags() const { return "--endpoint " + endpoint_; }
+
+  // awscli's output (stdout and stderr) and exit code.
+  std::string Aws(const std::string& args, int* rc = nullptr) const {
+    const std::string out = dir_.Sub("aws.txt");
+    const int status =
+        std::system(("/usr/bin/aws --endpoint-url " + endpoint_ + " " + args + " >" + out +
+                     " 2>&1").c_str());
+    if (rc) *rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return ReadFile(out);
+  }
+  std::string OpenUploads() const {
+    return Aws("s3api list-multipart-uploads --bucket " + bucket_ + " --prefix " + prefix_ +
+               " --query 'Uploads[].Key' --output text");
+  }
+  void ExpectNoSecret(const std::string& text, const std::string& what) const {
+    EXPECT_EQ(text.find(secret_), std::string::npos) << "the secret key appears in " << what;
+  }
+
+  static TempDir* tmp_;
+  static std::string db_;
+  std::string endpoint_, bucket_, secret_, prefix_;
+  TempDir dir_;
+};
+TempDir* S3DumpCliTest::tmp_ = nullptr;
+std::string S3DumpCliTest::db_;
+
+TEST_F(S3DumpCliTest, DumpListedByAwsCliThenFailAndResume) {
+  const std::string trace = dir_.Sub("trace.json");
+  RunResult r = RunLakedump("dump " + db_ + " " + Url() + " " + S3Flags() +
+                                " --upload-parallelism 3 --part-size 5MiB --table-parallelism 2 "
+                                "--json --progress plain --trace " + trace,
+                            dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  ExpectNoSecret(r.out + r.err, "the dump's output");
+  ExpectNoSecret(ReadFile(trace), "the trace");
+  const json summary = json::parse(r.out);
+  EXPECT_EQ(summary["status"], "ok");
+  EXPECT_GE(summary["tables"].get<int>(), 11);
+
+  // awscli lists and downloads the whole dump: every file the manifests name is there
+  // with the recorded size and checksum-relevant bytes, and nothing else is.
+  int rc = 0;
+  const std::string local = dir_.Sub("downloaded");
+  const std::string cp = Aws("s3 cp --recursive --only-show-errors " + Url() + " " + local, &rc);
+  ASSERT_EQ(rc, 0) << cp;
+  const std::string manifest_text = ReadFile(local + "/_manifest.json");
+  ExpectNoSecret(manifest_text, "_manifest.json");
+  const json m = json::parse(manifest_text);
+  EXPECT_EQ(m["totals"]["rows"], summary["rows"]);
+  std::string biggest_key;
+  uint64_t biggest = 0;
+  size_t named = 1;
+  for (const json& t : m["tables"]) {
+    const std::string table_text = ReadFile(local + "/" + t["key"].get<std::string>());
+    ExpectNoSecret(table_text, t["key"]);
+    ++named;
+    const json table = json::parse(table_text);
+    for (const json& f : table["files"]) {
+      const std::string key = f["key"];
+      ++named;
+      std::error_code ec;
+      EXPECT_EQ(std::filesystem::file_size(local + "/" + key, ec), f["bytes"].get<uint64_t>())
+          << key;
+      if (f["bytes"].get<uint64_t>() > biggest) {
+        biggest = f["bytes"];
+        biggest_key = prefix_ + "/" + key;
+      }
+    }
+  }
+  size_t downloaded = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(local)) {
+    downloaded += e.is_regular_file() ? 1 : 0;
+  }
+  EXPECT_EQ(downloaded, named);
+  // The biggest file went up in parts of 5 MiB (S3's minimum): its ETag says how many.
+  ASSERT_GT(biggest, 5u << 20) << "the demo's biggest file is too small for a multipart test";
+  const std::string head =
+      Aws("s3api head-object --bucket " + bucket_ + " --key " + Quote(biggest_key), &rc);
+  ASSERT_EQ(rc, 0) << head;
+  const uint64_t parts = (biggest + (5u << 20) - 1) / (5u << 20);
+  EXPECT_NE(head.find("-" + std::to_string(parts) + "\\\""), std::string::npos)
+      << "expected a multipart ETag with " << parts << " parts: " << head;
+  EXPECT_EQ(OpenUploads(), "None\n");
+
+  RunResult ls = RunLakedump("ls " + Url() + " " + S3Flags() + " --json", dir_);
+  ASSERT_EQ(ls.code, 0) << ls.err;
+  EXPECT_EQ(json::parse(ls.out)["totals"]["rows"], summary["rows"]);
+  ExpectNoSecret(ls.out + ls.err, "ls");
+
+  // A second dump to the same place: refused by default, all reused with resume.
+  ExpectOneLineError(RunLakedump("dump " + db_ + " " + Url() + " " + S3Flags(), dir_), 1,
+                     "already holds a dump");
+  r = RunLakedump("dump " + db_ + " " + Url() + " " + S3Flags() + " --if-exists resume --json",
+                  dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["reused_tables"], summary["tables"]);
+  EXPECT_EQ(OpenUploads(), "None\n");
+}
+
+TEST_F(S3DumpCliTest, WrongSecretIsAOneLineErrorThatNamesNoSecret) {
+  setenv("AWS_SECRET_ACCESS_KEY", "not-the-secret-0123456789", 1);
+  RunResult r = RunLakedump("dump " + db_ + " " + Url() + " " + S3Flags(), dir_);
+  ExpectOneLineError(r, 1, "denied");
+  EXPECT_EQ(r.err.find("not-the-secret-0123456789"), std::string::npos) << r.err;
+  setenv("AWS_SECRET_ACCESS_KEY", secret_.c_str(), 1);
+  int rc = 0;
+  const std::string listing = Aws("s3 ls --recursive s3://" + bucket_ + "/" + prefix_ + "/", &rc);
+  EXPECT_EQ(listing.find("_manifest.json"), std::string::npos) << listing;
+  EXPECT_EQ(OpenUploads(), "None\n");
+  ExpectOneLineError(RunLakedump("dump " + db_ + " s3:///nobucket " + S3Flags(), dir_), 2, "s3://");
+  ExpectOneLineError(
+      RunLakedump("dump " + db_ + " s3://no-such-bucket-ld/x " + S3Flags(), dir_), 1,
+      "no-such-bucket-ld");
+}
+
+// Per table: the XXH64 of each data file, in file order.
+std::map<std::string, std::vector<std::string>> FileHashes(const json& manifest,
+                                                           const std::function<json(std::string)>& table) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const json& t : manifest["tables"]) {
+    const json tm = table(t["key"]);
+    for (const json& f : tm["files"]) out[tm["table"]].push_back(f["xxh64"]);
+  }
+  return out;
+}
+
+TEST_F(S3DumpCliTest, ServerErrorsAndSlowDownAreRetriedAndCountedDataIdentical) {
+  // 503 SlowDown on two requests, 500 on another: the dump succeeds, says it retried,
+  // and its files are byte for byte those of a dump to a local folder.
+  ProxyProcess proxy(endpoint_, {"--fail-requests", "4,9", "--fail-status", "503"});
+  ASSERT_TRUE(proxy.ok());
+  RunResult r = RunLakedump("dump " + db_ + " " + Url() + " --endpoint " + proxy.endpoint() +
+                                " --upload-parallelism 2 --part-size 5MiB --json --progress none",
+                            dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json summary = json::parse(r.out);
+  EXPECT_GE(summary["retries"].get<int>(), 2) << r.out;
+  EXPECT_GE(summary["throttles"].get<int>(), 2) << r.out;
+  proxy.Kill();
+  EXPECT_NE(proxy.output().find("injected 2"), std::string::npos) << proxy.output();
+
+  const std::string local = dir_.Sub("local");
+  ASSERT_EQ(RunLakedump("dump " + db_ + " " + local + " --progress none", dir_).code, 0);
+  int rc = 0;
+  Aws("s3 cp " + Url() + "/_manifest.json " + dir_.Sub("m.json"), &rc);
+  ASSERT_EQ(rc, 0);
+  const auto s3_hashes = FileHashes(json::parse(ReadFile(dir_.Sub("m.json"))), [&](std::string k) {
+    Aws("s3 cp " + Url() + "/" + k + " " + dir_.Sub("t.json"));
+    return json::parse(ReadFile(dir_.Sub("t.json")));
+  });
+  const auto local_hashes = FileHashes(json::parse(ReadFile(local + "/_manifest.json")),
+                                       [&](std::string k) {
+                                         return json::parse(ReadFile(local + "/" + k));
+                                       });
+  EXPECT_EQ(s3_hashes, local_hashes);
+  EXPECT_EQ(OpenUploads(), "None\n");
+}
+
+}  // namespace
+}  // namespace lakedump
