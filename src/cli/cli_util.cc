@@ -1,5 +1,7 @@
 #include "cli/cli_util.h"
 
+#include "base/units.h"
+
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -92,7 +94,41 @@ Result<std::unique_ptr<Database>> OpenDatabase(const std::string& source,
 #endif
 }
 
-InterruptWatcher::InterruptWatcher() {
+void AddS3Flags(CLI::App* app, S3Flags* flags, bool with_upload) {
+  app->add_option("--endpoint", flags->endpoint, "S3 endpoint URL");
+  app->add_option("--region", flags->region, "S3 region");
+  app->add_option("--profile", flags->profile, "AWS profile");
+  if (!with_upload) return;
+  app->add_option("--upload-parallelism", flags->upload_parallelism,
+                  "S3 parts of one file in flight (0 = one after another)")
+      ->capture_default_str();
+  app->add_option("--part-size", flags->part_size, "S3 multipart part size (0 = default)")
+      ->capture_default_str();
+  app->add_option("--max-connections", flags->max_connections,
+                  "S3 connections for the whole run")
+      ->capture_default_str();
+}
+
+Status ApplyS3Flags(const S3Flags& flags, S3Options* out) {
+  out->endpoint = flags.endpoint;
+  out->region = flags.region;
+  out->profile = flags.profile;
+  if (flags.upload_parallelism < 0) {
+    return Status::InvalidArgument("--upload-parallelism must be 0 or more");
+  }
+  out->upload_parallelism = flags.upload_parallelism;
+  auto part = ParseSize(flags.part_size);
+  if (!part.ok()) return part.status().WithContext("--part-size");
+  out->part_size = *part;
+  if (flags.max_connections < 1) {
+    return Status::InvalidArgument("--max-connections must be at least 1");
+  }
+  out->max_connections = flags.max_connections;
+  return Status::OK();
+}
+
+InterruptWatcher::InterruptWatcher(std::string what_happens)
+    : message_("\nlakedump: interrupted; stopping (" + what_happens + ")\n") {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
@@ -105,8 +141,7 @@ InterruptWatcher::InterruptWatcher() {
       const int sig = sigtimedwait(&set, nullptr, &timeout);
       if (sig != SIGINT && sig != SIGTERM) continue;
       if (++signals > 1) _exit(130);
-      const char msg[] = "\nlakedump: interrupted; stopping (nothing will be committed)\n";
-      ssize_t ignored = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+      ssize_t ignored = write(STDERR_FILENO, message_.data(), message_.size());
       (void)ignored;
       stop_.request_stop();
     }

@@ -8,8 +8,11 @@
 #include <string>
 #include <thread>
 
+#include <CLI/CLI.hpp>
+
 #include "base/status.h"
 #include "source/table_source.h"
+#include "store/store_options.h"
 
 namespace lakedump::cli {
 
@@ -40,18 +43,34 @@ bool IsPostgresSource(const std::string& source);
 Result<std::unique_ptr<Database>> OpenDatabase(const std::string& source,
                                                const SourceOptions& options);
 
+// The S3 flags every command taking a dump location shares (dump, load).
+struct S3Flags {
+  std::string endpoint, region, profile;
+  int upload_parallelism = 4;
+  std::string part_size = "0";
+  int max_connections = 16;
+};
+// Registers --endpoint, --region, --profile, and for commands that upload
+// (with_upload) --upload-parallelism, --part-size, --max-connections.
+void AddS3Flags(CLI::App* app, S3Flags* flags, bool with_upload);
+// Checks the flags and copies them into *out.
+Status ApplyS3Flags(const S3Flags& flags, S3Options* out);
+
 // Turns SIGINT/SIGTERM into a stop request on `source` (from a watcher thread,
 // since a signal handler may not touch locks). A second signal exits at once.
 // Construct before any other thread starts: it blocks the signals process-wide.
 class InterruptWatcher {
  public:
-  InterruptWatcher();
+  // `what_happens` ends the line printed on the first signal, after
+  // "lakedump: interrupted; stopping (".
+  explicit InterruptWatcher(std::string what_happens = "nothing will be committed");
   ~InterruptWatcher();
   std::stop_token token() const { return stop_.get_token(); }
   bool interrupted() const { return stop_.stop_requested(); }
 
  private:
   std::stop_source stop_;
+  std::string message_;
   std::jthread thread_;
 };
 

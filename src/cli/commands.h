@@ -17,6 +17,7 @@ struct CommandEntry {
 CommandEntry AddDemoCommand(CLI::App& parent);
 CommandEntry AddDumpCommand(CLI::App& parent);
 CommandEntry AddLsCommand(CLI::App& parent);
+CommandEntry AddLoadCommand(CLI::App& parent);  // load_command.cc
 CommandEntry AddGcCommand(CLI::App& parent);  // gc_command.cc (S3 store)
 
 }  // namespace lakedump::cli

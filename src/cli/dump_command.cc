@@ -40,11 +40,7 @@ struct DumpArgs {
   int source_connections = 0;
   std::string pg_numeric = "string", pg_infinity = "clamp", pg_numeric_nan = "error";
   bool pg_materialized_views = false;
-  // S3 passthrough (see issue 4).
-  std::string endpoint, region, profile;
-  int upload_parallelism = 4;
-  std::string part_size = "0";
-  int max_connections = 16;
+  S3Flags s3;
 };
 
 Result<DumpOptions> BuildOptions(const DumpArgs& a) {
@@ -99,18 +95,9 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   if (a.sqlite_type_mismatch != "fail" && a.sqlite_type_mismatch != "string") {
     return Status::InvalidArgument("--sqlite-type-mismatch: expected fail or string");
   }
-  o.store.s3.endpoint = a.endpoint;
-  o.store.s3.region = a.region;
-  o.store.s3.profile = a.profile;
-  if (a.upload_parallelism < 0) {
-    return Status::InvalidArgument("--upload-parallelism must be 0 or more");
-  }
-  o.store.s3.upload_parallelism = a.upload_parallelism;
-  auto part = ParseSize(a.part_size);
-  if (!part.ok()) return part.status().WithContext("--part-size");
-  o.store.s3.part_size = *part;
-  if (a.max_connections < 1) return Status::InvalidArgument("--max-connections must be at least 1");
-  o.store.s3.max_connections = a.max_connections;
+  // Local folders: one batch of fsyncs before the manifest instead of two per file.
+  o.store.local_deferred_sync = true;
+  LD_RETURN_IF_ERROR(ApplyS3Flags(a.s3, &o.store.s3));
   return o;
 }
 
@@ -264,16 +251,7 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
       ->capture_default_str();
   app->add_flag("--pg-materialized-views", a->pg_materialized_views,
                 "also dump PostgreSQL materialized views");
-  app->add_option("--endpoint", a->endpoint, "S3 endpoint URL");
-  app->add_option("--region", a->region, "S3 region");
-  app->add_option("--profile", a->profile, "AWS profile");
-  app->add_option("--upload-parallelism", a->upload_parallelism,
-                  "S3 parts of one file in flight (0 = one after another)")
-      ->capture_default_str();
-  app->add_option("--part-size", a->part_size, "S3 multipart part size (0 = default)")
-      ->capture_default_str();
-  app->add_option("--max-connections", a->max_connections, "S3 connections for the whole dump")
-      ->capture_default_str();
+  AddS3Flags(app, &a->s3, /*with_upload=*/true);
   app->footer(
       "Examples:\n"
       "  lakedump dump demo.sqlite ./out\n"

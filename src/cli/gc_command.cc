@@ -17,7 +17,7 @@ namespace {
 struct GcArgs {
   std::string dest;
   std::string older_than = "1h";
-  std::string endpoint, region, profile;
+  S3Flags s3;
 };
 
 int RunLocalGc(const GcArgs& a, std::chrono::seconds age) {
@@ -44,9 +44,7 @@ int RunGc(const GcArgs& a) {
   const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(*age);
   if (!a.dest.starts_with("s3://")) return RunLocalGc(a, seconds);
   StoreOptions options;
-  options.s3.endpoint = a.endpoint;
-  options.s3.region = a.region;
-  options.s3.profile = a.profile;
+  if (Status s = ApplyS3Flags(a.s3, &options.s3); !s.ok()) return PrintError(s, kExitUsage);
   std::vector<std::string> aborted;
   Status s = AbortStaleUploads(a.dest, seconds, options, &aborted);
   for (const std::string& key : aborted) std::printf("aborted upload of %s\n", key.c_str());
@@ -68,9 +66,7 @@ CommandEntry AddGcCommand(CLI::App& parent) {
   app->add_option("--older-than", a->older_than,
                   "only uploads started (temp files written) longer ago than this (default 1h; "
                   "0s = all: make sure no dump is running there)");
-  app->add_option("--endpoint", a->endpoint, "S3 endpoint URL");
-  app->add_option("--region", a->region, "S3 region");
-  app->add_option("--profile", a->profile, "AWS profile");
+  AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"
       "  lakedump gc s3://bucket/dumps/app\n"

@@ -11,7 +11,7 @@
 int main(int argc, char** argv) {
   using namespace lakedump::cli;
   CLI::App app{"lakedump: dump databases (SQLite, PostgreSQL) to Parquet files in a local folder "
-               "or S3, in parallel.",
+               "or S3, in parallel, and load them back.",
                "lakedump"};
   app.set_version_flag("--version", lakedump::CreatedBy());
   app.require_subcommand(1);
@@ -19,11 +19,12 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  lakedump demo demo.sqlite --rows 300000\n"
       "  lakedump dump demo.sqlite ./lakedump-demo --table-parallelism 4\n"
-      "  lakedump ls ./lakedump-demo\n\n"
+      "  lakedump ls ./lakedump-demo\n"
+      "  lakedump load ./lakedump-demo restored.sqlite\n\n"
       "Exit codes: 0 complete, 1 failed (nothing committed), 2 bad usage.\n"
       "Run `lakedump <command> --help` for a command's options.");
   std::vector<CommandEntry> commands = {AddDemoCommand(app), AddDumpCommand(app),
-                                        AddLsCommand(app), AddGcCommand(app)};
+                                        AddLoadCommand(app), AddLsCommand(app), AddGcCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -327,8 +327,12 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   const auto finished = Clock::now();
   d.finished_at = FormatUtc(finished);
   d.seconds = std::chrono::duration<double>(finished - started).count();
+  // Every data file and _table.json durable before the commit point, and the
+  // commit point itself before we report success.
+  LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext("making the dump's files durable"));
   LD_RETURN_IF_ERROR(store_->PutObject(kManifestKey, ToJson(d).dump(2) + "\n")
                          .WithContext(std::string(kManifestKey)));
+  LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext(std::string(kManifestKey)));
   return result;
 }
 

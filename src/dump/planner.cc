@@ -81,6 +81,10 @@ Result<DumpPlan> PlanDump(Database& db, const DumpOptions& options) {
     return a.ref.QualifiedName() < b.ref.QualifiedName();
   });
 
+  // Lock every chosen table up front (against concurrent DDL, for the whole
+  // dump), which also lets a backend describe and size them in batches.
+  LD_RETURN_IF_ERROR(db.LockTables(chosen));
+
   DumpPlan plan;
   for (TableInfo& t : chosen) {
     PlannedTable pt;

@@ -63,6 +63,10 @@ class ObjectStore {
   virtual std::string Describe() const = 0;
   // Thread-safe; cumulative since the store was opened.
   virtual StoreStats Stats() const { return {}; }
+  // Makes every object whose writer has closed so far durable. A store whose
+  // Close() is already durable (S3, memory, a local store without deferred
+  // sync) has nothing to do. Call it before writing a commit point.
+  virtual Status SyncWritten() { return Status::OK(); }
 
   // Conveniences built on the primitives above.
   Status PutObject(std::string_view key, std::string_view data);

@@ -52,8 +52,9 @@ Result<std::string> PercentDecode(std::string_view url, std::string_view path) {
   return out;
 }
 
-Result<std::unique_ptr<ObjectStore>> OpenLocal(std::string path) {
-  LD_ASSIGN_OR_RETURN(auto store, LocalStore::Open(std::move(path)));
+Result<std::unique_ptr<ObjectStore>> OpenLocal(std::string path, const StoreOptions& options) {
+  LD_ASSIGN_OR_RETURN(auto store, LocalStore::Open(std::move(path), nullptr,
+                                                   options.local_deferred_sync));
   return std::unique_ptr<ObjectStore>(std::move(store));
 }
 
@@ -73,7 +74,7 @@ Result<std::unique_ptr<ObjectStore>> OpenStore(std::string_view url, const Store
                                        std::string(kSupported));
       }
     }
-    return OpenLocal(std::string(url));
+    return OpenLocal(std::string(url), options);
   }
   const std::string_view rest = url.substr(scheme.size() + 3);
   if (lower == "file") {
@@ -86,7 +87,7 @@ Result<std::unique_ptr<ObjectStore>> OpenStore(std::string_view url, const Store
           "plain path instead");
     }
     LD_ASSIGN_OR_RETURN(std::string decoded, PercentDecode(url, path));
-    return OpenLocal(std::move(decoded));
+    return OpenLocal(std::move(decoded), options);
   }
   if (lower == "memory") {
     if (rest.empty() || rest.find('/') != std::string_view::npos) {

@@ -38,6 +38,9 @@ struct StoreOptions {
   MemoryBudget* budget = nullptr;
   // Cancels the store's work in flight (SIGINT): writers abort their uploads.
   std::stop_token stop;
+  // Local folders: Close() renames without fsync and SyncWritten() makes the
+  // files durable in one batch (see LocalStore).
+  bool local_deferred_sync = false;
 };
 
 }  // namespace lakedump

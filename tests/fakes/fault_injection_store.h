@@ -55,6 +55,7 @@ class FaultInjectionStore final : public ObjectStore {
   Result<ObjectInfo> Head(std::string_view key) override;
   Status Delete(std::span<const std::string> keys) override;
   std::string Describe() const override { return target_->Describe(); }
+  Status SyncWritten() override { return target_->SyncWritten(); }
 
  private:
   class Writer;

@@ -340,3 +340,42 @@ TEST(LocalStoreFaultTest, RealDiskFullOnSmallTmpfs) {
 
 }  // namespace
 }  // namespace lakedump
+
+namespace lakedump {
+namespace {
+
+TEST(LocalStoreDeferredSyncTest, CloseDoesNotFsyncSyncWrittenSyncsFilesAndDirsOnce) {
+  TempDir dir;
+  FaultFileOps ops;
+  auto store = LocalStore::Open(dir.Sub("root"), &ops, /*deferred_sync=*/true);
+  ASSERT_TRUE(store.ok());
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE((*store)->PutObject("t" + std::to_string(i % 4) + "/f" + std::to_string(i), "x").ok());
+  }
+  EXPECT_EQ(ops.calls(FaultFileOps::Op::kFsync), 0);
+  // Visible at once, durable after SyncWritten: 20 files + 4 table dirs + the root.
+  EXPECT_EQ((*store)->List("").value().size(), 20u);
+  ASSERT_TRUE((*store)->SyncWritten().ok());
+  EXPECT_EQ(ops.calls(FaultFileOps::Op::kFsync), 25);
+  ASSERT_TRUE((*store)->SyncWritten().ok());  // nothing new: no fsync
+  EXPECT_EQ(ops.calls(FaultFileOps::Op::kFsync), 25);
+}
+
+TEST(LocalStoreDeferredSyncTest, FailedSyncIsReportedAndTheFilesStayPending) {
+  TempDir dir;
+  FaultFileOps ops;
+  auto store = LocalStore::Open(dir.Sub("root"), &ops, /*deferred_sync=*/true);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)->PutObject("a/b.parquet", "data").ok());
+  ops.FailNth(FaultFileOps::Op::kFsync, 1, EIO);
+  Status s = (*store)->SyncWritten();
+  EXPECT_EQ(s.code(), Code::kIOError);
+  EXPECT_NE(s.message().find("b.parquet"), std::string::npos) << s.ToString();
+  // A retry syncs them again rather than forgetting them.
+  const int before = ops.calls(FaultFileOps::Op::kFsync);
+  ASSERT_TRUE((*store)->SyncWritten().ok());
+  EXPECT_EQ(ops.calls(FaultFileOps::Op::kFsync) - before, 3);  // file, a/, root
+}
+
+}  // namespace
+}  // namespace lakedump

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 namespace lakedump {
 namespace {
 
@@ -269,85 +271,120 @@ Result<PgTablePlan> PgCatalog::DescribeQuery(PgConn& conn, const TableRef& ref,
 
 Result<PgTablePlan> PgCatalog::Describe(PgConn& conn, const TableRef& ref,
                                         const PgTypeOptions& options) {
-  const std::string name = ref.QualifiedName();
-  PgTablePlan plan;
-  plan.ref = ref;
+  LD_ASSIGN_OR_RETURN(std::vector<PgTablePlan> plans, DescribeMany(conn, {ref}, options));
+  return std::move(plans.front());
+}
+
+Result<std::vector<PgTablePlan>> PgCatalog::DescribeMany(PgConn& conn,
+                                                         const std::vector<TableRef>& refs,
+                                                         const PgTypeOptions& options) {
+  std::vector<PgTablePlan> plans(refs.size());
+  if (refs.empty()) return plans;
+  // Four catalog queries for all the tables, not four per table: with a
+  // thousand tables the round trips are what a dump's planning costs.
+  nlohmann::json wanted = nlohmann::json::array();
+  for (size_t i = 0; i < refs.size(); ++i) {
+    plans[i].ref = refs[i];
+    wanted.push_back({{"i", i}, {"s", refs[i].schema}, {"t", refs[i].name}});
+  }
+  std::unordered_map<uint32_t, size_t> by_oid;
   {
     LD_ASSIGN_OR_RETURN(
         PgResult r,
-        conn.Query("SELECT c.oid, c.relkind FROM pg_catalog.pg_class c "
-                   "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-                   "WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'm')",
-                   {ref.schema, ref.name}));
-    if (PQntuples(r.get()) != 1) {
-      return Status::NotFound(fmt::format("table {} not found in the PostgreSQL database", name));
+        conn.Query("SELECT r.i, c.oid, c.relkind "
+                   "FROM json_to_recordset($1::json) AS r(i int8, s text, t text) "
+                   "JOIN pg_catalog.pg_namespace n ON n.nspname = r.s "
+                   "JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = r.t "
+                   "AND c.relkind IN ('r', 'p', 'm')",
+                   {wanted.dump()}));
+    for (int row = 0; row < PQntuples(r.get()); ++row) {
+      const size_t i = static_cast<size_t>(ToInt(PgValue(r.get(), row, 0)));
+      plans[i].oid = static_cast<uint32_t>(ToInt(PgValue(r.get(), row, 1)));
+      plans[i].relkind = PgValue(r.get(), row, 2)[0];
+      by_oid[plans[i].oid] = i;
     }
-    plan.oid = static_cast<uint32_t>(ToInt(PgValue(r.get(), 0, 0)));
-    plan.relkind = PgValue(r.get(), 0, 1)[0];
   }
-  const std::string oid = std::to_string(plan.oid);
+  std::string oids = "{";
+  for (const PgTablePlan& plan : plans) {
+    if (plan.oid == 0) {
+      return Status::NotFound(fmt::format("table {} not found in the PostgreSQL database",
+                                          plan.ref.QualifiedName()));
+    }
+    oids += (oids.size() > 1 ? "," : "") + std::to_string(plan.oid);
+  }
+  oids += "}";
   const bool has_generated = conn.server_version() >= 120000;
   LD_ASSIGN_OR_RETURN(
       PgResult cols,
       conn.Query(fmt::format(
-                     "SELECT a.attname, a.atttypid, a.atttypmod, a.attnotnull, "
+                     "SELECT a.attrelid, a.attname, a.atttypid, a.atttypmod, a.attnotnull, "
                      "pg_catalog.format_type(a.atttypid, a.atttypmod), "
                      "pg_catalog.pg_get_expr(d.adbin, d.adrelid), a.attidentity, {} "
                      "FROM pg_catalog.pg_attribute a LEFT JOIN pg_catalog.pg_attrdef d "
                      "ON d.adrelid = a.attrelid AND d.adnum = a.attnum "
-                     "WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped "
-                     "ORDER BY a.attnum",
+                     "WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped "
+                     "ORDER BY a.attrelid, a.attnum",
                      has_generated ? "a.attgenerated" : "''"),
-                 {oid}));
-  std::vector<std::string> ddl_lines;
-  for (int i = 0; i < PQntuples(cols.get()); ++i) {
+                 {oids}));
+  std::vector<std::vector<std::string>> ddl_lines(plans.size());
+  for (int row = 0; row < PQntuples(cols.get()); ++row) {
+    const size_t t = by_oid.at(static_cast<uint32_t>(ToInt(PgValue(cols.get(), row, 0))));
+    PgTablePlan& plan = plans[t];
+    auto cell = [&](int col) { return PgValue(cols.get(), row, col + 1); };
     PgColumnInfo info;
-    info.name = std::string(PgValue(cols.get(), i, 0));
-    uint32_t type_oid = static_cast<uint32_t>(ToInt(PgValue(cols.get(), i, 1)));
-    int32_t typmod = static_cast<int32_t>(ToInt(PgValue(cols.get(), i, 2)));
-    info.not_null = PgValue(cols.get(), i, 3) == "t";
-    info.format_type = std::string(PgValue(cols.get(), i, 4));
+    info.name = std::string(cell(0));
+    const uint32_t type_oid = static_cast<uint32_t>(ToInt(cell(1)));
+    const int32_t typmod = static_cast<int32_t>(ToInt(cell(2)));
+    info.not_null = cell(3) == "t";
+    info.format_type = std::string(cell(4));
     LD_RETURN_IF_ERROR(ResolveType(
-        conn, type_oid, typmod, fmt::format("table {}, column \"{}\"", name, info.name), &info));
+        conn, type_oid, typmod,
+        fmt::format("table {}, column \"{}\"", plan.ref.QualifiedName(), info.name), &info));
     AddMappedColumn(info, options, &plan);
 
     std::string line = "  " + QuoteIdent(info.name) + " " + info.format_type;
-    const std::string_view identity = PgValue(cols.get(), i, 6);
-    const std::string_view generated = PgValue(cols.get(), i, 7);
-    const std::string def(PgValue(cols.get(), i, 5));
+    const std::string_view identity = cell(6);
+    const std::string_view generated = cell(7);
+    const std::string def(cell(5));
     if (identity == "a" || identity == "d") {
       line += " GENERATED BY DEFAULT AS IDENTITY";
     } else if (generated.empty() && !def.empty() && IsSimpleDefault(def)) {
       line += " DEFAULT " + def;
     }
     if (info.not_null) line += " NOT NULL";
-    ddl_lines.push_back(std::move(line));
+    ddl_lines[t].push_back(std::move(line));
   }
   {
     LD_ASSIGN_OR_RETURN(
         PgResult r,
-        conn.Query("SELECT pg_catalog.pg_get_constraintdef(oid) FROM pg_catalog.pg_constraint "
-                   "WHERE conrelid = $1 AND contype IN ('p', 'u') ORDER BY contype, conname",
-                   {oid}));
-    for (int i = 0; i < PQntuples(r.get()); ++i) {
-      ddl_lines.push_back("  " + std::string(PgValue(r.get(), i, 0)));
+        conn.Query("SELECT conrelid, pg_catalog.pg_get_constraintdef(oid) "
+                   "FROM pg_catalog.pg_constraint WHERE conrelid = ANY($1::oid[]) "
+                   "AND contype IN ('p', 'u') ORDER BY conrelid, contype, conname",
+                   {oids}));
+    for (int row = 0; row < PQntuples(r.get()); ++row) {
+      const size_t t = by_oid.at(static_cast<uint32_t>(ToInt(PgValue(r.get(), row, 0))));
+      ddl_lines[t].push_back("  " + std::string(PgValue(r.get(), row, 1)));
     }
   }
   {
     LD_ASSIGN_OR_RETURN(
         PgResult r,
-        conn.Query("SELECT a.attname FROM pg_catalog.pg_constraint k "
+        conn.Query("SELECT k.conrelid, a.attname FROM pg_catalog.pg_constraint k "
                    "CROSS JOIN LATERAL unnest(k.conkey) WITH ORDINALITY AS u(attnum, ord) "
                    "JOIN pg_catalog.pg_attribute a ON a.attrelid = k.conrelid "
                    "AND a.attnum = u.attnum "
-                   "WHERE k.conrelid = $1 AND k.contype = 'p' ORDER BY u.ord",
-                   {oid}));
-    for (int i = 0; i < PQntuples(r.get()); ++i) {
-      plan.definition.primary_key.emplace_back(PgValue(r.get(), i, 0));
+                   "WHERE k.conrelid = ANY($1::oid[]) AND k.contype = 'p' "
+                   "ORDER BY k.conrelid, u.ord",
+                   {oids}));
+    for (int row = 0; row < PQntuples(r.get()); ++row) {
+      const size_t t = by_oid.at(static_cast<uint32_t>(ToInt(PgValue(r.get(), row, 0))));
+      plans[t].definition.primary_key.emplace_back(PgValue(r.get(), row, 1));
     }
   }
-  plan.definition.ddl = CreateTableDdl(ref, ddl_lines);
-  return plan;
+  for (size_t t = 0; t < plans.size(); ++t) {
+    plans[t].definition.ddl = CreateTableDdl(plans[t].ref, ddl_lines[t]);
+  }
+  return plans;
 }
 
 }  // namespace lakedump

@@ -26,6 +26,7 @@ struct PgTablePlan {
   std::vector<PgFieldSpec> fields;
   std::string select_list;
   std::vector<std::string> text_fallback_columns;  // read through ::text
+  int64_t relation_bytes = -1;  // pg_relation_size once locked (plain tables); -1 unknown
 };
 
 class PgCatalog {
@@ -37,6 +38,10 @@ class PgCatalog {
 
   // Columns, types, keys and DDL of one table.
   Result<PgTablePlan> Describe(PgConn& conn, const TableRef& ref, const PgTypeOptions& options);
+  // The same for many tables in a constant number of round trips; plans in the
+  // order of `refs`. NotFound names the first table that does not exist.
+  Result<std::vector<PgTablePlan>> DescribeMany(PgConn& conn, const std::vector<TableRef>& refs,
+                                                const PgTypeOptions& options);
 
   // Columns of a query's result (prepared and described, never run), under the
   // name `ref`. The DDL declares each column with its result type, nullable.

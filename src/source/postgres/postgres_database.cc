@@ -145,10 +145,79 @@ Status PostgresDatabase::EnsureLockedLocked(const PgTablePlan& plan) {
 Status PostgresDatabase::LockTables(const std::vector<TableInfo>& tables) {
   std::lock_guard lock(mu_);
   if (!in_snapshot_) return Status::InvalidArgument("LockTables() before BeginSnapshot()");
+  // Describe the tables not planned yet in batches (a few round trips, not a
+  // few per table)...
+  constexpr size_t kBatch = 500;
+  std::vector<TableRef> missing;
+  for (const TableInfo& t : tables) {
+    if (t.query.empty() && !plans_.contains(KeyOf(t.ref))) missing.push_back(t.ref);
+  }
+  for (size_t at = 0; at < missing.size(); at += kBatch) {
+    const std::vector<TableRef> batch(missing.begin() + at,
+                                      missing.begin() + std::min(missing.size(), at + kBatch));
+    auto described = catalog_.DescribeMany(*coordinator_, batch, options_.types);
+    if (!described.ok()) {
+      if (described.status().code() == Code::kNotFound) return described.status();
+      return CoordinatorErrorLocked(described.status(), "describing tables");
+    }
+    for (PgTablePlan& plan : *described) {
+      const Key key = KeyOf(plan.ref);
+      plans_.emplace(key, std::make_unique<PgTablePlan>(std::move(plan)));
+    }
+  }
+  // ...and lock them a hundred per LOCK statement. When a batch fails, lock its
+  // tables one by one for an error that names the table.
+  std::vector<const PgTablePlan*> to_lock;
   for (const TableInfo& t : tables) {
     if (!t.query.empty()) continue;
-    LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(t));
-    LD_RETURN_IF_ERROR(EnsureLockedLocked(*plan));
+    const PgTablePlan* plan = plans_.at(KeyOf(t.ref)).get();
+    if (plan->relkind != 'm' && !locked_.contains(KeyOf(t.ref))) to_lock.push_back(plan);
+  }
+  constexpr size_t kLockBatch = 100;
+  for (size_t at = 0; at < to_lock.size(); at += kLockBatch) {
+    const size_t end = std::min(to_lock.size(), at + kLockBatch);
+    std::string list;
+    for (size_t i = at; i < end; ++i) {
+      if (!list.empty()) list += ", ";
+      list += QuoteQualified(to_lock[i]->ref.schema, to_lock[i]->ref.name);
+    }
+    std::string sql = "SAVEPOINT lakedump_lock; ";
+    if (options_.lock_timeout_ms > 0) {
+      sql += fmt::format("SET LOCAL lock_timeout = {}; LOCK TABLE {} IN ACCESS SHARE MODE; ",
+                         options_.lock_timeout_ms, list);
+    } else {
+      sql += "LOCK TABLE " + list + " IN ACCESS SHARE MODE NOWAIT; ";
+    }
+    sql += "RELEASE SAVEPOINT lakedump_lock";
+    if (coordinator_->Exec(sql).ok()) {
+      for (size_t i = at; i < end; ++i) locked_.insert(KeyOf(to_lock[i]->ref));
+      continue;
+    }
+    if (coordinator_->broken()) {
+      return CoordinatorErrorLocked(Status::Unavailable("connection lost"), "locking tables");
+    }
+    coordinator_->Exec("ROLLBACK TO SAVEPOINT lakedump_lock; RELEASE SAVEPOINT lakedump_lock")
+        .IgnoreError();
+    for (size_t i = at; i < end; ++i) LD_RETURN_IF_ERROR(EnsureLockedLocked(*to_lock[i]));
+  }
+  // Sizes for Split(), in one query now that the tables are locked.
+  std::string oids = "{";
+  std::map<uint32_t, PgTablePlan*> plain;
+  for (const TableInfo& t : tables) {
+    if (!t.query.empty()) continue;
+    PgTablePlan* plan = plans_.at(KeyOf(t.ref)).get();
+    if (plan->relkind != 'r' || plan->relation_bytes >= 0) continue;
+    oids += (plain.empty() ? "" : ",") + std::to_string(plan->oid);
+    plain[plan->oid] = plan;
+  }
+  if (!plain.empty()) {
+    auto r = coordinator_->Query(
+        "SELECT o, pg_catalog.pg_relation_size(o) FROM unnest($1::oid[]) AS o", {oids + "}"});
+    if (!r.ok()) return CoordinatorErrorLocked(r.status(), "sizing tables");
+    for (int i = 0; i < PQntuples(r->get()); ++i) {
+      const uint32_t oid = static_cast<uint32_t>(std::stoul(std::string(PgValue(r->get(), i, 0))));
+      plain.at(oid)->relation_bytes = std::stoll(std::string(PgValue(r->get(), i, 1)));
+    }
   }
   return Status::OK();
 }
@@ -168,6 +237,11 @@ Result<std::vector<WorkUnit>> PostgresDatabase::Split(const TableInfo& table,
     return one;
   }
   LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(table));
+  // Sized by LockTables() and small: one unit, no round trip.
+  if (plan->relation_bytes >= 0 && static_cast<uint64_t>(plan->relation_bytes) <= target_bytes &&
+      locked_.contains(KeyOf(plan->ref))) {
+    return one;
+  }
   // Hold the lock first: pg_relation_size() opens the relation and must not
   // queue behind another session's lock.
   LD_RETURN_IF_ERROR(EnsureLockedLocked(*plan));

@@ -10,6 +10,9 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <mutex>
+#include <thread>
+#include <set>
 #include <vector>
 
 #include "store/object_key.h"
@@ -71,8 +74,14 @@ std::string_view BaseName(std::string_view path) {
 
 class LocalWriter final : public ObjectWriter {
  public:
-  LocalWriter(LocalFileOps* ops, int fd, std::string temp_path, std::string final_path)
-      : ops_(ops), fd_(fd), temp_path_(std::move(temp_path)), final_path_(std::move(final_path)) {
+  // `pending` non-null: deferred sync, Close() only records the path there.
+  LocalWriter(LocalFileOps* ops, int fd, std::string temp_path, std::string final_path,
+              std::shared_ptr<LocalStore::PendingSyncs> pending)
+      : ops_(ops),
+        fd_(fd),
+        temp_path_(std::move(temp_path)),
+        final_path_(std::move(final_path)),
+        pending_(std::move(pending)) {
     buffer_.reserve(LocalStore::kWriteBufferSize);
   }
 
@@ -104,12 +113,23 @@ class LocalWriter final : public ObjectWriter {
     if (committed_) return Status::OK();
     if (!status_.ok()) return status_;
     LD_RETURN_IF_ERROR(Flush());
-    if (int err = ops_->Fsync(fd_); err != 0) return Fail(ErrnoStatus(err, "fsync", final_path_));
+    if (pending_ == nullptr) {
+      if (int err = ops_->Fsync(fd_); err != 0) {
+        return Fail(ErrnoStatus(err, "fsync", final_path_));
+      }
+    }
     const int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0) return Fail(ErrnoStatus(errno, "close", final_path_));
     if (int err = ops_->Rename(temp_path_, final_path_); err != 0) {
       return Fail(ErrnoStatus(err, "rename to", final_path_));
+    }
+    if (pending_ != nullptr) {
+      temp_path_.clear();
+      std::lock_guard lock(pending_->mu);
+      pending_->paths.push_back(final_path_);
+      committed_ = true;
+      return Status::OK();
     }
     // From here the temp file is gone; a failed directory sync removes the final
     // file so that a failed Close() never leaves the object visible.
@@ -178,6 +198,7 @@ class LocalWriter final : public ObjectWriter {
   uint64_t bytes_ = 0;
   Status status_;  // sticky first error
   bool committed_ = false;
+  const std::shared_ptr<LocalStore::PendingSyncs> pending_;
 };
 
 class LocalReader final : public ObjectReader {
@@ -228,7 +249,8 @@ bool LocalStore::IsTempFileName(std::string_view file_name) {
          file_name.find(kTempMarker) != std::string_view::npos;
 }
 
-Result<std::unique_ptr<LocalStore>> LocalStore::Open(std::string root, LocalFileOps* ops) {
+Result<std::unique_ptr<LocalStore>> LocalStore::Open(std::string root, LocalFileOps* ops,
+                                                     bool deferred_sync) {
   if (root.empty()) return Status::InvalidArgument("destination path is empty");
   if (root.find('\0') != std::string::npos) {
     return Status::InvalidArgument("destination path contains a NUL byte");
@@ -243,7 +265,8 @@ Result<std::unique_ptr<LocalStore>> LocalStore::Open(std::string root, LocalFile
     return ErrnoStatus(errno, "stat", root);
   }
   if (root == "/") root.clear();  // PathOf() adds the '/'
-  return std::unique_ptr<LocalStore>(new LocalStore(std::move(root), ops ? ops : LocalFileOps::Real()));
+  return std::unique_ptr<LocalStore>(
+      new LocalStore(std::move(root), ops ? ops : LocalFileOps::Real(), deferred_sync));
 }
 
 Status LocalStore::MakeDirs(std::string_view relative_dir) const {
@@ -302,7 +325,7 @@ Result<std::unique_ptr<ObjectWriter>> LocalStore::NewWriter(std::string_view key
     const int err = ops_->Open(temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kFileMode, &fd);
     if (err == 0) {
       return std::unique_ptr<ObjectWriter>(
-          new LocalWriter(ops_, fd, std::move(temp_path), std::move(final_path)));
+          new LocalWriter(ops_, fd, std::move(temp_path), std::move(final_path), pending_));
     }
     if (err != EEXIST || attempt == 5) return ErrnoStatus(err, "create", final_path);
   }
@@ -402,6 +425,61 @@ Status LocalStore::SweepStaleTempFiles(std::chrono::seconds older_than,
   }
   if (ec) return Status::IOError("sweeping temp files under " + root + ": " + ec.message());
   return Status::OK();
+}
+
+Status LocalStore::SyncWritten() {
+  if (pending_ == nullptr) return Status::OK();
+  std::vector<std::string> files;
+  {
+    std::lock_guard lock(pending_->mu);
+    files.swap(pending_->paths);
+  }
+  if (files.empty()) return Status::OK();
+  // The files, then every directory from theirs up to the root (new
+  // directories' entries live in their parents).
+  std::set<std::string> dirs;
+  for (const std::string& f : files) {
+    std::string d(DirName(f));
+    while (!d.empty() && d.size() >= root_.size() && dirs.insert(d).second) d = DirName(d);
+  }
+  if (root_.empty()) dirs.insert("/");
+  auto sync_all = [this](const std::vector<std::string>& paths, bool directories) {
+    constexpr size_t kThreads = 8;  // fsyncs in flight: the journal batches them
+    std::atomic<size_t> next{0};
+    std::mutex mu;
+    Status first;
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < paths.size();) {
+        int fd = -1;
+        const int flags = O_RDONLY | O_CLOEXEC | (directories ? O_DIRECTORY : 0);
+        int err = ops_->Open(paths[i], flags, 0, &fd);
+        if (err == 0) {
+          err = ops_->Fsync(fd);
+          ::close(fd);
+        }
+        if (err != 0) {
+          std::lock_guard lock(mu);
+          if (first.ok()) {
+            first = ErrnoStatus(err, directories ? "fsync directory" : "fsync", paths[i]);
+          }
+        }
+      }
+    };
+    {
+      std::vector<std::jthread> threads;
+      for (size_t t = 1; t < std::min(kThreads, paths.size()); ++t) threads.emplace_back(work);
+      work();
+    }
+    return first;
+  };
+  Status s = sync_all(files, false);
+  if (s.ok()) s = sync_all(std::vector<std::string>(dirs.begin(), dirs.end()), true);
+  if (!s.ok()) {
+    // Nothing may be committed on top of these files; keep them pending.
+    std::lock_guard lock(pending_->mu);
+    pending_->paths.insert(pending_->paths.end(), files.begin(), files.end());
+  }
+  return s;
 }
 
 }  // namespace lakedump

@@ -8,6 +8,13 @@
 // writer destroyed without a successful Close() unlinks its temp file. List()
 // never shows temp files.
 //
+// Deferred sync (Open(..., deferred_sync = true), for dumps of many small
+// files): Close() writes and renames without fsync, and SyncWritten() fsyncs
+// every file closed since, then their directories, several at once. An object
+// is then complete once visible only after SyncWritten(); after a power loss a
+// visible but unsynced object may be short. The dump commits its manifest only
+// after SyncWritten(), and resume re-checks every file's checksum.
+//
 // Thread-safe: any number of writers and readers at once. Writers and readers
 // are not thread-safe (one owner each) and may outlive the store but not the
 // LocalFileOps they were given.
@@ -15,6 +22,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,7 +40,8 @@ class LocalStore final : public ObjectStore {
   // is not a directory ("destination is a file: <root>"). `ops` is borrowed and
   // must outlive the store and its writers; null means the real system calls.
   static Result<std::unique_ptr<LocalStore>> Open(std::string root,
-                                                  LocalFileOps* ops = nullptr);
+                                                  LocalFileOps* ops = nullptr,
+                                                  bool deferred_sync = false);
 
   Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override;
   Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override;
@@ -40,6 +49,7 @@ class LocalStore final : public ObjectStore {
   Result<ObjectInfo> Head(std::string_view key) override;
   Status Delete(std::span<const std::string> keys) override;
   std::string Describe() const override { return root_.empty() ? "/" : root_; }
+  Status SyncWritten() override;
 
 
   // True for the names LocalStore gives its temp files.
@@ -51,8 +61,18 @@ class LocalStore final : public ObjectStore {
   Status SweepStaleTempFiles(std::chrono::seconds older_than,
                              std::vector<std::string>* removed = nullptr);
 
+ // Paths closed but not yet synced (deferred sync); shared with the writers,
+  // which may outlive the store. Internal.
+  struct PendingSyncs {
+    std::mutex mu;
+    std::vector<std::string> paths;  // GUARDED_BY(mu)
+  };
+
  private:
-  LocalStore(std::string root, LocalFileOps* ops) : root_(std::move(root)), ops_(ops) {}
+  LocalStore(std::string root, LocalFileOps* ops, bool deferred_sync)
+      : root_(std::move(root)),
+        ops_(ops),
+        pending_(deferred_sync ? std::make_shared<PendingSyncs>() : nullptr) {}
 
   std::string PathOf(std::string_view key) const { return root_ + "/" + std::string(key); }
   // mkdir -p of root_/<relative_dir>; relative_dir may be empty.
@@ -60,6 +80,7 @@ class LocalStore final : public ObjectStore {
 
   const std::string root_;  // no trailing '/'; "" for the filesystem root
   LocalFileOps* const ops_;
+  const std::shared_ptr<PendingSyncs> pending_;  // null without deferred sync
 };
 
 }  // namespace lakedump

@@ -1,0 +1,43 @@
+// LoadOptions: everything a `lakedump load` run is configured with (the CLI
+// fills it in; library users may too). A value; thread-safe to read.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "dump/dump_options.h"
+#include "load/target_database.h"
+#include "store/store_options.h"
+
+namespace lakedump {
+
+struct LoadOptions {
+  // Table tasks running at once (>= 1).
+  int table_parallelism = 4;
+  // Data files of one table loaded at once (>= 1), further capped by the
+  // target's max_sinks_per_table().
+  int file_parallelism = 2;
+  // Globs over "schema.table" or plain "table" (as `dump --tables`); empty =
+  // all.
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  // --schema-map old=new: tables of dump schema `old` load into schema `new`.
+  std::vector<std::pair<std::string, std::string>> schema_map;
+  LoadIfExists if_exists = LoadIfExists::kFail;
+  // Rows read from a Parquet file per batch (never crossing a row group).
+  size_t batch_rows = 16384;
+  ProgressMode progress = ProgressMode::kNone;
+  StoreOptions store;  // for opening the dump's store (the CLI does)
+};
+
+// "fail" | "replace" | "append" (InvalidArgument otherwise).
+Result<LoadIfExists> ParseLoadIfExists(std::string_view text);
+std::string_view LoadIfExistsName(LoadIfExists value);
+// "old=new" -> {old, new}; InvalidArgument naming the flag otherwise.
+Result<std::pair<std::string, std::string>> ParseSchemaMapping(std::string_view text);
+
+}  // namespace lakedump

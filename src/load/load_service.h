@@ -1,0 +1,100 @@
+// LoadService: `lakedump load`. Reads a dump's _manifest.json and each selected
+// table's _table.json from a store, and streams every data file through a
+// ParquetReader (ranged reads, one row group at a time) into a TargetDatabase.
+//
+// Scheduling: up to table_parallelism table tasks at once (TaskGroup: the first
+// error cancels the rest); within a table up to min(file_parallelism,
+// target.max_sinks_per_table()) files at once. Each table follows the target
+// protocol of load/target_database.h: PrepareTable, one sink per file,
+// CommitTable -- or AbortTable on any failure (including a failed
+// PrepareTable, whose leftovers it removes; a target's AbortTable never touches
+// a table it did not create).
+//
+// Checks, each an error naming the table and file: a file whose Parquet schema
+// (column names, types) differs from its _table.json, a file whose footer row
+// count or streamed rows differ from the manifest, a file whose size differs
+// from the manifest.
+//
+// Re-running after a failure: a table is either fully loaded (committed) or
+// absent -- a failed or cancelled table is aborted, never left half-loaded.
+// Tables committed before the failure stay. A re-run with --if-exists fail
+// stops at the first of them with "table ... already exists"; re-run with
+// --if-exists replace (reloads everything), or restrict the run with --tables /
+// --exclude to the tables that are missing. There is deliberately no "skip".
+//
+// Thread-safety: Run() once, from one thread; progress() may be read from any.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "base/thread_pool.h"
+#include "dump/manifest.h"
+#include "dump/progress.h"
+#include "load/load_options.h"
+#include "load/target_database.h"
+#include "store/object_store.h"
+
+namespace lakedump {
+
+struct LoadedTable {
+  TableRef source;
+  TableRef target;
+  uint64_t rows = 0;
+  uint64_t files = 0;
+  uint64_t bytes = 0;  // Parquet bytes read
+  double seconds = 0;
+};
+
+struct LoadResult {
+  std::string dump_id;
+  std::vector<LoadedTable> tables;  // in manifest order
+  uint64_t rows = 0;
+  uint64_t files = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;
+};
+
+class LoadService {
+ public:
+  // Borrows store and target; both must outlive the service.
+  LoadService(ObjectStore* store, TargetDatabase* target, LoadOptions options);
+  LoadService(const LoadService&) = delete;
+  LoadService& operator=(const LoadService&) = delete;
+
+  // Loads the selected tables. Errors: NotFound "no dump at DEST (no
+  // _manifest.json)"; Corruption / Unimplemented for bad or newer metadata;
+  // InvalidArgument for bad options (a --tables name matching nothing...);
+  // the first table's failure otherwise, prefixed with the table's name.
+  Result<LoadResult> Run(std::stop_token stop = {});
+
+  // Counters for a ProgressReporter (bytes = Parquet bytes read).
+  const DumpProgress& progress() const { return progress_; }
+  // True once a table was handed to the target (exit code 1 rather than 2).
+  bool started_loading() const { return started_loading_; }
+
+ private:
+  struct TableTask;
+  Result<std::vector<TableTask>> Plan(const DumpManifest& manifest);
+  Status LoadTable(TableTask& task, std::stop_token stop);
+  Status LoadFiles(TableTask& task, std::stop_token stop);
+  Status LoadFile(const TablePlan& plan, const TableManifest& table, const DataFile& file,
+                  std::stop_token stop, uint64_t* bytes_read);
+
+  ObjectStore* store_;
+  TargetDatabase* target_;
+  LoadOptions options_;
+  DumpProgress progress_;
+  ThreadPool* file_pool_ = nullptr;  // during Run()
+  std::atomic<bool> started_loading_{false};
+};
+
+// Applies --schema-map to a dump table's name.
+TableRef MapTargetTable(const TableRef& source,
+                        const std::vector<std::pair<std::string, std::string>>& schema_map);
+
+}  // namespace lakedump

@@ -1,0 +1,321 @@
+#include "load/sqlite/sqlite_load_types.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "source/sqlite/sqlite_connection.h"
+#include "source/sqlite/sqlite_types.h"
+#include "table/temporal.h"
+
+namespace lakedump {
+namespace {
+
+// SQLite's NUMERIC affinity turns numeric text into INTEGER or REAL; SQLite
+// 3.40 does so even when the REAL loses digits. Up to 15 significant digits
+// the conversion is exact, so wider decimals are declared TEXT (kept verbatim).
+constexpr int kMaxExactNumericDigits = 15;
+
+void AppendFraction(std::string* out, int64_t micros) {
+  if (micros == 0) return;
+  char buf[8];
+  fmt::format_to_n(buf, sizeof(buf), "{:06}", micros);
+  int n = 6;
+  while (n > 0 && buf[n - 1] == '0') --n;
+  out->push_back('.');
+  out->append(buf, static_cast<size_t>(n));
+}
+
+std::string UuidToText(const Uuid& u) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string s;
+  s.reserve(36);
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s.push_back('-');
+    s.push_back(kHex[u.bytes[i] >> 4]);
+    s.push_back(kHex[u.bytes[i] & 15]);
+  }
+  return s;
+}
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
+
+// Consumes one keyword (case-insensitive) followed by a non-identifier char.
+bool Keyword(std::string_view s, size_t* pos, std::string_view word) {
+  size_t p = *pos;
+  while (p < s.size() && IsSpace(s[p])) ++p;
+  if (s.size() - p < word.size()) return false;
+  for (size_t i = 0; i < word.size(); ++i) {
+    char c = s[p + i];
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    if (c != word[i]) return false;
+  }
+  p += word.size();
+  if (p < s.size() && !IsSpace(s[p]) && s[p] != '(' && s[p] != '"' && s[p] != '[' && s[p] != '`') {
+    return false;
+  }
+  *pos = p;
+  return true;
+}
+
+// Consumes one identifier: "quoted", [bracketed], `backticked`, 'single' or
+// bare.
+bool Identifier(std::string_view s, size_t* pos) {
+  size_t p = *pos;
+  while (p < s.size() && IsSpace(s[p])) ++p;
+  if (p >= s.size()) return false;
+  const char open = s[p];
+  if (open == '"' || open == '`' || open == '\'' || open == '[') {
+    const char close = open == '[' ? ']' : open;
+    ++p;
+    while (p < s.size()) {
+      if (s[p] == close) {
+        if (close != ']' && p + 1 < s.size() && s[p + 1] == close) {
+          p += 2;
+          continue;
+        }
+        *pos = p + 1;
+        return true;
+      }
+      ++p;
+    }
+    return false;
+  }
+  const size_t start = p;
+  while (p < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[p]);
+    if (!(std::isalnum(c) || c == '_' || c == '$' || c >= 0x80)) break;
+    ++p;
+  }
+  if (p == start) return false;
+  *pos = p;
+  return true;
+}
+
+}  // namespace
+
+bool IsPlainIdentifier(std::string_view name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return true;
+}
+
+std::string SqliteDeclaredType(const LogicalType& type) {
+  switch (type.id) {
+    case TypeId::kBool:
+      return "BOOLEAN";
+    case TypeId::kInt8:
+      return "TINYINT";
+    case TypeId::kInt16:
+      return "SMALLINT";
+    case TypeId::kInt32:
+      return "INT4";
+    case TypeId::kInt64:
+      return "INTEGER";
+    case TypeId::kFloat:
+      return "FLOAT4";
+    case TypeId::kDouble:
+      return "REAL";
+    case TypeId::kDecimal:
+      if (type.precision > kMaxExactNumericDigits) return "TEXT";
+      return fmt::format("DECIMAL({},{})", type.precision, type.scale);
+    case TypeId::kString:
+      return "TEXT";
+    case TypeId::kBinary:
+      return "BLOB";
+    case TypeId::kDate:
+      return "DATE";
+    case TypeId::kTime:
+      return "TIME";
+    case TypeId::kTimestamp:
+      return "TIMESTAMP";
+    case TypeId::kTimestampTz:
+      return "TIMESTAMPTZ";
+    case TypeId::kUuid:
+      return "UUID";
+    case TypeId::kJson:
+      return "JSON";
+  }
+  return "TEXT";
+}
+
+std::string SqliteColumnType(const Column& column, bool from_sqlite) {
+  if (from_sqlite) {
+    // An empty declared type is kept too: it maps back to string.
+    if (MapSqliteDeclaredType(column.source_type).type == column.type) return column.source_type;
+  }
+  return SqliteDeclaredType(column.type);
+}
+
+std::string SqliteCreateTable(std::string_view quoted_name, const Schema& schema,
+                              const std::vector<std::string>& primary_key, bool from_sqlite) {
+  std::string sql = fmt::format("CREATE TABLE {} (", quoted_name);
+  for (size_t i = 0; i < schema.num_columns(); ++i) {
+    const Column& c = schema.column(i);
+    if (i > 0) sql += ", ";
+    sql += QuoteIdentifier(c.name);
+    const std::string type = SqliteColumnType(c, from_sqlite);
+    if (!type.empty()) sql += " " + type;
+    if (!c.nullable) sql += " NOT NULL";
+  }
+  if (!primary_key.empty()) {
+    sql += ", PRIMARY KEY (";
+    for (size_t i = 0; i < primary_key.size(); ++i) {
+      if (i > 0) sql += ", ";
+      sql += QuoteIdentifier(primary_key[i]);
+    }
+    sql += ")";
+  }
+  sql += ")";
+  return sql;
+}
+
+std::optional<std::string> RenameTableInDdl(std::string_view ddl, std::string_view new_name) {
+  size_t pos = 0;
+  if (!Keyword(ddl, &pos, "CREATE") || !Keyword(ddl, &pos, "TABLE")) return std::nullopt;
+  {
+    size_t p = pos;
+    if (Keyword(ddl, &p, "IF") && Keyword(ddl, &p, "NOT") && Keyword(ddl, &p, "EXISTS")) pos = p;
+  }
+  while (pos < ddl.size() && IsSpace(ddl[pos])) ++pos;
+  const size_t name_begin = pos;
+  if (!Identifier(ddl, &pos)) return std::nullopt;
+  size_t table_begin = name_begin;  // of "table" in "schema.table"
+  if (pos < ddl.size() && ddl[pos] == '.') {
+    ++pos;
+    while (pos < ddl.size() && IsSpace(ddl[pos])) ++pos;
+    table_begin = pos;
+    if (!Identifier(ddl, &pos)) return std::nullopt;
+  }
+  const size_t name_end = pos;
+  while (pos < ddl.size() && IsSpace(ddl[pos])) ++pos;
+  if (pos >= ddl.size() || ddl[pos] != '(') return std::nullopt;
+  // Everything but the name stays as written, so that after the final
+  // ALTER TABLE ... RENAME the stored statement reads as the source's did.
+  const char first = ddl[table_begin];
+  const bool quoted = first == '"' || first == '[' || first == '`' || first == '\'';
+  std::string name =
+      quoted || !IsPlainIdentifier(new_name) ? QuoteIdentifier(new_name) : std::string(new_name);
+  return std::string(ddl.substr(0, name_begin)) + name + std::string(ddl.substr(name_end));
+}
+
+std::string SqliteTimeText(int64_t micros) {
+  const int64_t s = micros / 1000000;
+  std::string out = fmt::format("{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
+  AppendFraction(&out, micros % 1000000);
+  return out;
+}
+
+std::string SqliteTimestampText(int64_t micros, bool utc) {
+  int64_t days = micros / 86400000000LL;
+  int64_t rem = micros % 86400000000LL;
+  if (rem < 0) {
+    rem += 86400000000LL;
+    --days;
+  }
+  std::string out = FormatDate(static_cast<int32_t>(days));
+  out.push_back(utc ? 'T' : ' ');
+  out += SqliteTimeText(rem);
+  if (utc) out.push_back('Z');
+  return out;
+}
+
+bool HasTextAffinity(std::string_view declared_type) {
+  std::string t(declared_type);
+  for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (t.find("INT") != std::string::npos) return false;
+  return t.find("CHAR") != std::string::npos || t.find("CLOB") != std::string::npos ||
+         t.find("TEXT") != std::string::npos;
+}
+
+int BindSqliteValue(sqlite3_stmt* stmt, int param, const ColumnVector& column, size_t row,
+                    bool text_affinity, std::string* scratch) {
+  if (column.IsNull(row)) return sqlite3_bind_null(stmt, param);
+  auto bind_text = [&](std::string text) {
+    *scratch = std::move(text);
+    return sqlite3_bind_text(stmt, param, scratch->data(), static_cast<int>(scratch->size()),
+                             SQLITE_STATIC);
+  };
+  switch (column.type().id) {
+    case TypeId::kBool:
+      return sqlite3_bind_int64(stmt, param, column.ValueAt<uint8_t>(row));
+    case TypeId::kInt8:
+      return sqlite3_bind_int64(stmt, param, column.ValueAt<int8_t>(row));
+    case TypeId::kInt16:
+      return sqlite3_bind_int64(stmt, param, column.ValueAt<int16_t>(row));
+    case TypeId::kInt32:
+      return sqlite3_bind_int64(stmt, param, column.ValueAt<int32_t>(row));
+    case TypeId::kInt64:
+      return sqlite3_bind_int64(stmt, param, column.ValueAt<int64_t>(row));
+    case TypeId::kFloat: {
+      // The double whose shortest text is the float's (0.1f -> 0.1, not
+      // 0.100000001490116): reads back as the same float, and looks like it.
+      const float f = column.ValueAt<float>(row);
+      if (std::isnan(f)) return sqlite3_bind_null(stmt, param);
+      double d = f;
+      if (std::isfinite(f)) {
+        char buf[32];
+        auto r = std::to_chars(buf, buf + sizeof(buf), f);
+        double parsed;
+        // Near FLT_MAX the shortest text can exceed it; the source would refuse that.
+        if (std::from_chars(buf, r.ptr, parsed).ec == std::errc() &&
+            static_cast<float>(parsed) == f &&
+            std::fabs(parsed) <= std::numeric_limits<float>::max()) {
+          d = parsed;
+        }
+      }
+      return sqlite3_bind_double(stmt, param, d);
+    }
+    case TypeId::kDouble: {
+      const double d = column.ValueAt<double>(row);
+      if (std::isnan(d)) return sqlite3_bind_null(stmt, param);
+      return sqlite3_bind_double(stmt, param, d);
+    }
+    case TypeId::kDecimal: {
+      const int128_t v = column.ValueAt<int128_t>(row);
+      const int scale = column.type().scale;
+      if (!text_affinity && v % Pow10(scale) == 0) {
+        const int128_t whole = v / Pow10(scale);
+        if (whole >= std::numeric_limits<int64_t>::min() &&
+            whole <= std::numeric_limits<int64_t>::max()) {
+          return sqlite3_bind_int64(stmt, param, static_cast<int64_t>(whole));
+        }
+      }
+      return bind_text(FormatDecimal(v, scale));
+    }
+    case TypeId::kString:
+    case TypeId::kJson: {
+      const std::string_view v = column.BytesAt(row);
+      // An empty string from an empty arena has a null pointer, which would bind
+      // NULL.
+      return sqlite3_bind_text(stmt, param, v.empty() ? "" : v.data(), static_cast<int>(v.size()),
+                               SQLITE_STATIC);
+    }
+    case TypeId::kBinary: {
+      const std::string_view v = column.BytesAt(row);
+      // A zero-length blob: sqlite3_bind_blob with a null pointer would bind
+      // NULL.
+      return sqlite3_bind_blob(stmt, param, v.empty() ? "" : v.data(), static_cast<int>(v.size()),
+                               SQLITE_STATIC);
+    }
+    case TypeId::kDate:
+      return bind_text(FormatDate(column.ValueAt<int32_t>(row)));
+    case TypeId::kTime:
+      return bind_text(SqliteTimeText(column.ValueAt<int64_t>(row)));
+    case TypeId::kTimestamp:
+      return bind_text(SqliteTimestampText(column.ValueAt<int64_t>(row), false));
+    case TypeId::kTimestampTz:
+      return bind_text(SqliteTimestampText(column.ValueAt<int64_t>(row), true));
+    case TypeId::kUuid:
+      return bind_text(UuidToText(column.ValueAt<Uuid>(row)));
+  }
+  return SQLITE_MISUSE;
+}
+
+}  // namespace lakedump

@@ -1,0 +1,395 @@
+#include "load/sqlite/sqlite_target.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "load/sqlite/sqlite_load_types.h"
+#include "source/sqlite/sqlite_connection.h"
+
+namespace lakedump {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+struct SqliteCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+
+class SqliteTarget;
+
+class SqliteSink final : public TableSink {
+ public:
+  SqliteSink(SqliteTarget* target, std::string table, SqliteStmt insert,
+             std::vector<uint8_t> text_affinity)
+      : target_(target),
+        table_(std::move(table)),
+        insert_(std::move(insert)),
+        text_affinity_(std::move(text_affinity)),
+        scratch_(text_affinity_.size()) {}
+  ~SqliteSink() override;
+  Status Append(const RowBatch& batch) override;
+  Result<uint64_t> Finish() override { return rows_; }
+
+ private:
+  SqliteTarget* target_;
+  std::string table_;
+  SqliteStmt insert_;  // finalized under the target's mutex
+  std::vector<uint8_t> text_affinity_;  // per column
+  std::vector<std::string> scratch_;
+  uint64_t rows_ = 0;
+};
+
+class SqliteTarget final : public TargetDatabase {
+ public:
+  SqliteTarget(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
+  ~SqliteTarget() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!sqlite3_get_autocommit(db_.get())) (void)Exec("ROLLBACK", "close");
+    (void)Exec(fmt::format("PRAGMA synchronous = {}", synchronous_), "close");
+  }
+
+  Status Init(int busy_timeout_ms) {
+    std::lock_guard<std::mutex> lock(mu_);
+    sqlite3_busy_timeout(db_.get(), busy_timeout_ms);
+    auto st = Prepare(db_.get(), "PRAGMA synchronous", path_);
+    if (!st.ok()) {
+      return st.status().code() == Code::kInvalidArgument
+                 ? Status::InvalidArgument(fmt::format("{} is not a SQLite database", path_))
+                 : st.status();
+    }
+    const int rc = sqlite3_step(st->get());
+    if (rc != SQLITE_ROW) {
+      Status s = SqliteStatus(db_.get(), rc, path_);
+      return s.code() == Code::kInvalidArgument
+                 ? Status::InvalidArgument(fmt::format("{} is not a SQLite database", path_))
+                 : s;
+    }
+    synchronous_ = sqlite3_column_int(st->get(), 0);
+    st->reset();
+    // Reading the schema fails here, not mid-load, for a file that is no
+    // database.
+    LD_RETURN_IF_ERROR(Exec("SELECT count(*) FROM sqlite_schema", path_));
+    LD_RETURN_IF_ERROR(Exec("PRAGMA synchronous = OFF", path_));
+    return Exec("PRAGMA cache_size = -65536", path_);
+  }
+
+  std::string Describe() const override { return "sqlite:" + path_; }
+  int max_sinks_per_table() const override { return 1; }
+
+  Status PrepareTable(const TablePlan& plan) override;
+  Result<std::unique_ptr<TableSink>> OpenSink(const TablePlan& plan) override;
+  Status CommitTable(const TablePlan& plan) override;
+  Status AbortTable(const TablePlan& plan) override;
+
+  // Inserts every row of the batch in one transaction. `first_row` numbers
+  // rows in errors.
+  Status InsertBatch(sqlite3_stmt* insert, const std::string& table, const RowBatch& batch,
+                     uint64_t first_row, const std::vector<uint8_t>& text_affinity,
+                     std::vector<std::string>* scratch);
+  void Finalize(SqliteStmt stmt) {
+    std::lock_guard<std::mutex> lock(mu_);
+    stmt.reset();
+  }
+
+ private:
+  // REQUIRES: mu_ held (for every *Locked and Exec).
+  Status Exec(const std::string& sql, std::string_view context) {
+    return ExecSql(db_.get(), sql.c_str(), context);
+  }
+  Result<bool> ExistsLocked(const std::string& name);
+  Result<std::vector<std::string>> ColumnsLocked(const std::string& name);
+  // Lower-case column name -> declared type.
+  Result<std::map<std::string, std::string>> DeclaredTypesLocked(const std::string& name);
+  Status CreateStagingLocked(const TablePlan& plan, const std::string& staging);
+  bool OwnsLocked(const TablePlan& plan) const {
+    auto it = in_progress_.find(Lower(plan.target.name));
+    return it != in_progress_.end() && it->second == plan.source.QualifiedName();
+  }
+
+  const std::string path_;
+  std::unique_ptr<sqlite3, SqliteCloser> db_;
+  std::mutex mu_;
+  int synchronous_ = 2;                             // the database's own level
+  std::map<std::string, std::string> in_progress_;  // GUARDED_BY(mu_): lower name -> source
+  std::set<std::string> loaded_;                    // GUARDED_BY(mu_): lower names
+};
+
+SqliteSink::~SqliteSink() { target_->Finalize(std::move(insert_)); }
+
+Status SqliteSink::Append(const RowBatch& batch) {
+  if (batch.num_columns() != text_affinity_.size()) {
+    return Status::Internal(fmt::format("table {}: batch of {} columns for {} columns", table_,
+                                        batch.num_columns(), scratch_.size()));
+  }
+  LD_RETURN_IF_ERROR(
+      target_->InsertBatch(insert_.get(), table_, batch, rows_, text_affinity_, &scratch_));
+  rows_ += batch.num_rows();
+  return Status::OK();
+}
+
+Result<bool> SqliteTarget::ExistsLocked(const std::string& name) {
+  LD_ASSIGN_OR_RETURN(SqliteStmt st,
+                      Prepare(db_.get(),
+                              "SELECT 1 FROM sqlite_schema WHERE type IN ('table', 'view') AND "
+                              "name = ?1 COLLATE NOCASE",
+                              name));
+  sqlite3_bind_text(st.get(), 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  const int rc = sqlite3_step(st.get());
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return SqliteStatus(db_.get(), rc, name);
+}
+
+Result<std::vector<std::string>> SqliteTarget::ColumnsLocked(const std::string& name) {
+  LD_ASSIGN_OR_RETURN(SqliteStmt st,
+                      Prepare(db_.get(), "SELECT name FROM pragma_table_info(?1)", name));
+  sqlite3_bind_text(st.get(), 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  std::vector<std::string> out;
+  int rc;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 0));
+    out.emplace_back(p ? p : "");
+  }
+  if (rc != SQLITE_DONE) return SqliteStatus(db_.get(), rc, name);
+  return out;
+}
+
+Result<std::map<std::string, std::string>> SqliteTarget::DeclaredTypesLocked(
+    const std::string& name) {
+  LD_ASSIGN_OR_RETURN(SqliteStmt st,
+                      Prepare(db_.get(), "SELECT name, type FROM pragma_table_info(?1)", name));
+  sqlite3_bind_text(st.get(), 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  std::map<std::string, std::string> out;
+  int rc;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+    const auto* n = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 0));
+    const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 1));
+    out[Lower(n ? n : "")] = t ? t : "";
+  }
+  if (rc != SQLITE_DONE) return SqliteStatus(db_.get(), rc, name);
+  return out;
+}
+
+Status SqliteTarget::CreateStagingLocked(const TablePlan& plan, const std::string& staging) {
+  const Schema& schema = plan.definition.schema;
+  const std::string quoted = QuoteIdentifier(staging);
+  const bool from_sqlite = plan.source_kind == "sqlite";
+  if (from_sqlite && !plan.definition.ddl.empty()) {
+    // The source's own statement: identical declared types and constraints --
+    // if it creates exactly the dumped columns (no generated ones, say).
+    if (auto ddl = RenameTableInDdl(plan.definition.ddl, staging)) {
+      if (Exec(*ddl, staging).ok()) {
+        LD_ASSIGN_OR_RETURN(std::vector<std::string> cols, ColumnsLocked(staging));
+        bool same = cols.size() == schema.num_columns();
+        for (size_t i = 0; same && i < cols.size(); ++i) same = cols[i] == schema.column(i).name;
+        if (same) return Status::OK();
+        LD_RETURN_IF_ERROR(Exec("DROP TABLE " + quoted, staging));
+      }
+    }
+  }
+  return Exec(SqliteCreateTable(quoted, schema, plan.definition.primary_key, from_sqlite),
+              plan.target.name);
+}
+
+Status SqliteTarget::PrepareTable(const TablePlan& plan) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string& name = plan.target.name;
+  const std::string key = Lower(name);
+  if (plan.definition.schema.num_columns() == 0) {
+    return Status::InvalidArgument(
+        fmt::format("table {}: SQLite tables need at least one column", name));
+  }
+  if (in_progress_.count(key) || loaded_.count(key)) {
+    return Status::InvalidArgument(
+        fmt::format("SQLite table \"{}\" is loaded twice in this run (SQLite "
+                    "has one schema, so tables "
+                    "of the same name in different schemas collide); load them "
+                    "with separate --tables "
+                    "runs into separate databases",
+                    name));
+  }
+  LD_ASSIGN_OR_RETURN(bool exists, ExistsLocked(name));
+  if (exists && plan.if_exists == LoadIfExists::kFail) {
+    return Status::AlreadyExists(
+        fmt::format("table \"{}\" already exists in {}; use --if-exists "
+                    "replace or append, or leave it out "
+                    "with --exclude",
+                    name, path_));
+  }
+  if (exists && plan.if_exists == LoadIfExists::kAppend) {
+    LD_ASSIGN_OR_RETURN(std::vector<std::string> cols, ColumnsLocked(name));
+    std::set<std::string> have;
+    for (const std::string& c : cols) have.insert(Lower(c));
+    for (const Column& c : plan.definition.schema.columns()) {
+      if (!have.count(Lower(c.name))) {
+        return Status::InvalidArgument(
+            fmt::format("cannot append to table \"{}\": it has no column \"{}\"", name, c.name));
+      }
+    }
+  }
+  const std::string staging = SqliteStagingName(name);
+  // A staging table left by a killed run is garbage.
+  LD_RETURN_IF_ERROR(Exec("DROP TABLE IF EXISTS " + QuoteIdentifier(staging), staging));
+  in_progress_[key] = plan.source.QualifiedName();
+  return CreateStagingLocked(plan, staging);
+}
+
+Result<std::unique_ptr<TableSink>> SqliteTarget::OpenSink(const TablePlan& plan) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!OwnsLocked(plan)) {
+    return Status::Internal(
+        fmt::format("table {}: OpenSink before PrepareTable", plan.target.name));
+  }
+  const Schema& schema = plan.definition.schema;
+  std::string cols, params;
+  for (size_t i = 0; i < schema.num_columns(); ++i) {
+    if (i > 0) {
+      cols += ", ";
+      params += ", ";
+    }
+    cols += QuoteIdentifier(schema.column(i).name);
+    params += fmt::format("?{}", i + 1);
+  }
+  const std::string sql =
+      fmt::format("INSERT INTO {} ({}) VALUES ({})",
+                  QuoteIdentifier(SqliteStagingName(plan.target.name)), cols, params);
+  LD_ASSIGN_OR_RETURN(SqliteStmt st, Prepare(db_.get(), sql, plan.target.name));
+  LD_ASSIGN_OR_RETURN(auto declared, DeclaredTypesLocked(SqliteStagingName(plan.target.name)));
+  std::vector<uint8_t> text_affinity;
+  for (const Column& c : schema.columns()) {
+    text_affinity.push_back(HasTextAffinity(declared[Lower(c.name)]) ? 1 : 0);
+  }
+  return std::unique_ptr<TableSink>(
+      new SqliteSink(this, plan.target.name, std::move(st), std::move(text_affinity)));
+}
+
+Status SqliteTarget::InsertBatch(sqlite3_stmt* insert, const std::string& table,
+                                 const RowBatch& batch, uint64_t first_row,
+                                 const std::vector<uint8_t>& text_affinity,
+                                 std::vector<std::string>* scratch) {
+  std::lock_guard<std::mutex> lock(mu_);
+  sqlite3* db = db_.get();
+  LD_RETURN_IF_ERROR(Exec("BEGIN", table));
+  const size_t rows = batch.num_rows();
+  const int cols = static_cast<int>(batch.num_columns());
+  Status status;
+  for (size_t r = 0; r < rows && status.ok(); ++r) {
+    for (int c = 0; c < cols; ++c) {
+      const size_t col = static_cast<size_t>(c);
+      const int rc = BindSqliteValue(insert, c + 1, batch.column(col), r, text_affinity[col] != 0,
+                                     &(*scratch)[col]);
+      if (rc != SQLITE_OK) {
+        status = SqliteStatus(
+            db, rc, fmt::format("table {} row {} column {}", table, first_row + r + 1, c + 1));
+        break;
+      }
+    }
+    if (!status.ok()) break;
+    const int rc = sqlite3_step(insert);
+    if (rc != SQLITE_DONE) {
+      status = SqliteStatus(db, rc, fmt::format("table {} row {}", table, first_row + r + 1));
+    }
+    sqlite3_reset(insert);
+  }
+  sqlite3_clear_bindings(insert);
+  if (!status.ok()) {
+    (void)Exec("ROLLBACK", table);
+    return status;
+  }
+  Status commit = Exec("COMMIT", table);
+  if (!commit.ok()) (void)Exec("ROLLBACK", table);
+  return commit;
+}
+
+Status SqliteTarget::CommitTable(const TablePlan& plan) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!OwnsLocked(plan)) {
+    return Status::Internal(
+        fmt::format("table {}: CommitTable before PrepareTable", plan.target.name));
+  }
+  const std::string& name = plan.target.name;
+  const std::string quoted = QuoteIdentifier(name);
+  const std::string staging = QuoteIdentifier(SqliteStagingName(name));
+  // The commit runs at the database's own durability; loading ran with OFF.
+  LD_RETURN_IF_ERROR(Exec(fmt::format("PRAGMA synchronous = {}", synchronous_), name));
+  // Keep views and triggers naming the table as they are across the rename.
+  LD_RETURN_IF_ERROR(Exec("PRAGMA legacy_alter_table = ON", name));
+  Status s = Exec("BEGIN IMMEDIATE", name);
+  if (s.ok()) {
+    auto exists = ExistsLocked(name);
+    if (!exists.ok()) {
+      s = exists.status();
+    } else if (*exists && plan.if_exists == LoadIfExists::kFail) {
+      s = Status::AlreadyExists(
+          fmt::format("table \"{}\" was created in {} while it loaded", name, path_));
+    } else if (*exists && plan.if_exists == LoadIfExists::kAppend) {
+      std::string cols;
+      for (const Column& c : plan.definition.schema.columns()) {
+        if (!cols.empty()) cols += ", ";
+        cols += QuoteIdentifier(c.name);
+      }
+      s = Exec(fmt::format("INSERT INTO {} ({}) SELECT {} FROM {}", quoted, cols, cols, staging),
+               name);
+      if (s.ok()) s = Exec("DROP TABLE " + staging, name);
+    } else {
+      if (*exists) s = Exec("DROP TABLE " + quoted, name);
+      if (s.ok()) s = Exec(fmt::format("ALTER TABLE {} RENAME TO {}", staging, quoted), name);
+    }
+    if (s.ok()) s = Exec("COMMIT", name);
+    if (!s.ok() && !sqlite3_get_autocommit(db_.get())) (void)Exec("ROLLBACK", name);
+  }
+  (void)Exec("PRAGMA legacy_alter_table = OFF", name);
+  (void)Exec("PRAGMA synchronous = OFF", name);
+  LD_RETURN_IF_ERROR(s);
+  in_progress_.erase(Lower(name));
+  loaded_.insert(Lower(name));
+  // Statistics for the query planner, best effort: the rows are committed already.
+  (void)Exec("ANALYZE " + quoted, name);
+  return Status::OK();
+}
+
+Status SqliteTarget::AbortTable(const TablePlan& plan) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Status s;
+  if (!sqlite3_get_autocommit(db_.get())) s = Exec("ROLLBACK", plan.target.name);
+  if (!OwnsLocked(plan)) return s;  // nothing of ours to remove
+  Status drop = Exec("DROP TABLE IF EXISTS " + QuoteIdentifier(SqliteStagingName(plan.target.name)),
+                     plan.target.name);
+  in_progress_.erase(Lower(plan.target.name));
+  return s.ok() ? drop : s;
+}
+
+}  // namespace
+
+std::string SqliteStagingName(std::string_view table) {
+  return "_lakedump_load_" + std::string(table);
+}
+
+Result<std::unique_ptr<TargetDatabase>> OpenSqliteTarget(const std::string& path,
+                                                         const SqliteTargetOptions& options) {
+  sqlite3* raw = nullptr;
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    sqlite3_close_v2(raw);
+    return Status::IOError(fmt::format("cannot open SQLite database {}: {}", path, msg));
+  }
+  auto target = std::make_unique<SqliteTarget>(path, raw);
+  LD_RETURN_IF_ERROR(target->Init(options.busy_timeout_ms));
+  return std::unique_ptr<TargetDatabase>(std::move(target));
+}
+
+}  // namespace lakedump
