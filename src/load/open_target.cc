@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "load/postgres/postgres_target.h"
 #include "load/sqlite/sqlite_target.h"
 
 namespace lakedump {
@@ -22,7 +23,9 @@ bool IsPostgresUrl(std::string_view url) {
 Result<std::unique_ptr<TargetDatabase>> OpenTargetDatabase(std::string_view url,
                                                            const TargetOptions& options) {
   if (IsPostgresUrl(url)) {
-    return Status::Unimplemented("PostgreSQL target: not built yet");
+    PostgresTargetOptions po;
+    po.max_connections = std::max(1, options.connections);
+    return OpenPostgresTarget(std::string(url), po);
   }
   std::string path;
   if (url.starts_with("sqlite://")) {

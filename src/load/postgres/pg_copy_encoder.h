@@ -1,0 +1,126 @@
+// PgCopyEncoder: RowBatch rows -> the byte stream of
+// `COPY t (cols) FROM STDIN (FORMAT binary)`, the inverse of PgCopyDecoder:
+// the 19-byte header, per row an int16 field count and per field an int32
+// length (-1 = NULL) and the value in the target type's binary (send) format,
+// then the int16 -1 trailer.
+//
+// Each field is encoded for the *target column's* PostgreSQL type (a logical
+// int64 going into an int4 column is sent as 4 bytes, with a range check).
+// Pairs of logical and PostgreSQL types without a binary encoder here use
+// PgEncoding::kAsText: the value's PostgreSQL text form, sent into a text
+// staging column and cast to the real type when the table is committed
+// (postgres_target.cc). Infinity encodings of the dump side (dates at
+// ±INT32_MAX days, timestamps at ±INT64_MAX us, see PgInfinityPolicy::kClamp)
+// become PostgreSQL's ±infinity again.
+//
+// Not thread-safe; one encoder per COPY stream. Pure apart from the output.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "table/row_batch.h"
+
+namespace lakedump {
+
+// How one logical value is written into the COPY stream.
+enum class PgEncoding : uint8_t {
+  kBool,
+  kInt2,         // any logical integer, range-checked
+  kInt4,
+  kInt8,
+  kOid,          // uint32
+  kFloat4,       // from float (or double, range-checked by IEEE rounding)
+  kFloat8,       // from float or double
+  kNumeric,      // from decimal, any integer, or numeric text ("-12.30", "NaN", "Infinity")
+  kText,         // raw bytes of string/json (text, varchar, bpchar, name, enum labels, json)
+  kBytea,        // raw bytes of binary
+  kJsonb,        // version byte 1 + the JSON text
+  kDate,         // days since 2000-01-01
+  kTime,         // microseconds since midnight
+  kTimestamp,    // microseconds since 2000-01-01 (timestamp and timestamptz)
+  kUuid,         // 16 bytes
+  kAsText,       // PostgreSQL text input form, into a text staging column
+  kArrayAsText,  // JSON array text (the dump's array form) -> array literal, into text
+};
+
+// Built-in type OIDs the load side encodes (pg_type.dat).
+enum : uint32_t {
+  kPgBoolOid = 16, kPgByteaOid = 17, kPgNameOid = 19, kPgInt8Oid = 20, kPgInt2Oid = 21,
+  kPgInt4Oid = 23, kPgTextOid = 25, kPgOidOid = 26, kPgJsonOid = 114, kPgFloat4Oid = 700,
+  kPgFloat8Oid = 701, kPgBpcharOid = 1042, kPgVarcharOid = 1043, kPgDateOid = 1082,
+  kPgTimeOid = 1083, kPgTimestampOid = 1114, kPgTimestampTzOid = 1184, kPgNumericOid = 1700,
+  kPgUuidOid = 2950, kPgJsonbOid = 3802,
+};
+
+// A target column's type as the catalog describes it, domains resolved.
+struct PgTargetType {
+  uint32_t base_oid = 0;
+  char typtype = 'b';    // 'e' = enum
+  char category = 'U';   // 'A' = array
+};
+
+// The binary encoding of `from` into a column of type `to`, or kAsText /
+// kArrayAsText when there is none (the column is then staged as text).
+PgEncoding ChoosePgEncoding(const LogicalType& from, const PgTargetType& to);
+// True for the encodings that need a text staging column.
+inline bool IsTextStaged(PgEncoding e) {
+  return e == PgEncoding::kAsText || e == PgEncoding::kArrayAsText;
+}
+
+struct PgEncodeField {
+  std::string name;     // column name, for errors
+  std::string pg_type;  // target type (format_type), for errors
+  PgEncoding encoding = PgEncoding::kText;
+};
+
+class PgCopyEncoder {
+ public:
+  // `table` ("schema.table") names the table in errors. fields[i] encodes batch column i.
+  PgCopyEncoder(std::string table, std::vector<PgEncodeField> fields);
+
+  // Appends the header. Call once, first.
+  void Begin(std::string* out) const;
+  // Appends rows *next_row.. of `batch` to *out until out->size() >= limit or
+  // the batch ends; advances *next_row. Errors name table, column and row
+  // (counted over every batch of this encoder, from 1).
+  // REQUIRES: batch.num_columns() == fields.size().
+  Status Encode(const RowBatch& batch, size_t* next_row, std::string* out, size_t limit);
+  // Appends the trailer.
+  void End(std::string* out) const;
+
+  uint64_t rows() const { return rows_; }
+  const std::string& table() const { return table_; }
+
+ private:
+  Status EncodeField(size_t c, const ColumnVector& col, size_t row, std::string* out);
+  Status FieldError(size_t c, std::string_view what) const;
+
+  std::string table_;
+  std::vector<PgEncodeField> fields_;
+  uint64_t rows_ = 0;
+  std::string scratch_;
+};
+
+// numeric_send of a decimal number given as text: "-12.30", "0.001", "NaN",
+// "Infinity", "-Infinity" (optional sign, digits, optional point and digits;
+// dscale = the fraction digits). InvalidArgument for anything else.
+Status AppendPgNumericFromText(std::string_view text, std::string* out);
+// numeric_send of unscaled * 10^-scale with dscale = scale.
+void AppendPgNumericFromDecimal(int128_t unscaled, int scale, std::string* out);
+
+// PostgreSQL's text input form of value `row` of `col` (NULL excluded):
+// dates/timestamps with BC and ±infinity, bytea as \x hex, floats with
+// round-trip digits.
+void AppendPgText(const ColumnVector& col, size_t row, std::string* out);
+
+// The dump's JSON text of an array (array_to_json) -> a PostgreSQL array
+// literal: [1,null,[2]] -> {1,NULL,{2}}; strings quoted and escaped, objects
+// and scalars inside kept as their JSON text. InvalidArgument if `json` is not a
+// JSON array.
+Status JsonArrayToPgLiteral(std::string_view json, std::string* out);
+
+}  // namespace lakedump

@@ -1,0 +1,524 @@
+#include "load/postgres/postgres_target.h"
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include <map>
+#include <mutex>
+
+#include "load/postgres/pg_copy_encoder.h"
+#include "load/postgres/postgres_table_sink.h"
+#include "source/postgres/pg_connection_pool.h"
+
+namespace lakedump {
+namespace {
+
+constexpr size_t kMaxIdentifierBytes = 63;  // NAMEDATALEN - 1
+
+// The first at most `max` bytes of `s`, not cutting a UTF-8 sequence.
+std::string_view Utf8Prefix(std::string_view s, size_t max) {
+  if (s.size() <= max) return s;
+  size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n);
+}
+
+// `base` + `suffix` cut like PostgreSQL cuts identifiers (63 bytes).
+std::string IdentifierWithSuffix(std::string_view base, std::string_view suffix) {
+  return std::string(Utf8Prefix(base, kMaxIdentifierBytes - suffix.size())) + std::string(suffix);
+}
+
+// {"a","b\"c"}: a text[] literal for a query parameter.
+std::string TextArrayLiteral(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ',';
+    out += '"';
+    for (char c : values[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+struct TargetColumn {
+  std::string name;
+  std::string format_type;
+  PgTargetType type;
+};
+
+// Columns of an existing relation with their types, domains resolved to the base type.
+Result<std::vector<TargetColumn>> DescribeColumns(PgConn& conn, const std::string& qualified) {
+  LD_ASSIGN_OR_RETURN(PgResult r, conn.Query(R"SQL(
+WITH RECURSIVE a AS (
+  SELECT attnum, attname, pg_catalog.format_type(atttypid, atttypmod) AS ft, atttypid
+  FROM pg_catalog.pg_attribute
+  WHERE attrelid = $1::pg_catalog.regclass AND attnum > 0 AND NOT attisdropped
+), d(attnum, typ, depth) AS (
+  SELECT attnum, atttypid, 0 FROM a
+  UNION ALL
+  SELECT d.attnum, t.typbasetype, d.depth + 1 FROM d JOIN pg_catalog.pg_type t ON t.oid = d.typ
+  WHERE t.typtype = 'd' AND d.depth < 100
+)
+SELECT a.attname, a.ft, t.oid, t.typtype, t.typcategory
+FROM a JOIN d ON d.attnum = a.attnum JOIN pg_catalog.pg_type t ON t.oid = d.typ
+WHERE t.typtype <> 'd' ORDER BY a.attnum)SQL",
+                                             {qualified}));
+  std::vector<TargetColumn> columns;
+  for (int i = 0; i < PQntuples(r.get()); ++i) {
+    TargetColumn c;
+    c.name = std::string(PgValue(r.get(), i, 0));
+    c.format_type = std::string(PgValue(r.get(), i, 1));
+    c.type.base_oid = static_cast<uint32_t>(std::strtoul(PQgetvalue(r.get(), i, 2), nullptr, 10));
+    c.type.typtype = PgValue(r.get(), i, 3).empty() ? 'b' : PgValue(r.get(), i, 3)[0];
+    c.type.category = PgValue(r.get(), i, 4).empty() ? 'U' : PgValue(r.get(), i, 4)[0];
+    columns.push_back(std::move(c));
+  }
+  return columns;
+}
+
+// One table between PrepareTable and Commit/AbortTable.
+struct StagedTable {
+  std::string staging;               // "schema"."_lakedump_load_..." (quoted)
+  std::string staging_name;          // unquoted relation name
+  std::string copy_sql;
+  std::vector<PgEncodeField> fields;  // per dump column
+  std::vector<std::string> columns;   // quoted column names, dump order
+  // Text-staged columns: quoted name -> the real type (format_type).
+  std::vector<std::pair<std::string, std::string>> casts;
+  std::vector<std::string> keys;      // PRIMARY KEY / UNIQUE clauses (not append)
+  std::vector<std::string> identity_columns;  // made identity columns in the swap
+  bool append = false;
+};
+
+class PostgresTarget final : public TargetDatabase {
+ public:
+  PostgresTarget(std::string conninfo, PostgresTargetOptions options)
+      : options_(options),
+        pool_(std::move(conninfo), options.max_connections, options.connect_timeout_s) {}
+
+  std::string Describe() const override { return "postgres"; }
+  int max_sinks_per_table() const override { return std::max(1, options_.max_sinks_per_table); }
+
+  Status Connect() {
+    LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
+    pool_.Release(std::move(conn));
+    return Status::OK();
+  }
+
+  Status PrepareTable(const TablePlan& plan) override {
+    const std::string name = plan.target.QualifiedName();
+    LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
+    Result<StagedTable> staged = Prepare(*conn, plan);
+    pool_.Release(std::move(conn));
+    if (!staged.ok()) return staged.status();
+    std::lock_guard lock(mu_);
+    tables_[name] = std::move(staged).value();
+    return Status::OK();
+  }
+
+  Result<std::unique_ptr<TableSink>> OpenSink(const TablePlan& plan) override {
+    const std::string name = plan.target.QualifiedName();
+    std::string copy_sql;
+    std::vector<PgEncodeField> fields;
+    {
+      std::lock_guard lock(mu_);
+      auto it = tables_.find(name);
+      if (it == tables_.end()) {
+        return Status::Internal(fmt::format("table {}: OpenSink before PrepareTable", name));
+      }
+      copy_sql = it->second.copy_sql;
+      fields = it->second.fields;
+    }
+    LD_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+    LD_ASSIGN_OR_RETURN(auto sink, PostgresTableSink::Start(&pool_, std::move(conn), copy_sql,
+                                                            PgCopyEncoder(name, std::move(fields)),
+                                                            options_.copy_buffer_bytes,
+                                                            plan.definition.schema));
+    return std::unique_ptr<TableSink>(std::move(sink));
+  }
+
+  Status CommitTable(const TablePlan& plan) override {
+    const std::string name = plan.target.QualifiedName();
+    StagedTable staged;
+    {
+      std::lock_guard lock(mu_);
+      auto it = tables_.find(name);
+      if (it == tables_.end()) {
+        return Status::Internal(fmt::format("table {}: CommitTable before PrepareTable", name));
+      }
+      staged = it->second;
+    }
+    LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
+    Status s = Commit(*conn, plan, staged);
+    if (!s.ok() && PQtransactionStatus(conn->raw()) != PQTRANS_IDLE) {
+      conn->Exec("ROLLBACK").IgnoreError();
+    }
+    pool_.Release(std::move(conn));
+    if (s.ok()) {
+      std::lock_guard lock(mu_);
+      tables_.erase(name);
+    }
+    return s;
+  }
+
+  Status AbortTable(const TablePlan& plan) override {
+    const std::string name = plan.target.QualifiedName();
+    {
+      std::lock_guard lock(mu_);
+      tables_.erase(name);
+    }
+    LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
+    Status s = conn->Exec("DROP TABLE IF EXISTS " +
+                          QuoteQualified(plan.target.schema, PgStagingTableName(plan.target.name)));
+    pool_.Release(std::move(conn));
+    return s.WithContext(fmt::format("table {}: dropping the staging table", name));
+  }
+
+ private:
+  // A pooled connection that does not print NOTICEs ("... does not exist, skipping").
+  Result<std::unique_ptr<PgConn>> AcquireQuiet() {
+    LD_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+    Status s = conn->Exec("SET client_min_messages = warning");
+    if (!s.ok()) {
+      pool_.Release(std::move(conn));
+      return s;
+    }
+    return conn;
+  }
+
+  Result<StagedTable> Prepare(PgConn& conn, const TablePlan& plan);
+  Status Commit(PgConn& conn, const TablePlan& plan, const StagedTable& staged);
+
+  const PostgresTargetOptions options_;
+  PgConnectionPool pool_;
+  std::mutex schema_mu_;  // serializes CREATE SCHEMA
+  std::mutex mu_;
+  std::map<std::string, StagedTable> tables_;  // guarded by mu_; by target "schema.table"
+};
+
+Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan) {
+  const std::string name = plan.target.QualifiedName();
+  const std::string final_table = QuoteQualified(plan.target.schema, plan.target.name);
+  const Schema& schema = plan.definition.schema;
+  StagedTable staged;
+  staged.staging_name = PgStagingTableName(plan.target.name);
+  staged.staging = QuoteQualified(plan.target.schema, staged.staging_name);
+  auto context = [&](const Status& s) { return s.WithContext("table " + name); };
+
+  LD_ASSIGN_OR_RETURN(
+      PgResult found,
+      conn.Query("SELECT (SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = $1), "
+                 "(SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+                 "ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2)",
+                 {plan.target.schema, plan.target.name}));
+  const bool schema_exists = PgValue(found.get(), 0, 0) != "0";
+  const bool table_exists = PgValue(found.get(), 0, 1) != "0";
+  if (table_exists && plan.if_exists == LoadIfExists::kFail) {
+    return Status::AlreadyExists(fmt::format(
+        "table {} already exists in the target (use --if-exists replace|append)", name));
+  }
+  staged.append = table_exists && plan.if_exists == LoadIfExists::kAppend;
+  if (!schema_exists) {
+    // Tables of one new schema are prepared at once: concurrent CREATE SCHEMA IF NOT
+    // EXISTS can still fail on the catalog's unique index, so one at a time.
+    std::lock_guard lock(schema_mu_);
+    LD_RETURN_IF_ERROR(
+        context(conn.Exec("CREATE SCHEMA IF NOT EXISTS " + QuoteIdent(plan.target.schema))));
+  }
+
+  // The type each column is created with in the staging table.
+  std::vector<std::string> types(schema.num_columns());
+  std::vector<std::string> defaults(schema.num_columns());
+  if (staged.append) {
+    LD_ASSIGN_OR_RETURN(auto existing, DescribeColumns(conn, final_table));
+    for (size_t i = 0; i < schema.num_columns(); ++i) {
+      const std::string& col = schema.column(i).name;
+      auto it = std::find_if(existing.begin(), existing.end(),
+                             [&](const TargetColumn& t) { return t.name == col; });
+      if (it == existing.end()) {
+        return Status::InvalidArgument(fmt::format(
+            "table {}: column \"{}\" of the dump is not in the existing table (append needs "
+            "every dumped column; use --if-exists replace to recreate the table)",
+            name, col));
+      }
+      types[i] = it->format_type;
+    }
+  } else {
+    std::vector<std::string> source_types;
+    const bool from_postgres =
+        plan.source_kind == "postgresql" || plan.source_kind == "postgres";
+    for (const Column& c : schema.columns()) {
+      source_types.push_back(from_postgres ? c.source_type : std::string());
+    }
+    // Source types the target knows (user types may be missing: mapped from the logical type).
+    LD_ASSIGN_OR_RETURN(
+        PgResult known,
+        conn.Query("SELECT t <> '' AND pg_catalog.to_regtype(t) IS NOT NULL FROM "
+                   "unnest($1::pg_catalog.text[]) WITH ORDINALITY AS u(t, n) ORDER BY n",
+                   {TextArrayLiteral(source_types)}));
+    std::vector<PgColumnExtras> extras;
+    if (from_postgres) extras = PgColumnExtrasFromDdl(plan.definition.ddl, schema);
+    for (size_t i = 0; i < schema.num_columns(); ++i) {
+      const bool usable = PgValue(known.get(), static_cast<int>(i), 0) == "t";
+      types[i] = usable ? source_types[i] : PgTypeForLogical(schema.column(i).type);
+      // Defaults only with the source's own type (they are written for it).
+      if (usable && i < extras.size() && !extras[i].default_expr.empty()) {
+        defaults[i] = " DEFAULT " + extras[i].default_expr;
+      }
+      if (usable && i < extras.size() && extras[i].identity) {
+        staged.identity_columns.push_back(schema.column(i).name);
+      }
+    }
+    if (from_postgres) staged.keys = PgKeyClausesFromDdl(plan.definition.ddl);
+    if (staged.keys.empty() && !plan.definition.primary_key.empty()) {
+      std::string pk = "PRIMARY KEY (";
+      for (size_t i = 0; i < plan.definition.primary_key.size(); ++i) {
+        pk += (i ? ", " : "") + QuoteIdent(plan.definition.primary_key[i]);
+      }
+      staged.keys.push_back(pk + ")");
+    }
+  }
+
+  std::string create = "DROP TABLE IF EXISTS " + staged.staging + "; CREATE TABLE " +
+                       staged.staging + " (";
+  for (size_t i = 0; i < schema.num_columns(); ++i) {
+    const Column& c = schema.column(i);
+    staged.columns.push_back(QuoteIdent(c.name));
+    create += (i ? ", " : "") + staged.columns.back() + " " + types[i] + defaults[i];
+    if (!c.nullable && !staged.append) create += " NOT NULL";
+  }
+  create += ")";
+  LD_RETURN_IF_ERROR(context(conn.Exec(create).WithContext("creating the staging table")));
+
+  // Binary encodings by the staging table's real types; the rest is staged as text.
+  LD_ASSIGN_OR_RETURN(auto created, DescribeColumns(conn, staged.staging));
+  if (created.size() != schema.num_columns()) {
+    return Status::Internal(fmt::format("table {}: staging table has {} columns, expected {}",
+                                        name, created.size(), schema.num_columns()));
+  }
+  std::string to_text;
+  for (size_t i = 0; i < schema.num_columns(); ++i) {
+    PgEncodeField f;
+    f.name = schema.column(i).name;
+    f.pg_type = created[i].format_type;
+    f.encoding = ChoosePgEncoding(schema.column(i).type, created[i].type);
+    if (IsTextStaged(f.encoding)) {
+      staged.casts.emplace_back(staged.columns[i], created[i].format_type);
+      to_text += (to_text.empty() ? "" : ", ") + std::string("ALTER COLUMN ") +
+                 staged.columns[i] + " TYPE pg_catalog.text";
+    }
+    staged.fields.push_back(std::move(f));
+  }
+  if (!to_text.empty()) {
+    LD_RETURN_IF_ERROR(context(conn.Exec("ALTER TABLE " + staged.staging + " " + to_text)));
+  }
+  staged.copy_sql = "COPY " + staged.staging;
+  for (size_t i = 0; i < staged.columns.size(); ++i) {
+    staged.copy_sql += (i ? ", " : " (") + staged.columns[i];
+  }
+  if (!staged.columns.empty()) staged.copy_sql += ")";  // "()" is a syntax error
+  staged.copy_sql += " FROM STDIN (FORMAT binary)";
+  return staged;
+}
+
+Status PostgresTarget::Commit(PgConn& conn, const TablePlan& plan, const StagedTable& staged) {
+  const std::string name = plan.target.QualifiedName();
+  const std::string final_table = QuoteQualified(plan.target.schema, plan.target.name);
+  auto context = [&](const Status& s, std::string_view step) {
+    return s.WithContext(fmt::format("table {}: {}", name, step));
+  };
+  if (staged.append) {
+    std::string cols, select;
+    for (size_t i = 0; i < staged.columns.size(); ++i) {
+      cols += (i ? ", " : "") + staged.columns[i];
+      std::string expr = staged.columns[i];
+      for (const auto& [col, type] : staged.casts) {
+        if (col == staged.columns[i]) expr = "CAST(" + col + " AS " + type + ")";
+      }
+      select += (i ? ", " : "") + expr;
+    }
+    LD_RETURN_IF_ERROR(context(
+        conn.Exec("BEGIN; INSERT INTO " + final_table + " (" + cols +
+                  ") OVERRIDING SYSTEM VALUE SELECT " + select +
+                  " FROM " + staged.staging + "; DROP TABLE " + staged.staging + "; COMMIT"),
+        "appending the staged rows"));
+    return context(conn.Exec("ANALYZE " + final_table), "ANALYZE");
+  }
+  if (!staged.casts.empty()) {
+    std::string alter;
+    for (const auto& [col, type] : staged.casts) {
+      alter += (alter.empty() ? "" : ", ") + std::string("ALTER COLUMN ") + col + " TYPE " + type +
+               " USING CAST(" + col + " AS " + type + ")";
+    }
+    LD_RETURN_IF_ERROR(context(conn.Exec("ALTER TABLE " + staged.staging + " " + alter),
+                               "converting text-staged columns"));
+  }
+  // Keys are built on the staging table (outside the swap transaction, so the old
+  // table stays readable meanwhile) under temporary names, renamed in the swap.
+  if (!staged.keys.empty() && !options_.maintenance_work_mem.empty()) {
+    LD_RETURN_IF_ERROR(context(
+        conn.Exec("SET maintenance_work_mem = " + QuoteLiteral(options_.maintenance_work_mem)),
+        "setting maintenance_work_mem"));
+  }
+  std::vector<std::pair<std::string, std::string>> key_names;  // temporary, final
+  for (size_t i = 0; i < staged.keys.size(); ++i) {
+    const std::string& clause = staged.keys[i];
+    std::string final_name;
+    if (clause.starts_with("PRIMARY KEY")) {
+      final_name = IdentifierWithSuffix(plan.target.name, "_pkey");
+    } else {
+      // PostgreSQL's default: table_col1_col2_key.
+      std::string cols;
+      const size_t open = clause.find('('), close = clause.find(')');
+      if (open != std::string::npos && close != std::string::npos && close > open) {
+        for (char c : clause.substr(open + 1, close - open - 1)) {
+          if (c == '"') continue;
+          cols += (c == ',' ? '_' : c);
+        }
+        std::erase(cols, ' ');
+      }
+      final_name = IdentifierWithSuffix(plan.target.name + "_" + cols, "_key");
+    }
+    const std::string temp = IdentifierWithSuffix(staged.staging_name, fmt::format("_k{}", i));
+    LD_RETURN_IF_ERROR(context(conn.Exec("ALTER TABLE " + staged.staging + " ADD CONSTRAINT " +
+                                         QuoteIdent(temp) + " " + clause),
+                               "building " + clause));
+    key_names.emplace_back(temp, final_name);
+  }
+  if (!staged.keys.empty() && !options_.maintenance_work_mem.empty()) {
+    LD_RETURN_IF_ERROR(context(conn.Exec("RESET maintenance_work_mem"), "RESET"));
+  }
+  std::string swap = "BEGIN; ";
+  if (plan.if_exists == LoadIfExists::kReplace) swap += "DROP TABLE IF EXISTS " + final_table + "; ";
+  swap += "ALTER TABLE " + staged.staging + " RENAME TO " + QuoteIdent(plan.target.name) + "; ";
+  for (const auto& [temp, final_name] : key_names) {
+    swap += "ALTER TABLE " + final_table + " RENAME CONSTRAINT " + QuoteIdent(temp) + " TO " +
+            QuoteIdent(final_name) + "; ";
+  }
+  // Identity columns get their sequence now (named after the final table), continuing
+  // after the largest loaded value.
+  for (const std::string& name : staged.identity_columns) {
+    const std::string col = QuoteIdent(name);
+    // pg_get_serial_sequence: the table name is parsed as SQL, the column name taken as is.
+    swap += "ALTER TABLE " + final_table + " ALTER COLUMN " + col +
+            " ADD GENERATED BY DEFAULT AS IDENTITY; SELECT pg_catalog.setval("
+            "pg_catalog.pg_get_serial_sequence(" + QuoteLiteral(final_table) + ", " +
+            QuoteLiteral(name) + "), greatest(coalesce(max(" + col + "), 0), 0) + 1, false) FROM " +
+            final_table + "; ";
+  }
+  swap += "COMMIT";
+  Status s = conn.Exec(swap);
+  if (!s.ok()) {
+    if (s.message().find("already exists") != std::string::npos &&
+        plan.if_exists != LoadIfExists::kReplace) {
+      return Status::AlreadyExists(fmt::format(
+          "table {} already exists in the target (created during the load; use --if-exists "
+          "replace|append)",
+          name));
+    }
+    return context(s, "moving the loaded table into place");
+  }
+  return context(conn.Exec("ANALYZE " + final_table), "ANALYZE");
+}
+
+}  // namespace
+
+std::string PgTypeForLogical(const LogicalType& type) {
+  switch (type.id) {
+    case TypeId::kBool: return "boolean";
+    case TypeId::kInt8:
+    case TypeId::kInt16: return "smallint";
+    case TypeId::kInt32: return "integer";
+    case TypeId::kInt64: return "bigint";
+    case TypeId::kFloat: return "real";
+    case TypeId::kDouble: return "double precision";
+    case TypeId::kDecimal: return fmt::format("numeric({},{})", type.precision, type.scale);
+    case TypeId::kString: return "text";
+    case TypeId::kBinary: return "bytea";
+    case TypeId::kDate: return "date";
+    case TypeId::kTime: return "time without time zone";
+    case TypeId::kTimestamp: return "timestamp without time zone";
+    case TypeId::kTimestampTz: return "timestamp with time zone";
+    case TypeId::kUuid: return "uuid";
+    case TypeId::kJson: return "json";
+  }
+  return "text";
+}
+
+std::string PgStagingTableName(std::string_view table) {
+  constexpr std::string_view kPrefix = "_lakedump_load_";
+  if (kPrefix.size() + table.size() <= kMaxIdentifierBytes) {
+    return std::string(kPrefix) + std::string(table);
+  }
+  // Cut names would collide: keep a hash of the whole name.
+  const std::string hash = fmt::format("_{:016x}", XXH64(table.data(), table.size(), 0));
+  return std::string(kPrefix) +
+         std::string(Utf8Prefix(table, kMaxIdentifierBytes - kPrefix.size() - hash.size())) + hash;
+}
+
+std::vector<std::string> PgKeyClausesFromDdl(std::string_view ddl) {
+  std::vector<std::string> keys;
+  size_t pos = 0;
+  while (pos < ddl.size()) {
+    size_t end = ddl.find('\n', pos);
+    if (end == std::string_view::npos) end = ddl.size();
+    std::string_view line = ddl.substr(pos, end - pos);
+    pos = end + 1;
+    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+    if (!line.starts_with("PRIMARY KEY") && !line.starts_with("UNIQUE")) continue;
+    if (line.ends_with(",")) line.remove_suffix(1);
+    keys.emplace_back(line);
+  }
+  return keys;
+}
+
+std::vector<PgColumnExtras> PgColumnExtrasFromDdl(std::string_view ddl, const Schema& schema) {
+  // The source writes one column per line: `  "name" <format_type>[ GENERATED BY DEFAULT AS
+  // IDENTITY| DEFAULT <expr>][ NOT NULL]`, joined by ",\n", then the key clauses, then "\n)".
+  std::vector<PgColumnExtras> extras(schema.num_columns());
+  std::vector<size_t> starts(schema.num_columns(), std::string_view::npos);
+  std::vector<size_t> ends(schema.num_columns(), std::string_view::npos);
+  size_t from = 0;
+  for (size_t i = 0; i < schema.num_columns(); ++i) {
+    const Column& c = schema.column(i);
+    const std::string prefix = "\n  " + QuoteIdent(c.name) + " " + c.source_type;
+    const size_t at = ddl.find(prefix, from);
+    if (at == std::string_view::npos) continue;
+    starts[i] = at + prefix.size();
+    if (i > 0 && starts[i - 1] != std::string_view::npos) ends[i - 1] = at - 1;  // before ","
+    from = starts[i];
+  }
+  if (!starts.empty() && starts.back() != std::string_view::npos) {
+    size_t end = ddl.rfind("\n)");
+    for (std::string_view key : {",\n  PRIMARY KEY", ",\n  UNIQUE"}) {
+      end = std::min(end, ddl.find(key, starts.back()));
+    }
+    ends.back() = end;
+  }
+  for (size_t i = 0; i < schema.num_columns(); ++i) {
+    if (starts[i] == std::string_view::npos || ends[i] == std::string_view::npos ||
+        ends[i] < starts[i]) {
+      continue;
+    }
+    std::string_view rest = ddl.substr(starts[i], ends[i] - starts[i]);
+    if (rest.ends_with(" NOT NULL")) rest.remove_suffix(9);
+    if (rest == " GENERATED BY DEFAULT AS IDENTITY") {
+      extras[i].identity = true;
+    } else if (rest.starts_with(" DEFAULT ")) {
+      extras[i].default_expr = std::string(rest.substr(9));
+    }
+  }
+  return extras;
+}
+
+Result<std::unique_ptr<TargetDatabase>> OpenPostgresTarget(std::string conninfo,
+                                                           PostgresTargetOptions options) {
+  auto target = std::make_unique<PostgresTarget>(std::move(conninfo), options);
+  LD_RETURN_IF_ERROR(target->Connect());
+  return std::unique_ptr<TargetDatabase>(std::move(target));
+}
+
+}  // namespace lakedump
