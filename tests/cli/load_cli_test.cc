@@ -305,8 +305,10 @@ TEST_F(LoadCliTest, BadUsageAndMissingManifest) {
                      2, "unknown table nope");
   ExpectOneLineError(RunLd("load " + dump_ + " " + dir_.Sub("x.txt"), dir_), 2,
                      "not a SQLite file name");
-  ExpectOneLineError(RunLd("load " + dump_ + " postgres://u:pw@localhost/db", dir_), 1,
-                     "PostgreSQL target");
+  // A PostgreSQL target that refuses the connection: one line, never the password.
+  RunResult refused = RunLd("load " + dump_ + " postgres://u:secretpw@127.0.0.1:1/db", dir_);
+  ExpectOneLineError(refused, 1, "cannot connect to PostgreSQL");
+  EXPECT_EQ(refused.err.find("secretpw"), std::string::npos) << refused.err;
   fs::create_directories(dir_.Sub("nodump"));
   fs::copy(dump_, dir_.Sub("nodump"), fs::copy_options::recursive);
   fs::remove(dir_.Sub("nodump/_manifest.json"));

@@ -273,7 +273,12 @@ class ParquetWriter::Impl {
       job->WaitDone();
     }
     Status s = AppendRowGroup(*job);
-    free_.push_back(std::move(job));
+    // A pool task that has not started yet still holds the job. Recycling it now
+    // would let that task claim the reset job later and encode the next row
+    // group while it is being filled (found by ASan as a race on destruction;
+    // under load it could corrupt a row group). Such a job is dropped instead;
+    // the task's Claim() fails on it and frees it.
+    if (job.use_count() == 1) free_.push_back(std::move(job));
     return s;
   }
 
