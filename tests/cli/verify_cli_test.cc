@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
 
 namespace lakedump {
@@ -19,41 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-struct RunResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteFile(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << data;
-}
-
-RunResult RunLakedump(const std::string& args, const TempDir& tmp) {
-  const std::string out = tmp.Sub("stdout.txt"), err = tmp.Sub("stderr.txt");
-  const std::string cmd = std::string(LAKEDUMP_BINARY) + " " + args + " >" + out + " 2>" + err;
-  const int rc = std::system(cmd.c_str());
-  RunResult r;
-  r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  r.out = ReadFile(out);
-  r.err = ReadFile(err);
-  return r;
-}
-
-void ExpectOneLineError(const RunResult& r, int code, const std::string& needle) {
-  EXPECT_EQ(r.code, code) << r.out << r.err;
-  EXPECT_EQ(r.err.rfind("lakedump: error: ", 0), 0u) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-}
+using namespace testing_cli;
 
 // One demo database and one dump of it per suite; each test copies the dump to damage it.
 class VerifyCliTest : public ::testing::Test {

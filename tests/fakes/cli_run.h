@@ -33,6 +33,11 @@ inline std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
+inline void WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << data;
+}
+
 // Single-quoted for /bin/sh.
 inline std::string Quote(const std::string& s) {
   std::string out = "'";
