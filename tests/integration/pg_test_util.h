@@ -6,6 +6,10 @@
 #include <libpq-fe.h>
 
 #include <atomic>
+#include <cstdio>
+#include <vector>
+#include <sstream>
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -129,6 +133,43 @@ end', '\x5c');
     INSERT INTO {0}.t (id, nu, d, ts) VALUES (6, 0.000000000000000000000000000000000000000001,
       '1970-01-01', '1969-12-31 23:59:59.999999'), (7, -100000000000000000000, '0001-01-01', '0001-01-01 00:00:00');
   )SQL", s));
+}
+
+// pg_dump --data-only --inserts of one schema: the INSERT lines, sorted. pg_dump is the
+// oracle of a round trip: it reads both databases without our code in between.
+inline std::vector<std::string> PgDumpInserts(const std::string& conninfo,
+                                              const std::string& schema) {
+  const std::string cmd =
+      fmt::format("pg_dump --data-only --inserts --schema='{}' --dbname=\"{}\" 2>&1", schema,
+                  conninfo);
+  FILE* p = popen(cmd.c_str(), "r");
+  EXPECT_NE(p, nullptr);
+  std::string text;
+  if (p == nullptr) return {};
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) text.append(buf, n);
+  EXPECT_EQ(pclose(p), 0) << text.substr(0, 2000);
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("INSERT INTO ")) lines.push_back(line);
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+// Equal line lists; the first three differing lines are shown, shortened.
+inline void ExpectSameLines(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  int shown = 0;
+  for (size_t i = 0; i < a.size() && shown < 3; ++i) {
+    if (a[i] != b[i]) {
+      ++shown;
+      ADD_FAILURE() << "source: " << a[i].substr(0, 400) << "\ntarget: " << b[i].substr(0, 400);
+    }
+  }
 }
 
 }  // namespace lakedump::testing_pg

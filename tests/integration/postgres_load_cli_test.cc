@@ -1,6 +1,6 @@
 // The CLI round trips with a PostgreSQL source: lakedump dump -> lakedump load
 // into a second PostgreSQL database (compared with pg_dump --inserts) and into
-// SQLite. Skipped while the binary has no `load` command.
+// SQLite.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -9,75 +9,22 @@
 #include <cstdio>
 #include <sstream>
 
+#include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
 #include "integration/pg_test_util.h"
 
 namespace lakedump {
 namespace {
 
+using testing_cli::RunLakedump;
+using testing_cli::RunResult;
+using testing_pg::ExpectSameLines;
+using testing_pg::PgDumpInserts;
+
 using testing_pg::AdminConn;
 using testing_pg::ConninfoWith;
 using testing_pg::QueryOne;
 using testing_pg::ScratchSchema;
-
-struct CliRun {
-  int rc = -1;
-  std::string out;
-};
-
-CliRun Lakedump(const std::string& args) {
-  CliRun r;
-  FILE* p = popen(fmt::format("'{}' {} 2>&1", LAKEDUMP_BINARY, args).c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-void ExpectSameLines(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  ASSERT_EQ(a.size(), b.size());
-  int shown = 0;
-  for (size_t i = 0; i < a.size() && shown < 3; ++i) {
-    if (a[i] != b[i]) {
-      ++shown;
-      ADD_FAILURE() << "source: " << a[i].substr(0, 400) << "\ntarget: " << b[i].substr(0, 400);
-    }
-  }
-}
-
-bool HasLoadCommand() {
-  const CliRun help = Lakedump("--help");
-  return help.out.find("\n  load ") != std::string::npos;
-}
-
-#define LD_REQUIRE_LOAD_CLI()                                                \
-  do {                                                                       \
-    LD_REQUIRE_PG();                                                         \
-    if (!HasLoadCommand()) GTEST_SKIP() << "lakedump has no load command yet"; \
-  } while (0)
-
-std::vector<std::string> PgDumpInserts(const std::string& conninfo, const std::string& schema) {
-  FILE* p = popen(fmt::format("pg_dump --data-only --inserts --schema='{}' --dbname=\"{}\" 2>&1",
-                              schema, conninfo)
-                      .c_str(),
-                  "r");
-  std::string text;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) text.append(buf, n);
-  EXPECT_EQ(pclose(p), 0) << text.substr(0, 2000);
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.starts_with("INSERT INTO ")) lines.push_back(line);
-  }
-  std::sort(lines.begin(), lines.end());
-  return lines;
-}
 
 // A source schema with a mix of types, a key, an odd table name and 3000 rows.
 void CreateSource(PgConn& admin, const std::string& s) {
@@ -99,22 +46,23 @@ void CreateSource(PgConn& admin, const std::string& s) {
 }
 
 TEST(PostgresLoadCliTest, PostgresToDumpToPostgres) {
-  LD_REQUIRE_LOAD_CLI();
+  LD_REQUIRE_PG();
   auto admin = AdminConn();
   ASSERT_TRUE(admin);
   ScratchSchema schema(admin.get());
   CreateSource(*admin, schema.q());
   TempDir dir;
-  CliRun dump = Lakedump(fmt::format("dump '{}' '{}' --tables '{}.*' --file-size 64KiB --progress none",
-                                  testing_pg::TestDsn(), dir.Sub("d"), schema.name()));
-  ASSERT_EQ(dump.rc, 0) << dump.out;
+  RunResult dump = RunLakedump(fmt::format("dump '{}' '{}' --tables '{}.*' --file-size 64KiB --progress none",
+                                  testing_pg::TestDsn(), dir.Sub("d"), schema.name()), dir);
+  ASSERT_EQ(dump.code, 0) << dump.out << dump.err;
 
   const std::string db = fmt::format("ld_cli_{}", getpid());
   ASSERT_TRUE(admin->Exec("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)").ok());
   ASSERT_TRUE(admin->Exec("CREATE DATABASE " + db).ok());
   const std::string url = ConninfoWith({{"dbname", db}});
-  CliRun load = Lakedump(fmt::format("load '{}' \"{}\" --progress none", dir.Sub("d"), url));
-  EXPECT_EQ(load.rc, 0) << load.out;
+  RunResult load =
+      RunLakedump(fmt::format("load '{}' \"{}\" --progress none", dir.Sub("d"), url), dir);
+  EXPECT_EQ(load.code, 0) << load.out << load.err;
   auto source = PgDumpInserts(testing_pg::TestDsn(), schema.name());
   ASSERT_EQ(source.size(), 3003u);
   // Documented difference: the dump records GENERATED ALWAYS identity columns as BY DEFAULT
@@ -127,38 +75,40 @@ TEST(PostgresLoadCliTest, PostgresToDumpToPostgres) {
   ExpectSameLines(source, PgDumpInserts(url, schema.name()));
 
   // Again: the table exists -> a clear error and exit 1; with replace it works.
-  CliRun again = Lakedump(fmt::format("load '{}' \"{}\" --progress none", dir.Sub("d"), url));
-  EXPECT_EQ(again.rc, 1) << again.out;
-  EXPECT_NE(again.out.find("already exists in the target (use --if-exists replace|append)"),
+  RunResult again =
+      RunLakedump(fmt::format("load '{}' \"{}\" --progress none", dir.Sub("d"), url), dir);
+  EXPECT_EQ(again.code, 1) << again.out << again.err;
+  EXPECT_NE(again.err.find("already exists in the target (use --if-exists replace|append)"),
             std::string::npos)
-      << again.out;
-  CliRun replace = Lakedump(fmt::format("load '{}' \"{}\" --if-exists replace --progress none",
-                                     dir.Sub("d"), url));
-  EXPECT_EQ(replace.rc, 0) << replace.out;
+      << again.out << again.err;
+  RunResult replace = RunLakedump(fmt::format("load '{}' \"{}\" --if-exists replace --progress none",
+                                     dir.Sub("d"), url), dir);
+  EXPECT_EQ(replace.code, 0) << replace.out << replace.err;
   ExpectSameLines(source, PgDumpInserts(url, schema.name()));
   admin->Exec("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)").IgnoreError();
 
   // A refused target: one line, exit 1.
-  CliRun refused = Lakedump(fmt::format("load '{}' postgresql://nobody:secret-pw@127.0.0.1:1/x "
+  RunResult refused = RunLakedump(fmt::format("load '{}' postgresql://nobody:secret-pw@127.0.0.1:1/x "
                                      "--progress none",
-                                     dir.Sub("d")));
-  EXPECT_NE(refused.rc, 0);
-  EXPECT_EQ(refused.out.find("secret-pw"), std::string::npos) << refused.out;
+                                     dir.Sub("d")), dir);
+  EXPECT_NE(refused.code, 0);
+  EXPECT_EQ((refused.out + refused.err).find("secret-pw"), std::string::npos) << refused.out << refused.err;
 }
 
 TEST(PostgresLoadCliTest, PostgresToDumpToSqlite) {
-  LD_REQUIRE_LOAD_CLI();
+  LD_REQUIRE_PG();
   auto admin = AdminConn();
   ASSERT_TRUE(admin);
   ScratchSchema schema(admin.get());
   CreateSource(*admin, schema.q());
   TempDir dir;
-  CliRun dump = Lakedump(fmt::format("dump '{}' '{}' --tables '{}.*' --progress none",
-                                  testing_pg::TestDsn(), dir.Sub("d"), schema.name()));
-  ASSERT_EQ(dump.rc, 0) << dump.out;
+  RunResult dump = RunLakedump(fmt::format("dump '{}' '{}' --tables '{}.*' --progress none",
+                                  testing_pg::TestDsn(), dir.Sub("d"), schema.name()), dir);
+  ASSERT_EQ(dump.code, 0) << dump.out << dump.err;
   const std::string path = dir.Sub("out.sqlite");
-  CliRun load = Lakedump(fmt::format("load '{}' 'sqlite://{}' --progress none", dir.Sub("d"), path));
-  ASSERT_EQ(load.rc, 0) << load.out;
+  RunResult load = RunLakedump(
+      fmt::format("load '{}' 'sqlite://{}' --progress none", dir.Sub("d"), path), dir);
+  ASSERT_EQ(load.code, 0) << load.out << load.err;
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   auto one = [&](const std::string& sql) {

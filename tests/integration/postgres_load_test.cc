@@ -22,6 +22,9 @@
 namespace lakedump {
 namespace {
 
+using testing_pg::ExpectSameLines;
+using testing_pg::PgDumpInserts;
+
 using testing_pg::AdminConn;
 using testing_pg::ConninfoWith;
 using testing_pg::QueryOne;
@@ -145,36 +148,6 @@ Status LoadTables(ObjectStore& store_ref, const DumpManifest& manifest,
   return Status::OK();
 }
 
-// pg_dump --data-only --inserts of one schema: the INSERT lines, sorted.
-std::vector<std::string> PgDumpInserts(const std::string& conninfo, const std::string& schema) {
-  const std::string cmd =
-      fmt::format("pg_dump --data-only --inserts --schema='{}' --dbname=\"{}\" 2>&1", schema,
-                  conninfo);
-  FILE* p = popen(cmd.c_str(), "r");
-  EXPECT_NE(p, nullptr);
-  std::string text;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) text.append(buf, n);
-  EXPECT_EQ(pclose(p), 0) << text.substr(0, 2000);
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.starts_with("INSERT INTO ")) lines.push_back(line);
-  }
-  std::sort(lines.begin(), lines.end());
-  return lines;
-}
-
-std::string Shorten(const std::string& s) { return s.size() > 300 ? s.substr(0, 300) + "..." : s; }
-
-void ExpectSameLines(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    EXPECT_TRUE(a[i] == b[i]) << "source: " << Shorten(a[i]) << "\ntarget: " << Shorten(b[i]);
-  }
-}
 
 // The source fixture of postgres_types_test.cc (every mapped type with edge values), plus a
 // UNIQUE constraint for the key rebuild and a 2,500-row table with an odd name.
