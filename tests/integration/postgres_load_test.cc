@@ -555,10 +555,10 @@ TEST(PostgresLoadTest, BadTargetsFailWithOneClearLine) {
 
   auto admin = AdminConn();
   ASSERT_TRUE(admin);
-  ASSERT_TRUE(admin->Exec("DROP ROLE IF EXISTS ld_pw_user; CREATE ROLE ld_pw_user LOGIN "
+  ASSERT_TRUE(admin->Exec("DROP ROLE IF EXISTS ld_pw_load; CREATE ROLE ld_pw_load LOGIN "
                           "PASSWORD 'right-secret'").ok());
   auto wrong = OpenPostgresTarget(
-      ConninfoWith({{"user", "ld_pw_user"}, {"password", "wrong-secret-xyz"}}));
+      ConninfoWith({{"user", "ld_pw_load"}, {"password", "wrong-secret-xyz"}}));
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().code(), Code::kPermissionDenied) << wrong.status().ToString();
   EXPECT_EQ(wrong.status().message().find("wrong-secret-xyz"), std::string::npos);
