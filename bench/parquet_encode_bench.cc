@@ -2,7 +2,8 @@
 // times ParquetWriter encoding it into a file. Used by encode_vs_duckdb.sh.
 //
 //   parquet_encode_bench --table=wide|vmart --rows=N --codec=snappy --threads=1
-//                        --runs=3 --out=FILE [--row-group-rows=N]
+//                        --runs=3 --out=FILE [--row-group-rows=N] [--level=N]
+//                        [--page-bytes=N]
 // Prints one line: `lakedump table=... rows=... codec=... threads=... median_s=...
 // rows_per_s=... bytes=...`.
 #include <algorithm>
@@ -198,6 +199,8 @@ int Main(int argc, char** argv) {
     o.pool = pool.get();
     if (args.count("row-group-rows")) o.row_group_rows = std::stoull(args["row-group-rows"]);
     if (args.count("no-dictionary")) o.dictionary = false;
+    if (args.count("level")) o.compression_level = std::stoi(args["level"]);
+    if (args.count("page-bytes")) o.page_bytes = std::stoull(args["page-bytes"]);
     const auto t0 = std::chrono::steady_clock::now();
     const double c0 = cpu_now();
     {

@@ -56,6 +56,29 @@ TEST_P(CodecRoundTripTest, RoundTripsInputsOfEveryShape) {
   }
 }
 
+TEST_P(CodecRoundTripTest, CompressIntoMatchesCompressWithinItsBound) {
+  auto codec = Make(GetParam());
+  // Random data is the worst case for the bound; the buffer is reused dirty.
+  std::vector<char> buf;
+  for (const std::string& input : {std::string(), std::string("x"), RandomBytes(1 << 20, 9),
+                                   Repetitive(300000), RandomBytes(777, 4)}) {
+    const size_t bound = codec->MaxCompressedLength(input.size());
+    ASSERT_GE(bound, 1u);
+    buf.assign(bound, '\x5a');
+    Result<size_t> n = codec->CompressInto(input, buf.data(), buf.size());
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    ASSERT_LE(*n, bound);
+    std::string round;
+    Status s = codec->Decompress(std::string_view(buf.data(), *n), input.size(), &round);
+    ASSERT_TRUE(s.ok()) << CodecName(GetParam()) << " size " << input.size() << ": "
+                        << s.ToString();
+    EXPECT_TRUE(round == input) << "size " << input.size();
+    std::string appended;
+    ASSERT_TRUE(codec->Compress(input, &appended).ok());
+    EXPECT_EQ(appended.size(), *n) << "same bytes either way";
+  }
+}
+
 TEST_P(CodecRoundTripTest, CompressesRepetitiveData) {
   if (GetParam() == CodecKind::kNone) GTEST_SKIP() << "none does not compress";
   auto codec = Make(GetParam());

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <string>
 
 #include "format/codec/codec_impls.h"
@@ -76,6 +77,23 @@ std::string_view CodecName(CodecKind kind) {
   return "unknown";
 }
 
+size_t Codec::MaxCompressedLength(size_t input_size) const {
+  // Generous for every codec here: stored blocks add a few bytes per 64 KiB.
+  return input_size + input_size / 8 + 1024;
+}
+
+Result<size_t> Codec::CompressInto(std::string_view input, char* dst, size_t capacity) const {
+  std::string tmp;
+  LD_RETURN_IF_ERROR(Compress(input, &tmp));
+  if (tmp.size() > capacity) {
+    return Status::Internal(std::string(CodecName(kind())) + ": compressed page of " +
+                            std::to_string(tmp.size()) + " bytes exceeds its bound of " +
+                            std::to_string(capacity));
+  }
+  std::memcpy(dst, tmp.data(), tmp.size());
+  return tmp.size();
+}
+
 // Levels are ignored by codecs that have none (none, snappy, lz4_raw).
 Result<std::unique_ptr<Codec>> MakeCodec(CodecKind kind, int level) {
   switch (kind) {
@@ -83,7 +101,11 @@ Result<std::unique_ptr<Codec>> MakeCodec(CodecKind kind, int level) {
     case CodecKind::kSnappy: return codec_internal::MakeSnappyCodec();
     case CodecKind::kLz4Raw: return codec_internal::MakeLz4RawCodec();
     case CodecKind::kZstd: {
-      if (level == 0) level = 3;
+      // Default 1, not zstd's own 3: on the Parquet benchmark tables (bench/,
+      // docs/benchmarks.md) level 1 pages compress as small as level 3's or
+      // smaller (dictionary indices and plain values leave zstd little that
+      // level 3's longer searches find) for about 30% less CPU.
+      if (level == 0) level = 1;
       if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel()) {
         return Status::InvalidArgument("zstd level " + std::to_string(level) +
                                        " is out of range; use " +

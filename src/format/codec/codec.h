@@ -23,12 +23,19 @@ class Codec {
   virtual CodecKind kind() const = 0;
   // Appends the compressed form of `input` to *out.
   virtual Status Compress(std::string_view input, std::string* out) const = 0;
+  // Upper bound of the compressed size of `input_size` bytes (for CompressInto).
+  virtual size_t MaxCompressedLength(size_t input_size) const;
+  // Compresses into dst[0..capacity) (capacity >= MaxCompressedLength(input.size()))
+  // and returns the compressed size. Lets a caller reuse one scratch buffer
+  // without the zero-filling that growing a std::string costs. The default goes
+  // through Compress() and copies.
+  virtual Result<size_t> CompressInto(std::string_view input, char* dst, size_t capacity) const;
   // Appends exactly `uncompressed_size` bytes to *out, or fails with Corruption.
   virtual Status Decompress(std::string_view input, size_t uncompressed_size,
                             std::string* out) const = 0;
 };
 
-// level 0 = the codec's default (zstd 3, gzip 6).
+// level 0 = the codec's default (zstd 1, gzip 6; see codec.cc for why zstd 1).
 Result<std::unique_ptr<Codec>> MakeCodec(CodecKind kind, int level = 0);
 
 }  // namespace lakedump

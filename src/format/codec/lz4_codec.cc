@@ -1,6 +1,8 @@
 // LZ4 block format without a frame, as Parquet's LZ4_RAW.
 #include <lz4.h>
 
+#include <algorithm>
+
 #include "format/codec/codec_impls.h"
 
 namespace lakedump::codec_internal {
@@ -27,6 +29,23 @@ class Lz4RawCodec final : public Codec {
     }
     out->resize(old + static_cast<size_t>(n));
     return Status::OK();
+  }
+
+  size_t MaxCompressedLength(size_t input_size) const override {
+    if (input_size > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) return input_size + 1024;
+    return static_cast<size_t>(LZ4_compressBound(static_cast<int>(input_size)));
+  }
+
+  Result<size_t> CompressInto(std::string_view input, char* dst, size_t capacity) const override {
+    if (input.size() > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) {
+      return Status::InvalidArgument("lz4_raw: page of " + std::to_string(input.size()) +
+                                     " bytes exceeds the LZ4 block limit of " +
+                                     std::to_string(LZ4_MAX_INPUT_SIZE) + " bytes");
+    }
+    const int cap = static_cast<int>(std::min<size_t>(capacity, INT32_MAX));
+    const int n = LZ4_compress_default(input.data(), dst, static_cast<int>(input.size()), cap);
+    if (n <= 0) return Status::Internal("lz4_raw: compression failed");
+    return static_cast<size_t>(n);
   }
 
   Status Decompress(std::string_view input, size_t uncompressed_size,

@@ -19,6 +19,19 @@ class SnappyCodec final : public Codec {
     return Status::OK();
   }
 
+  size_t MaxCompressedLength(size_t input_size) const override {
+    return snappy::MaxCompressedLength(input_size);
+  }
+
+  Result<size_t> CompressInto(std::string_view input, char* dst, size_t capacity) const override {
+    if (capacity < snappy::MaxCompressedLength(input.size())) {
+      return Status::Internal("snappy: output buffer below MaxCompressedLength");
+    }
+    size_t n = 0;
+    snappy::RawCompress(input.data(), input.size(), dst, &n);
+    return n;
+  }
+
   Status Decompress(std::string_view input, size_t uncompressed_size,
                     std::string* out) const override {
     size_t declared = 0;

@@ -46,6 +46,20 @@ class ZstdCodec final : public Codec {
     return Status::OK();
   }
 
+  size_t MaxCompressedLength(size_t input_size) const override {
+    return ZSTD_compressBound(input_size);
+  }
+
+  Result<size_t> CompressInto(std::string_view input, char* dst, size_t capacity) const override {
+    ZSTD_CCtx* ctx = ThreadCCtx();
+    if (ctx == nullptr) return Status::Internal("zstd: cannot allocate a compression context");
+    const size_t n = ZSTD_compressCCtx(ctx, dst, capacity, input.data(), input.size(), level_);
+    if (ZSTD_isError(n)) {
+      return Status::Internal(std::string("zstd: compression failed: ") + ZSTD_getErrorName(n));
+    }
+    return n;
+  }
+
   Status Decompress(std::string_view input, size_t uncompressed_size,
                     std::string* out) const override {
     ZSTD_DCtx* ctx = ThreadDCtx();

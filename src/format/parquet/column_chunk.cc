@@ -134,7 +134,9 @@ bool IsNaN(const V&) {
 
 struct ChunkEncoder::State {
   std::string page;
-  std::string compressed;
+  // Compression output, grown (and zero-filled) only when a page needs more:
+  // compressing straight into it avoids re-growing a string for every page.
+  std::vector<char> compressed;
   std::string header;
   std::vector<uint32_t> indices;
   Dictionary<int32_t> dict_i32;
@@ -157,14 +159,17 @@ struct ChunkEncoder::State {
     if (page.size() > INT32_MAX) return Status::InvalidArgument("a Parquet page exceeds 2 GiB");
     std::string_view body = page;
     if (codec != nullptr) {
-      compressed.clear();
-      LD_RETURN_IF_ERROR(codec->Compress(page, &compressed));
-      body = compressed;
+      const size_t bound = codec->MaxCompressedLength(page.size());
+      if (compressed.size() < bound) compressed.resize(bound);
+      LD_ASSIGN_OR_RETURN(const size_t n,
+                          codec->CompressInto(page, compressed.data(), compressed.size()));
+      body = std::string_view(compressed.data(), n);
     }
     h.uncompressed_page_size = static_cast<int32_t>(page.size());
     h.compressed_page_size = static_cast<int32_t>(body.size());
     header.clear();
     EncodePageHeader(h, &header);
+    out->bytes.reserve(out->bytes.size() + header.size() + body.size());
     out->bytes.append(header);
     out->bytes.append(body);
     out->meta.total_uncompressed_size += static_cast<int64_t>(header.size() + page.size());
@@ -388,6 +393,27 @@ Status EncodeBoolean(ChunkEncoder::State& st, const ColumnSpec& spec, const Colu
 
 ChunkEncoder::ChunkEncoder() : state_(std::make_unique<State>()) {}
 ChunkEncoder::~ChunkEncoder() = default;
+
+size_t ChunkEncoder::CapacityBytes() const {
+  const State& st = *state_;
+  return st.page.capacity() + st.compressed.capacity() + st.header.capacity() +
+         st.indices.capacity() * 4 + st.dict_i32.CapacityBytes() + st.dict_i64.CapacityBytes() +
+         st.dict_f32.CapacityBytes() + st.dict_f64.CapacityBytes() +
+         st.dict_bytes.CapacityBytes();
+}
+
+void ColumnBuffer::Reserve(size_t more_rows, size_t value_width, bool variable,
+                           size_t arena_bytes, bool nullable) {
+  const size_t want = rows + more_rows;
+  // Stays empty while there is no null.
+  if (nullable && validity.capacity() < want) validity.reserve(want);
+  if (variable) {
+    if (offsets.capacity() < want + 1) offsets.reserve(want + 1);
+    if (arena.capacity() < arena.size() + arena_bytes) arena.reserve(arena.size() + arena_bytes);
+  } else if (data.capacity() < want * value_width) {
+    data.reserve(want * value_width);
+  }
+}
 
 Status ChunkEncoder::Encode(const ColumnSpec& spec, const ColumnBuffer& buffer,
                             const EncodeOptions& options, const lakedump::Codec* codec,

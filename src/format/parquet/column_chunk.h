@@ -50,6 +50,16 @@ struct ColumnBuffer {
     arena.clear();
   }
   size_t ByteSize() const { return data.size() + arena.size() + validity.size(); }
+  // Heap bytes held, used or not (for the writer's bounded buffer pool).
+  size_t CapacityBytes() const {
+    return validity.capacity() + data.capacity() + offsets.capacity() * 8 + arena.capacity();
+  }
+  // Makes room for `more_rows` more rows of `value_width` bytes each (or, if
+  // `variable`, their offsets and `arena_bytes` of values) so appends do not
+  // reallocate and copy. Only reserves: capacity costs address space, not
+  // memory, until it is written.
+  void Reserve(size_t more_rows, size_t value_width, bool variable, size_t arena_bytes,
+               bool nullable);
 };
 
 struct EncodeOptions {
@@ -75,6 +85,9 @@ class ChunkEncoder {
   // `codec` may be null for uncompressed.
   Status Encode(const ColumnSpec& spec, const ColumnBuffer& buffer, const EncodeOptions& options,
                 const lakedump::Codec* codec, EncodedChunk* out);
+
+  // Heap bytes held by the scratch buffers and dictionaries.
+  size_t CapacityBytes() const;
 
   struct State;  // scratch buffers and dictionaries (defined in the .cc)
 

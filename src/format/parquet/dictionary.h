@@ -28,6 +28,10 @@ class Dictionary {
   }
 
   size_t size() const { return values_.size(); }
+  // Heap bytes held (for the writer's bounded buffer pool).
+  size_t CapacityBytes() const {
+    return values_.capacity() * sizeof(V) + hashes_.capacity() * 8 + slots_.capacity() * 4;
+  }
   const std::vector<V>& values() const { return values_; }
 
   // Index of v, inserting it if new (*inserted tells which).

@@ -5,6 +5,13 @@
 // FlushRowGroup split). The producer never blocks on a job that has not
 // started: it claims and runs it itself, so waiting cannot deadlock even when
 // the producer is a thread of the same pool.
+//
+// Jobs (column buffers, encoder scratch and dictionaries, encoded chunks) are
+// recycled: within a writer from row group to row group, and across writers
+// through a small process-wide pool bounded in bytes (JobPool). Fresh memory
+// is expensive here: every page of it costs a page fault on first touch, and
+// vectors grown by doubling copy their contents; a dump writes many files one
+// after another, so the next writer starts with warm buffers.
 #include "format/parquet/parquet_writer.h"
 
 #include <atomic>
@@ -63,6 +70,14 @@ struct RowGroupJob {
   std::mutex mu;
   std::condition_variable cv;
 
+  // Heap bytes held by the job's buffers (what the pool retains).
+  size_t CapacityBytes() const {
+    size_t n = encoder.CapacityBytes();
+    for (const auto& c : columns) n += c.CapacityBytes();
+    for (const auto& c : chunks) n += c.bytes.capacity();
+    return n;
+  }
+
   void Reset(size_t ncols) {
     columns.resize(ncols);
     for (auto& c : columns) c.Clear();
@@ -95,6 +110,58 @@ struct RowGroupJob {
     cv.wait(lock, [&] { return state.load() == kDone; });
   }
 };
+
+// Process-wide free list of finished writers' jobs. Bounded: it keeps at most
+// kMaxJobs jobs and kMaxBytes of their capacity; a job that does not fit is
+// freed. Thread-safe.
+class JobPool {
+ public:
+  static JobPool& Instance() {
+    static JobPool pool;
+    return pool;
+  }
+
+  std::shared_ptr<RowGroupJob> Take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (jobs_.empty()) return nullptr;
+    std::shared_ptr<RowGroupJob> job = std::move(jobs_.back().first);
+    bytes_ -= jobs_.back().second;
+    jobs_.pop_back();
+    return job;
+  }
+
+  // REQUIRES: no one else references the job (use_count() == 1).
+  void Give(std::shared_ptr<RowGroupJob> job) {
+    const size_t bytes = job->CapacityBytes();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (jobs_.size() >= kMaxJobs || bytes_ + bytes > kMaxBytes) return;  // freed by the caller
+    bytes_ += bytes;
+    jobs_.emplace_back(std::move(job), bytes);
+  }
+
+ private:
+  static constexpr size_t kMaxJobs = 8;
+  static constexpr size_t kMaxBytes = size_t{256} << 20;
+
+  std::mutex mu_;
+  std::vector<std::pair<std::shared_ptr<RowGroupJob>, size_t>> jobs_;  // GUARDED_BY(mu_)
+  size_t bytes_ = 0;                                                  // GUARDED_BY(mu_)
+};
+
+// Bytes per value of a column buffer's fixed-width data (0 for variable-length).
+size_t ValueWidth(const pq::ColumnSpec& spec) {
+  switch (spec.physical) {
+    case pq::Type::kBoolean: return 1;
+    case pq::Type::kInt32:
+    case pq::Type::kFloat: return 4;
+    case pq::Type::kInt64:
+    case pq::Type::kDouble: return 8;
+    case pq::Type::kFixedLenByteArray: return static_cast<size_t>(spec.type_length);
+    case pq::Type::kInt96: return 12;
+    case pq::Type::kByteArray: return 0;
+  }
+  return 0;
+}
 
 }  // namespace
 
@@ -137,6 +204,13 @@ class ParquetWriter::Impl {
         if (job->state.load() != RowGroupJob::kCancelled) job->WaitDone();
       }
     }
+    // Idle jobs go back to the process-wide pool (in-flight ones may still be
+    // referenced by a pool task that never started: those are dropped).
+    JobPool& pool = JobPool::Instance();
+    if (current_ && current_.use_count() == 1) pool.Give(std::move(current_));
+    for (auto& job : free_) {
+      if (job.use_count() == 1) pool.Give(std::move(job));
+    }
   }
 
   Status Write(const RowBatch& batch) {
@@ -153,6 +227,7 @@ class ParquetWriter::Impl {
     const size_t row_bytes = n == 0 ? 1 : std::max<size_t>(1, batch.ByteSize() / n);
     size_t pos = 0;
     while (pos < n) {
+      if (current_->rows == 0) ReserveRowGroup(batch, row_bytes);
       size_t take = std::min(n - pos, kSliceRows);
       take = std::min<uint64_t>(take, options_.row_group_rows - current_->rows);
       // Wide rows: slice so the row group ends near row_group_bytes.
@@ -219,6 +294,26 @@ class ParquetWriter::Impl {
     return n;
   }
 
+  // Sizes the new row group's buffers for the rows it will likely hold, estimated
+  // from `batch`, so that appending never grows them by doubling.
+  void ReserveRowGroup(const RowBatch& batch, size_t row_bytes) {
+    const size_t n = batch.num_rows();
+    const uint64_t rows =
+        std::min<uint64_t>(options_.row_group_rows, options_.row_group_bytes / row_bytes + 1);
+    for (size_t c = 0; c < schema_.num_columns(); ++c) {
+      const pq::ColumnSpec& spec = shared_->specs[c];
+      const size_t width = ValueWidth(spec);
+      const ColumnVector& col = batch.column(c);
+      size_t arena = 0;
+      if (width == 0 && n > 0) {
+        const uint64_t per_row = col.arena_size() / n + 1;
+        arena = static_cast<size_t>(std::min<uint64_t>(per_row * rows, options_.row_group_bytes));
+      }
+      current_->columns[c].Reserve(static_cast<size_t>(rows), width, width == 0, arena,
+                                   spec.nullable);
+    }
+  }
+
   uint64_t BufferedBytes() const {
     uint64_t n = 0;
     for (const auto& c : current_->columns) n += c.ByteSize();
@@ -231,7 +326,8 @@ class ParquetWriter::Impl {
       job = std::move(free_.back());
       free_.pop_back();
     } else {
-      job = std::make_shared<RowGroupJob>();
+      job = JobPool::Instance().Take();
+      if (!job) job = std::make_shared<RowGroupJob>();
     }
     job->Reset(schema_.num_columns());
     return job;
@@ -252,11 +348,16 @@ class ParquetWriter::Impl {
     }
     std::shared_ptr<RowGroupJob> job = std::move(current_);
     std::shared_ptr<const Shared> shared = shared_;
-    options_.pool->Submit([job, shared] {
-      if (job->Claim(RowGroupJob::kRunning)) {
-        job->Run(*shared);
-        job->MarkDone();
-      }
+    // The task lets go of the job before marking it done (the writer holds it
+    // until it sees kDone): a finished job then has a single owner and can be
+    // recycled, instead of being freed when the pool destroys the task later.
+    options_.pool->Submit([job, shared]() mutable {
+      std::shared_ptr<RowGroupJob> mine = std::move(job);
+      if (!mine->Claim(RowGroupJob::kRunning)) return;
+      RowGroupJob* running = mine.get();
+      mine.reset();
+      running->Run(*shared);
+      running->MarkDone();
     });
     in_flight_.push_back(std::move(job));
     current_ = NewJob();
