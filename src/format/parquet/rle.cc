@@ -5,9 +5,23 @@
 namespace lakedump::parquet {
 namespace {
 
-// Packs 8 values LSB-first into bit_width bytes.
+// Packs 8 values LSB-first into bit_width bytes. REQUIRES: v[i] < 2^bit_width.
 template <typename V>
 inline void Pack8(const V* v, int bit_width, char* out) {
+  // Common widths (definition levels, dictionaries up to 64 Ki entries) fit one
+  // accumulator; little-endian, so its low bit_width bytes are the output.
+  if (bit_width <= 8) {
+    uint64_t acc = 0;
+    for (int i = 0; i < 8; ++i) acc |= static_cast<uint64_t>(v[i]) << (i * bit_width);
+    std::memcpy(out, &acc, static_cast<size_t>(bit_width));
+    return;
+  }
+  if (bit_width <= 16) {
+    unsigned __int128 acc = 0;
+    for (int i = 0; i < 8; ++i) acc |= static_cast<unsigned __int128>(v[i]) << (i * bit_width);
+    std::memcpy(out, &acc, static_cast<size_t>(bit_width));
+    return;
+  }
   uint64_t acc = 0;
   int bits = 0;
   int o = 0;
