@@ -18,6 +18,7 @@ tmp="${TMP:-/tmp}"
 bench="$build/bench/parquet_encode_bench"
 [[ -x "$bench" ]] || { echo "build $bench first: cmake --build $build --target parquet_encode_bench" >&2; exit 2; }
 [[ -d "$interop/node_modules/@duckdb/node-api" ]] || { echo "npm ci in $interop first" >&2; exit 2; }
+interop="$(cd "$interop" && pwd)"  # node resolves require() paths against the script, not $PWD
 
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
