@@ -1,18 +1,45 @@
-// The checksum of a stored object, read back in bounded chunks (resume, verify).
+// The checksum of a stored object, read back in bounded chunks (resume, verify),
+// or hashed on the way while a reader consumes it (load).
 // Files are hashed while they are written by ChecksumSink (base/checksum.h);
-// this re-reads what is already stored. Stateless; thread-safe.
+// HashObject re-reads what is already stored (stateless; thread-safe).
+// HashingReader is not thread-safe: one owner, like the reader it wraps.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "base/checksum.h"
 #include "base/status.h"
+#include "store/object_store.h"
 
 namespace lakedump {
 
-class ObjectReader;
-
 // XXH64 (seed 0) of the first `size` bytes of the object, as 16 hex digits.
 Result<std::string> HashObject(ObjectReader& reader, uint64_t size);
+
+// An ObjectReader that passes reads through to `inner` (borrowed; must outlive it)
+// and hashes the object's bytes as they go by. Reads in file order (a Parquet
+// reader after its footer) are hashed without a second read; small gaps are read
+// to fill them; whatever was not hashed on the way is read at Verify() time. So a
+// consumer that reads a whole file in order checks it for the cost of the hash.
+class HashingReader final : public ObjectReader {
+ public:
+  explicit HashingReader(ObjectReader* inner) : inner_(inner) {}
+
+  uint64_t size() const override { return inner_->size(); }
+  Status ReadAt(uint64_t offset, uint64_t length, std::string* out) override;
+
+  // Hashes the rest of the object and compares with `expected_hex` (16 hex
+  // digits): Corruption naming `name`, both digests and what to do, if different.
+  Status Verify(std::string_view expected_hex, std::string_view name);
+
+ private:
+  Status HashUpTo(uint64_t end);  // reads and hashes [hashed_, end)
+
+  ObjectReader* const inner_;
+  Xxh64Hasher hasher_;
+  uint64_t hashed_ = 0;  // bytes [0, hashed_) are in hasher_
+  std::string gap_;
+};
 
 }  // namespace lakedump

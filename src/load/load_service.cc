@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "base/thread_pool.h"
+#include "dump/object_checksum.h"
 #include "dump/object_keys.h"
 #include "dump/planner.h"
 #include "format/parquet/parquet_reader.h"
@@ -243,7 +244,10 @@ Status LoadService::LoadFile(const TablePlan& plan, const TableManifest& table,
     }
     return object.status().WithContext(file.key);
   }
-  ObjectReader* reader = object->get();
+  // Every byte the Parquet reader takes is hashed on the way: a file changed after
+  // the dump fails its table before the target commits it.
+  HashingReader hashing(object->get());
+  ObjectReader* reader = &hashing;
   if (file.bytes != 0 && reader->size() != file.bytes) {
     return Status::Corruption(fmt::format("data file {} has {} bytes but _table.json says {}",
                                           file.key, reader->size(), file.bytes));
@@ -282,6 +286,7 @@ Status LoadService::LoadFile(const TablePlan& plan, const TableManifest& table,
         fmt::format("data file {}: read {} rows but its footer and _table.json say {}", file.key,
                     streamed, file.rows));
   }
+  if (!file.xxh64.empty()) LD_RETURN_IF_ERROR(hashing.Verify(file.xxh64, file.key));
   LD_ASSIGN_OR_RETURN(uint64_t written, sink->Finish());
   if (written != file.rows) {
     return Status::Corruption(

@@ -160,6 +160,25 @@ void CreateTypesFixture(PgConn& admin, const std::string& s) {
   )SQL", s)).ok());
 }
 
+// `schema` dumped to a folder and loaded into `db`; `pg` is a connection to `db`
+// (null, with a test failure, when any step failed).
+struct DumpedAndLoaded {
+  DumpedAndLoaded(const std::string& schema, const ScratchDatabase& db) {
+    auto dumped = DumpSchema(schema, dir.path());
+    EXPECT_TRUE(dumped.ok()) << dumped.status().ToString();
+    auto opened = OpenPostgresTarget(db.conninfo());
+    EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+    if (!dumped.ok() || !opened.ok()) return;
+    target = std::move(*opened);
+    Status s = LoadDump(dir.path(), *target, LoadIfExists::kFail);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    if (s.ok()) pg = AdminConn(db.conninfo());
+  }
+  TempDir dir;
+  std::unique_ptr<TargetDatabase> target;
+  std::unique_ptr<PgConn> pg;
+};
+
 TEST(PostgresLoadTest, EveryTypeRoundTripsThroughADump) {
   LD_REQUIRE_PG();
   auto admin = AdminConn();
@@ -234,15 +253,10 @@ TEST(PostgresLoadTest, IdentityColumnsAndDefaultsComeBack) {
       "CREATE TABLE {0}.w (id int8 GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
       "n int4 NOT NULL DEFAULT 42, s text DEFAULT 'hello, world', made timestamptz DEFAULT now()); "
       "INSERT INTO {0}.w (n) SELECT g FROM generate_series(1, 10) g", schema.q())).ok());
-  TempDir dir;
-  ASSERT_TRUE(DumpSchema(schema.name(), dir.path()).ok());
   ScratchDatabase db(admin.get());
-  auto target = OpenPostgresTarget(db.conninfo());
-  ASSERT_TRUE(target.ok());
-  Status s = LoadDump(dir.path(), **target, LoadIfExists::kFail);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  auto pg = AdminConn(db.conninfo());
-  ASSERT_TRUE(pg);
+  DumpedAndLoaded copy(schema.name(), db);
+  ASSERT_TRUE(copy.pg);
+  PgConn* pg = copy.pg.get();
   const std::string w = schema.q() + ".w";
   ASSERT_TRUE(pg->Exec("INSERT INTO " + w + " DEFAULT VALUES").ok());
   EXPECT_EQ(QueryOne(*pg, "SELECT id || ' ' || n || ' ' || s || ' ' || (made IS NOT NULL) FROM " +
@@ -251,9 +265,39 @@ TEST(PostgresLoadTest, IdentityColumnsAndDefaultsComeBack) {
   EXPECT_EQ(QueryOne(*pg, "SELECT pg_get_serial_sequence('" + w + "', 'id')"),
             schema.name() + ".w_id_seq");
   // Replace keeps working with the sequence in place.
-  s = LoadDump(dir.path(), **target, LoadIfExists::kReplace);
+  Status s = LoadDump(copy.dir.path(), *copy.target, LoadIfExists::kReplace);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(QueryOne(*pg, "SELECT count(*) FROM " + w), "10");
+}
+
+// Serial columns come back as identity columns that go on past the loaded keys, and
+// validated CHECK constraints come back and hold.
+TEST(PostgresLoadTest, SerialColumnsAndCheckConstraintsComeBack) {
+  LD_REQUIRE_PG();
+  auto admin = AdminConn();
+  ASSERT_TRUE(admin);
+  ScratchSchema schema(admin.get());
+  ASSERT_TRUE(admin->Exec(fmt::format(
+      "CREATE TABLE {0}.s (id serial PRIMARY KEY, big bigserial, c int CONSTRAINT \"c is "
+      "positive\" CHECK (c > 0), d int CHECK (d < 100), CHECK (c < d)); "
+      "INSERT INTO {0}.s (c, d) SELECT g, g + 10 FROM generate_series(1, 20) g; "
+      "ALTER TABLE {0}.s ADD CONSTRAINT unchecked CHECK (c < 3) NOT VALID", schema.q())).ok());
+  ScratchDatabase db(admin.get());
+  DumpedAndLoaded copy(schema.name(), db);
+  ASSERT_TRUE(copy.pg);
+  PgConn* pg = copy.pg.get();
+  const std::string t = schema.q() + ".s";
+  ASSERT_TRUE(pg->Exec("INSERT INTO " + t + " (c, d) VALUES (50, 60)").ok());
+  EXPECT_EQ(QueryOne(*pg, "SELECT id || ' ' || big FROM " + t + " WHERE c = 50"), "21 21");
+  Status bad = pg->Exec("INSERT INTO " + t + " (c, d) VALUES (-1, 5)");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("c is positive"), std::string::npos) << bad.ToString();
+  EXPECT_FALSE(pg->Exec("INSERT INTO " + t + " (c, d) VALUES (7, 200)").ok());
+  EXPECT_FALSE(pg->Exec("INSERT INTO " + t + " (c, d) VALUES (9, 8)").ok());
+  // The constraint that was never validated on the source is not recreated.
+  EXPECT_EQ(QueryOne(*pg, "SELECT count(*) FROM pg_constraint WHERE conrelid = '" + t +
+                              "'::regclass AND contype = 'c'"),
+            "3");
 }
 
 TEST(PostgresLoadTest, ExistingTableFailReplaceAppend) {

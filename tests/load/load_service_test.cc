@@ -223,6 +223,25 @@ TEST_F(LoadServiceTest, RowCountMismatchNamesTheFile) {
   EXPECT_FALSE(target.Table("main.b")->committed);
 }
 
+// A file that still decodes but is not the one the dump wrote (here: its recorded
+// checksum changed, as if its bytes had) fails its table before the commit.
+TEST_F(LoadServiceTest, ChecksumMismatchFailsTheTableBeforeItsCommit) {
+  json t = ReadJson(TableKey("b"));
+  const std::string file = t["files"][1]["key"];
+  t["files"][1]["xxh64"] = "0123456789abcdef";
+  WriteJson(TableKey("b"), t);
+  FakeTargetDatabase target;
+  auto r = Load(&target, Options());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kCorruption);
+  EXPECT_NE(r.status().message().find("data file " + file + " does not match its recorded "
+                                      "checksum (expected xxh64 0123456789abcdef"),
+            std::string::npos)
+      << r.status().ToString();
+  EXPECT_TRUE(target.Table("main.b")->aborted);
+  EXPECT_FALSE(target.Table("main.b")->committed);
+}
+
 TEST_F(LoadServiceTest, ManifestAndTableRowsDisagree) {
   json m = ReadJson("_manifest.json");
   m["tables"][0]["rows"] = 12;

@@ -446,6 +446,17 @@ TEST(PostgresTargetNamesTest, ColumnDefaultsAndIdentityFromTheSourceDdl) {
       "CREATE TABLE \"s\".\"t\" (\n  \"id\" bigint DEFAULT 7\n)",
       Schema({Column{"id", LogicalType::Of(TypeId::kInt64), true, "bigint"}}));
   EXPECT_EQ(last[0].default_expr, "7");
+  // Last column with a default, then CHECK constraints and no keys.
+  const std::string checked =
+      "CREATE TABLE \"s\".\"t\" (\n  \"id\" bigint DEFAULT 7,\n"
+      "  CONSTRAINT \"id positive\" CHECK ((id > 0)),\n  CONSTRAINT \"c2\" CHECK ((id < 9))\n)";
+  const auto before_checks = PgColumnExtrasFromDdl(
+      checked, Schema({Column{"id", LogicalType::Of(TypeId::kInt64), true, "bigint"}}));
+  EXPECT_EQ(before_checks[0].default_expr, "7");
+  EXPECT_EQ(PgCheckClausesFromDdl(checked),
+            (std::vector<std::string>{"CONSTRAINT \"id positive\" CHECK ((id > 0))",
+                                      "CONSTRAINT \"c2\" CHECK ((id < 9))"}));
+  EXPECT_TRUE(PgKeyClausesFromDdl(checked).empty());
 }
 
 }  // namespace

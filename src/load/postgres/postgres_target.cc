@@ -1,8 +1,11 @@
 #include "load/postgres/postgres_target.h"
 
 #include <fmt/format.h>
+
 #include <xxhash.h>
 
+#include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 
@@ -232,6 +235,7 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
   // The type each column is created with in the staging table.
   std::vector<std::string> types(schema.num_columns());
   std::vector<std::string> defaults(schema.num_columns());
+  std::vector<std::string> checks;  // CHECK constraints of the new table
   if (staged.append) {
     LD_ASSIGN_OR_RETURN(auto existing, DescribeColumns(conn, final_table));
     for (size_t i = 0; i < schema.num_columns(); ++i) {
@@ -261,8 +265,10 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
                    {TextArrayLiteral(source_types)}));
     std::vector<PgColumnExtras> extras;
     if (from_postgres) extras = PgColumnExtrasFromDdl(plan.definition.ddl, schema);
+    bool all_source_types = from_postgres;
     for (size_t i = 0; i < schema.num_columns(); ++i) {
       const bool usable = PgValue(known.get(), static_cast<int>(i), 0) == "t";
+      all_source_types = all_source_types && usable;
       types[i] = usable ? source_types[i] : PgTypeForLogical(schema.column(i).type);
       // Defaults only with the source's own type (they are written for it).
       if (usable && i < extras.size() && !extras[i].default_expr.empty()) {
@@ -273,6 +279,8 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
       }
     }
     if (from_postgres) staged.keys = PgKeyClausesFromDdl(plan.definition.ddl);
+    // CHECK constraints are written for the source's types: only with all of them.
+    if (all_source_types) checks = PgCheckClausesFromDdl(plan.definition.ddl);
     if (staged.keys.empty() && !plan.definition.primary_key.empty()) {
       std::string pk = "PRIMARY KEY (";
       for (size_t i = 0; i < plan.definition.primary_key.size(); ++i) {
@@ -290,6 +298,7 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
     create += (i ? ", " : "") + staged.columns.back() + " " + types[i] + defaults[i];
     if (!c.nullable && !staged.append) create += " NOT NULL";
   }
+  for (const std::string& check : checks) create += ", " + check;  // checked row by row
   create += ")";
   LD_RETURN_IF_ERROR(context(conn.Exec(create).WithContext("creating the staging table")));
 
@@ -459,8 +468,12 @@ std::string PgStagingTableName(std::string_view table) {
          std::string(Utf8Prefix(table, kMaxIdentifierBytes - kPrefix.size() - hash.size())) + hash;
 }
 
-std::vector<std::string> PgKeyClausesFromDdl(std::string_view ddl) {
-  std::vector<std::string> keys;
+namespace {
+// The table-level lines of a recorded CREATE TABLE that start with one of `starts`
+// (after the indent), without their trailing comma, in order.
+std::vector<std::string> DdlClauses(std::string_view ddl,
+                                    std::initializer_list<std::string_view> starts) {
+  std::vector<std::string> clauses;
   size_t pos = 0;
   while (pos < ddl.size()) {
     size_t end = ddl.find('\n', pos);
@@ -468,11 +481,23 @@ std::vector<std::string> PgKeyClausesFromDdl(std::string_view ddl) {
     std::string_view line = ddl.substr(pos, end - pos);
     pos = end + 1;
     while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-    if (!line.starts_with("PRIMARY KEY") && !line.starts_with("UNIQUE")) continue;
+    if (std::none_of(starts.begin(), starts.end(),
+                     [&](std::string_view s) { return line.starts_with(s); })) {
+      continue;
+    }
     if (line.ends_with(",")) line.remove_suffix(1);
-    keys.emplace_back(line);
+    clauses.emplace_back(line);
   }
-  return keys;
+  return clauses;
+}
+}  // namespace
+
+std::vector<std::string> PgKeyClausesFromDdl(std::string_view ddl) {
+  return DdlClauses(ddl, {"PRIMARY KEY", "UNIQUE"});
+}
+
+std::vector<std::string> PgCheckClausesFromDdl(std::string_view ddl) {
+  return DdlClauses(ddl, {"CONSTRAINT "});
 }
 
 std::vector<PgColumnExtras> PgColumnExtrasFromDdl(std::string_view ddl, const Schema& schema) {
@@ -493,7 +518,7 @@ std::vector<PgColumnExtras> PgColumnExtrasFromDdl(std::string_view ddl, const Sc
   }
   if (!starts.empty() && starts.back() != std::string_view::npos) {
     size_t end = ddl.rfind("\n)");
-    for (std::string_view key : {",\n  PRIMARY KEY", ",\n  UNIQUE"}) {
+    for (std::string_view key : {",\n  PRIMARY KEY", ",\n  UNIQUE", ",\n  CONSTRAINT "}) {
       end = std::min(end, ddl.find(key, starts.back()));
     }
     ends.back() = end;

@@ -61,6 +61,8 @@ std::string PgStagingTableName(std::string_view table);
 // PRIMARY KEY / UNIQUE clauses of a CREATE TABLE recorded by the PostgreSQL
 // source ("PRIMARY KEY (id)"), in order.
 std::vector<std::string> PgKeyClausesFromDdl(std::string_view ddl);
+// Its named CHECK constraints ("CONSTRAINT \"c_positive\" CHECK ((c > 0))"), in order.
+std::vector<std::string> PgCheckClausesFromDdl(std::string_view ddl);
 
 // What the PostgreSQL source's CREATE TABLE says about a column beyond its type.
 struct PgColumnExtras {

@@ -120,6 +120,7 @@ Result<std::unique_ptr<PgConn>> PgConn::Connect(const std::string& conninfo,
   PGconn* raw = PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);
   if (raw == nullptr) return Status::Internal("libpq could not allocate a connection");
   std::unique_ptr<PgConn> conn(new PgConn(raw));
+  PQsetNoticeProcessor(raw, &PgConn::KeepNotice, conn.get());
   if (PQstatus(raw) != CONNECTION_OK) {
     return ConnectError("cannot connect to PostgreSQL: " + OneLine(PQerrorMessage(raw)));
   }
@@ -134,14 +135,19 @@ Result<std::unique_ptr<PgConn>> PgConn::Connect(const std::string& conninfo,
   return conn;
 }
 
+void PgConn::KeepNotice(void* self, const char* message) {
+  static_cast<PgConn*>(self)->last_notice_ = OneLine(message ? message : "");
+}
+
 Status PgConn::ErrorStatus(const PGresult* result) const {
   const char* state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
   std::string message =
       OneLine(result ? PQresultErrorMessage(result) : PQerrorMessage(conn_.get()));
   if (message.empty()) message = OneLine(PQerrorMessage(conn_.get()));
   if (message.empty()) message = "unknown libpq error";
-  return PgStatusFromError(state ? state : "", std::move(message),
-                           PQstatus(conn_.get()) != CONNECTION_OK);
+  const bool lost = PQstatus(conn_.get()) != CONNECTION_OK;
+  if (lost && !last_notice_.empty()) message += " (the server said: " + last_notice_ + ")";
+  return PgStatusFromError(state ? state : "", std::move(message), lost);
 }
 
 Status PgConn::Exec(const std::string& sql) {

@@ -36,6 +36,8 @@ std::string QuoteQualified(std::string_view schema, std::string_view table);
 
 class PgConn {
  public:
+  PgConn(const PgConn&) = delete;  // libpq holds `this` (the notice processor's argument)
+  PgConn& operator=(const PgConn&) = delete;
   // Connects with `conninfo` (URI or keyword string; PG* variables and
   // .pgpass apply through libpq). Adds connect_timeout=`connect_timeout_s`
   // unless the conninfo or PGCONNECT_TIMEOUT gives one, then runs the session
@@ -59,7 +61,13 @@ class PgConn {
 
  private:
   explicit PgConn(PGconn* conn) : conn_(conn) {}
+  // libpq's notice processor: server notices (NOTICE, WARNING) never go to stderr, where
+  // they would break the one-line error contract; the last one is kept and named in
+  // the error when the server drops the connection ("terminating connection due to...").
+  static void KeepNotice(void* self, const char* message);
+
   std::unique_ptr<PGconn, PgConnDeleter> conn_;
+  std::string last_notice_;
 };
 
 // Maps a libpq message/SQLSTATE to a Status code. Exposed for tests.
