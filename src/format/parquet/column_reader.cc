@@ -193,11 +193,12 @@ Status ColumnChunkReader::Error(const std::string& what) const {
   return Status::Corruption(fmt::format("{}: {}", context_, what));
 }
 
-Status ColumnChunkReader::Decompress(std::string_view in, size_t size, std::string* out) const {
-  out->clear();
-  Status s = codec_->Decompress(in, size, out);
+Status ColumnChunkReader::Decompress(std::string_view in, size_t size, std::string_view* out) {
+  // The buffer only grows (zero-filled once); pages are decompressed over its old contents.
+  if (decompressed_.size() < size) decompressed_.resize(size);
+  Status s = codec_->DecompressTo(in, size, decompressed_.data());
   if (!s.ok()) return Error(fmt::format("page decompression failed: {}", s.message()));
-  if (out->size() != size) return Error("page decompressed to the wrong size");
+  *out = std::string_view(decompressed_.data(), size);
   return Status::OK();
 }
 
@@ -307,9 +308,7 @@ Status ColumnChunkReader::LoadDictionary(const PageHeader& h, std::string_view b
   }
   std::string_view data = body;
   if (codec_ != nullptr) {
-    LD_RETURN_IF_ERROR(Decompress(body, static_cast<size_t>(h.uncompressed_page_size),
-                                  &decompressed_));
-    data = decompressed_;
+    LD_RETURN_IF_ERROR(Decompress(body, static_cast<size_t>(h.uncompressed_page_size), &data));
   }
   const size_t n = static_cast<size_t>(num_values);
   Status s = DecodeValues(field_.leaf, kEncPlain, data, n, &values_);
@@ -347,9 +346,8 @@ Status ColumnChunkReader::DecodeDataPage(const PageHeader& h, std::string_view b
   if (!v2) {
     std::string_view data = body;
     if (codec_ != nullptr) {
-      LD_RETURN_IF_ERROR(Decompress(body, static_cast<size_t>(h.uncompressed_page_size),
-                                    &decompressed_));
-      data = decompressed_;
+      LD_RETURN_IF_ERROR(
+          Decompress(body, static_cast<size_t>(h.uncompressed_page_size), &data));
     }
     if (optional) {
       const int32_t def_encoding =
@@ -383,8 +381,7 @@ Status ColumnChunkReader::DecodeDataPage(const PageHeader& h, std::string_view b
     values = body.substr(static_cast<size_t>(rep + def));
     if (codec_ != nullptr && d2.is_compressed) {
       LD_RETURN_IF_ERROR(Decompress(
-          values, static_cast<size_t>(h.uncompressed_page_size - rep - def), &decompressed_));
-      values = decompressed_;
+          values, static_cast<size_t>(h.uncompressed_page_size - rep - def), &values));
     }
   }
   size_t nn = n;

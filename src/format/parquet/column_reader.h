@@ -62,7 +62,8 @@ class ColumnChunkReader {
   // Appends the current page's rows [row_pos_, row_pos_ + k) to out.
   void Emit(size_t k, ColumnVector* out);
   Status Error(const std::string& what) const;
-  Status Decompress(std::string_view in, size_t size, std::string* out) const;
+  // Decompresses a page into decompressed_; *out views its `size` bytes.
+  Status Decompress(std::string_view in, size_t size, std::string_view* out);
 
   const FieldInfo& field_;
   bool verify_crc_;
