@@ -176,7 +176,8 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
                   "table tasks at once (default: number of cores)")
       ->capture_default_str();
   app->add_option("--file-parallelism", a->file_parallelism,
-                  "files of one table at once (SQLite: always 1)")
+                  "streams (connections) loading one table at once; 1 = one transaction "
+                  "per table (PostgreSQL: COPY FREEZE) (SQLite: always 1)")
       ->capture_default_str();
   app->add_option("--batch-rows", a->batch_rows, "rows read from a Parquet file at a time")
       ->capture_default_str();
