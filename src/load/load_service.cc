@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -207,35 +208,171 @@ Status LoadService::LoadTable(TableTask& task, std::stop_token stop) {
   return Status::OK();
 }
 
-Status LoadService::LoadFiles(TableTask& task, std::stop_token stop) {
-  const size_t in_flight = static_cast<size_t>(
-      std::max(1, std::min(options_.file_parallelism, target_->max_sinks_per_table())));
-  std::mutex mu;
-  uint64_t rows = 0, bytes = 0;
-  TaskGroup files(file_pool_, in_flight, stop);
-  for (const DataFile& file : task.manifest.files) {
-    const DataFile* f = &file;
-    const bool spawned = files.Spawn([&, f, this](std::stop_token s) -> Status {
-      uint64_t read = 0;
-      Status st = LoadFile(task.plan, task.manifest, *f, s, &read);
-      if (st.ok()) {
-        std::lock_guard<std::mutex> lock(mu);
-        rows += f->rows;
-        bytes += read;
-      }
-      return st;
-    });
-    if (!spawned) break;
+namespace {
+
+// Below this many files per stream, files are split into row groups so that the streams end
+// together (a whole-file tail would leave one stream loading alone).
+constexpr size_t kSplitBelowFilesPerStream = 4;
+constexpr size_t kWholeFile = SIZE_MAX;
+
+}  // namespace
+
+// One table's loading state shared by its streams.
+struct LoadService::TableLoad {
+  TableTask* task = nullptr;
+  struct Unit {
+    size_t file;
+    size_t row_group;  // kWholeFile: every row group of the file
+  };
+  std::vector<Unit> units;
+  std::atomic<size_t> next_unit{0};
+  std::unique_ptr<std::atomic<uint64_t>[]> file_rows;  // rows streamed per file
+  std::atomic<uint64_t> rows{0};
+  std::atomic<uint64_t> bytes{0};
+};
+
+// A data file opened for reading: the store object and the Parquet reader on it.
+struct LoadService::OpenFile {
+  size_t index = SIZE_MAX;
+  std::unique_ptr<ObjectReader> object;
+  std::unique_ptr<HashingReader> hashing;  // on object, when the file is read whole
+  std::unique_ptr<ParquetReader> parquet;  // on hashing or object
+
+  void Close() {  // the readers before what they read from
+    parquet.reset();
+    hashing.reset();
+    object.reset();
+    index = SIZE_MAX;
   }
-  LD_RETURN_IF_ERROR(files.Wait());
-  task.loaded.rows = rows;
-  task.loaded.bytes = bytes;
-  task.loaded.files = task.manifest.files.size();
+};
+
+Status LoadService::LoadFiles(TableTask& task, std::stop_token stop) {
+  const std::vector<DataFile>& files = task.manifest.files;
+  const size_t streams = static_cast<size_t>(
+      std::max(1, std::min(options_.file_parallelism, target_->max_sinks_per_table())));
+  TableLoad load;
+  load.task = &task;
+  load.file_rows = std::make_unique<std::atomic<uint64_t>[]>(files.size());
+  const bool split = streams > 1 && files.size() < kSplitBelowFilesPerStream * streams;
+  if (split) {
+    // Few files: their row groups are the units (the footers are read twice; few files).
+    for (size_t f = 0; f < files.size(); ++f) {
+      OpenFile file;
+      LD_RETURN_IF_ERROR(Open(load, f, /*hash=*/false, &file));
+      const size_t groups = file.parquet->num_row_groups();
+      for (size_t g = 0; g < groups; ++g) load.units.push_back({f, g});
+      if (groups == 0) ++progress_.files;
+    }
+  } else {
+    for (size_t f = 0; f < files.size(); ++f) load.units.push_back({f, kWholeFile});
+  }
+  const size_t workers = std::min(streams, load.units.size());
+  // One stream loads the whole table: the target may load it in one transaction.
+  task.plan.single_sink = workers == 1;
+  {
+    TaskGroup group(file_pool_, std::max<size_t>(workers, 1), stop);
+    for (size_t w = 0; w < workers; ++w) {
+      if (!group.Spawn([this, &load](std::stop_token s) { return Stream(load, s); })) break;
+    }
+    LD_RETURN_IF_ERROR(group.Wait());
+  }
+  for (size_t f = 0; f < files.size(); ++f) {
+    const uint64_t got = load.file_rows[f].load();
+    if (got != files[f].rows) {
+      return Status::Corruption(
+          fmt::format("data file {}: read {} rows but its footer and _table.json say {}",
+                      files[f].key, got, files[f].rows));
+    }
+  }
+  // Files split into row groups were read in parts by several streams: hashed now, in one
+  // more sequential read (still before the target commits the table).
+  if (split) {
+    for (const DataFile& f : files) {
+      if (f.xxh64.empty()) continue;
+      if (stop.stop_requested()) return Status::Cancelled(f.key);
+      auto object = store_->NewReader(f.key);
+      if (!object.ok()) return object.status().WithContext(f.key);
+      HashingReader hashing(object->get());
+      LD_RETURN_IF_ERROR(hashing.Verify(f.xxh64, f.key));
+    }
+  }
+  task.loaded.rows = load.rows.load();
+  task.loaded.bytes = load.bytes.load();
+  task.loaded.files = files.size();
   return Status::OK();
 }
 
-Status LoadService::LoadFile(const TablePlan& plan, const TableManifest& table,
-                             const DataFile& file, std::stop_token stop, uint64_t* bytes_read) {
+Status LoadService::Stream(TableLoad& load, std::stop_token stop) {
+  const TableTask& task = *load.task;
+  const std::vector<DataFile>& files = task.manifest.files;
+  std::unique_ptr<TableSink> sink;
+  OpenFile file;
+  RowBatch batch;
+  uint64_t sent = 0;
+  while (true) {
+    const size_t u = load.next_unit.fetch_add(1);
+    if (u >= load.units.size()) break;
+    if (stop.stop_requested()) return Status::Cancelled(task.plan.source.QualifiedName());
+    const TableLoad::Unit unit = load.units[u];
+    const DataFile& df = files[unit.file];
+    if (file.index != unit.file) {
+      file.Close();
+      LD_RETURN_IF_ERROR(Open(load, unit.file, unit.row_group == kWholeFile, &file));
+    }
+    if (!sink) {
+      LD_ASSIGN_OR_RETURN(sink, target_->OpenSink(task.plan));
+    }
+    // Rows to stream: the row group's, or the whole file's (until the reader's end).
+    uint64_t want = df.rows;
+    if (unit.row_group != kWholeFile) {
+      file.parquet->SeekRowGroup(unit.row_group);
+      want = static_cast<uint64_t>(file.parquet->metadata().row_groups[unit.row_group].num_rows);
+    }
+    uint64_t streamed = 0;
+    while (true) {
+      if (stop.stop_requested()) return Status::Cancelled(df.key);
+      const size_t ask =
+          unit.row_group == kWholeFile
+              ? options_.batch_rows
+              : static_cast<size_t>(std::min<uint64_t>(options_.batch_rows, want - streamed));
+      if (ask == 0) break;
+      LD_RETURN_IF_ERROR(file.parquet->Next(ask, &batch));
+      if (batch.num_rows() == 0) break;
+      streamed += batch.num_rows();
+      if (streamed > want) break;
+      LD_RETURN_IF_ERROR(sink->Append(batch).WithContext(df.key));
+      progress_.rows += batch.num_rows();
+    }
+    if (streamed != want) {
+      if (unit.row_group != kWholeFile) {
+        return Status::Corruption(
+            fmt::format("data file {}: row group {} gave {} rows but its footer says {}", df.key,
+                        unit.row_group, streamed, want));
+      }
+      return Status::Corruption(
+          fmt::format("data file {}: read {} rows but its footer and _table.json say {}", df.key,
+                      streamed, df.rows));
+    }
+    if (unit.row_group == kWholeFile && !df.xxh64.empty()) {
+      LD_RETURN_IF_ERROR(file.hashing->Verify(df.xxh64, df.key));
+    }
+    sent += streamed;
+    const uint64_t file_total = load.file_rows[unit.file].fetch_add(streamed) + streamed;
+    if (file_total == df.rows) ++progress_.files;
+  }
+  if (!sink) return Status::OK();
+  LD_ASSIGN_OR_RETURN(uint64_t written, sink->Finish());
+  if (written != sent) {
+    return Status::Corruption(fmt::format("table {}: the target took {} rows of {}",
+                                          task.plan.target.QualifiedName(), written, sent));
+  }
+  load.rows += sent;
+  return Status::OK();
+}
+
+Status LoadService::Open(TableLoad& load, size_t index, bool hash, OpenFile* out) {
+  const TableManifest& table = load.task->manifest;
+  const DataFile& file = table.files[index];
   auto object = store_->NewReader(file.key);
   if (!object.ok()) {
     if (object.status().code() == Code::kNotFound) {
@@ -244,10 +381,14 @@ Status LoadService::LoadFile(const TablePlan& plan, const TableManifest& table,
     }
     return object.status().WithContext(file.key);
   }
-  // Every byte the Parquet reader takes is hashed on the way: a file changed after
-  // the dump fails its table before the target commits it.
-  HashingReader hashing(object->get());
-  ObjectReader* reader = &hashing;
+  // A file read whole by one stream is hashed on the way (every byte the Parquet reader
+  // takes): a file changed after the dump fails its table before the target commits it.
+  std::unique_ptr<HashingReader> hashing;
+  ObjectReader* reader = object->get();
+  if (hash) {
+    hashing = std::make_unique<HashingReader>(reader);
+    reader = hashing.get();
+  }
   if (file.bytes != 0 && reader->size() != file.bytes) {
     return Status::Corruption(fmt::format("data file {} has {} bytes but _table.json says {}",
                                           file.key, reader->size(), file.bytes));
@@ -256,9 +397,9 @@ Status LoadService::LoadFile(const TablePlan& plan, const TableManifest& table,
   ro.name = file.key;
   auto parquet = ParquetReader::Open(
       reader->size(),
-      [this, reader, bytes_read](uint64_t offset, uint64_t len, std::string* out) {
+      [this, reader, &load](uint64_t offset, uint64_t len, std::string* out) {
         LD_RETURN_IF_ERROR(reader->ReadAt(offset, len, out));
-        *bytes_read += len;
+        load.bytes += len;
         progress_.bytes += len;
         return Status::OK();
       },
@@ -269,30 +410,10 @@ Status LoadService::LoadFile(const TablePlan& plan, const TableManifest& table,
     return Status::Corruption(fmt::format("data file {} holds {} rows but _table.json says {}",
                                           file.key, (*parquet)->num_rows(), file.rows));
   }
-  LD_ASSIGN_OR_RETURN(std::unique_ptr<TableSink> sink, target_->OpenSink(plan));
-  RowBatch batch;
-  uint64_t streamed = 0;
-  while (true) {
-    if (stop.stop_requested()) return Status::Cancelled(file.key);
-    LD_RETURN_IF_ERROR((*parquet)->Next(options_.batch_rows, &batch));
-    if (batch.num_rows() == 0) break;
-    streamed += batch.num_rows();
-    if (streamed > file.rows) break;
-    LD_RETURN_IF_ERROR(sink->Append(batch).WithContext(file.key));
-    progress_.rows += batch.num_rows();
-  }
-  if (streamed != file.rows) {
-    return Status::Corruption(
-        fmt::format("data file {}: read {} rows but its footer and _table.json say {}", file.key,
-                    streamed, file.rows));
-  }
-  if (!file.xxh64.empty()) LD_RETURN_IF_ERROR(hashing.Verify(file.xxh64, file.key));
-  LD_ASSIGN_OR_RETURN(uint64_t written, sink->Finish());
-  if (written != file.rows) {
-    return Status::Corruption(
-        fmt::format("data file {}: the target took {} rows of {}", file.key, written, file.rows));
-  }
-  ++progress_.files;
+  out->index = index;
+  out->object = std::move(object).value();
+  out->hashing = std::move(hashing);
+  out->parquet = std::move(parquet).value();
   return Status::OK();
 }
 

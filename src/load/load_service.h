@@ -3,12 +3,16 @@
 // ParquetReader (ranged reads, one row group at a time) into a TargetDatabase.
 //
 // Scheduling: up to table_parallelism table tasks at once (TaskGroup: the first
-// error cancels the rest); within a table up to min(file_parallelism,
-// target.max_sinks_per_table()) files at once. Each table follows the target
-// protocol of load/target_database.h: PrepareTable, one sink per file,
-// CommitTable -- or AbortTable on any failure (including a failed
-// PrepareTable, whose leftovers it removes; a target's AbortTable never touches
-// a table it did not create).
+// error cancels the rest); within a table up to S = min(file_parallelism,
+// target.max_sinks_per_table()) streams at once, each with its own sink, taking
+// units of work from the table's queue until it is empty: whole files, or --
+// when the table has fewer than 4 files per stream -- single row groups, so
+// that the streams finish together. When one stream loads the whole table,
+// TablePlan::single_sink tells the target (PostgreSQL then loads with COPY
+// FREEZE). Each table follows the target protocol of load/target_database.h:
+// PrepareTable, one sink per stream, CommitTable -- or AbortTable on any
+// failure (including a failed PrepareTable, whose leftovers it removes; a
+// target's AbortTable never touches a table it did not create).
 //
 // Checks, each an error naming the table and file: a file whose Parquet schema
 // (column names, types) differs from its _table.json, a file whose footer row
@@ -81,9 +85,15 @@ class LoadService {
   struct TableTask;
   Result<std::vector<TableTask>> Plan(const DumpManifest& manifest);
   Status LoadTable(TableTask& task, std::stop_token stop);
+  struct TableLoad;
+  struct OpenFile;
   Status LoadFiles(TableTask& task, std::stop_token stop);
-  Status LoadFile(const TablePlan& plan, const TableManifest& table, const DataFile& file,
-                  std::stop_token stop, uint64_t* bytes_read);
+  // One stream of a table: takes units (files or row groups) until none are left, through
+  // one sink.
+  Status Stream(TableLoad& load, std::stop_token stop);
+  // Opens data file `index` of the table and checks its size, schema and row count; with
+  // `hash`, the file's bytes are hashed as they are read (OpenFile::hashing).
+  Status Open(TableLoad& load, size_t index, bool hash, OpenFile* out);
 
   ObjectStore* store_;
   TargetDatabase* target_;

@@ -6,9 +6,10 @@
 //   1. PrepareTable(plan)            creates the table (or checks it for append /
 //                                    drops it for replace) under a name where a
 //                                    failure leaves nothing half-loaded behind;
-//   2. OpenSink(plan) per data file, possibly several at once on their own
-//      connections; each sink gets Append()s then Finish() (its own commit)
-//      or is destroyed without Finish() (rolled back);
+//   2. OpenSink(plan) per stream of rows (a stream takes several data files or
+//      row groups), possibly several at once on their own connections; each
+//      sink gets Append()s then Finish() (its own commit) or is destroyed
+//      without Finish() (rolled back);
 //   3. CommitTable(plan)             after every file's sink finished: builds the
 //                                    primary key and indexes, moves the table to
 //                                    its final name, ANALYZE; atomically, so a
@@ -44,6 +45,10 @@ struct TablePlan {
   LoadIfExists if_exists = LoadIfExists::kFail;
   uint64_t rows = 0;                // expected, from the manifest
   size_t file_count = 0;
+  // Set by LoadService before the first OpenSink: exactly one sink loads the
+  // whole table (the target may then load it in the same transaction that
+  // empties its staging table, e.g. PostgreSQL's COPY FREEZE).
+  bool single_sink = false;
 };
 
 class TableSink {

@@ -70,6 +70,57 @@ void ColumnVector::AppendFrom(const ColumnVector& src, size_t begin, size_t n) {
   size_ += n;
 }
 
+void ColumnVector::AppendValidity(const uint8_t* valid, size_t n, size_t nulls) {
+  if (valid != nullptr && (nulls > 0 || !validity_.empty())) {
+    if (validity_.empty()) validity_.assign(size_, 1);
+    validity_.insert(validity_.end(), valid, valid + n);
+  } else if (!validity_.empty()) {
+    validity_.insert(validity_.end(), n, 1);
+  }
+  null_count_ += nulls;
+}
+
+uint8_t* ColumnVector::AppendFixedSlots(size_t n, const uint8_t* valid, size_t nulls) {
+  assert(width_ != 0);
+  AppendValidity(valid, n, nulls);
+  const size_t at = data_.size();
+  data_.resize(at + n * width_);
+  size_ += n;
+  return data_.data() + at;
+}
+
+void ColumnVector::AppendBytesSpaced(const std::string_view* values, const uint8_t* valid,
+                                     size_t n) {
+  assert(width_ == 0);
+  size_t nulls = 0;
+  size_t k = 0;
+  if (valid == nullptr) {
+    k = n;
+  } else {
+    for (size_t i = 0; i < n; ++i) k += valid[i] != 0;
+    nulls = n - k;
+  }
+  size_t bytes = 0;
+  for (size_t j = 0; j < k; ++j) bytes += values[j].size();
+  AppendValidity(valid, n, nulls);
+  size_t apos = arena_.size();
+  arena_.resize(apos + bytes);
+  const size_t opos = offsets_.size();
+  offsets_.resize(opos + n);
+  uint8_t* arena = arena_.data();
+  uint64_t* off = offsets_.data() + opos;
+  size_t j = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (valid == nullptr || valid[i]) {
+      const std::string_view v = values[j++];
+      if (!v.empty()) std::memcpy(arena + apos, v.data(), v.size());
+      apos += v.size();
+    }
+    off[i] = apos;
+  }
+  size_ += n;
+}
+
 void RowBatch::Reset(const Schema& schema) {
   columns_.clear();
   columns_.reserve(schema.num_columns());

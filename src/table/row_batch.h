@@ -10,12 +10,32 @@
 #include <cassert>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string_view>
 #include <vector>
 
 #include "table/schema.h"
 
 namespace lakedump {
+
+// An allocator whose resize() leaves new elements uninitialized (no zero-fill of bytes that are
+// about to be overwritten); value-initialization with an explicit value still works.
+template <typename T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  using std::allocator<T>::allocator;
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
 
 class ColumnVector {
  public:
@@ -53,6 +73,14 @@ class ColumnVector {
   // REQUIRES: src has the same storage (FixedWidth) as this column; begin+n <= src.size().
   void AppendFrom(const ColumnVector& src, size_t begin, size_t n);
 
+  // Bulk appends for decoders. Appends n rows, row i null iff valid != nullptr && valid[i] == 0
+  // (`nulls` = how many), and returns where their n * FixedWidth(type) bytes go: the caller
+  // writes every slot (a null's slot: zeros). REQUIRES: fixed-width type.
+  uint8_t* AppendFixedSlots(size_t n, const uint8_t* valid, size_t nulls);
+  // Appends n rows, nulls as above; values[k] is the k-th non-null row's value (compacted).
+  // REQUIRES: variable-length type.
+  void AppendBytesSpaced(const std::string_view* values, const uint8_t* valid, size_t n);
+
   bool IsValid(size_t i) const { return validity_.empty() || validity_[i] != 0; }
   bool IsNull(size_t i) const { return !IsValid(i); }
   // One byte per row (1 = valid), or nullptr when every row is valid.
@@ -75,6 +103,8 @@ class ColumnVector {
   }
   // offsets()[i]..offsets()[i+1] delimit value i in arena(); size()+1 entries.
   const uint64_t* offsets() const { return offsets_.data(); }
+  // Fixed-width types: size() * FixedWidth(type) bytes (null rows hold placeholders).
+  const uint8_t* raw_values() const { return data_.data(); }
   const uint8_t* arena() const { return arena_.data(); }
   size_t arena_size() const { return arena_.size(); }
 
@@ -92,10 +122,14 @@ class ColumnVector {
   size_t width_;
   size_t size_ = 0;
   size_t null_count_ = 0;
-  std::vector<uint8_t> data_;       // fixed-width values
-  std::vector<uint64_t> offsets_;   // variable-length: size_+1 entries, starts {0}
-  std::vector<uint8_t> arena_;      // variable-length bytes
-  std::vector<uint8_t> validity_;   // empty while no null has been appended
+  void AppendValidity(const uint8_t* valid, size_t n, size_t nulls);
+
+  template <typename T>
+  using Buffer = std::vector<T, DefaultInitAllocator<T>>;
+  Buffer<uint8_t> data_;       // fixed-width values
+  Buffer<uint64_t> offsets_;   // variable-length: size_+1 entries, starts {0}
+  Buffer<uint8_t> arena_;      // variable-length bytes
+  Buffer<uint8_t> validity_;   // empty while no null has been appended
 };
 
 class RowBatch {

@@ -78,6 +78,7 @@ Result<std::unique_ptr<TableSink>> FakeTargetDatabase::OpenSink(const TablePlan&
   TableState& t = tables_[name];
   if (!t.prepared) return Status::Internal("OpenSink before PrepareTable: " + name);
   ++t.sinks_opened;
+  t.single_sink = t.single_sink || plan.single_sink;
   ++t.open_sinks;
   t.max_open_sinks = std::max(t.max_open_sinks, t.open_sinks);
   return std::unique_ptr<TableSink>(new Sink(this, name));
@@ -95,6 +96,12 @@ Status FakeTargetDatabase::OnAppend(const std::string& name, const RowBatch& bat
     return Status::Internal("batch does not match the plan's schema: " + name);
   }
   t.staged_rows += batch.num_rows();
+  const Schema& schema = t.plan.definition.schema;
+  for (size_t c = 0; c < schema.num_columns(); ++c) {
+    if (schema.column(c).name != "id" || schema.column(c).type.id != TypeId::kInt64) continue;
+    const ColumnVector& ids = batch.column(c);
+    for (size_t i = 0; i < ids.size(); ++i) t.ids.push_back(ids.ValueAt<int64_t>(i));
+  }
   return Status::OK();
 }
 

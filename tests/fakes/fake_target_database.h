@@ -23,6 +23,8 @@ class FakeTargetDatabase final : public TargetDatabase {
     TablePlan plan;
     uint64_t staged_rows = 0;     // rows appended (all sinks)
     uint64_t committed_rows = 0;  // rows visible after CommitTable
+    std::vector<int64_t> ids;     // the "id" column's values appended, if any (all sinks)
+    bool single_sink = false;     // OpenSink saw TablePlan::single_sink
     int sinks_opened = 0;
     int sinks_finished = 0;
     int max_open_sinks = 0;

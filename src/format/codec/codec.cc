@@ -1,5 +1,7 @@
 #include "format/codec/codec.h"
 
+#include <cstring>
+
 #include <zstd.h>
 
 #include <algorithm>
@@ -42,6 +44,13 @@ class NoneCodec final : public Codec {
 };
 
 }  // namespace
+
+Status Codec::DecompressTo(std::string_view input, size_t uncompressed_size, char* out) const {
+  std::string tmp;
+  LD_RETURN_IF_ERROR(Decompress(input, uncompressed_size, &tmp));
+  if (!tmp.empty()) std::memcpy(out, tmp.data(), tmp.size());
+  return Status::OK();
+}
 
 namespace codec_internal {
 

@@ -33,6 +33,11 @@ class Codec {
   // Appends exactly `uncompressed_size` bytes to *out, or fails with Corruption.
   virtual Status Decompress(std::string_view input, size_t uncompressed_size,
                             std::string* out) const = 0;
+  // Writes exactly `uncompressed_size` bytes to out[0, uncompressed_size) (a buffer the
+  // caller reuses: nothing is zero-filled first), or fails with Corruption (out's contents
+  // are then unspecified). The default goes through Decompress and copies.
+  virtual Status DecompressTo(std::string_view input, size_t uncompressed_size,
+                              char* out) const;
 };
 
 // level 0 = the codec's default (zstd 1, gzip 6; see codec.cc for why zstd 1).

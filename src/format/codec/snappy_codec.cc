@@ -34,6 +34,15 @@ class SnappyCodec final : public Codec {
 
   Status Decompress(std::string_view input, size_t uncompressed_size,
                     std::string* out) const override {
+    const size_t old = out->size();
+    out->resize(old + uncompressed_size);
+    Status s = DecompressTo(input, uncompressed_size, out->data() + old);
+    if (!s.ok()) out->resize(old);
+    return s;
+  }
+
+  Status DecompressTo(std::string_view input, size_t uncompressed_size,
+                      char* out) const override {
     size_t declared = 0;
     if (!snappy::GetUncompressedLength(input.data(), input.size(), &declared)) {
       return CorruptInput("snappy", "bad length header");
@@ -42,12 +51,9 @@ class SnappyCodec final : public Codec {
       return CorruptInput("snappy", "data decompresses to " + std::to_string(declared) +
                                         " bytes, expected " + std::to_string(uncompressed_size));
     }
-    const size_t old = out->size();
-    out->resize(old + uncompressed_size);
     // RawUncompress validates every copy against the declared length, so garbage
     // input fails instead of writing out of bounds.
-    if (!snappy::RawUncompress(input.data(), input.size(), out->data() + old)) {
-      out->resize(old);
+    if (!snappy::RawUncompress(input.data(), input.size(), out)) {
       return CorruptInput("snappy", "invalid compressed stream");
     }
     return Status::OK();

@@ -62,20 +62,23 @@ class ZstdCodec final : public Codec {
 
   Status Decompress(std::string_view input, size_t uncompressed_size,
                     std::string* out) const override {
-    ZSTD_DCtx* ctx = ThreadDCtx();
-    if (ctx == nullptr) return Status::Internal("zstd: cannot allocate a decompression context");
     const size_t old = out->size();
     out->resize(old + uncompressed_size);
+    Status s = DecompressTo(input, uncompressed_size, out->data() + old);
+    if (!s.ok()) out->resize(old);
+    return s;
+  }
+
+  Status DecompressTo(std::string_view input, size_t uncompressed_size,
+                      char* out) const override {
+    ZSTD_DCtx* ctx = ThreadDCtx();
+    if (ctx == nullptr) return Status::Internal("zstd: cannot allocate a decompression context");
     // Decodes every frame in `input`; fails (dstSize_tooSmall) rather than writing
     // past uncompressed_size when the data claims more.
-    const size_t n = ZSTD_decompressDCtx(ctx, out->data() + old, uncompressed_size,
-                                         input.data(), input.size());
-    if (ZSTD_isError(n)) {
-      out->resize(old);
-      return CorruptInput("zstd", ZSTD_getErrorName(n));
-    }
+    const size_t n =
+        ZSTD_decompressDCtx(ctx, out, uncompressed_size, input.data(), input.size());
+    if (ZSTD_isError(n)) return CorruptInput("zstd", ZSTD_getErrorName(n));
     if (n != uncompressed_size) {
-      out->resize(old);
       return CorruptInput("zstd", "data decompresses to " + std::to_string(n) +
                                       " bytes, expected " + std::to_string(uncompressed_size));
     }

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -16,44 +17,247 @@ enum : int32_t {
   kEncPlain = 0, kEncPlainDictionary = 2, kEncRle = 3, kEncBitPacked = 4, kEncRleDictionary = 8,
 };
 
+// Conversions Emit() does on the fly from the physical values (plain casts that cannot fail).
+// Every other conversion goes through AppendConverted into the page's conv_ vector first.
+bool IsDirect(Conv c) {
+  switch (c) {
+    case Conv::kBool:
+    case Conv::kI32ToI8:
+    case Conv::kI32ToI16:
+    case Conv::kI32:
+    case Conv::kU32ToI64:
+    case Conv::kI32ToDecimal:
+    case Conv::kI32MillisToMicros:
+    case Conv::kI64:
+    case Conv::kI64ToDecimal:
+    case Conv::kU64ToDecimal:
+    case Conv::kFloat:
+    case Conv::kDouble:
+    case Conv::kBytes:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Writes n rows of To into dst: row i null (zero slot) iff valid && !valid[i]; the non-null
+// rows take f(src[k]) for k = 0, 1, ... (src: compacted From values, unaligned).
+template <typename From, typename To, typename F>
+void ConvertSpaced(const uint8_t* src, const uint8_t* valid, size_t n, uint8_t* dst, F f) {
+  if (valid == nullptr) {
+    if constexpr (std::is_same_v<From, To>) {
+      std::memcpy(dst, src, n * sizeof(To));
+    } else {
+      for (size_t i = 0; i < n; ++i) {
+        From v;
+        std::memcpy(&v, src + i * sizeof(From), sizeof(From));
+        const To t = f(v);
+        std::memcpy(dst + i * sizeof(To), &t, sizeof(To));
+      }
+    }
+    return;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; ++i) {
+    To t{};
+    if (valid[i]) {
+      From v;
+      std::memcpy(&v, src + k * sizeof(From), sizeof(From));
+      t = f(v);
+      ++k;
+    }
+    std::memcpy(dst + i * sizeof(To), &t, sizeof(To));
+  }
+}
+
+template <typename From, typename To>
+void CastSpaced(const uint8_t* src, const uint8_t* valid, size_t n, uint8_t* dst) {
+  ConvertSpaced<From, To>(src, valid, n, dst, [](From v) { return static_cast<To>(v); });
+}
+
+// Copies W-byte values (compacted, src) into n slots, nulls zeroed.
+template <size_t W>
+void CopySpacedW(const uint8_t* src, const uint8_t* valid, size_t n, uint8_t* dst) {
+  struct V {
+    uint8_t b[W];
+  };
+  ConvertSpaced<V, V>(src, valid, n, dst, [](V v) { return v; });
+}
+
+void CopySpaced(size_t width, const uint8_t* src, const uint8_t* valid, size_t n, uint8_t* dst) {
+  switch (width) {
+    case 1: return CopySpacedW<1>(src, valid, n, dst);
+    case 2: return CopySpacedW<2>(src, valid, n, dst);
+    case 4: return CopySpacedW<4>(src, valid, n, dst);
+    case 8: return CopySpacedW<8>(src, valid, n, dst);
+    case 16: return CopySpacedW<16>(src, valid, n, dst);
+    default: break;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (valid == nullptr || valid[i]) {
+      std::memcpy(dst + i * width, src + k++ * width, width);
+    } else {
+      std::memset(dst + i * width, 0, width);
+    }
+  }
+}
+
+// Dictionary values dict[idx[k]] for the non-null rows, nulls zeroed.
+template <size_t W>
+void GatherSpacedW(const uint8_t* dict, const uint32_t* idx, const uint8_t* valid, size_t n,
+                   uint8_t* dst) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (valid == nullptr || valid[i]) {
+      std::memcpy(dst + i * W, dict + static_cast<size_t>(idx[k++]) * W, W);
+    } else {
+      std::memset(dst + i * W, 0, W);
+    }
+  }
+}
+
+void GatherSpaced(size_t width, const uint8_t* dict, const uint32_t* idx, const uint8_t* valid,
+                  size_t n, uint8_t* dst) {
+  switch (width) {
+    case 1: return GatherSpacedW<1>(dict, idx, valid, n, dst);
+    case 2: return GatherSpacedW<2>(dict, idx, valid, n, dst);
+    case 4: return GatherSpacedW<4>(dict, idx, valid, n, dst);
+    case 8: return GatherSpacedW<8>(dict, idx, valid, n, dst);
+    case 16: return GatherSpacedW<16>(dict, idx, valid, n, dst);
+    default: break;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (valid == nullptr || valid[i]) {
+      std::memcpy(dst + i * width, dict + static_cast<size_t>(idx[k++]) * width, width);
+    } else {
+      std::memset(dst + i * width, 0, width);
+    }
+  }
+}
+
+// The physical values of a page converted by `conv` (IsDirect, fixed-width) into slots.
+void ConvertPhysical(Conv conv, const uint8_t* src, const uint8_t* valid, size_t n,
+                     uint8_t* dst) {
+  switch (conv) {
+    case Conv::kBool: return CastSpaced<uint8_t, uint8_t>(src, valid, n, dst);
+    case Conv::kI32ToI8: return CastSpaced<int32_t, int8_t>(src, valid, n, dst);
+    case Conv::kI32ToI16: return CastSpaced<int32_t, int16_t>(src, valid, n, dst);
+    case Conv::kI32: return CastSpaced<int32_t, int32_t>(src, valid, n, dst);
+    case Conv::kU32ToI64: return CastSpaced<uint32_t, int64_t>(src, valid, n, dst);
+    case Conv::kI32ToDecimal: return CastSpaced<int32_t, int128_t>(src, valid, n, dst);
+    case Conv::kI32MillisToMicros:
+      return ConvertSpaced<int32_t, int64_t>(src, valid, n, dst,
+                                             [](int32_t v) { return int64_t{v} * 1000; });
+    case Conv::kI64: return CastSpaced<int64_t, int64_t>(src, valid, n, dst);
+    case Conv::kI64ToDecimal: return CastSpaced<int64_t, int128_t>(src, valid, n, dst);
+    case Conv::kU64ToDecimal: return CastSpaced<uint64_t, int128_t>(src, valid, n, dst);
+    case Conv::kFloat: return CastSpaced<float, float>(src, valid, n, dst);
+    case Conv::kDouble: return CastSpaced<double, double>(src, valid, n, dst);
+    default: return;  // not IsDirect
+  }
+}
+
 }  // namespace
+
+ColumnChunkReader::ColumnChunkReader(const FieldInfo& field, bool verify_crc)
+    : field_(field),
+      verify_crc_(verify_crc),
+      dict_(field.column.type, false),
+      conv_(field.column.type, false) {}
 
 ColumnChunkReader::ColumnChunkReader(const FieldInfo& field, std::string chunk, int64_t num_rows,
                                      const lakedump::Codec* codec, std::string context,
                                      bool verify_crc)
-    : field_(field),
-      chunk_(std::move(chunk)),
-      rows_left_(num_rows),
-      codec_(codec),
-      context_(std::move(context)),
-      verify_crc_(verify_crc),
-      page_(std::make_unique<ColumnVector>(field.column.type, true)) {}
+    : ColumnChunkReader(field, verify_crc) {
+  chunk_ = std::move(chunk);
+  Reset(num_rows, codec, std::move(context));
+}
+
+void ColumnChunkReader::Reset(int64_t num_rows, const lakedump::Codec* codec,
+                              std::string context) {
+  pos_ = 0;
+  rows_left_ = num_rows;
+  rows_in_pages_ = 0;
+  codec_ = codec;
+  context_ = std::move(context);
+  has_dict_ = false;
+  dict_.Clear();
+  page_rows_ = 0;
+  row_pos_ = 0;
+  value_pos_ = 0;
+}
 
 Status ColumnChunkReader::Error(const std::string& what) const {
   return Status::Corruption(fmt::format("{}: {}", context_, what));
 }
 
-Status ColumnChunkReader::Decompress(std::string_view in, size_t size, std::string* out) const {
-  out->clear();
-  Status s = codec_->Decompress(in, size, out);
+Status ColumnChunkReader::Decompress(std::string_view in, size_t size, std::string_view* out) {
+  // The buffer only grows (zero-filled once); pages are decompressed over its old contents.
+  if (decompressed_.size() < size) decompressed_.resize(size);
+  Status s = codec_->DecompressTo(in, size, decompressed_.data());
   if (!s.ok()) return Error(fmt::format("page decompression failed: {}", s.message()));
-  if (out->size() != size) return Error("page decompressed to the wrong size");
+  *out = std::string_view(decompressed_.data(), size);
   return Status::OK();
 }
 
 Status ColumnChunkReader::Read(size_t n, ColumnVector* out) {
   while (n > 0) {
-    if (page_pos_ >= page_->size()) {
+    if (row_pos_ >= page_rows_) {
       LD_RETURN_IF_ERROR(LoadNextPage());
       continue;
     }
-    const size_t k = std::min(n, page_->size() - page_pos_);
-    CopyRows(*page_, page_pos_, k, out);
-    page_pos_ += k;
+    const size_t k = std::min(n, page_rows_ - row_pos_);
+    Emit(k, out);
     n -= k;
     rows_left_ -= static_cast<int64_t>(k);
   }
   return Status::OK();
+}
+
+void ColumnChunkReader::Emit(size_t k, ColumnVector* out) {
+  const uint8_t* valid = has_levels_ ? levels_.data() + row_pos_ : nullptr;
+  size_t nn = k;
+  if (valid != nullptr) {
+    nn = 0;
+    for (size_t i = 0; i < k; ++i) nn += valid[i];
+    if (nn == k) valid = nullptr;
+  }
+  const size_t nulls = k - nn;
+  const size_t width = FixedWidth(field_.column.type.id);
+  if (width == 0) {
+    // Variable-length values: views of the non-null ones, then one bulk append.
+    const std::string_view* vals;
+    if (source_ == Source::kDictionary) {
+      views_.resize(nn);
+      const uint32_t* idx = indices_.data() + value_pos_;
+      for (size_t j = 0; j < nn; ++j) views_[j] = dict_.BytesAt(idx[j]);
+      vals = views_.data();
+    } else {
+      vals = values_.var.data() + value_pos_;
+    }
+    out->AppendBytesSpaced(vals, valid, k);
+  } else {
+    uint8_t* dst = out->AppendFixedSlots(k, valid, nulls);
+    switch (source_) {
+      case Source::kDictionary:
+        GatherSpaced(width, dict_.raw_values(), indices_.data() + value_pos_, valid, k, dst);
+        break;
+      case Source::kConverted:
+        CopySpaced(width, conv_.raw_values() + value_pos_ * width, valid, k, dst);
+        break;
+      case Source::kPhysical: {
+        const size_t pw = PhysicalWidth(field_.leaf.physical);
+        ConvertPhysical(field_.leaf.conv,
+                        reinterpret_cast<const uint8_t*>(values_.data.data()) + value_pos_ * pw,
+                        valid, k, dst);
+        break;
+      }
+    }
+  }
+  row_pos_ += k;
+  value_pos_ += nn;
 }
 
 Status ColumnChunkReader::LoadNextPage() {
@@ -104,16 +308,14 @@ Status ColumnChunkReader::LoadDictionary(const PageHeader& h, std::string_view b
   }
   std::string_view data = body;
   if (codec_ != nullptr) {
-    LD_RETURN_IF_ERROR(Decompress(body, static_cast<size_t>(h.uncompressed_page_size),
-                                  &decompressed_));
-    data = decompressed_;
+    LD_RETURN_IF_ERROR(Decompress(body, static_cast<size_t>(h.uncompressed_page_size), &data));
   }
   const size_t n = static_cast<size_t>(num_values);
   Status s = DecodeValues(field_.leaf, kEncPlain, data, n, &values_);
   if (!s.ok()) return Error(fmt::format("dictionary page: {}", s.message()));
-  dict_ = std::make_unique<ColumnVector>(field_.column.type, false);
+  dict_.Clear();
   for (size_t i = 0; i < n; ++i) {
-    Status c = AppendConverted(field_.leaf, values_, i, dict_.get());
+    Status c = AppendConverted(field_.leaf, values_, i, &dict_);
     if (!c.ok()) return Error(fmt::format("dictionary page: {}", c.message()));
   }
   has_dict_ = true;
@@ -134,14 +336,18 @@ Status ColumnChunkReader::DecodeDataPage(const PageHeader& h, std::string_view b
   }
   const size_t n = static_cast<size_t>(num_values);
   const bool optional = field_.leaf.max_def > 0;
-  levels_.assign(n, 1);
+  // The page is replaced below: nothing of the previous one may be returned any more.
+  page_rows_ = 0;
+  row_pos_ = 0;
+  value_pos_ = 0;
+  has_levels_ = false;
+  if (optional) levels_.resize(n);
   std::string_view values;
   if (!v2) {
     std::string_view data = body;
     if (codec_ != nullptr) {
-      LD_RETURN_IF_ERROR(Decompress(body, static_cast<size_t>(h.uncompressed_page_size),
-                                    &decompressed_));
-      data = decompressed_;
+      LD_RETURN_IF_ERROR(
+          Decompress(body, static_cast<size_t>(h.uncompressed_page_size), &data));
     }
     if (optional) {
       const int32_t def_encoding =
@@ -175,17 +381,15 @@ Status ColumnChunkReader::DecodeDataPage(const PageHeader& h, std::string_view b
     values = body.substr(static_cast<size_t>(rep + def));
     if (codec_ != nullptr && d2.is_compressed) {
       LD_RETURN_IF_ERROR(Decompress(
-          values, static_cast<size_t>(h.uncompressed_page_size - rep - def), &decompressed_));
-      values = decompressed_;
+          values, static_cast<size_t>(h.uncompressed_page_size - rep - def), &values));
     }
   }
   size_t nn = n;
   if (optional) {
     nn = 0;
-    for (uint8_t l : levels_) nn += l;
+    for (size_t i = 0; i < n; ++i) nn += levels_[i];
+    has_levels_ = nn != n;
   }
-  page_->Clear();
-  page_pos_ = 0;
   const bool dictionary = encoding == kEncRleDictionary || encoding == kEncPlainDictionary;
   if (dictionary) {
     if (!has_dict_) return Error("dictionary-encoded page without a dictionary page");
@@ -198,36 +402,35 @@ Status ColumnChunkReader::DecodeDataPage(const PageHeader& h, std::string_view b
       Status s = dec.Get(nn, indices_.data());
       if (!s.ok()) return Error(fmt::format("dictionary indices: {}", s.message()));
     }
-    const size_t dict_size = dict_->size();
-    size_t k = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (!levels_[i]) {
-        page_->AppendNull();
-        continue;
-      }
-      const uint32_t idx = indices_[k++];
-      if (idx >= dict_size) {
-        return Error(fmt::format("dictionary index {} out of range (dictionary has {} values)",
-                                 idx, dict_size));
-      }
-      CopyRows(*dict_, idx, 1, page_.get());
+    uint32_t max_idx = 0;
+    for (size_t i = 0; i < nn; ++i) max_idx = std::max(max_idx, indices_[i]);
+    const size_t dict_size = dict_.size();
+    if (nn > 0 && max_idx >= dict_size) {
+      return Error(fmt::format("dictionary index {} out of range (dictionary has {} values)",
+                               max_idx, dict_size));
     }
+    source_ = Source::kDictionary;
   } else {
     Status s = DecodeValues(field_.leaf, encoding, values, nn, &values_);
     if (s.code() == Code::kUnimplemented) {
       return Status::Unimplemented(fmt::format("{}: {}", context_, s.message()));
     }
     if (!s.ok()) return Error(s.message());
-    size_t k = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (!levels_[i]) {
-        page_->AppendNull();
-        continue;
+    if (IsDirect(field_.leaf.conv)) {
+      source_ = Source::kPhysical;
+      if (FixedWidth(field_.column.type.id) == 0 && values_.var.size() < nn) {
+        return Error("fewer values than the page's rows");
       }
-      Status c = AppendConverted(field_.leaf, values_, k++, page_.get());
-      if (!c.ok()) return Error(c.message());
+    } else {
+      conv_.Clear();
+      for (size_t k = 0; k < nn; ++k) {
+        Status c = AppendConverted(field_.leaf, values_, k, &conv_);
+        if (!c.ok()) return Error(c.message());
+      }
+      source_ = Source::kConverted;
     }
   }
+  page_rows_ = n;
   rows_in_pages_ += static_cast<int64_t>(n);
   return Status::OK();
 }

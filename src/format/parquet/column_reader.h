@@ -1,6 +1,10 @@
 // ColumnChunkReader: decodes one column chunk (one flat column of one row
-// group) page by page into ColumnVectors. It owns the chunk's bytes (read once
-// by the caller), the current decompressed page and the decoded dictionary:
+// group) page by page into ColumnVectors. One reader serves one column for the
+// whole file: Reset() starts the next row group's chunk, so its buffers (the
+// chunk's bytes, the decompressed page, levels, indices, dictionary) are
+// reused instead of allocated and first-touched per row group. A data page is
+// decoded to its physical values (plain values are read in place, not
+// copied) and converted straight into the caller's ColumnVector by Read():
 // memory is bounded by one column chunk plus one page. Errors name the file,
 // the column and the row group. Not thread-safe.
 #pragma once
@@ -26,9 +30,18 @@ inline constexpr int32_t kMaxPageValues = 1 << 24;
 
 class ColumnChunkReader {
  public:
-  // `codec` is borrowed (nullptr = uncompressed); `context` prefixes errors.
+  // `field` is borrowed and must outlive the reader.
+  ColumnChunkReader(const FieldInfo& field, bool verify_crc);
+  // Convenience: constructs and Reset()s with `chunk`.
   ColumnChunkReader(const FieldInfo& field, std::string chunk, int64_t num_rows,
                     const lakedump::Codec* codec, std::string context, bool verify_crc);
+
+  // The buffer the caller reads the next chunk's bytes into (before Reset()).
+  // Keeping its size between chunks avoids zero-filling it again.
+  std::string* chunk_buffer() { return &chunk_; }
+  // Starts reading the chunk now in chunk_buffer(), of `num_rows` rows.
+  // `codec` is borrowed (nullptr = uncompressed); `context` prefixes errors.
+  void Reset(int64_t num_rows, const lakedump::Codec* codec, std::string context);
 
   // Appends exactly n rows to *out; Corruption if the chunk holds fewer.
   Status Read(size_t n, ColumnVector* out);
@@ -36,31 +49,48 @@ class ColumnChunkReader {
   int64_t rows_left() const { return rows_left_; }
 
  private:
+  // Where the current page's non-null values come from.
+  enum class Source : uint8_t {
+    kDictionary,  // indices_ into dict_
+    kPhysical,    // values_ (fixed in place, or var views), converted on the way out
+    kConverted,   // conv_: already converted (conversions with checks or odd widths)
+  };
+
   Status LoadNextPage();
   Status LoadDictionary(const PageHeader& h, std::string_view body);
   Status DecodeDataPage(const PageHeader& h, std::string_view body);
+  // Appends the current page's rows [row_pos_, row_pos_ + k) to out.
+  void Emit(size_t k, ColumnVector* out);
   Status Error(const std::string& what) const;
-  Status Decompress(std::string_view in, size_t size, std::string* out) const;
+  // Decompresses a page into decompressed_; *out views its `size` bytes.
+  Status Decompress(std::string_view in, size_t size, std::string_view* out);
 
   const FieldInfo& field_;
+  bool verify_crc_;
   std::string chunk_;
   size_t pos_ = 0;
-  int64_t rows_left_;
+  int64_t rows_left_ = 0;
   int64_t rows_in_pages_ = 0;  // rows in pages loaded so far
-  const lakedump::Codec* codec_;
+  const lakedump::Codec* codec_ = nullptr;
   std::string context_;
-  bool verify_crc_;
 
   bool has_dict_ = false;
-  std::unique_ptr<ColumnVector> dict_;   // converted dictionary values
-  std::unique_ptr<ColumnVector> page_;   // the current page's rows
-  size_t page_pos_ = 0;
+  ColumnVector dict_;  // converted dictionary values (no nulls)
+  ColumnVector conv_;  // Source::kConverted: the page's converted non-null values
 
-  // Scratch.
+  // The current data page.
+  Source source_ = Source::kPhysical;
+  size_t page_rows_ = 0;
+  size_t row_pos_ = 0;    // rows of the page returned
+  size_t value_pos_ = 0;  // non-null values of the page returned
+  bool has_levels_ = false;
+
+  // Scratch, reused.
   std::string decompressed_;
   PhysicalValues values_;
   std::vector<uint8_t> levels_;
   std::vector<uint32_t> indices_;
+  std::vector<std::string_view> views_;
 };
 
 }  // namespace lakedump::parquet

@@ -1,5 +1,6 @@
 #include "format/parquet/parquet_reader.h"
 
+#include <algorithm>
 #include <array>
 
 #include <fmt/format.h>
@@ -84,6 +85,11 @@ class ParquetReader::Impl {
     return Status::OK();
   }
 
+  void SeekRowGroup(size_t g) {
+    next_rg_ = std::min(g, meta_.row_groups.size());
+    rg_rows_left_ = 0;
+  }
+
   const Schema& schema() const { return schema_; }
   const parquet::FileMetaData& meta() const { return meta_; }
 
@@ -126,8 +132,17 @@ class ParquetReader::Impl {
 
   Status OpenRowGroup(size_t g) {
     const parquet::RowGroup& rg = meta_.row_groups[g];
-    readers_.clear();
-    for (size_t i : selected_) {
+    // One reader per selected column for the whole file: its buffers are reused by every row
+    // group (fresh ones per row group cost page faults on first touch).
+    if (readers_.size() != selected_.size()) {
+      readers_.clear();
+      for (size_t i : selected_) {
+        readers_.push_back(std::make_unique<ColumnChunkReader>(all_fields_[i],
+                                                               options_.verify_crc));
+      }
+    }
+    for (size_t r = 0; r < selected_.size(); ++r) {
+      const size_t i = selected_[r];
       const FieldInfo& f = all_fields_[i];
       const std::string ctx =
           fmt::format("{}: column \"{}\": row group {}", name_, f.column.name, g);
@@ -153,12 +168,13 @@ class ParquetReader::Impl {
                                               file_size_));
       }
       LD_ASSIGN_OR_RETURN(const lakedump::Codec* codec, GetCodec(m.codec, ctx));
-      std::string chunk;
-      LD_RETURN_IF_ERROR(read_at_(static_cast<uint64_t>(start), static_cast<uint64_t>(len), &chunk)
+      std::string* chunk = readers_[r]->chunk_buffer();
+      LD_RETURN_IF_ERROR(read_at_(static_cast<uint64_t>(start), static_cast<uint64_t>(len), chunk)
                              .WithContext(ctx));
-      if (chunk.size() != static_cast<size_t>(len)) return Status::Corruption(ctx + ": short read");
-      readers_.push_back(std::make_unique<ColumnChunkReader>(f, std::move(chunk), rg.num_rows,
-                                                             codec, ctx, options_.verify_crc));
+      if (chunk->size() != static_cast<size_t>(len)) {
+        return Status::Corruption(ctx + ": short read");
+      }
+      readers_[r]->Reset(rg.num_rows, codec, ctx);
     }
     rg_rows_left_ = rg.num_rows;
     return Status::OK();
@@ -207,5 +223,6 @@ uint64_t ParquetReader::num_rows() const { return static_cast<uint64_t>(impl_->m
 size_t ParquetReader::num_row_groups() const { return impl_->meta().row_groups.size(); }
 const parquet::FileMetaData& ParquetReader::metadata() const { return impl_->meta(); }
 Status ParquetReader::Next(size_t max_rows, RowBatch* batch) { return impl_->Next(max_rows, batch); }
+void ParquetReader::SeekRowGroup(size_t g) { impl_->SeekRowGroup(g); }
 
 }  // namespace lakedump

@@ -66,6 +66,9 @@ class ParquetReader {
   // crossing a row group); 0 rows means the end of the file.
   // REQUIRES: max_rows > 0.
   Status Next(size_t max_rows, RowBatch* batch);
+  // Makes Next() continue at the first row of row group g (rows left in the current row group
+  // are skipped). REQUIRES: g <= num_row_groups() (== : the end of the file).
+  void SeekRowGroup(size_t g);
 
  private:
   class Impl;

@@ -52,7 +52,7 @@ Status DecodePlain(const LeafInfo& leaf, std::string_view d, size_t n, PhysicalV
     default: {
       const size_t w = PhysicalWidth(leaf.physical);
       if (n > d.size() / w) return Truncated("PLAIN");
-      out->fixed.assign(d.data(), n * w);
+      out->data = d.substr(0, n * w);
       return Status::OK();
     }
   }
@@ -245,7 +245,7 @@ Status DecodeByteStreamSplit(const LeafInfo& leaf, std::string_view d, size_t n,
 template <typename T>
 T Load(const PhysicalValues& v, size_t i) {
   T x;
-  std::memcpy(&x, v.fixed.data() + i * sizeof(T), sizeof(T));
+  std::memcpy(&x, v.data.data() + i * sizeof(T), sizeof(T));
   return x;
 }
 
@@ -254,6 +254,9 @@ int64_t FloorDiv(int64_t a, int64_t b) {
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
+
+Status DecodeValuesInto(const LeafInfo& leaf, int32_t encoding, std::string_view data, size_t n,
+                        PhysicalValues* out);
 
 }  // namespace
 
@@ -273,6 +276,16 @@ Status DecodeValues(const LeafInfo& leaf, int32_t encoding, std::string_view dat
                     PhysicalValues* out) {
   out->Clear();
   out->count = n;
+  Status s = DecodeValuesInto(leaf, encoding, data, n, out);
+  // Decoders that produce their values in `fixed` leave `data` empty.
+  if (s.ok() && out->data.data() == nullptr) out->data = out->fixed;
+  return s;
+}
+
+namespace {
+
+Status DecodeValuesInto(const LeafInfo& leaf, int32_t encoding, std::string_view data, size_t n,
+                        PhysicalValues* out) {
   switch (encoding) {
     case kEncPlain: return DecodePlain(leaf, data, n, out);
     case kEncRle: {
@@ -322,9 +335,11 @@ Status DecodeValues(const LeafInfo& leaf, int32_t encoding, std::string_view dat
   }
 }
 
+}  // namespace
+
 Status AppendConverted(const LeafInfo& leaf, const PhysicalValues& v, size_t i, ColumnVector* out) {
   switch (leaf.conv) {
-    case Conv::kBool: out->Append<uint8_t>(static_cast<uint8_t>(v.fixed[i] != 0)); break;
+    case Conv::kBool: out->Append<uint8_t>(static_cast<uint8_t>(v.data[i] != 0)); break;
     case Conv::kI32ToI8: out->Append<int8_t>(static_cast<int8_t>(Load<int32_t>(v, i))); break;
     case Conv::kI32ToI16: out->Append<int16_t>(static_cast<int16_t>(Load<int32_t>(v, i))); break;
     case Conv::kI32: out->Append<int32_t>(Load<int32_t>(v, i)); break;
@@ -353,8 +368,8 @@ Status AppendConverted(const LeafInfo& leaf, const PhysicalValues& v, size_t i, 
     case Conv::kInt96ToMicros: {
       int64_t nanos;
       uint32_t julian;
-      std::memcpy(&nanos, v.fixed.data() + i * 12, 8);
-      std::memcpy(&julian, v.fixed.data() + i * 12 + 8, 4);
+      std::memcpy(&nanos, v.data.data() + i * 12, 8);
+      std::memcpy(&julian, v.data.data() + i * 12 + 8, 4);
       const int64_t days = static_cast<int64_t>(julian) - 2440588;  // 1970-01-01
       // Spark writes INT96 values past int64 microseconds; wrap as Arrow does instead of
       // overflowing (undefined behaviour) in signed arithmetic.

@@ -19,7 +19,9 @@ namespace lakedump::parquet {
 // The physical values of one page or dictionary.
 struct PhysicalValues {
   size_t count = 0;
-  // Fixed-width types: count * PhysicalWidth() bytes (BOOLEAN: one byte 0/1 per value).
+  // Fixed-width types: count * PhysicalWidth() bytes (BOOLEAN: one byte 0/1 per value), in
+  // `fixed` or, for PLAIN, in the page buffer itself (not copied).
+  std::string_view data;
   std::string fixed;
   // BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY: views into the page buffer or into `owned`.
   std::vector<std::string_view> var;
@@ -27,6 +29,7 @@ struct PhysicalValues {
 
   void Clear() {
     count = 0;
+    data = {};
     fixed.clear();
     var.clear();
     owned.clear();
@@ -38,7 +41,7 @@ size_t PhysicalWidth(Type t);
 
 // Decodes `count` values of `leaf`'s physical type encoded with `encoding`
 // (a parquet Encoding value; not the dictionary encodings) from `data`.
-// `var` views may point into `data`, which must outlive `out`.
+// `out->data` and `var` views may point into `data`, which must outlive `out`.
 Status DecodeValues(const LeafInfo& leaf, int32_t encoding, std::string_view data, size_t count,
                     PhysicalValues* out);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <limits>
@@ -162,11 +163,87 @@ void PgCopyEncoder::Begin(std::string* out) const {
 
 void PgCopyEncoder::End(std::string* out) const { PutBe16(out, 0xffff); }
 
-Status PgCopyEncoder::FieldError(size_t c, std::string_view what) const {
+Status PgCopyEncoder::FieldError(size_t c, std::string_view what, size_t block_row) const {
   return Status::InvalidArgument(fmt::format("table {}, column \"{}\" ({}), row {}: {}", table_,
-                                             fields_[c].name, fields_[c].pg_type, rows_ + 1,
-                                             what));
+                                             fields_[c].name, fields_[c].pg_type,
+                                             rows_ + block_row + 1, what));
 }
+
+namespace {
+
+constexpr size_t kBlockRows = 1024;
+constexpr uint32_t kNullField = 0xffffffffu;
+
+inline void St16(char* p, uint16_t v) {
+  const uint16_t be = __builtin_bswap16(v);
+  std::memcpy(p, &be, 2);
+}
+inline void St32(char* p, uint32_t v) {
+  const uint32_t be = __builtin_bswap32(v);
+  std::memcpy(p, &be, 4);
+}
+inline void St64(char* p, uint64_t v) {
+  const uint64_t be = __builtin_bswap64(v);
+  std::memcpy(p, &be, 8);
+}
+
+// Bytes of a non-null field (length word included) of the constant-size encodings; 0 for the
+// others.
+size_t ConstantFieldSize(PgEncoding e) {
+  switch (e) {
+    case PgEncoding::kBool: return 5;
+    case PgEncoding::kInt2: return 6;
+    case PgEncoding::kInt4:
+    case PgEncoding::kOid:
+    case PgEncoding::kFloat4:
+    case PgEncoding::kDate: return 8;
+    case PgEncoding::kInt8:
+    case PgEncoding::kFloat8:
+    case PgEncoding::kTime:
+    case PgEncoding::kTimestamp: return 12;
+    case PgEncoding::kUuid: return 20;
+    default: return 0;
+  }
+}
+
+bool IsRendered(PgEncoding e) {
+  return e == PgEncoding::kNumeric || e == PgEncoding::kAsText || e == PgEncoding::kArrayAsText;
+}
+
+// Calls f(values) with the integer column's values typed by its storage.
+template <typename F>
+void WithIntegers(const ColumnVector& col, F&& f) {
+  switch (col.type().id) {
+    case TypeId::kInt8: f(col.values<int8_t>()); break;
+    case TypeId::kInt16: f(col.values<int16_t>()); break;
+    case TypeId::kInt32: f(col.values<int32_t>()); break;
+    default: f(col.values<int64_t>()); break;
+  }
+}
+
+int32_t PgDate(int32_t d) {
+  constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+  if (d == kMax) return kMax;  // 'infinity'
+  if (d == -kMax || d == std::numeric_limits<int32_t>::min()) {
+    return std::numeric_limits<int32_t>::min();  // '-infinity'
+  }
+  return static_cast<int32_t>(static_cast<int64_t>(d) - kPgEpochDays);
+}
+
+// False if the timestamp is before 4713 BC (cannot be shifted to PostgreSQL's epoch).
+bool PgTimestamp(int64_t t, int64_t* pg) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (t == kMax) {
+    *pg = kMax;
+  } else if (t == -kMax || t == std::numeric_limits<int64_t>::min()) {
+    *pg = std::numeric_limits<int64_t>::min();
+  } else if (__builtin_sub_overflow(t, kPgEpochMicros, pg)) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 Status PgCopyEncoder::Encode(const RowBatch& batch, size_t* next_row, std::string* out,
                              size_t limit) {
@@ -175,48 +252,59 @@ Status PgCopyEncoder::Encode(const RowBatch& batch, size_t* next_row, std::strin
     return Status::InvalidArgument(fmt::format("table {}: batch has {} columns, expected {}",
                                                table_, batch.num_columns(), ncols));
   }
+  columns_.resize(ncols);
   const size_t nrows = batch.num_rows();
   size_t row = *next_row;
-  for (; row < nrows && out->size() < limit; ++row) {
-    const size_t row_start = out->size();
-    PutBe16(out, static_cast<uint16_t>(ncols));
-    for (size_t c = 0; c < ncols; ++c) {
-      const ColumnVector& col = batch.column(c);
-      if (col.IsNull(row)) {
-        PutBe32(out, 0xffffffffu);
-        continue;
-      }
-      Status s = EncodeField(c, col, row, out);
-      if (!s.ok()) {
-        out->resize(row_start);
-        *next_row = row;
-        return s;
-      }
+  while (row < nrows && out->size() < limit) {
+    const size_t m = std::min(kBlockRows, nrows - row);
+    sizes_.assign(m, 2);  // the field count
+    size_t fail_row = m;
+    Status fail;
+    for (size_t c = 0; c < ncols; ++c) SizeColumn(c, batch.column(c), row, m, &fail_row, &fail);
+    // Rows up to the one that reaches the limit (included), and before a failing row.
+    const size_t base = out->size();
+    size_t take = 0, total = 0;
+    while (take < fail_row && base + total < limit) total += sizes_[take++];
+    pos_.resize(take);
+    out->resize(base + total);
+    char* dst = out->data();
+    size_t at = base;
+    for (size_t r = 0; r < take; ++r) {
+      St16(dst + at, static_cast<uint16_t>(ncols));
+      pos_[r] = at + 2;
+      at += sizes_[r];
     }
-    ++rows_;
+    for (size_t c = 0; c < ncols; ++c) WriteColumn(c, batch.column(c), row, take, dst);
+    rows_ += take;
+    row += take;
+    if (take == fail_row && !fail.ok()) {
+      *next_row = row;
+      return fail;
+    }
   }
   *next_row = row;
   return Status::OK();
 }
 
-Status PgCopyEncoder::EncodeField(size_t c, const ColumnVector& col, size_t row,
-                                  std::string* out) {
+void PgCopyEncoder::SizeColumn(size_t c, const ColumnVector& col, size_t row, size_t m,
+                               size_t* fail_row, Status* fail) {
   const PgEncoding encoding = fields_[c].encoding;
-  const TypeId from = col.type().id;
-  switch (encoding) {
-    case PgEncoding::kBool:
-      PutBe32(out, 1);
-      out->push_back(col.ValueAt<uint8_t>(row) ? 1 : 0);
-      return Status::OK();
-    case PgEncoding::kInt2:
-    case PgEncoding::kInt4:
-    case PgEncoding::kInt8:
-    case PgEncoding::kOid: {
-      const int64_t v = IntegerAt(col, row);
-      if (encoding == PgEncoding::kInt8) {
-        Field64(out, static_cast<uint64_t>(v));
-        return Status::OK();
-      }
+  const uint8_t* valid = col.validity();
+  if (valid != nullptr) valid += row;
+  auto fail_at = [&](size_t r, Status s) {
+    if (r < *fail_row) {
+      *fail_row = r;
+      *fail = std::move(s);
+    }
+  };
+  uint32_t* sizes = sizes_.data();
+  if (const size_t fixed = ConstantFieldSize(encoding); fixed != 0) {
+    for (size_t r = 0; r < m; ++r) {
+      sizes[r] += valid == nullptr || valid[r] ? static_cast<uint32_t>(fixed) : 4;
+    }
+    // Checks of values that have no PostgreSQL form.
+    if (encoding == PgEncoding::kInt2 || encoding == PgEncoding::kInt4 ||
+        encoding == PgEncoding::kOid) {
       int64_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
       if (encoding == PgEncoding::kInt2) {
         lo = std::numeric_limits<int16_t>::min();
@@ -225,26 +313,218 @@ Status PgCopyEncoder::EncodeField(size_t c, const ColumnVector& col, size_t row,
         lo = 0;
         hi = std::numeric_limits<uint32_t>::max();
       }
-      if (v < lo || v > hi) {
-        return FieldError(c, fmt::format("value {} is out of range for the target column", v));
+      WithIntegers(col, [&](const auto* v) {
+        for (size_t r = 0; r < m && r < *fail_row; ++r) {
+          const int64_t x = v[row + r];
+          if ((x < lo || x > hi) && (valid == nullptr || valid[r])) {
+            // Setting *fail_row ends the loop.
+            fail_at(r, FieldError(c, fmt::format("value {} is out of range for the target column",
+                                                 x),
+                                  r));
+          }
+        }
+      });
+    } else if (encoding == PgEncoding::kTimestamp) {
+      const int64_t* v = col.values<int64_t>();
+      for (size_t r = 0; r < m && r < *fail_row; ++r) {
+        int64_t pg;
+        if ((valid == nullptr || valid[r]) && !PgTimestamp(v[row + r], &pg)) {
+          fail_at(r, FieldError(c, "timestamp before 4713 BC", r));
+        }
       }
-      if (encoding == PgEncoding::kInt2) {
-        PutBe32(out, 2);
-        PutBe16(out, static_cast<uint16_t>(v));
+    }
+    return;
+  }
+  if (encoding == PgEncoding::kText || encoding == PgEncoding::kBytea ||
+      encoding == PgEncoding::kJsonb) {
+    const uint64_t* off = col.offsets() + row;
+    const uint32_t extra = encoding == PgEncoding::kJsonb ? 5 : 4;
+    for (size_t r = 0; r < m; ++r) {
+      sizes[r] += valid == nullptr || valid[r] ? static_cast<uint32_t>(off[r + 1] - off[r]) + extra
+                                               : 4;
+    }
+    return;
+  }
+  // Value-dependent encodings: rendered now, copied in pass 2.
+  ColumnScratch& sc = columns_[c];
+  sc.bytes.clear();
+  sc.offsets.resize(m + 1);
+  sc.offsets[0] = 0;
+  for (size_t r = 0; r < m; ++r) {
+    if (r >= *fail_row) {  // rows after a failure are not written
+      sc.offsets[r + 1] = static_cast<uint32_t>(sc.bytes.size());
+      continue;
+    }
+    if (valid != nullptr && !valid[r]) {
+      PutBe32(&sc.bytes, kNullField);
+    } else {
+      Status s = RenderField(c, col, row + r, r, &sc.bytes);
+      if (!s.ok()) {
+        sc.bytes.resize(sc.offsets[r]);
+        fail_at(r, std::move(s));
+      }
+    }
+    sc.offsets[r + 1] = static_cast<uint32_t>(sc.bytes.size());
+    sizes[r] += sc.offsets[r + 1] - sc.offsets[r];
+  }
+}
+
+void PgCopyEncoder::WriteColumn(size_t c, const ColumnVector& col, size_t row, size_t m,
+                                char* base) {
+  const PgEncoding encoding = fields_[c].encoding;
+  const uint8_t* valid = col.validity();
+  if (valid != nullptr) valid += row;
+  size_t* pos = pos_.data();
+  if (IsRendered(encoding)) {
+    const ColumnScratch& sc = columns_[c];
+    for (size_t r = 0; r < m; ++r) {
+      const size_t n = sc.offsets[r + 1] - sc.offsets[r];
+      std::memcpy(base + pos[r], sc.bytes.data() + sc.offsets[r], n);
+      pos[r] += n;
+    }
+    return;
+  }
+  // Non-null rows: put(r, p) writes the field at p and returns its size.
+  auto each = [&](auto put) {
+    for (size_t r = 0; r < m; ++r) {
+      if (valid != nullptr && !valid[r]) {
+        St32(base + pos[r], kNullField);
+        pos[r] += 4;
       } else {
-        Field32(out, static_cast<uint32_t>(v));
+        pos[r] += put(row + r, base + pos[r]);
       }
-      return Status::OK();
     }
-    case PgEncoding::kFloat4:
-      Field32(out, std::bit_cast<uint32_t>(col.ValueAt<float>(row)));
-      return Status::OK();
-    case PgEncoding::kFloat8: {
-      const double v = from == TypeId::kFloat ? static_cast<double>(col.ValueAt<float>(row))
-                                              : col.ValueAt<double>(row);
-      Field64(out, std::bit_cast<uint64_t>(v));
-      return Status::OK();
+  };
+  switch (encoding) {
+    case PgEncoding::kBool: {
+      const uint8_t* v = col.values<uint8_t>();
+      each([&](size_t i, char* p) {
+        St32(p, 1);
+        p[4] = v[i] ? 1 : 0;
+        return size_t{5};
+      });
+      return;
     }
+    case PgEncoding::kInt2:
+      WithIntegers(col, [&](const auto* v) {
+        each([&](size_t i, char* p) {
+          St32(p, 2);
+          St16(p + 4, static_cast<uint16_t>(v[i]));
+          return size_t{6};
+        });
+      });
+      return;
+    case PgEncoding::kInt4:
+    case PgEncoding::kOid:
+      WithIntegers(col, [&](const auto* v) {
+        each([&](size_t i, char* p) {
+          St32(p, 4);
+          St32(p + 4, static_cast<uint32_t>(v[i]));
+          return size_t{8};
+        });
+      });
+      return;
+    case PgEncoding::kInt8:
+      WithIntegers(col, [&](const auto* v) {
+        each([&](size_t i, char* p) {
+          St32(p, 8);
+          St64(p + 4, static_cast<uint64_t>(static_cast<int64_t>(v[i])));
+          return size_t{12};
+        });
+      });
+      return;
+    case PgEncoding::kFloat4: {
+      const float* v = col.values<float>();
+      each([&](size_t i, char* p) {
+        St32(p, 4);
+        St32(p + 4, std::bit_cast<uint32_t>(v[i]));
+        return size_t{8};
+      });
+      return;
+    }
+    case PgEncoding::kFloat8:
+      if (col.type().id == TypeId::kFloat) {
+        const float* v = col.values<float>();
+        each([&](size_t i, char* p) {
+          St32(p, 8);
+          St64(p + 4, std::bit_cast<uint64_t>(static_cast<double>(v[i])));
+          return size_t{12};
+        });
+      } else {
+        const double* v = col.values<double>();
+        each([&](size_t i, char* p) {
+          St32(p, 8);
+          St64(p + 4, std::bit_cast<uint64_t>(v[i]));
+          return size_t{12};
+        });
+      }
+      return;
+    case PgEncoding::kText:
+    case PgEncoding::kBytea:
+    case PgEncoding::kJsonb: {
+      const uint64_t* off = col.offsets();
+      const uint8_t* arena = col.arena();
+      const bool jsonb = encoding == PgEncoding::kJsonb;
+      each([&](size_t i, char* p) {
+        const size_t n = off[i + 1] - off[i];
+        size_t at = 4;
+        if (jsonb) p[at++] = 1;
+        St32(p, static_cast<uint32_t>(n + at - 4));
+        if (n > 0) std::memcpy(p + at, arena + off[i], n);
+        return at + n;
+      });
+      return;
+    }
+    case PgEncoding::kDate: {
+      const int32_t* v = col.values<int32_t>();
+      each([&](size_t i, char* p) {
+        St32(p, 4);
+        St32(p + 4, static_cast<uint32_t>(PgDate(v[i])));
+        return size_t{8};
+      });
+      return;
+    }
+    case PgEncoding::kTime: {
+      const int64_t* v = col.values<int64_t>();
+      each([&](size_t i, char* p) {
+        St32(p, 8);
+        St64(p + 4, static_cast<uint64_t>(v[i]));
+        return size_t{12};
+      });
+      return;
+    }
+    case PgEncoding::kTimestamp: {
+      const int64_t* v = col.values<int64_t>();
+      each([&](size_t i, char* p) {
+        int64_t pg = 0;
+        PgTimestamp(v[i], &pg);  // checked in pass 1
+        St32(p, 8);
+        St64(p + 4, static_cast<uint64_t>(pg));
+        return size_t{12};
+      });
+      return;
+    }
+    case PgEncoding::kUuid: {
+      const Uuid* v = col.values<Uuid>();
+      each([&](size_t i, char* p) {
+        St32(p, 16);
+        std::memcpy(p + 4, v[i].bytes, 16);
+        return size_t{20};
+      });
+      return;
+    }
+    case PgEncoding::kNumeric:
+    case PgEncoding::kAsText:
+    case PgEncoding::kArrayAsText:
+      return;  // rendered, above
+  }
+}
+
+Status PgCopyEncoder::RenderField(size_t c, const ColumnVector& col, size_t row,
+                                  size_t block_row, std::string* out) {
+  const PgEncoding encoding = fields_[c].encoding;
+  const TypeId from = col.type().id;
+  switch (encoding) {
     case PgEncoding::kNumeric:
       if (from == TypeId::kDecimal) {
         AppendPgNumericFromDecimal(col.ValueAt<int128_t>(row), col.type().scale, out);
@@ -252,64 +532,15 @@ Status PgCopyEncoder::EncodeField(size_t c, const ColumnVector& col, size_t row,
         AppendPgNumericFromDecimal(IntegerAt(col, row), 0, out);
       } else {
         Status s = AppendPgNumericFromText(col.BytesAt(row), out);
-        if (!s.ok()) return FieldError(c, s.message());
+        if (!s.ok()) return FieldError(c, s.message(), block_row);
       }
-      return Status::OK();
-    case PgEncoding::kText:
-    case PgEncoding::kBytea: {
-      const std::string_view v = col.BytesAt(row);
-      PutBe32(out, static_cast<uint32_t>(v.size()));
-      out->append(v);
-      return Status::OK();
-    }
-    case PgEncoding::kJsonb: {
-      const std::string_view v = col.BytesAt(row);
-      PutBe32(out, static_cast<uint32_t>(v.size() + 1));
-      out->push_back(1);
-      out->append(v);
-      return Status::OK();
-    }
-    case PgEncoding::kDate: {
-      const int32_t d = col.ValueAt<int32_t>(row);
-      constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
-      int32_t pg;
-      if (d == kMax) {
-        pg = kMax;  // 'infinity'
-      } else if (d == -kMax || d == std::numeric_limits<int32_t>::min()) {
-        pg = std::numeric_limits<int32_t>::min();  // '-infinity'
-      } else {
-        pg = static_cast<int32_t>(static_cast<int64_t>(d) - kPgEpochDays);
-      }
-      Field32(out, static_cast<uint32_t>(pg));
-      return Status::OK();
-    }
-    case PgEncoding::kTime:
-      Field64(out, static_cast<uint64_t>(col.ValueAt<int64_t>(row)));
-      return Status::OK();
-    case PgEncoding::kTimestamp: {
-      const int64_t t = col.ValueAt<int64_t>(row);
-      constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-      int64_t pg;
-      if (t == kMax) {
-        pg = kMax;
-      } else if (t == -kMax || t == std::numeric_limits<int64_t>::min()) {
-        pg = std::numeric_limits<int64_t>::min();
-      } else if (__builtin_sub_overflow(t, kPgEpochMicros, &pg)) {
-        return FieldError(c, "timestamp before 4713 BC");
-      }
-      Field64(out, static_cast<uint64_t>(pg));
-      return Status::OK();
-    }
-    case PgEncoding::kUuid:
-      PutBe32(out, 16);
-      out->append(reinterpret_cast<const char*>(col.ValueAt<Uuid>(row).bytes), 16);
       return Status::OK();
     case PgEncoding::kAsText:
     case PgEncoding::kArrayAsText: {
       scratch_.clear();
       if (encoding == PgEncoding::kArrayAsText) {
         Status s = JsonArrayToPgLiteral(col.BytesAt(row), &scratch_);
-        if (!s.ok()) return FieldError(c, s.message());
+        if (!s.ok()) return FieldError(c, s.message(), block_row);
       } else {
         AppendPgText(col, row, &scratch_);
       }
@@ -317,11 +548,46 @@ Status PgCopyEncoder::EncodeField(size_t c, const ColumnVector& col, size_t row,
       out->append(scratch_);
       return Status::OK();
     }
+    default:
+      return Status::Internal("RenderField of a fixed encoding");
   }
-  return Status::Internal("unhandled PgEncoding");
+}
+
+// numeric_send of unscaled * 10^-scale when the magnitude, padded to a whole number of
+// 4-digit fraction groups, fits in 64 bits (true); false leaves *out untouched.
+static bool AppendPgNumericFast(int128_t unscaled, int scale, std::string* out) {
+  static constexpr uint64_t kPad[4] = {1, 1000, 100, 10};  // 10^(4 - scale % 4) % 10^4 pad
+  if (scale < 0 || scale > 1000) return false;
+  const bool negative = unscaled < 0;
+  const unsigned __int128 mag128 = negative ? -static_cast<unsigned __int128>(unscaled)
+                                            : static_cast<unsigned __int128>(unscaled);
+  if (mag128 > std::numeric_limits<uint64_t>::max() / 1000) return false;
+  uint64_t mag = static_cast<uint64_t>(mag128) * kPad[scale % 4];
+  const int frac_groups = (scale + 3) / 4;
+  uint16_t groups[8];  // least significant first; 2^64 < 10^20: at most 5 groups
+  int count = 0;
+  while (mag != 0) {
+    groups[count++] = static_cast<uint16_t>(mag % 10000);
+    mag /= 10000;
+  }
+  int low = 0;  // trailing zero groups are not sent
+  while (low < count && groups[low] == 0) ++low;
+  const int ndigits = count - low;
+  // Group i (from the least significant) has weight i - frac_groups.
+  const int weight = ndigits == 0 ? 0 : count - 1 - frac_groups;
+  char buf[4 + 8 + 2 * 8];
+  St32(buf, static_cast<uint32_t>(8 + 2 * ndigits));
+  St16(buf + 4, static_cast<uint16_t>(ndigits));
+  St16(buf + 6, static_cast<uint16_t>(static_cast<int16_t>(weight)));
+  St16(buf + 8, negative && ndigits > 0 ? 0x4000 : 0x0000);
+  St16(buf + 10, static_cast<uint16_t>(scale));
+  for (int k = 0; k < ndigits; ++k) St16(buf + 12 + 2 * k, groups[count - 1 - k]);
+  out->append(buf, static_cast<size_t>(12 + 2 * ndigits));
+  return true;
 }
 
 void AppendPgNumericFromDecimal(int128_t unscaled, int scale, std::string* out) {
+  if (AppendPgNumericFast(unscaled, scale, out)) return;
   const bool negative = unscaled < 0;
   unsigned __int128 mag = negative ? -static_cast<unsigned __int128>(unscaled)
                                    : static_cast<unsigned __int128>(unscaled);

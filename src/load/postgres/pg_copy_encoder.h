@@ -96,13 +96,32 @@ class PgCopyEncoder {
   const std::string& table() const { return table_; }
 
  private:
-  Status EncodeField(size_t c, const ColumnVector& col, size_t row, std::string* out);
-  Status FieldError(size_t c, std::string_view what) const;
+  // Rows are encoded in blocks, column by column (one type dispatch per column and block):
+  // pass 1 adds each field's size to its row's (and renders the fields whose size depends on
+  // the value into the column's scratch), pass 2 writes every field at its row's position.
+  struct ColumnScratch {
+    std::string bytes;              // rendered fields (length word included), rows of the block
+    std::vector<uint32_t> offsets;  // row r's field: bytes[offsets[r], offsets[r + 1])
+  };
+  // Pass 1 for column c over rows [row, row + m). A value that cannot be encoded at block row
+  // r < *fail_row sets *fail_row = r and *fail to the error.
+  void SizeColumn(size_t c, const ColumnVector& col, size_t row, size_t m, size_t* fail_row,
+                  Status* fail);
+  // Pass 2 for column c over block rows [0, m): writes at pos_[r] and advances it.
+  void WriteColumn(size_t c, const ColumnVector& col, size_t row, size_t m, char* base);
+  // Renders one field (length word + value) of a value-dependent encoding into *out.
+  Status RenderField(size_t c, const ColumnVector& col, size_t row, size_t block_row,
+                     std::string* out);
+  // `block_row`: the row's index among the rows not yet counted in rows_.
+  Status FieldError(size_t c, std::string_view what, size_t block_row = 0) const;
 
   std::string table_;
   std::vector<PgEncodeField> fields_;
   uint64_t rows_ = 0;
   std::string scratch_;
+  std::vector<uint32_t> sizes_;  // per block row
+  std::vector<size_t> pos_;      // per block row: where its next field goes
+  std::vector<ColumnScratch> columns_;
 };
 
 // numeric_send of a decimal number given as text: "-12.30", "0.001", "NaN",

@@ -5,12 +5,12 @@
 namespace lakedump {
 
 Result<std::unique_ptr<PostgresTableSink>> PostgresTableSink::Start(
-    PgConnectionPool* pool, std::unique_ptr<PgConn> conn, const std::string& copy_sql,
-    PgCopyEncoder encoder, size_t buffer_bytes, Schema schema) {
+    PgConnectionPool* pool, std::unique_ptr<PgConn> conn, const std::string& begin_sql,
+    const std::string& copy_sql, PgCopyEncoder encoder, size_t buffer_bytes, Schema schema) {
   std::unique_ptr<PostgresTableSink> sink(new PostgresTableSink(
       pool, std::move(conn), std::move(encoder), buffer_bytes, std::move(schema)));
   PgConn& c = *sink->conn_;
-  LD_RETURN_IF_ERROR(c.Exec("BEGIN"));
+  LD_RETURN_IF_ERROR(c.Exec(begin_sql).WithContext("table " + sink->encoder_.table()));
   PgResult r(PQexec(c.raw(), copy_sql.c_str()));
   if (!r || PQresultStatus(r.get()) != PGRES_COPY_IN) {
     return c.ErrorStatus(r.get()).WithContext("table " + sink->encoder_.table());

@@ -9,6 +9,8 @@
 //   OpenSink      one pooled connection, BEGIN, COPY staging FROM STDIN (FORMAT
 //                 binary), rows encoded by PgCopyEncoder, ~1 MiB per PQputCopyData;
 //                 Finish = end of COPY + COMMIT; destroyed unfinished = ROLLBACK.
+//                 The only sink of a table (TablePlan::single_sink) runs
+//                 BEGIN; TRUNCATE staging; COPY ... (FORMAT binary, FREEZE).
 //   CommitTable   casts text-staged columns to their real types, builds the primary
 //                 key and unique constraints, then in ONE transaction drops the old
 //                 table (replace), renames the staging table and its keys and
@@ -40,6 +42,9 @@ struct PostgresTargetOptions {
   size_t copy_buffer_bytes = 1 << 20;
   // Sinks (connections, each with its own COPY) loading one table at once.
   int max_sinks_per_table = 2;
+  // When one sink loads a whole table (TablePlan::single_sink): TRUNCATE the staging table
+  // and COPY ... FREEZE in the sink's transaction.
+  bool copy_freeze = true;
   // maintenance_work_mem of the session that builds a table's keys (server memory,
   // per table being committed); empty = the server's setting (64MB by default,
   // which makes the primary key of a 10M-row table an external sort).
