@@ -39,12 +39,12 @@ port=${S3_ENDPOINT##*:}
 have_crt=0
 curl -s -o /dev/null http://127.0.0.1:80/ && have_crt=1
 
-start_proxy() {  # ADDR PORT -> echoes the port
+start_proxy() {  # ADDR PORT -> sets $proxy_port ("" when it could not listen)
   "$BUILD/tools/faultproxy" --listen-addr "$1" --listen "$2" --target "$port" --delay-ms 10 \
     --conn-rate 40MB >"$work/proxy-$1.out" 2>&1 &
   pids+=($!)
   for _ in $(seq 50); do grep -q listening "$work/proxy-$1.out" 2>/dev/null && break; sleep 0.1; done
-  awk '/listening/ {print $3}' "$work/proxy-$1.out"
+  proxy_port=$(awk '/listening/ {print $3}' "$work/proxy-$1.out")
 }
 median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
@@ -73,9 +73,13 @@ printf 'link\tclient\tP\tMiB/s\tCPU-s/GiB\n'
 for link in $LINKS; do
   endpoint=$S3_ENDPOINT crt_endpoint=http://127.0.0.1
   if [ "$link" = near ]; then
-    endpoint=http://127.0.0.1:$(start_proxy 127.0.0.1 0)
+    start_proxy 127.0.0.1 0
+    endpoint=http://127.0.0.1:$proxy_port
     crt_endpoint=
-    if [ "$have_crt" = 1 ] && [ "$(start_proxy 127.0.0.2 80)" = 80 ]; then crt_endpoint=http://127.0.0.2; fi
+    if [ "$have_crt" = 1 ]; then
+      start_proxy 127.0.0.2 80
+      [ "$proxy_port" = 80 ] && crt_endpoint=http://127.0.0.2
+    fi
   fi
   for p in $PS; do
     AWS_ENDPOINT_URL=$endpoint "$BUILD/bench/s3_upload_bench" "$work/data.bin" \

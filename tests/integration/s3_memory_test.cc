@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -35,6 +36,7 @@ struct ChildRun {
 // its exit code and peak resident set size.
 ChildRun RunMeasured(const std::vector<std::string>& args, const TempDir& dir) {
   const std::string out = dir.Sub("mem-stdout.txt"), err = dir.Sub("mem-stderr.txt");
+  std::fflush(nullptr);  // or the child's freopen would flush our buffered output again
   pid_t pid = fork();
   if (pid == 0) {
     if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
