@@ -94,7 +94,8 @@ def main():
             f.write("\n\n")
         f.write("# vertica\n")
         for p in sorted(VERTICA):
-            f.write(f"{ps.index(p)} {VERTICA[p]}\n")
+            if p in ps:
+                f.write(f"{ps.index(p)} {VERTICA[p]}\n")
     plots = []
     for i, (link, rows) in enumerate(combos):
         title = f"{link}, {rows // 1000}K rows"
