@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -35,8 +34,15 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  std::ifstream in(argv[1], std::ios::binary);
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // One sized read (a byte-by-byte istreambuf_iterator copy cost about 1 CPU-s per GiB).
+  std::ifstream in(argv[1], std::ios::binary | std::ios::ate);
+  std::string data(static_cast<size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  in.read(data.data(), static_cast<std::streamsize>(data.size()));
+  if (!in) {
+    std::fprintf(stderr, "cannot read %s\n", argv[1]);
+    return 1;
+  }
   lakedump::StoreOptions options;
   options.s3.upload_parallelism = std::atoi(argv[3]);
   options.s3.part_size = (argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 8) << 20;

@@ -100,6 +100,10 @@ void AddS3Flags(CLI::App* app, S3Flags* flags, bool with_upload) {
   app->add_option("--endpoint", flags->endpoint, "S3 endpoint URL");
   app->add_option("--region", flags->region, "S3 region");
   app->add_option("--profile", flags->profile, "AWS profile");
+  app->add_option("--s3-addressing", flags->addressing,
+                  "auto | path | virtual: bucket in the path (default for custom endpoints) or "
+                  "in the host name (default on AWS); AWS config: s3.addressing_style")
+      ->check(CLI::IsMember({"auto", "path", "virtual"}));
   if (!with_upload) return;
   app->add_option("--upload-parallelism", flags->upload_parallelism,
                   "S3 parts of one file in flight (0 = one after another)")
@@ -115,6 +119,7 @@ Status ApplyS3Flags(const S3Flags& flags, S3Options* out) {
   out->endpoint = flags.endpoint;
   out->region = flags.region;
   out->profile = flags.profile;
+  out->addressing = flags.addressing;
   if (flags.upload_parallelism < 0) {
     return Status::InvalidArgument("--upload-parallelism must be 0 or more");
   }

@@ -46,11 +46,12 @@ Result<std::unique_ptr<Database>> OpenDatabase(const std::string& source,
 // The S3 flags every command taking a dump location shares (dump, load).
 struct S3Flags {
   std::string endpoint, region, profile;
+  std::string addressing;  // "" = the profile's s3.addressing_style, else auto
   int upload_parallelism = 4;
   std::string part_size = "0";
   int max_connections = 16;
 };
-// Registers --endpoint, --region, --profile, and for commands that upload
+// Registers --endpoint, --region, --profile, --s3-addressing, and for commands that upload
 // (with_upload) --upload-parallelism, --part-size, --max-connections.
 void AddS3Flags(CLI::App* app, S3Flags* flags, bool with_upload);
 // Checks the flags and copies them into *out.

@@ -20,7 +20,10 @@ struct S3Options {
   std::string secret_access_key;
   std::string session_token;
   std::string ca_bundle;          // --ca-bundle / AWS_CA_BUNDLE
-  bool virtual_host_style = false;
+  bool virtual_host_style = false;  // deprecated spelling of addressing = "virtual"
+  // --s3-addressing / s3.addressing_style in the AWS config: "" or "auto" (path style
+  // for custom endpoints, virtual-host for AWS), "path", or "virtual" (bucket.host).
+  std::string addressing;
   uint64_t part_size = 0;         // 0 = default
   int upload_parallelism = 4;     // parts of one object in flight; 0 = inline
   int max_connections = 16;       // whole dump

@@ -114,6 +114,41 @@ TEST_F(CredentialsTest, MissingCredentialsNameWhatWasLookedAt) {
   EXPECT_NE(c.status().message().find("profile \"default\""), std::string::npos);
 }
 
+TEST_F(CredentialsTest, AddressingStyleFromOptionsThenProfileThenAuto) {
+  env_["AWS_ACCESS_KEY_ID"] = "ENVKEY";
+  env_["AWS_SECRET_ACCESS_KEY"] = "envsecret";
+  auto c = ResolveS3Config({}, Env());
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->addressing, "auto");
+  Write("config", "[default]\nregion = eu-west-1\ns3 =\n  addressing_style = virtual\n");
+  c = ResolveS3Config({}, Env());
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->addressing, "virtual");
+  S3Options o;
+  o.addressing = "path";
+  c = ResolveS3Config(o, Env());
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->addressing, "path");
+  S3Options legacy;
+  legacy.virtual_host_style = true;
+  Write("config", "[default]\ns3 =\n  addressing_style = path\n");
+  c = ResolveS3Config(legacy, Env());
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->addressing, "virtual");
+}
+
+TEST_F(CredentialsTest, UnknownAddressingStyleSaysWhereItCameFrom) {
+  env_["AWS_ACCESS_KEY_ID"] = "ENVKEY";
+  env_["AWS_SECRET_ACCESS_KEY"] = "envsecret";
+  Write("config", "[default]\ns3 =\n  addressing_style = dns\n");
+  auto c = ResolveS3Config({}, Env());
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("\"dns\""), std::string::npos) << c.status().message();
+  EXPECT_NE(c.status().message().find("s3.addressing_style"), std::string::npos);
+  EXPECT_NE(c.status().message().find("auto, path or virtual"), std::string::npos);
+}
+
 TEST_F(CredentialsTest, ToStringNeverShowsSecrets) {
   Credentials c{"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "tok", "env"};
   std::string s = c.ToString();

@@ -180,6 +180,85 @@ TEST(S3ClientTest, VirtualHostStyle) {
   EXPECT_EQ(transport.requests()[0].url, "http://bkt.localhost:7480/k");
 }
 
+// The Authorization header the client should send for a PutObject of `body`
+// signed with host `host` and path `uri` (computed independently of the client).
+std::string ExpectedAuthorization(const S3ClientOptions& o, std::string host, std::string uri,
+                                  std::string_view body, std::chrono::system_clock::time_point t) {
+  SigningRequest sign;
+  sign.method = "PUT";
+  sign.canonical_uri = std::move(uri);
+  sign.headers = {{"Content-MD5", Md5Base64(body)}, {"host", std::move(host)}};
+  sign.payload_hash = o.config.endpoint.starts_with("http://") ? Sha256Hex(body)
+                                                               : std::string(kUnsignedPayload);
+  sign.headers.emplace_back("x-amz-content-sha256", sign.payload_hash);
+  SignRequest(&sign, o.config.credentials, o.config.region, "s3", t);
+  for (const auto& [k, v] : sign.headers) {
+    if (k == "Authorization") return v;
+  }
+  return "";
+}
+
+struct AddressingCase {
+  std::string endpoint, addressing, bucket;
+  std::string url, host, canonical_uri;
+};
+
+TEST(S3ClientTest, AddressingStylesBuildUrlHostAndSignature) {
+  const auto t = std::chrono::sys_days(std::chrono::year{2024} / 5 / 17) + std::chrono::hours(9);
+  const std::vector<AddressingCase> cases = {
+      {"http://localhost:7480", "auto", "bkt", "http://localhost:7480/bkt/a%20b", "localhost:7480",
+       "/bkt/a%20b"},
+      {"http://localhost:7480", "path", "bkt", "http://localhost:7480/bkt/a%20b", "localhost:7480",
+       "/bkt/a%20b"},
+      {"http://localhost:7480", "virtual", "bkt", "http://bkt.localhost:7480/a%20b",
+       "bkt.localhost:7480", "/a%20b"},
+      {"https://minio.example/base/", "path", "bkt", "https://minio.example/base/bkt/a%20b",
+       "minio.example", "/base/bkt/a%20b"},
+      {"https://minio.example/base", "virtual", "bkt", "https://bkt.minio.example/base/a%20b",
+       "bkt.minio.example", "/base/a%20b"},
+      // AWS (no endpoint): virtual-host style by default, path style on request or
+      // when the bucket has a dot.
+      {"", "auto", "bkt", "https://bkt.s3.eu-west-3.amazonaws.com/a%20b",
+       "bkt.s3.eu-west-3.amazonaws.com", "/a%20b"},
+      {"", "path", "bkt", "https://s3.eu-west-3.amazonaws.com/bkt/a%20b",
+       "s3.eu-west-3.amazonaws.com", "/bkt/a%20b"},
+      {"", "auto", "my.bkt", "https://s3.eu-west-3.amazonaws.com/my.bkt/a%20b",
+       "s3.eu-west-3.amazonaws.com", "/my.bkt/a%20b"},
+  };
+  for (const AddressingCase& c : cases) {
+    SCOPED_TRACE(c.endpoint + " " + c.addressing + " " + c.bucket);
+    FakeHttpTransport transport;
+    transport.Push(200);
+    RetryPolicy retry(FastRetries());
+    S3ClientOptions o = ClientOptions(c.endpoint);
+    if (c.endpoint.empty()) o.config.region = "eu-west-3";
+    o.bucket = c.bucket;
+    o.config.addressing = c.addressing;
+    o.clock = [t] { return t; };
+    S3Client client(o, &transport, &retry);
+    ASSERT_TRUE(client.PutObject("a b", "payload").ok());
+    const RecordedRequest r = transport.requests()[0];
+    EXPECT_EQ(r.url, c.url);
+    EXPECT_EQ(r.Header("host"), c.host);
+    EXPECT_EQ(r.Header("Authorization"),
+              ExpectedAuthorization(o, c.host, c.canonical_uri, "payload", t));
+  }
+}
+
+TEST(S3ClientTest, VirtualHostAddressingNeedsABucketThatCanBeAHostLabel) {
+  S3Config config;
+  config.addressing = "virtual";
+  EXPECT_TRUE(CheckAddressing("my-bucket.2", config).ok());
+  for (const std::string& bad :
+       std::vector<std::string>{"My_Bucket", "Upper", "-dash", std::string(64, 'a')}) {
+    Status s = CheckAddressing(bad, config);
+    EXPECT_EQ(s.code(), Code::kInvalidArgument) << bad;
+    EXPECT_NE(s.message().find("--s3-addressing path"), std::string::npos) << s.message();
+  }
+  config.addressing = "path";
+  EXPECT_TRUE(CheckAddressing("My_Bucket", config).ok());
+}
+
 TEST(S3ClientTest, CompleteWithErrorBodyIsAnErrorAndTransientOnesAreRetried) {
   FakeHttpTransport transport;
   transport.Push(200, "<Error><Code>InternalError</Code><Message>try again</Message></Error>");

@@ -127,12 +127,15 @@ bool FaultProxy::Start(std::string* error) {
   ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::inet_pton(AF_INET, options_.listen_addr.c_str(), &addr.sin_addr) != 1) {
+    *error = "cannot listen on " + options_.listen_addr + ": not an IPv4 address";
+    return false;
+  }
   addr.sin_port = htons(static_cast<uint16_t>(options_.listen_port));
   if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
       ::listen(listen_fd_, 128) != 0) {
-    *error = "cannot listen on 127.0.0.1:" + std::to_string(options_.listen_port) + ": " +
-             std::strerror(errno);
+    *error = "cannot listen on " + options_.listen_addr + ":" +
+             std::to_string(options_.listen_port) + ": " + std::strerror(errno);
     return false;
   }
   socklen_t len = sizeof(addr);

@@ -19,6 +19,7 @@ namespace faultproxy {
 
 struct ProxyOptions {
   int listen_port = 0;  // 0 = any free port (see port())
+  std::string listen_addr = "127.0.0.1";  // an IPv4 address (127.0.0.2 shares port 80...)
   int target_port = 0;
   int delay_ms = 0;             // one-way, each direction (RTT = 2 x delay)
   int64_t conn_rate = 0;        // bytes/s per connection and direction, 0 = unlimited

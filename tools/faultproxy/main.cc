@@ -1,5 +1,6 @@
 // faultproxy: a WAN- and fault-emulating TCP proxy for tests and benchmarks.
-//   faultproxy --listen 7600 --target 7491 [--delay-ms 10] [--conn-rate 40MB]
+//   faultproxy --listen 7600 [--listen-addr 127.0.0.2] --target 7491 [--delay-ms 10]
+//              [--conn-rate 40MB]
 //              [--total-rate 100MB] [--reset-conn N --reset-after BYTES]
 //              [--stall-conn N --stall-after BYTES] [--fail-requests 2,5 --fail-status 503]
 // Prints "listening on PORT" and runs until SIGINT/SIGTERM.
@@ -50,6 +51,8 @@ int main(int argc, char** argv) {
     };
     if (a == "--listen")
       o.listen_port = std::atoi(need());
+    else if (a == "--listen-addr")
+      o.listen_addr = need();
     else if (a == "--target")
       o.target_port = std::atoi(need());
     else if (a == "--delay-ms")

@@ -160,6 +160,18 @@ Result<S3Config> ResolveS3Config(const S3Options& options, const EnvLookup& env)
   while (!config.endpoint.empty() && config.endpoint.back() == '/') config.endpoint.pop_back();
   config.ca_bundle =
       first({options.ca_bundle, EnvOr(env, "AWS_CA_BUNDLE"), Get(conf_section, "ca_bundle")});
+  const std::string conf_addressing = Get(conf_section, "s3.addressing_style");
+  config.addressing = first({options.addressing, options.virtual_host_style ? "virtual" : "",
+                             conf_addressing, "auto"});
+  if (config.addressing != "auto" && config.addressing != "path" &&
+      config.addressing != "virtual") {
+    const bool from_file = options.addressing.empty() && !options.virtual_host_style;
+    return Status::InvalidArgument(
+        "S3 addressing style \"" + config.addressing + "\" (from " +
+        (from_file ? "s3.addressing_style of profile " + config.profile + " in " + config_path
+                   : std::string("--s3-addressing")) +
+        ") must be auto, path or virtual");
+  }
   return config;
 }
 

@@ -33,6 +33,7 @@ struct S3Config {
   std::string endpoint;   // "" = AWS (https://s3.<region>.amazonaws.com)
   std::string profile;    // the profile consulted
   std::string ca_bundle;  // "" = the system's
+  std::string addressing = "auto";  // "auto", "path" or "virtual"
 };
 
 // Returns the value of an environment variable, or nullopt. Tests pass a map.

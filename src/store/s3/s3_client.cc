@@ -44,15 +44,33 @@ Status StatusFromS3Response(long http_status, std::string_view body, std::string
   return Status::InvalidArgument(where + " failed: " + detail);
 }
 
+bool UsesVirtualHostStyle(const S3ClientOptions& options) {
+  const std::string& style = options.config.addressing;
+  if (options.virtual_host_style || style == "virtual") return true;
+  if (style == "path") return false;
+  // auto: path style for custom endpoints (radosgw, MinIO...); on AWS virtual-host
+  // style unless the bucket name cannot be a host label.
+  return options.config.endpoint.empty() && options.bucket.find('.') == std::string::npos;
+}
+
+Status CheckAddressing(std::string_view bucket, const S3Config& config) {
+  if (config.addressing != "virtual") return Status::OK();
+  bool valid = !bucket.empty() && bucket.size() <= 63 && bucket.front() != '-' &&
+               bucket.front() != '.' && bucket.back() != '-' && bucket.back() != '.';
+  for (char c : bucket) {
+    valid = valid && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.');
+  }
+  if (valid) return Status::OK();
+  return Status::InvalidArgument("bucket \"" + std::string(bucket) +
+                                 "\" cannot be part of a host name (virtual-host addressing): "
+                                 "use --s3-addressing path");
+}
+
 S3Client::S3Client(S3ClientOptions options, HttpTransport* transport, RetryPolicy* retry)
     : options_(std::move(options)), transport_(transport), retry_(retry) {
   std::string endpoint = options_.config.endpoint;
-  bool virtual_host = options_.virtual_host_style;
-  if (endpoint.empty()) {
-    endpoint = "https://s3." + options_.config.region + ".amazonaws.com";
-    // AWS: virtual-host style unless the bucket name cannot be a host label.
-    virtual_host = options_.bucket.find('.') == std::string::npos;
-  }
+  const bool virtual_host = UsesVirtualHostStyle(options_);
+  if (endpoint.empty()) endpoint = "https://s3." + options_.config.region + ".amazonaws.com";
   size_t scheme_end = endpoint.find("://");
   std::string scheme = scheme_end == std::string::npos ? "https" : endpoint.substr(0, scheme_end);
   std::string rest = scheme_end == std::string::npos ? endpoint : endpoint.substr(scheme_end + 3);

@@ -24,8 +24,8 @@ namespace lakedump {
 
 struct S3ClientOptions {
   std::string bucket;
-  S3Config config;
-  bool virtual_host_style = false;
+  S3Config config;         // config.addressing: auto, path or virtual
+  bool virtual_host_style = false;  // forces virtual-host style (as addressing = virtual)
   int max_connections = 16;
   // For tests: the signing clock. Default: system_clock::now.
   std::function<std::chrono::system_clock::time_point()> clock;
@@ -100,6 +100,14 @@ class S3Client {
   int connections_ = 0;  // GUARDED_BY(mu_)
   std::atomic<uint64_t> requests_{0};
 };
+
+// Virtual-host style (https://bucket.host/key) or path style (https://host/bucket/key)
+// for these options: config.addressing "virtual" or "path" decides; "auto" is path
+// style for a custom endpoint, virtual-host style on AWS unless the bucket has a dot.
+bool UsesVirtualHostStyle(const S3ClientOptions& options);
+// InvalidArgument when config.addressing is "virtual" and the bucket cannot be a
+// host label (upper case, '_', too long...).
+Status CheckAddressing(std::string_view bucket, const S3Config& config);
 
 // Status for an HTTP response that is not 2xx (exposed for tests).
 // location is "s3://bucket/key"; credentials_source names where keys came from.

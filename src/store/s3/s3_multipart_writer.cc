@@ -6,6 +6,24 @@
 #include "base/units.h"
 
 namespace lakedump {
+namespace {
+
+// The first part's task sets the upload id; a task skipped because the upload
+// was cancelled before it started sets Cancelled instead (when it is destroyed),
+// so nobody waits on a broken promise.
+struct UploadIdPromise {
+  std::promise<Result<std::string>> promise;
+  bool set = false;
+  void Set(Result<std::string> id) {
+    promise.set_value(std::move(id));
+    set = true;
+  }
+  ~UploadIdPromise() {
+    if (!set) promise.set_value(Status::Cancelled("multipart upload not created"));
+  }
+};
+
+}  // namespace
 
 uint64_t PartSizeFor(uint64_t base, int part_number, bool equal_parts) {
   base = std::clamp(base, kMinPartSize, kMaxPartSize);
@@ -78,9 +96,10 @@ Status S3MultipartWriter::Append(std::string_view data) {
   return Status::OK();
 }
 
-Status S3MultipartWriter::UploadPart(int number, Part part, std::stop_token stop) {
+Status S3MultipartWriter::UploadPart(int number, const std::string& upload_id, Part part,
+                                     std::stop_token stop) {
   Result<std::string> etag =
-      client_->UploadPart(key_, upload_id_, number, part.buffer.view(), stop);
+      client_->UploadPart(key_, upload_id, number, part.buffer.view(), stop);
   buffers_->Put(std::move(part.buffer));
   part.lease.Reset();
   if (!etag.ok()) return etag.status();
@@ -90,9 +109,7 @@ Status S3MultipartWriter::UploadPart(int number, Part part, std::stop_token stop
 }
 
 Status S3MultipartWriter::FlushPart() {
-  if (upload_id_.empty()) {
-    LD_ASSIGN_OR_RETURN(upload_id_, client_->CreateMultipartUpload(key_, options_.stop));
-  }
+  multipart_ = true;
   const int number = next_part_++;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -100,7 +117,17 @@ Status S3MultipartWriter::FlushPart() {
   }
   Part part = std::move(*current_);
   current_.reset();
-  if (options_.upload_parallelism <= 0) return UploadPart(number, std::move(part), options_.stop);
+  if (options_.upload_parallelism <= 0) {
+    if (upload_id_.empty()) {
+      Result<std::string> id = client_->CreateMultipartUpload(key_, options_.stop);
+      if (!id.ok()) {
+        buffers_->Put(std::move(part.buffer));
+        return id.status();
+      }
+      upload_id_ = std::move(*id);
+    }
+    return UploadPart(number, upload_id_, std::move(part), options_.stop);
+  }
 
   if (!uploads_) {
     uploads_ = std::make_unique<TaskGroup>(
@@ -108,22 +135,60 @@ Status S3MultipartWriter::FlushPart() {
   }
   // std::function needs a copyable callable: the part travels in a shared_ptr.
   auto shared = std::make_shared<Part>(std::move(part));
-  bool spawned = uploads_->Spawn([this, number, shared](std::stop_token stop) {
-    return UploadPart(number, std::move(*shared), stop);
-  });
+  bool spawned = false;
+  if (number == 1) {
+    // The first task creates the upload: the producer goes on encoding meanwhile.
+    // The pool is FIFO, so this task starts before any task that waits for its id.
+    auto promise = std::make_shared<UploadIdPromise>();
+    upload_id_future_ = promise->promise.get_future().share();
+    spawned = uploads_->Spawn([this, shared, promise](std::stop_token stop) {
+      Result<std::string> id = client_->CreateMultipartUpload(key_, stop);
+      promise->Set(id);
+      if (!id.ok()) {
+        buffers_->Put(std::move(shared->buffer));
+        return id.status();
+      }
+      return UploadPart(1, *id, std::move(*shared), stop);
+    });
+    if (!spawned) upload_id_future_ = {};  // nobody will set it
+  } else {
+    std::shared_future<Result<std::string>> id = upload_id_future_;
+    spawned = uploads_->Spawn([this, number, shared, id](std::stop_token stop) {
+      const Result<std::string>& upload_id = id.get();
+      if (!upload_id.ok()) {  // the first task reports the error
+        buffers_->Put(std::move(shared->buffer));
+        return Status::Cancelled("upload of " + key_);
+      }
+      return UploadPart(number, *upload_id, std::move(*shared), stop);
+    });
+  }
   if (!spawned) {
     buffers_->Put(std::move(shared->buffer));
     Status s = uploads_->Wait();
+    ResolveUploadId();
     return s.ok() ? Status::Cancelled("upload of " + key_) : s;
   }
   return Status::OK();
+}
+
+std::string S3MultipartWriter::upload_id() const {
+  if (!upload_id_future_.valid()) return upload_id_;
+  const Result<std::string>& id = upload_id_future_.get();
+  return id.ok() ? *id : std::string();
+}
+
+void S3MultipartWriter::ResolveUploadId() {
+  if (!upload_id_future_.valid()) return;
+  const Result<std::string>& id = upload_id_future_.get();
+  if (id.ok()) upload_id_ = *id;
+  upload_id_future_ = {};
 }
 
 Status S3MultipartWriter::Close() {
   if (closed_) return Status::OK();
   if (!status_.ok()) return status_;
   const std::string location = "s3://" + client_->bucket() + "/" + key_;
-  if (upload_id_.empty()) {
+  if (!multipart_) {
     std::string_view body = current_ ? current_->buffer.view() : std::string_view();
     Status s = client_->PutObject(key_, body, options_.stop);
     if (current_) {
@@ -140,8 +205,10 @@ Status S3MultipartWriter::Close() {
   }
   if (uploads_) {
     Status s = uploads_->Wait();
+    ResolveUploadId();
     if (!s.ok()) return Fail(s);
   }
+  if (upload_id_.empty()) return Fail(Status::Internal("no upload id for " + location));
   std::vector<std::string> etags;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -179,6 +246,7 @@ void S3MultipartWriter::AbortUpload() {
     uploads_->Cancel();              // in-flight transfers stop at their next callback
     uploads_->Wait().IgnoreError();  // parts settle before the abort
   }
+  ResolveUploadId();
   if (current_) {
     buffers_->Put(std::move(current_->buffer));
     current_.reset();

@@ -4,6 +4,9 @@
 // An object smaller than one part is one PutObject at Close(); a larger one is
 // a multipart upload with at most `upload_parallelism` parts in flight on the
 // upload pool (0 = each part is uploaded inline, before Append returns).
+// With upload_parallelism > 0 CreateMultipartUpload runs in the first part's
+// upload task, so the producer never waits for it (the other parts' tasks wait
+// for its upload id); at 0 it is sent inline before the first part.
 // Close() waits for the parts, completes, and HEADs to confirm the size.
 // Failure, cancellation, or destruction without a successful Close() waits for
 // the parts in flight, then sends AbortMultipartUpload.
@@ -14,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -58,7 +62,9 @@ class S3MultipartWriter final : public ObjectWriter {
   Status Close() override;
 
   int parts() const { return next_part_ - 1; }
-  const std::string& upload_id() const { return upload_id_; }
+  // The multipart upload's id ("" before the first part, or when creating it
+  // failed); waits for the first part's task to create it.
+  std::string upload_id() const;
 
  private:
   struct Part {
@@ -68,7 +74,9 @@ class S3MultipartWriter final : public ObjectWriter {
 
   Status StartPart();  // reserves budget, takes a buffer
   Status FlushPart();  // hands current_ to the upload
-  Status UploadPart(int number, Part part, std::stop_token stop);
+  Status UploadPart(int number, const std::string& upload_id, Part part, std::stop_token stop);
+  // After the part tasks settled: takes the upload id from the first task.
+  void ResolveUploadId();
   Status Fail(Status s);  // sticky error; aborts
   void AbortUpload();
 
@@ -84,6 +92,9 @@ class S3MultipartWriter final : public ObjectWriter {
   int next_part_ = 1;
   uint64_t bytes_written_ = 0;
   std::string upload_id_;
+  bool multipart_ = false;  // a part was flushed: this is a multipart upload
+  // Set by the first part's task (upload_parallelism > 0); read by the others.
+  std::shared_future<Result<std::string>> upload_id_future_;
   Status status_;
   bool closed_ = false;
   bool aborted_ = false;

@@ -192,6 +192,7 @@ Result<std::unique_ptr<ObjectStore>> OpenS3StoreWithTransport(
     std::string_view url, const StoreOptions& options, std::unique_ptr<HttpTransport> transport) {
   LD_ASSIGN_OR_RETURN(S3Url parsed, ParseS3Url(url));
   LD_ASSIGN_OR_RETURN(S3Config config, ResolveS3Config(options.s3));
+  LD_RETURN_IF_ERROR(CheckAddressing(parsed.bucket, config));
   if (!transport) transport = NewCurlTransport(TransportOptions(options, config));
   return std::unique_ptr<ObjectStore>(std::make_unique<S3Store>(
       std::move(parsed), options, std::move(config), std::move(transport)));
@@ -208,6 +209,7 @@ Status AbortStaleUploadsWithTransport(std::string_view url, std::chrono::seconds
                                       std::vector<std::string>* aborted) {
   LD_ASSIGN_OR_RETURN(S3Url parsed, ParseS3Url(url));
   LD_ASSIGN_OR_RETURN(S3Config config, ResolveS3Config(options.s3));
+  LD_RETURN_IF_ERROR(CheckAddressing(parsed.bucket, config));
   if (!transport) transport = NewCurlTransport(TransportOptions(options, config));
   RetryOptions retry_options;
   retry_options.max_attempts = std::max(1, options.s3.max_attempts);

@@ -1,0 +1,117 @@
+// The memory bound of issue 4 against a real S3 endpoint (skipped unless
+// LD_TEST_S3_* are set): while `lakedump dump` uploads, its peak RSS stays
+// under 64 MiB + (P + 1) x part size for the one object in flight, at upload
+// parallelism 0, 4 and 16. The peak comes from wait4()'s rusage of the child.
+// Data is small (about 16 MB of Parquet, four 5 MiB parts) so it suits memstore.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "fakes/cli_run.h"
+#include "fakes/temp_dir.h"
+
+namespace lakedump {
+namespace {
+
+using testing_cli::RunLakedump;
+using testing_cli::RunResult;
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+struct ChildRun {
+  int code = -1;
+  long max_rss_kib = 0;
+};
+
+// Runs LAKEDUMP_BINARY with `args` (stdout/stderr to files in `dir`) and returns
+// its exit code and peak resident set size.
+ChildRun RunMeasured(const std::vector<std::string>& args, const TempDir& dir) {
+  const std::string out = dir.Sub("mem-stdout.txt"), err = dir.Sub("mem-stderr.txt");
+  std::fflush(nullptr);  // or the child's freopen would flush our buffered output again
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
+    std::vector<char*> argv;
+    std::string binary = LAKEDUMP_BINARY;
+    argv.push_back(binary.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  ChildRun r;
+  int status = 0;
+  rusage usage{};
+  if (pid < 0 || wait4(pid, &status, 0, &usage) != pid) return r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.max_rss_kib = usage.ru_maxrss;  // KiB on Linux
+  return r;
+}
+
+class S3MemoryTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (Env("LD_TEST_S3_ENDPOINT").empty()) return;
+    tmp_ = new TempDir();
+    db_ = tmp_->Sub("demo.sqlite");
+    // 450,000 fact rows: a data file of about 16 MB, four 5 MiB parts.
+    RunResult r = RunLakedump("demo " + db_ + " --rows 450000 --seed 5", *tmp_);
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  static void TearDownTestSuite() {
+    delete tmp_;
+    tmp_ = nullptr;
+  }
+  void SetUp() override {
+    endpoint_ = Env("LD_TEST_S3_ENDPOINT");
+    if (endpoint_.empty()) GTEST_SKIP() << "LD_TEST_S3_* not set";
+    setenv("AWS_ACCESS_KEY_ID", Env("LD_TEST_S3_ACCESS_KEY").c_str(), 1);
+    setenv("AWS_SECRET_ACCESS_KEY", Env("LD_TEST_S3_SECRET_KEY").c_str(), 1);
+    setenv("AWS_REGION", Env("LD_TEST_S3_REGION").c_str(), 1);
+    setenv("AWS_PAGER", "", 1);
+  }
+
+  static TempDir* tmp_;
+  static std::string db_;
+  std::string endpoint_;
+};
+
+TempDir* S3MemoryTest::tmp_ = nullptr;
+std::string S3MemoryTest::db_;
+
+TEST_F(S3MemoryTest, PeakRssStaysUnderBaseplusPartsInFlight) {
+  constexpr long kPartMiB = 5;
+  const std::string bucket = Env("LD_TEST_S3_BUCKET");
+  const std::string prefix = "mem-" + std::to_string(::getpid());
+  for (int p : {0, 4, 16}) {
+    SCOPED_TRACE("upload parallelism " + std::to_string(p));
+    const std::string url = "s3://" + bucket + "/" + prefix + "/p" + std::to_string(p);
+    ChildRun r = RunMeasured({"dump", db_, url, "--tables", "store_orders_fact", "--endpoint",
+                              endpoint_, "--upload-parallelism", std::to_string(p), "--part-size",
+                              std::to_string(kPartMiB) + "MiB", "-j", "1", "--progress", "none"},
+                             *tmp_);
+    ASSERT_EQ(r.code, 0) << testing_cli::ReadFile(tmp_->Sub("mem-stderr.txt"));
+    const long limit_kib = (64 + (p + 1) * kPartMiB) * 1024;
+    EXPECT_LT(r.max_rss_kib, limit_kib) << "peak RSS " << r.max_rss_kib / 1024 << " MiB";
+    std::printf("P=%d part %ld MiB: peak RSS %.1f MiB (bound %ld MiB)\n", p, kPartMiB,
+                static_cast<double>(r.max_rss_kib) / 1024, limit_kib / 1024);
+  }
+  // Keep memstore small: remove what the dumps wrote.
+  const int rc = std::system(("/usr/bin/aws --endpoint-url " + endpoint_ + " s3 rm --quiet --recursive s3://" +
+               bucket + "/" + prefix + "/ >/dev/null 2>&1")
+                  .c_str());
+  EXPECT_EQ(rc, 0);
+}
+
+}  // namespace
+}  // namespace lakedump
