@@ -88,6 +88,27 @@ class ScratchSchema {
   std::string name_;
 };
 
+// A database created for the test and dropped at the end.
+class ScratchDatabase {
+ public:
+  explicit ScratchDatabase(PgConn* admin) : admin_(admin) {
+    static std::atomic<int> counter{0};
+    name_ = fmt::format("ld_load_{}_{}", getpid(), counter++);
+    EXPECT_TRUE(admin_->Exec("DROP DATABASE IF EXISTS " + QuoteIdent(name_)).ok());
+    Status s = admin_->Exec("CREATE DATABASE " + QuoteIdent(name_));
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+  ~ScratchDatabase() {
+    admin_->Exec("DROP DATABASE IF EXISTS " + QuoteIdent(name_) + " WITH (FORCE)").IgnoreError();
+  }
+  const std::string& name() const { return name_; }
+  std::string conninfo() const { return ConninfoWith({{"dbname", name_}}); }
+
+ private:
+  PgConn* admin_;
+  std::string name_;
+};
+
 // Table `t` in schema `s` (quoted) with a column of every PostgreSQL type the
 // source maps (and several it reads as text), 7 rows of edge values: NULLs,
 // extremes, ±infinity, NaN, unicode, empty and big text/bytea, BC dates.

@@ -16,6 +16,7 @@
 #include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
 #include "integration/pg_test_util.h"
+#include "integration/s3_test_env.h"
 
 namespace lakedump {
 namespace {
@@ -31,6 +32,7 @@ using testing_pg::PgDumpInserts;
 using testing_pg::AdminConn;
 using testing_pg::ConninfoWith;
 using testing_pg::QueryOne;
+using testing_pg::ScratchDatabase;
 using testing_pg::ScratchSchema;
 
 // A source schema with a mix of types, a key, an odd table name and 3000 rows.
@@ -52,6 +54,20 @@ void CreateSource(PgConn& admin, const std::string& s) {
   )SQL", s)).ok());
 }
 
+// pg_dump --inserts of the source schema, as a loaded copy must print it. Documented
+// difference: the dump records GENERATED ALWAYS identity columns as BY DEFAULT
+// (pg_catalog.cc), so pg_dump of the target lacks OVERRIDING SYSTEM VALUE. Values are equal.
+std::vector<std::string> SourceInserts(const std::string& schema) {
+  auto source = PgDumpInserts(testing_pg::TestDsn(), schema);
+  EXPECT_EQ(source.size(), 3003u);
+  for (std::string& line : source) {
+    const size_t at = line.find(" OVERRIDING SYSTEM VALUE");
+    if (at != std::string::npos) line.erase(at, 24);
+  }
+  std::sort(source.begin(), source.end());
+  return source;
+}
+
 TEST(PostgresLoadCliTest, PostgresToDumpToPostgres) {
   LD_REQUIRE_PG();
   auto admin = AdminConn();
@@ -63,22 +79,12 @@ TEST(PostgresLoadCliTest, PostgresToDumpToPostgres) {
                                   testing_pg::TestDsn(), dir.Sub("d"), schema.name()), dir);
   ASSERT_EQ(dump.code, 0) << dump.out << dump.err;
 
-  const std::string db = fmt::format("ld_cli_{}", getpid());
-  ASSERT_TRUE(admin->Exec("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)").ok());
-  ASSERT_TRUE(admin->Exec("CREATE DATABASE " + db).ok());
-  const std::string url = ConninfoWith({{"dbname", db}});
+  ScratchDatabase db(admin.get());
+  const std::string url = db.conninfo();
   RunResult load =
       RunLakedump(fmt::format("load '{}' \"{}\" --progress none", dir.Sub("d"), url), dir);
   EXPECT_EQ(load.code, 0) << load.out << load.err;
-  auto source = PgDumpInserts(testing_pg::TestDsn(), schema.name());
-  ASSERT_EQ(source.size(), 3003u);
-  // Documented difference: the dump records GENERATED ALWAYS identity columns as BY DEFAULT
-  // (pg_catalog.cc), so pg_dump of the target lacks OVERRIDING SYSTEM VALUE. Values are equal.
-  for (std::string& line : source) {
-    const size_t at = line.find(" OVERRIDING SYSTEM VALUE");
-    if (at != std::string::npos) line.erase(at, 24);
-  }
-  std::sort(source.begin(), source.end());
+  const auto source = SourceInserts(schema.name());
   ExpectSameLines(source, PgDumpInserts(url, schema.name()));
 
   // Again: the table exists -> a clear error and exit 1; with replace it works.
@@ -92,7 +98,6 @@ TEST(PostgresLoadCliTest, PostgresToDumpToPostgres) {
                                      dir.Sub("d"), url), dir);
   EXPECT_EQ(replace.code, 0) << replace.out << replace.err;
   ExpectSameLines(source, PgDumpInserts(url, schema.name()));
-  admin->Exec("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)").IgnoreError();
 
   // A refused target: one line, exit 1.
   RunResult refused = RunLakedump(fmt::format("load '{}' postgresql://nobody:secret-pw@127.0.0.1:1/x "
@@ -137,29 +142,19 @@ TEST(PostgresLoadCliTest, PostgresToDumpToSqlite) {
   sqlite3_close(db);
 }
 
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
 // PostgreSQL -> s3:// -> verify on s3:// -> load from s3:// -> PostgreSQL.
 TEST(PostgresLoadCliTest, PostgresToS3DumpVerifiedThereAndLoadedBack) {
   LD_REQUIRE_PG();
-  const std::string endpoint = Env("LD_TEST_S3_ENDPOINT");
-  if (endpoint.empty()) GTEST_SKIP() << "LD_TEST_S3_* not set";
-  const std::string bucket = Env("LD_TEST_S3_BUCKET");
-  setenv("AWS_ACCESS_KEY_ID", Env("LD_TEST_S3_ACCESS_KEY").c_str(), 1);
-  setenv("AWS_SECRET_ACCESS_KEY", Env("LD_TEST_S3_SECRET_KEY").c_str(), 1);
-  setenv("AWS_REGION", Env("LD_TEST_S3_REGION").c_str(), 1);
-  setenv("AWS_DEFAULT_REGION", Env("LD_TEST_S3_REGION").c_str(), 1);
-  setenv("AWS_PAGER", "", 1);
+  const auto test_s3 = testing_s3::UseTestS3();
+  if (!test_s3) GTEST_SKIP() << "LD_TEST_S3_* not set";
+  const std::string& endpoint = test_s3->endpoint;
+  const std::string& bucket = test_s3->bucket;
   TempDir dir;
   auto aws = [&](const std::string& args) {
-    const std::string out = dir.Sub("aws.txt");
-    const int status = std::system(
-        ("/usr/bin/aws --endpoint-url " + endpoint + " " + args + " >" + out + " 2>&1").c_str());
-    EXPECT_EQ(status, 0) << args << ": " << ReadFile(out);
-    return ReadFile(out);
+    int rc = -1;
+    const std::string out = test_s3->Aws(args, dir, &rc);
+    EXPECT_EQ(rc, 0) << args << ": " << out;
+    return out;
   };
   const std::string prefix = fmt::format("pg-round-trip-{}", getpid());
   const std::string url = "s3://" + bucket + "/" + prefix;
@@ -177,22 +172,15 @@ TEST(PostgresLoadCliTest, PostgresToS3DumpVerifiedThereAndLoadedBack) {
   RunResult verify = RunLakedump("verify " + url + " --deep" + s3, dir);
   EXPECT_EQ(verify.code, 0) << verify.out << verify.err;
 
-  const std::string db = fmt::format("ld_cli_s3_{}", getpid());
-  ASSERT_TRUE(admin->Exec("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)").ok());
-  ASSERT_TRUE(admin->Exec("CREATE DATABASE " + db).ok());
-  const std::string target = ConninfoWith({{"dbname", db}});
-  RunResult load = RunLakedump(
-      fmt::format("load {} \"{}\" --table-parallelism 2 --progress none{}", url, target, s3), dir);
-  EXPECT_EQ(load.code, 0) << load.out << load.err;
-  auto source = PgDumpInserts(testing_pg::TestDsn(), schema.name());
-  ASSERT_EQ(source.size(), 3003u);
-  for (std::string& line : source) {  // GENERATED ALWAYS is recorded as BY DEFAULT (see above)
-    const size_t at = line.find(" OVERRIDING SYSTEM VALUE");
-    if (at != std::string::npos) line.erase(at, 24);
+  {
+    ScratchDatabase db(admin.get());
+    RunResult load = RunLakedump(fmt::format("load {} \"{}\" --table-parallelism 2 "
+                                             "--progress none{}",
+                                             url, db.conninfo(), s3),
+                                 dir);
+    EXPECT_EQ(load.code, 0) << load.out << load.err;
+    ExpectSameLines(SourceInserts(schema.name()), PgDumpInserts(db.conninfo(), schema.name()));
   }
-  std::sort(source.begin(), source.end());
-  ExpectSameLines(source, PgDumpInserts(target, schema.name()));
-  admin->Exec("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)").IgnoreError();
 
   // Damage on the server, made by awscli: one data file with a flipped byte, one stray object.
   const std::string keys = aws("s3api list-objects-v2 --bucket " + bucket + " --prefix " + prefix +
@@ -225,11 +213,11 @@ TEST(PostgresLoadCliTest, PostgresToS3DumpVerifiedThereAndLoadedBack) {
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "stray stray.parquet"), kinds.end())
       << verify.out;
   // A load of the damaged dump fails and names the file; nothing is half-loaded.
-  ASSERT_TRUE(admin->Exec("CREATE DATABASE " + db).ok());
-  load = RunLakedump(fmt::format("load {} \"{}\" --progress none{}", url, target, s3), dir);
+  ScratchDatabase damaged(admin.get());
+  RunResult load = RunLakedump(
+      fmt::format("load {} \"{}\" --progress none{}", url, damaged.conninfo(), s3), dir);
   EXPECT_EQ(load.code, 1) << load.out << load.err;
   EXPECT_NE(load.err.find(relative), std::string::npos) << load.err;
-  admin->Exec("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)").IgnoreError();
   aws("s3 rm --recursive --only-show-errors " + url);
 }
 

@@ -28,28 +28,8 @@ using testing_pg::PgDumpInserts;
 using testing_pg::AdminConn;
 using testing_pg::ConninfoWith;
 using testing_pg::QueryOne;
+using testing_pg::ScratchDatabase;
 using testing_pg::ScratchSchema;
-
-// A database created for the test and dropped at the end.
-class ScratchDatabase {
- public:
-  explicit ScratchDatabase(PgConn* admin) : admin_(admin) {
-    static int counter = 0;
-    name_ = fmt::format("ld_load_{}_{}", getpid(), counter++);
-    EXPECT_TRUE(admin_->Exec("DROP DATABASE IF EXISTS " + QuoteIdent(name_)).ok());
-    Status s = admin_->Exec("CREATE DATABASE " + QuoteIdent(name_));
-    EXPECT_TRUE(s.ok()) << s.ToString();
-  }
-  ~ScratchDatabase() {
-    admin_->Exec("DROP DATABASE IF EXISTS " + QuoteIdent(name_) + " WITH (FORCE)").IgnoreError();
-  }
-  const std::string& name() const { return name_; }
-  std::string conninfo() const { return ConninfoWith({{"dbname", name_}}); }
-
- private:
-  PgConn* admin_;
-  std::string name_;
-};
 
 // Dumps the tables of `schema` into `dir` (ExportService, PostgreSQL source).
 Result<DumpManifest> DumpSchema(const std::string& schema, const std::string& dir,

@@ -15,6 +15,7 @@
 #include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
 #include "integration/fault_proxy_process.h"
+#include "integration/s3_test_env.h"
 
 namespace lakedump {
 namespace {
@@ -26,10 +27,7 @@ using testing_cli::ReadFile;
 using testing_cli::RunLakedump;
 using testing_cli::RunResult;
 
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
+using testing_s3::Env;
 
 class S3DumpCliTest : public ::testing::Test {
  protected:
@@ -46,16 +44,12 @@ class S3DumpCliTest : public ::testing::Test {
     tmp_ = nullptr;
   }
   void SetUp() override {
-    endpoint_ = Env("LD_TEST_S3_ENDPOINT");
-    if (endpoint_.empty()) GTEST_SKIP() << "LD_TEST_S3_* not set";
-    bucket_ = Env("LD_TEST_S3_BUCKET");
-    secret_ = Env("LD_TEST_S3_SECRET_KEY");
-    // lakedump takes its credentials the way awscli does: from the environment.
-    setenv("AWS_ACCESS_KEY_ID", Env("LD_TEST_S3_ACCESS_KEY").c_str(), 1);
-    setenv("AWS_SECRET_ACCESS_KEY", secret_.c_str(), 1);
-    setenv("AWS_REGION", Env("LD_TEST_S3_REGION").c_str(), 1);
-    setenv("AWS_DEFAULT_REGION", Env("LD_TEST_S3_REGION").c_str(), 1);
-    setenv("AWS_PAGER", "", 1);
+    auto s3 = testing_s3::UseTestS3();
+    if (!s3) GTEST_SKIP() << "LD_TEST_S3_* not set";
+    endpoint_ = s3->endpoint;
+    bucket_ = s3->bucket;
+    secret_ = s3->secret;
+    s3_ = *s3;
     prefix_ = "cli-" + std::to_string(::getpid()) + "-" +
               ::testing::UnitTest::GetInstance()->current_test_info()->name();
   }
@@ -65,12 +59,7 @@ class S3DumpCliTest : public ::testing::Test {
 
   // awscli's output (stdout and stderr) and exit code.
   std::string Aws(const std::string& args, int* rc = nullptr) const {
-    const std::string out = dir_.Sub("aws.txt");
-    const int status =
-        std::system(("/usr/bin/aws --endpoint-url " + endpoint_ + " " + args + " >" + out +
-                     " 2>&1").c_str());
-    if (rc) *rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return ReadFile(out);
+    return s3_.Aws(args, dir_, rc);
   }
   std::string OpenUploads() const {
     return Aws("s3api list-multipart-uploads --bucket " + bucket_ + " --prefix " + prefix_ +
@@ -83,6 +72,7 @@ class S3DumpCliTest : public ::testing::Test {
   static TempDir* tmp_;
   static std::string db_;
   std::string endpoint_, bucket_, secret_, prefix_;
+  testing_s3::TestS3 s3_;
   TempDir dir_;
 };
 TempDir* S3DumpCliTest::tmp_ = nullptr;

@@ -15,6 +15,7 @@
 
 #include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
+#include "integration/s3_test_env.h"
 
 namespace lakedump {
 namespace {
@@ -22,10 +23,7 @@ namespace {
 using testing_cli::RunLakedump;
 using testing_cli::RunResult;
 
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
+using testing_s3::Env;
 
 struct ChildRun {
   int code = -1;
@@ -73,17 +71,14 @@ class S3MemoryTest : public ::testing::Test {
     tmp_ = nullptr;
   }
   void SetUp() override {
-    endpoint_ = Env("LD_TEST_S3_ENDPOINT");
-    if (endpoint_.empty()) GTEST_SKIP() << "LD_TEST_S3_* not set";
-    setenv("AWS_ACCESS_KEY_ID", Env("LD_TEST_S3_ACCESS_KEY").c_str(), 1);
-    setenv("AWS_SECRET_ACCESS_KEY", Env("LD_TEST_S3_SECRET_KEY").c_str(), 1);
-    setenv("AWS_REGION", Env("LD_TEST_S3_REGION").c_str(), 1);
-    setenv("AWS_PAGER", "", 1);
+    auto s3 = testing_s3::UseTestS3();
+    if (!s3) GTEST_SKIP() << "LD_TEST_S3_* not set";
+    s3_ = *s3;
   }
 
   static TempDir* tmp_;
   static std::string db_;
-  std::string endpoint_;
+  testing_s3::TestS3 s3_;
 };
 
 TempDir* S3MemoryTest::tmp_ = nullptr;
@@ -91,13 +86,13 @@ std::string S3MemoryTest::db_;
 
 TEST_F(S3MemoryTest, PeakRssStaysUnderBaseplusPartsInFlight) {
   constexpr long kPartMiB = 5;
-  const std::string bucket = Env("LD_TEST_S3_BUCKET");
+  const std::string& bucket = s3_.bucket;
   const std::string prefix = "mem-" + std::to_string(::getpid());
   for (int p : {0, 4, 16}) {
     SCOPED_TRACE("upload parallelism " + std::to_string(p));
     const std::string url = "s3://" + bucket + "/" + prefix + "/p" + std::to_string(p);
     ChildRun r = RunMeasured({"dump", db_, url, "--tables", "store_orders_fact", "--endpoint",
-                              endpoint_, "--upload-parallelism", std::to_string(p), "--part-size",
+                              s3_.endpoint, "--upload-parallelism", std::to_string(p), "--part-size",
                               std::to_string(kPartMiB) + "MiB", "-j", "1", "--progress", "none"},
                              *tmp_);
     ASSERT_EQ(r.code, 0) << testing_cli::ReadFile(tmp_->Sub("mem-stderr.txt"));
@@ -107,10 +102,10 @@ TEST_F(S3MemoryTest, PeakRssStaysUnderBaseplusPartsInFlight) {
                 static_cast<double>(r.max_rss_kib) / 1024, limit_kib / 1024);
   }
   // Keep memstore small: remove what the dumps wrote.
-  const int rc = std::system(("/usr/bin/aws --endpoint-url " + endpoint_ + " s3 rm --quiet --recursive s3://" +
-               bucket + "/" + prefix + "/ >/dev/null 2>&1")
-                  .c_str());
-  EXPECT_EQ(rc, 0);
+  int rc = -1;
+  const std::string out = s3_.Aws("s3 rm --quiet --recursive s3://" + bucket + "/" + prefix + "/",
+                                  *tmp_, &rc);
+  EXPECT_EQ(rc, 0) << out;
 }
 
 }  // namespace

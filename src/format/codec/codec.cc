@@ -52,6 +52,15 @@ Status Codec::DecompressTo(std::string_view input, size_t uncompressed_size, cha
   return Status::OK();
 }
 
+Status Codec::AppendViaDecompressTo(std::string_view input, size_t uncompressed_size,
+                                    std::string* out) const {
+  const size_t old = out->size();
+  out->resize(old + uncompressed_size);
+  Status s = DecompressTo(input, uncompressed_size, out->data() + old);
+  if (!s.ok()) out->resize(old);
+  return s;
+}
+
 namespace codec_internal {
 
 std::unique_ptr<Codec> MakeNoneCodec() { return std::make_unique<NoneCodec>(); }

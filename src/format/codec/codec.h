@@ -38,6 +38,12 @@ class Codec {
   // are then unspecified). The default goes through Decompress and copies.
   virtual Status DecompressTo(std::string_view input, size_t uncompressed_size,
                               char* out) const;
+
+ protected:
+  // Decompress() for codecs whose native form is DecompressTo(): grows *out by
+  // `uncompressed_size`, decompresses into the new bytes, shrinks back on failure.
+  Status AppendViaDecompressTo(std::string_view input, size_t uncompressed_size,
+                               std::string* out) const;
 };
 
 // level 0 = the codec's default (zstd 1, gzip 6; see codec.cc for why zstd 1).

@@ -34,11 +34,7 @@ class SnappyCodec final : public Codec {
 
   Status Decompress(std::string_view input, size_t uncompressed_size,
                     std::string* out) const override {
-    const size_t old = out->size();
-    out->resize(old + uncompressed_size);
-    Status s = DecompressTo(input, uncompressed_size, out->data() + old);
-    if (!s.ok()) out->resize(old);
-    return s;
+    return AppendViaDecompressTo(input, uncompressed_size, out);
   }
 
   Status DecompressTo(std::string_view input, size_t uncompressed_size,

@@ -5,9 +5,9 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <initializer_list>
 #include <map>
 #include <mutex>
+#include <span>
 
 #include "load/postgres/pg_copy_encoder.h"
 #include "load/postgres/postgres_table_sink.h"
@@ -480,10 +480,15 @@ std::string PgStagingTableName(std::string_view table) {
 }
 
 namespace {
+// How the table-level clauses of the PostgreSQL source's CREATE TABLE begin (after
+// the column lines): keys first, then the named CHECK constraints.
+constexpr std::string_view kKeyClauses[] = {"PRIMARY KEY", "UNIQUE"};
+constexpr std::string_view kCheckClauses[] = {"CONSTRAINT "};
+
 // The table-level lines of a recorded CREATE TABLE that start with one of `starts`
 // (after the indent), without their trailing comma, in order.
 std::vector<std::string> DdlClauses(std::string_view ddl,
-                                    std::initializer_list<std::string_view> starts) {
+                                    std::span<const std::string_view> starts) {
   std::vector<std::string> clauses;
   size_t pos = 0;
   while (pos < ddl.size()) {
@@ -504,11 +509,11 @@ std::vector<std::string> DdlClauses(std::string_view ddl,
 }  // namespace
 
 std::vector<std::string> PgKeyClausesFromDdl(std::string_view ddl) {
-  return DdlClauses(ddl, {"PRIMARY KEY", "UNIQUE"});
+  return DdlClauses(ddl, kKeyClauses);
 }
 
 std::vector<std::string> PgCheckClausesFromDdl(std::string_view ddl) {
-  return DdlClauses(ddl, {"CONSTRAINT "});
+  return DdlClauses(ddl, kCheckClauses);
 }
 
 std::vector<PgColumnExtras> PgColumnExtrasFromDdl(std::string_view ddl, const Schema& schema) {
@@ -528,10 +533,15 @@ std::vector<PgColumnExtras> PgColumnExtrasFromDdl(std::string_view ddl, const Sc
     from = starts[i];
   }
   if (!starts.empty() && starts.back() != std::string_view::npos) {
+    // The last column ends where the first table-level clause, or the statement, begins.
     size_t end = ddl.rfind("\n)");
-    for (std::string_view key : {",\n  PRIMARY KEY", ",\n  UNIQUE", ",\n  CONSTRAINT "}) {
-      end = std::min(end, ddl.find(key, starts.back()));
-    }
+    auto before = [&](std::span<const std::string_view> clauses) {
+      for (std::string_view c : clauses) {
+        end = std::min(end, ddl.find(",\n  " + std::string(c), starts.back()));
+      }
+    };
+    before(kKeyClauses);
+    before(kCheckClauses);
     ends.back() = end;
   }
   for (size_t i = 0; i < schema.num_columns(); ++i) {
