@@ -84,9 +84,12 @@ void TaskGroup::Finish(Status s) {
   }
   if (request_stop) stop_.request_stop();
   // Notify under the lock: the waiter may destroy the group as soon as it sees 0.
+  // Only the two changes a waiter waits for wake anyone: 0 left (Wait) and
+  // room again below the cap (Spawn). Waking the spawner on every finished
+  // task would cost a context switch per task for nothing.
   std::lock_guard<std::mutex> lock(mu_);
   --in_flight_;
-  cv_.notify_all();
+  if (in_flight_ == 0 || in_flight_ + 1 == max_in_flight_) cv_.notify_all();
 }
 
 Status TaskGroup::Wait() {

@@ -36,6 +36,7 @@ struct DumpArgs {
   bool json = false;
   std::string trace;
   size_t batch_rows = 16384;
+  int read_ahead = 3;
   std::string sqlite_type_mismatch = "fail";
   int source_connections = 0;
   std::string pg_numeric = "string", pg_infinity = "clamp", pg_numeric_nan = "error";
@@ -77,7 +78,10 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   o.file_size = *file_size;
   if (a.split_size == "auto") {
     // Measured (docs/benchmarks.md): PostgreSQL gains from 2 ranges per big
-    // table on 2 cores; SQLite reads are CPU-bound in one process either way.
+    // table on 2 cores. SQLite keeps 1GiB: a 10M-row, 1 GiB table read as one
+    // range with read-ahead (reader and encoder on two threads) beat 4 ranges
+    // of 256MiB in every paired run on a busy 2-core machine, for 20% less CPU
+    // and half the RSS.
     if (IsPostgresSource(a.source)) o.split_bytes = 256ull << 20;
   } else {
     auto split = ParseSize(a.split_size);
@@ -92,6 +96,8 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   o.trace_file = a.trace;
   if (a.batch_rows < 1) return Status::InvalidArgument("--batch-rows must be at least 1");
   o.batch_rows = a.batch_rows;
+  if (a.read_ahead < 0) return Status::InvalidArgument("--read-ahead must be 0 or more");
+  o.read_ahead_batches = a.read_ahead;
   if (a.sqlite_type_mismatch != "fail" && a.sqlite_type_mismatch != "string") {
     return Status::InvalidArgument("--sqlite-type-mismatch: expected fail or string");
   }
@@ -231,6 +237,10 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
   app->add_option("--progress", a->progress, "auto | plain | none")->capture_default_str();
   app->add_flag("--json", a->json, "print one JSON summary object on stdout");
   app->add_option("--trace", a->trace, "write a Chrome trace-event JSON file (open in Perfetto)");
+  app->add_option("--read-ahead", a->read_ahead,
+                  "batches a big table's reader thread may fill while the encoder works "
+                  "(0 or 1 = read and encode in turn)")
+      ->capture_default_str();
   app->add_option("--batch-rows", a->batch_rows, "rows read from the source at a time")
       ->capture_default_str();
   app->add_option("--sqlite-type-mismatch", a->sqlite_type_mismatch,

@@ -45,6 +45,7 @@ nlohmann::json DumpOptionsToJson(const DumpOptions& o) {
   j["partition_by"] = o.partition_by;
   j["if_exists"] = std::string(IfExistsName(o.if_exists));
   j["batch_rows"] = o.batch_rows;
+  j["read_ahead_batches"] = o.read_ahead_batches;
   return j;
 }
 

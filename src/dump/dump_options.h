@@ -46,6 +46,9 @@ struct DumpOptions {
   IfExists if_exists = IfExists::kFail;
   // Rows asked from a source per Next().
   size_t batch_rows = 16384;
+  // Batches a big work unit's reader thread may fill ahead of its encoder
+  // (memory: this many batches per such unit); < 2 = read and encode in turn.
+  int read_ahead_batches = 3;
   // Big tables are split into work units of about this many bytes (Database::Split).
   uint64_t split_bytes = 1ull << 30;
 

@@ -9,12 +9,18 @@
 #include <set>
 
 #include "base/thread_pool.h"
+#include "dump/batch_pump.h"
 #include "dump/object_keys.h"
 #include "dump/table_writer.h"
 
 namespace lakedump {
 
 using Clock = std::chrono::system_clock;
+
+namespace {
+// Units estimated at fewer batches than this are read and encoded in turn.
+constexpr uint64_t kMinBatchesToReadAhead = 4;
+}  // namespace
 
 struct ExportService::TableState {
   const PlannedTable* plan = nullptr;
@@ -162,14 +168,26 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
   }
   TableFileWriterContext ctx{store_, &encoder_, &options_, run_id_, &progress_, trace_};
   TableFileWriter writer(ctx, ref, schema, unit.index);
-  RowBatch batch;
   uint64_t rows = 0;
-  for (;;) {
-    if (stop.stop_requested()) return Status::Cancelled("cancelled");
-    LD_RETURN_IF_ERROR(source->Next(options_.batch_rows, &batch));
-    if (batch.empty()) break;
-    rows += batch.num_rows();
-    LD_RETURN_IF_ERROR(writer.Write(batch));
+  // A unit of many batches reads on a second thread while this one encodes
+  // (the two overlap on two cores); a small one is not worth a thread.
+  const uint64_t unit_rows =
+      unit.table.estimated_rows / static_cast<uint64_t>(std::max(1, unit.count));
+  if (options_.read_ahead_batches >= 2 && unit_rows >= kMinBatchesToReadAhead * options_.batch_rows) {
+    LD_RETURN_IF_ERROR(PumpBatches(*source, options_.batch_rows, options_.read_ahead_batches, stop,
+                                   [&](const RowBatch& batch) {
+                                     rows += batch.num_rows();
+                                     return writer.Write(batch);
+                                   }));
+  } else {
+    RowBatch batch;
+    for (;;) {
+      if (stop.stop_requested()) return Status::Cancelled("cancelled");
+      LD_RETURN_IF_ERROR(source->Next(options_.batch_rows, &batch));
+      if (batch.empty()) break;
+      rows += batch.num_rows();
+      LD_RETURN_IF_ERROR(writer.Write(batch));
+    }
   }
   if (stop.stop_requested()) return Status::Cancelled("cancelled");
   LD_ASSIGN_OR_RETURN(std::vector<DataFile> files, writer.Finish(unit.index == 0));
@@ -282,7 +300,12 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   }
 
   {
-    TaskGroup tasks(&pool, static_cast<size_t>(options_.table_parallelism), stop);
+    // The pool's table_parallelism threads bound the work; every unit is
+    // queued at once so a finishing task picks up the next one by itself,
+    // without a round trip through this thread (a wakeup per table).
+    size_t units = 0;
+    for (const auto& s : states) units += s->plan->units.size();
+    TaskGroup tasks(&pool, std::max<size_t>(units, 1), stop);
     for (auto& s : states) {
       if (s->manifest) {
         ++result.reused_tables;

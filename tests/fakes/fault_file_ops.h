@@ -17,7 +17,7 @@ namespace lakedump {
 
 class FaultFileOps final : public LocalFileOps {
  public:
-  enum class Op : uint8_t { kOpen, kWrite, kFsync, kRename, kMkdir };
+  enum class Op : uint8_t { kOpen, kWrite, kFsync, kRename, kMkdir, kSyncfs };
 
   // The nth call of `op` (1-based) fails with `err`; n = 0 never fails.
   void FailNth(Op op, int n, int err) { Set(op, n, false, err); }
@@ -67,6 +67,10 @@ class FaultFileOps final : public LocalFileOps {
     if (int err = Hit(Op::kMkdir); err != 0) return err;
     return LocalFileOps::Mkdir(path, mode);
   }
+  int Syncfs(int fd) override {
+    if (int err = Hit(Op::kSyncfs); err != 0) return err;
+    return LocalFileOps::Syncfs(fd);
+  }
 
  private:
   struct Rule {
@@ -88,8 +92,8 @@ class FaultFileOps final : public LocalFileOps {
   }
 
   mutable std::mutex mu_;
-  std::array<int, 5> calls_{};                   // guarded by mu_
-  std::array<std::optional<Rule>, 5> rules_{};  // guarded by mu_
+  std::array<int, 6> calls_{};                   // guarded by mu_
+  std::array<std::optional<Rule>, 6> rules_{};  // guarded by mu_
   std::optional<uint64_t> write_limit_;         // guarded by mu_
   uint64_t written_ = 0;                        // guarded by mu_
 };

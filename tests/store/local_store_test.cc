@@ -377,5 +377,45 @@ TEST(LocalStoreDeferredSyncTest, FailedSyncIsReportedAndTheFilesStayPending) {
   EXPECT_EQ(ops.calls(FaultFileOps::Op::kFsync) - before, 3);  // file, a/, root
 }
 
+// Many pending files: one syncfs(2) instead of an fsync per file and directory
+// (this machine's kernel is >= 5.8; older kernels keep the fsyncs).
+TEST(LocalStoreDeferredSyncTest, ManyFilesAreSyncedWithOneSyncfs) {
+  TempDir dir;
+  FaultFileOps ops;
+  auto store = LocalStore::Open(dir.Sub("root"), &ops, /*deferred_sync=*/true);
+  ASSERT_TRUE(store.ok());
+  const int n = static_cast<int>(LocalStore::kSyncfsMinFiles) + 6;
+  for (int i = 0; i < n; ++i) {
+    ASSERT_TRUE((*store)->PutObject("t" + std::to_string(i % 7) + "/f" + std::to_string(i), "x").ok());
+  }
+  ASSERT_TRUE((*store)->SyncWritten().ok());
+  EXPECT_EQ(ops.calls(FaultFileOps::Op::kSyncfs), 1);
+  EXPECT_EQ(ops.calls(FaultFileOps::Op::kFsync), 0);
+  EXPECT_EQ((*store)->List("").value().size(), static_cast<size_t>(n));
+  ASSERT_TRUE((*store)->SyncWritten().ok());  // nothing new: no call at all
+  EXPECT_EQ(ops.calls(FaultFileOps::Op::kSyncfs), 1);
+  EXPECT_EQ(ops.calls(FaultFileOps::Op::kFsync), 0);
+}
+
+// A failed syncfs fails SyncWritten, keeps the files pending, and the retry
+// fsyncs them one by one: syncfs reports an error only once per descriptor.
+TEST(LocalStoreDeferredSyncTest, FailedSyncfsIsReportedAndTheRetryFsyncsEachFile) {
+  TempDir dir;
+  FaultFileOps ops;
+  auto store = LocalStore::Open(dir.Sub("root"), &ops, /*deferred_sync=*/true);
+  ASSERT_TRUE(store.ok());
+  const int n = static_cast<int>(LocalStore::kSyncfsMinFiles);
+  for (int i = 0; i < n; ++i) {
+    ASSERT_TRUE((*store)->PutObject("t" + std::to_string(i % 2) + "/f" + std::to_string(i), "x").ok());
+  }
+  ops.FailNth(FaultFileOps::Op::kSyncfs, 1, EIO);
+  Status s = (*store)->SyncWritten();
+  EXPECT_EQ(s.code(), Code::kIOError);
+  EXPECT_NE(s.message().find("syncfs"), std::string::npos) << s.ToString();
+  ASSERT_TRUE((*store)->SyncWritten().ok());
+  EXPECT_EQ(ops.calls(FaultFileOps::Op::kSyncfs), 1);
+  EXPECT_EQ(ops.calls(FaultFileOps::Op::kFsync), n + 3);  // files, t0/, t1/, root
+}
+
 }  // namespace
 }  // namespace lakedump

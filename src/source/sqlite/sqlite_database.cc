@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "source/sqlite/sqlite_connection.h"
 #include "source/sqlite/sqlite_table_source.h"
@@ -74,6 +75,7 @@ class SqliteDatabase final : public Database {
     }
     if (rc != SQLITE_DONE) return SqliteStatus(db, rc, "list tables");
     st->reset();
+    LD_RETURN_IF_ERROR(RememberDdl(db));
     LD_RETURN_IF_ERROR(EstimateSizes(db, &tables));
     return tables;
   }
@@ -82,8 +84,7 @@ class SqliteDatabase final : public Database {
     LD_ASSIGN_OR_RETURN(auto coord, Coordinator());
     std::lock_guard<std::mutex> lock(coord->mu);
     if (!table.query.empty()) return DescribeSqliteQuery(coord->db, table, options_.lax_types);
-    LD_ASSIGN_OR_RETURN(SqliteTablePlan plan,
-                        PlanSqliteTable(coord->db, table.ref, options_.lax_types));
+    LD_ASSIGN_OR_RETURN(SqliteTablePlan plan, PlanLocked(coord->db, table.ref));
     if (options_.lax_types) {
       LD_ASSIGN_OR_RETURN(std::vector<bool> as_string, AsStringLocked(coord->db, plan, table));
       std::vector<Column> columns = plan.definition.schema.columns();
@@ -102,7 +103,7 @@ class SqliteDatabase final : public Database {
     }
     LD_ASSIGN_OR_RETURN(auto coord, Coordinator());
     std::lock_guard<std::mutex> lock(coord->mu);
-    LD_ASSIGN_OR_RETURN(SqliteTablePlan plan, PlanSqliteTable(coord->db, table.ref, false));
+    LD_ASSIGN_OR_RETURN(SqliteTablePlan plan, PlanLocked(coord->db, table.ref));
     if (plan.rowid_name.empty()) return units;
     const std::string& r = plan.rowid_name;
     LD_ASSIGN_OR_RETURN(
@@ -153,12 +154,19 @@ class SqliteDatabase final : public Database {
     if (options_.lax_types && unit.table.query.empty() && as_string.empty()) {
       LD_ASSIGN_OR_RETURN(auto coord, Coordinator());
       std::lock_guard<std::mutex> lock(coord->mu);
-      LD_ASSIGN_OR_RETURN(SqliteTablePlan plan,
-                          PlanSqliteTable(coord->db, unit.table.ref, options_.lax_types));
+      LD_ASSIGN_OR_RETURN(SqliteTablePlan plan, PlanLocked(coord->db, unit.table.ref));
       LD_ASSIGN_OR_RETURN(as_string, AsStringLocked(coord->db, plan, unit.table));
     }
-    LD_ASSIGN_OR_RETURN(auto source, SqliteTableSource::Open(std::move(conn), unit,
-                                                             options_.lax_types, as_string));
+    // Planned on the source's own connection (the coordinator stays free for
+    // other tasks) and kept for DescribeTable() at the table's commit.
+    std::optional<SqliteTablePlan> plan;
+    if (unit.table.query.empty()) {
+      std::lock_guard<std::mutex> lock(conn->mu);
+      LD_ASSIGN_OR_RETURN(plan, PlanLocked(conn->db, unit.table.ref));
+    }
+    LD_ASSIGN_OR_RETURN(auto source,
+                        SqliteTableSource::Open(std::move(conn), unit, options_.lax_types,
+                                                as_string, plan ? &*plan : nullptr));
     return std::unique_ptr<TableSource>(std::move(source));
   }
 
@@ -272,6 +280,47 @@ class SqliteDatabase final : public Database {
     return Status::OK();
   }
 
+  // Every table's CREATE statement in one scan of sqlite_schema, for
+  // PlanSqliteTable (whose own lookup would scan sqlite_schema once per table).
+  // REQUIRES: the coordinator's mutex held.
+  Status RememberDdl(sqlite3* db) {
+    LD_ASSIGN_OR_RETURN(SqliteStmt st, Prepare(db,
+                                               "SELECT name, sql FROM main.sqlite_schema "
+                                               "WHERE type = 'table'",
+                                               "list tables"));
+    std::map<std::string, std::string> ddl;
+    int rc;
+    while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+      const auto* name = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 0));
+      const auto* sql = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 1));
+      if (name != nullptr) ddl[name] = sql != nullptr ? sql : "";
+    }
+    if (rc != SQLITE_DONE) return SqliteStatus(db, rc, "list tables");
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    ddl_ = std::move(ddl);
+    return Status::OK();
+  }
+
+  // The table's plan (with options_.lax_types), computed once on `db` and
+  // cached: the source's Open(), Split() and the commit's DescribeTable() all
+  // need it, and every connection reads the same snapshot.
+  // REQUIRES: the mutex of the connection owning `db` held (not cache_mu_).
+  Result<SqliteTablePlan> PlanLocked(sqlite3* db, const TableRef& ref) {
+    std::optional<std::string> ddl;
+    {
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      auto it = plans_.find(ref.name);
+      if (it != plans_.end()) return it->second;
+      auto d = ddl_.find(ref.name);
+      if (d != ddl_.end()) ddl = d->second;
+    }
+    LD_ASSIGN_OR_RETURN(SqliteTablePlan plan,
+                        PlanSqliteTable(db, ref, options_.lax_types, ddl ? &*ddl : nullptr));
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    plans_.emplace(ref.name, plan);
+    return plan;
+  }
+
   // Lax types: the columns of a table to read as string, scanned once and cached.
   // REQUIRES: the coordinator's mutex held (not mu_).
   Result<std::vector<bool>> AsStringLocked(sqlite3* db, const SqliteTablePlan& plan,
@@ -298,6 +347,8 @@ class SqliteDatabase final : public Database {
   size_t next_ = 0;                                       // guarded by mu_
   std::mutex cache_mu_;
   std::map<std::string, std::vector<bool>> as_string_;    // guarded by cache_mu_
+  std::map<std::string, std::string> ddl_;                // guarded by cache_mu_
+  std::map<std::string, SqliteTablePlan> plans_;          // guarded by cache_mu_
 };
 
 }  // namespace

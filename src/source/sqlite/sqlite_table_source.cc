@@ -52,10 +52,13 @@ Schema QuerySchema(sqlite3_stmt* st, bool has_row, bool lax_types) {
 
 }  // namespace
 
-Result<SqliteTablePlan> PlanSqliteTable(sqlite3* db, const TableRef& ref, bool lax_types) {
+Result<SqliteTablePlan> PlanSqliteTable(sqlite3* db, const TableRef& ref, bool lax_types,
+                                        const std::string* known_ddl) {
   const std::string ctx = ref.QualifiedName();
   SqliteTablePlan plan;
-  {
+  if (known_ddl != nullptr) {
+    plan.definition.ddl = *known_ddl;
+  } else {
     LD_ASSIGN_OR_RETURN(
         SqliteStmt st,
         Prepare(db, "SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND name = ?1", ctx));
@@ -159,7 +162,7 @@ Result<TableDefinition> DescribeSqliteQuery(sqlite3* db, const TableInfo& query,
 
 Result<std::unique_ptr<SqliteTableSource>> SqliteTableSource::Open(
     std::shared_ptr<SqliteConnection> conn, const WorkUnit& unit, bool lax_types,
-    const std::vector<bool>& as_string) {
+    const std::vector<bool>& as_string, const SqliteTablePlan* known_plan) {
   const bool is_query = !unit.table.query.empty();
   std::string label = is_query ? "query " + unit.table.ref.name : unit.table.ref.QualifiedName();
   Schema schema;
@@ -175,7 +178,12 @@ Result<std::unique_ptr<SqliteTableSource>> SqliteTableSource::Open(
       done = rc == SQLITE_DONE;
       schema = QuerySchema(stmt.get(), pending, lax_types);
     } else {
-      LD_ASSIGN_OR_RETURN(SqliteTablePlan plan, PlanSqliteTable(conn->db, unit.table.ref, lax_types));
+      SqliteTablePlan plan;
+      if (known_plan != nullptr) {
+        plan = *known_plan;
+      } else {
+        LD_ASSIGN_OR_RETURN(plan, PlanSqliteTable(conn->db, unit.table.ref, lax_types));
+      }
       std::string sql = plan.select_sql;
       if (!unit.range_predicate.empty()) sql += " WHERE " + unit.range_predicate;
       LD_ASSIGN_OR_RETURN(stmt, Prepare(conn->db, sql, label));

@@ -25,9 +25,13 @@ struct SqliteTablePlan {
 };
 
 // Reads a table's columns, DDL and primary key. With lax_types, columns whose
-// declared type is not a known name become string.
+// declared type is not a known name become string. `known_ddl`, when given, is
+// the table's CREATE statement already read from sqlite_schema (which has no
+// index: looking one table up scans every entry, a cost per table that adds up
+// over thousands of tables).
 // REQUIRES: the connection's mutex is held.
-Result<SqliteTablePlan> PlanSqliteTable(sqlite3* db, const TableRef& ref, bool lax_types);
+Result<SqliteTablePlan> PlanSqliteTable(sqlite3* db, const TableRef& ref, bool lax_types,
+                                        const std::string* known_ddl = nullptr);
 
 // With lax types: which columns of `plan` hold at least one value that does not
 // fit the column's type (those become string). Reads the whole table.
@@ -43,9 +47,12 @@ class SqliteTableSource final : public TableSource {
  public:
   // Opens a source over `unit` (a table, a rowid range, or a query).
   // `as_string[i]` forces column i of a table to string (lax types; may be empty).
+  // `plan`: the table's plan when the caller has it (planned with the same
+  // lax_types); null plans it on `conn`.
   static Result<std::unique_ptr<SqliteTableSource>> Open(std::shared_ptr<SqliteConnection> conn,
                                                          const WorkUnit& unit, bool lax_types,
-                                                         const std::vector<bool>& as_string);
+                                                         const std::vector<bool>& as_string,
+                                                         const SqliteTablePlan* plan = nullptr);
   ~SqliteTableSource() override;
 
   const Schema& schema() const override { return schema_; }

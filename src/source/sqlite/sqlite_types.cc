@@ -116,27 +116,27 @@ TypeId ByAffinity(const std::string& t) {
   return TypeId::kString;
 }
 
-std::string_view ColumnText(sqlite3_stmt* st, int col) {
-  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, col));
-  return std::string_view(p ? p : "", static_cast<size_t>(sqlite3_column_bytes(st, col)));
+std::string_view ValueText(sqlite3_value* v) {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
+  return std::string_view(p ? p : "", static_cast<size_t>(sqlite3_value_bytes(v)));
 }
 
-std::string_view ColumnBlob(sqlite3_stmt* st, int col) {
-  const auto* p = static_cast<const char*>(sqlite3_column_blob(st, col));
-  return std::string_view(p ? p : "", static_cast<size_t>(sqlite3_column_bytes(st, col)));
+std::string_view ValueBlob(sqlite3_value* v) {
+  const auto* p = static_cast<const char*>(sqlite3_value_blob(v));
+  return std::string_view(p ? p : "", static_cast<size_t>(sqlite3_value_bytes(v)));
 }
 
 // "INTEGER value 5", "TEXT value \"abc\"", "BLOB value of 3 bytes".
-std::string DescribeValue(sqlite3_stmt* st, int col) {
-  switch (sqlite3_column_type(st, col)) {
+std::string DescribeValue(sqlite3_value* v) {
+  switch (sqlite3_value_type(v)) {
     case SQLITE_INTEGER:
-      return fmt::format("INTEGER value {}", sqlite3_column_int64(st, col));
+      return fmt::format("INTEGER value {}", sqlite3_value_int64(v));
     case SQLITE_FLOAT: {
       char buf[kDoubleTextSize];
-      return fmt::format("REAL value {}", DoubleToSqliteText(sqlite3_column_double(st, col), buf));
+      return fmt::format("REAL value {}", DoubleToSqliteText(sqlite3_value_double(v), buf));
     }
     case SQLITE_TEXT: {
-      std::string_view t = ColumnText(st, col);
+      std::string_view t = ValueText(v);
       std::string shown;
       for (unsigned char c : t.substr(0, 40)) {
         if (c < 0x20 || c == '"' || c == '\\') {
@@ -148,13 +148,13 @@ std::string DescribeValue(sqlite3_stmt* st, int col) {
       return fmt::format("TEXT value \"{}{}\"", shown, t.size() > 40 ? "..." : "");
     }
     case SQLITE_BLOB:
-      return fmt::format("BLOB value of {} bytes", sqlite3_column_bytes(st, col));
+      return fmt::format("BLOB value of {} bytes", sqlite3_value_bytes(v));
   }
   return "NULL";
 }
 
-bool Fail(sqlite3_stmt* st, int col, std::string_view what, std::string* why) {
-  *why = fmt::format("{} is not {}", DescribeValue(st, col), what);
+bool Fail(sqlite3_value* v, std::string_view what, std::string* why) {
+  *why = fmt::format("{} is not {}", DescribeValue(v), what);
   return false;
 }
 
@@ -170,17 +170,17 @@ bool EqualsNoCase(std::string_view a, std::string_view b) {
 
 // The integer value of an INTEGER, or of a REAL with an integral value in
 // int64 range; nothing for other storage classes.
-bool IntegerValue(sqlite3_stmt* st, int col, int64_t* v) {
-  const int t = sqlite3_column_type(st, col);
+bool IntegerValue(sqlite3_value* v, int64_t* out) {
+  const int t = sqlite3_value_type(v);
   if (t == SQLITE_INTEGER) {
-    *v = sqlite3_column_int64(st, col);
+    *out = sqlite3_value_int64(v);
     return true;
   }
   if (t == SQLITE_FLOAT) {
-    const double d = sqlite3_column_double(st, col);
+    const double d = sqlite3_value_double(v);
     // 2^63 is exactly representable; anything >= it does not fit int64.
     if (std::trunc(d) == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
-      *v = static_cast<int64_t>(d);
+      *out = static_cast<int64_t>(d);
       return true;
     }
   }
@@ -188,45 +188,45 @@ bool IntegerValue(sqlite3_stmt* st, int col, int64_t* v) {
 }
 
 template <typename T>
-bool DecodeInt(sqlite3_stmt* st, int col, ColumnVector* out, std::string* why) {
-  int64_t v;
-  if (!IntegerValue(st, col, &v)) return Fail(st, col, "an integer", why);
-  if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) {
-    return Fail(st, col, fmt::format("in range for {}", out->type().ToString()), why);
+bool DecodeInt(sqlite3_value* v, ColumnVector* out, std::string* why) {
+  int64_t i64;
+  if (!IntegerValue(v, &i64)) return Fail(v, "an integer", why);
+  if (i64 < std::numeric_limits<T>::min() || i64 > std::numeric_limits<T>::max()) {
+    return Fail(v, fmt::format("in range for {}", out->type().ToString()), why);
   }
-  out->Append(static_cast<T>(v));
+  out->Append(static_cast<T>(i64));
   return true;
 }
 
-bool DecodeDecimal(sqlite3_stmt* st, int col, ColumnVector* out, std::string* why) {
+bool DecodeDecimal(sqlite3_value* v, ColumnVector* out, std::string* why) {
   const LogicalType& type = out->type();
-  const int t = sqlite3_column_type(st, col);
+  const int t = sqlite3_value_type(v);
   Result<int128_t> r = Status::InvalidArgument("");
   if (t == SQLITE_INTEGER) {
-    const int128_t v = static_cast<int128_t>(sqlite3_column_int64(st, col));
+    const int128_t i = static_cast<int128_t>(sqlite3_value_int64(v));
     const int128_t limit = Pow10(type.precision - type.scale);
-    if (v >= limit || v <= -limit) {
-      return Fail(st, col, fmt::format("a {} (too many digits)", type.ToString()), why);
+    if (i >= limit || i <= -limit) {
+      return Fail(v, fmt::format("a {} (too many digits)", type.ToString()), why);
     }
-    out->Append(v * Pow10(type.scale));
+    out->Append(i * Pow10(type.scale));
     return true;
   }
   if (t == SQLITE_FLOAT) {
-    const double d = sqlite3_column_double(st, col);
+    const double d = sqlite3_value_double(v);
     char buf[kFixedDoubleTextSize];
     std::string_view text = std::isfinite(d) ? DoubleToFixedText(d, buf) : std::string_view();
-    if (text.empty()) return Fail(st, col, fmt::format("a {}", type.ToString()), why);
+    if (text.empty()) return Fail(v, fmt::format("a {}", type.ToString()), why);
     r = ParseDecimal(text, type.precision, type.scale);
   } else if (t == SQLITE_TEXT) {
-    r = ParseDecimal(ColumnText(st, col), type.precision, type.scale);
+    r = ParseDecimal(ValueText(v), type.precision, type.scale);
   } else {
-    return Fail(st, col, fmt::format("a {}", type.ToString()), why);
+    return Fail(v, fmt::format("a {}", type.ToString()), why);
   }
   if (!r.ok()) {
     // ParseDecimal's message ends in the reason after the last ": ".
     const std::string& m = r.status().message();
     const size_t at = m.rfind(": ");
-    return Fail(st, col,
+    return Fail(v,
                 fmt::format("a {} ({})", type.ToString(),
                             at == std::string::npos ? m : m.substr(at + 2)),
                 why);
@@ -235,22 +235,22 @@ bool DecodeDecimal(sqlite3_stmt* st, int col, ColumnVector* out, std::string* wh
   return true;
 }
 
-bool DecodeTimestamp(sqlite3_stmt* st, int col, ColumnVector* out, std::string* why) {
-  const int t = sqlite3_column_type(st, col);
+bool DecodeTimestamp(sqlite3_value* v, ColumnVector* out, std::string* why) {
+  const int t = sqlite3_value_type(v);
   if (t == SQLITE_INTEGER) {
     // Unix seconds; the range keeps the microseconds within int64.
-    const int64_t s = sqlite3_column_int64(st, col);
+    const int64_t s = sqlite3_value_int64(v);
     if (s > -9223372036854LL && s < 9223372036854LL) {
       out->Append(s * 1000000);
       return true;
     }
   } else if (t == SQLITE_TEXT) {
-    if (auto ts = ParseSqliteTimestamp(ColumnText(st, col))) {
+    if (auto ts = ParseSqliteTimestamp(ValueText(v))) {
       out->Append(ts->micros);
       return true;
     }
   }
-  return Fail(st, col,
+  return Fail(v,
               "a timestamp (TEXT YYYY-MM-DD[ HH:MM[:SS[.ffffff]]][Z|+HH:MM] or INTEGER unix "
               "seconds)",
               why);
@@ -305,119 +305,118 @@ LogicalType TypeForStorageClass(int sqlite_type) {
   }
 }
 
-bool DecodeSqliteValue(sqlite3_stmt* st, int col, bool lax_text, ColumnVector* out,
-                       std::string* why) {
-  const int t = sqlite3_column_type(st, col);
+bool DecodeSqliteValue(sqlite3_value* v, bool lax_text, ColumnVector* out, std::string* why) {
+  const int t = sqlite3_value_type(v);
   if (t == SQLITE_NULL) {
     out->AppendNull();
     return true;
   }
   switch (out->type().id) {
     case TypeId::kBool: {
-      int64_t v;
-      if (t == SQLITE_INTEGER && ((v = sqlite3_column_int64(st, col)) == 0 || v == 1)) {
-        out->Append(static_cast<uint8_t>(v));
+      int64_t i;
+      if (t == SQLITE_INTEGER && ((i = sqlite3_value_int64(v)) == 0 || i == 1)) {
+        out->Append(static_cast<uint8_t>(i));
         return true;
       }
       if (t == SQLITE_TEXT) {
-        std::string_view s = ColumnText(st, col);
+        std::string_view s = ValueText(v);
         if (EqualsNoCase(s, "true") || EqualsNoCase(s, "false")) {
           out->Append(static_cast<uint8_t>(s.size() == 4));
           return true;
         }
       }
-      return Fail(st, col, "a boolean (INTEGER 0/1 or TEXT true/false)", why);
+      return Fail(v, "a boolean (INTEGER 0/1 or TEXT true/false)", why);
     }
-    case TypeId::kInt8: return DecodeInt<int8_t>(st, col, out, why);
-    case TypeId::kInt16: return DecodeInt<int16_t>(st, col, out, why);
-    case TypeId::kInt32: return DecodeInt<int32_t>(st, col, out, why);
-    case TypeId::kInt64: return DecodeInt<int64_t>(st, col, out, why);
+    case TypeId::kInt8: return DecodeInt<int8_t>(v, out, why);
+    case TypeId::kInt16: return DecodeInt<int16_t>(v, out, why);
+    case TypeId::kInt32: return DecodeInt<int32_t>(v, out, why);
+    case TypeId::kInt64: return DecodeInt<int64_t>(v, out, why);
     case TypeId::kFloat:
     case TypeId::kDouble: {
-      if (t != SQLITE_INTEGER && t != SQLITE_FLOAT) return Fail(st, col, "a number", why);
-      const double d = t == SQLITE_INTEGER ? static_cast<double>(sqlite3_column_int64(st, col))
-                                           : sqlite3_column_double(st, col);
+      if (t != SQLITE_INTEGER && t != SQLITE_FLOAT) return Fail(v, "a number", why);
+      const double d = t == SQLITE_INTEGER ? static_cast<double>(sqlite3_value_int64(v))
+                                           : sqlite3_value_double(v);
       if (out->type().id == TypeId::kDouble) {
         out->Append(d);
         return true;
       }
       if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) {
-        return Fail(st, col, "in range for float", why);
+        return Fail(v, "in range for float", why);
       }
       out->Append(static_cast<float>(d));
       return true;
     }
-    case TypeId::kDecimal: return DecodeDecimal(st, col, out, why);
+    case TypeId::kDecimal: return DecodeDecimal(v, out, why);
     case TypeId::kString: {
       if (t == SQLITE_TEXT) {
-        std::string_view s = ColumnText(st, col);
-        if (!IsValidUtf8(s)) return Fail(st, col, "valid UTF-8", why);
+        std::string_view s = ValueText(v);
+        if (!IsValidUtf8(s)) return Fail(v, "valid UTF-8", why);
         out->AppendBytes(s);
       } else if (t == SQLITE_INTEGER) {
         char buf[24];
-        auto r = std::to_chars(buf, buf + sizeof(buf), sqlite3_column_int64(st, col));
+        auto r = std::to_chars(buf, buf + sizeof(buf), sqlite3_value_int64(v));
         out->AppendBytes(std::string_view(buf, static_cast<size_t>(r.ptr - buf)));
       } else if (t == SQLITE_FLOAT) {
         char buf[kDoubleTextSize];
-        out->AppendBytes(DoubleToSqliteText(sqlite3_column_double(st, col), buf));
+        out->AppendBytes(DoubleToSqliteText(sqlite3_value_double(v), buf));
       } else if (lax_text) {
-        AppendHex(ColumnBlob(st, col), out);
+        AppendHex(ValueBlob(v), out);
       } else {
-        return Fail(st, col, "text (BLOBs in text columns need --sqlite-type-mismatch=string)",
+        return Fail(v, "text (BLOBs in text columns need --sqlite-type-mismatch=string)",
                     why);
       }
       return true;
     }
     case TypeId::kBinary:
       if (t == SQLITE_BLOB) {
-        out->AppendBytes(ColumnBlob(st, col));
+        out->AppendBytes(ValueBlob(v));
       } else if (t == SQLITE_TEXT) {
-        out->AppendBytes(ColumnText(st, col));
+        out->AppendBytes(ValueText(v));
       } else {
-        return Fail(st, col, "binary (BLOB or TEXT)", why);
+        return Fail(v, "binary (BLOB or TEXT)", why);
       }
       return true;
     case TypeId::kJson:
       if (t == SQLITE_TEXT) {
-        std::string_view s = ColumnText(st, col);
+        std::string_view s = ValueText(v);
         if (IsValidUtf8(s)) {
           out->AppendBytes(s);
           return true;
         }
       }
-      return Fail(st, col, "JSON (UTF-8 TEXT)", why);
+      return Fail(v, "JSON (UTF-8 TEXT)", why);
     case TypeId::kDate:
       if (t == SQLITE_TEXT) {
-        if (auto d = ParseSqliteDate(ColumnText(st, col))) {
+        if (auto d = ParseSqliteDate(ValueText(v))) {
           out->Append(*d);
           return true;
         }
       }
-      return Fail(st, col, "a date (TEXT YYYY-MM-DD)", why);
+      return Fail(v, "a date (TEXT YYYY-MM-DD)", why);
     case TypeId::kTime:
       if (t == SQLITE_TEXT) {
-        if (auto v = ParseSqliteTime(ColumnText(st, col))) {
-          out->Append(*v);
+        if (auto micros = ParseSqliteTime(ValueText(v))) {
+          out->Append(*micros);
           return true;
         }
       }
-      return Fail(st, col, "a time (TEXT HH:MM[:SS[.ffffff]])", why);
+      return Fail(v, "a time (TEXT HH:MM[:SS[.ffffff]])", why);
     case TypeId::kTimestamp:
-    case TypeId::kTimestampTz: return DecodeTimestamp(st, col, out, why);
+    case TypeId::kTimestampTz: return DecodeTimestamp(v, out, why);
     case TypeId::kUuid:
-      if (t == SQLITE_BLOB && sqlite3_column_bytes(st, col) == 16) {
+      if (t == SQLITE_BLOB && sqlite3_value_bytes(v) == 16) {
         Uuid u;
-        std::memcpy(u.bytes, sqlite3_column_blob(st, col), 16);
+        std::memcpy(u.bytes, sqlite3_value_blob(v), 16);
         out->Append(u);
         return true;
       }
       if (t == SQLITE_TEXT) {
-        if (auto u = ParseUuidText(ColumnText(st, col))) {
+        if (auto u = ParseUuidText(ValueText(v))) {
           out->Append(*u);
           return true;
         }
       }
-      return Fail(st, col, "a UUID (TEXT 8-4-4-4-12 hex digits or a 16-byte BLOB)", why);
+      return Fail(v, "a UUID (TEXT 8-4-4-4-12 hex digits or a 16-byte BLOB)", why);
   }
   *why = "unsupported column type";
   return false;

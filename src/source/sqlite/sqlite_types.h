@@ -32,11 +32,23 @@ SqliteTypeMapping MapSqliteDeclaredType(std::string_view declared);
 // query), from the storage class of its first value.
 LogicalType TypeForStorageClass(int sqlite_type);
 
-// Appends column `col` of the current row of `stmt` to *out (whose type is the
-// target). On a value that does not fit, returns false and sets *why to e.g.
-// `TEXT value "abc" is not an integer`. When lax_text is set, string columns
-// take BLOBs too, rendered as \x followed by lowercase hex.
-bool DecodeSqliteValue(sqlite3_stmt* stmt, int col, bool lax_text, ColumnVector* out,
-                       std::string* why);
+// Appends `value` to *out (whose type is the target). On a value that does not
+// fit, returns false and sets *why to e.g. `TEXT value "abc" is not an
+// integer`. When lax_text is set, string columns take BLOBs too, rendered as \x
+// followed by lowercase hex.
+//
+// `value` may be the unprotected sqlite3_value of sqlite3_column_value(): the
+// SQLite source's connections are opened SQLITE_OPEN_NOMUTEX, so a connection
+// has no mutex for "protected" to refer to, and the caller holds our own
+// per-connection mutex instead. One sqlite3_column_value() per column and then
+// sqlite3_value_*() calls skips the per-call statement checks and error
+// bookkeeping (sqlite3ApiExit) that every sqlite3_column_*() call pays.
+bool DecodeSqliteValue(sqlite3_value* value, bool lax_text, ColumnVector* out, std::string* why);
+
+// The same for column `col` of the current row of `stmt`.
+inline bool DecodeSqliteValue(sqlite3_stmt* stmt, int col, bool lax_text, ColumnVector* out,
+                              std::string* why) {
+  return DecodeSqliteValue(sqlite3_column_value(stmt, col), lax_text, out, why);
+}
 
 }  // namespace lakedump

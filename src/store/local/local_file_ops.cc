@@ -46,6 +46,8 @@ int LocalFileOps::Mkdir(const std::string& path, mode_t mode) {
   return ::mkdir(path.c_str(), mode) == 0 ? 0 : errno;
 }
 
+int LocalFileOps::Syncfs(int fd) { return ::syncfs(fd) == 0 ? 0 : errno; }
+
 LocalFileOps* LocalFileOps::Real() {
   static LocalFileOps real;
   return &real;

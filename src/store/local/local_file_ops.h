@@ -24,6 +24,9 @@ class LocalFileOps {
   virtual int Fsync(int fd);
   virtual int Rename(const std::string& from, const std::string& to);
   virtual int Mkdir(const std::string& path, mode_t mode);
+  // syncfs(2): writes back the whole filesystem holding fd. (Added after the
+  // others; subclasses that do not override it get the real call.)
+  virtual int Syncfs(int fd);
 
   // The process-wide instance making the real calls.
   static LocalFileOps* Real();

@@ -2,11 +2,13 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -311,9 +313,23 @@ Status LocalStore::MakeDirs(std::string_view relative_dir) const {
   return Status::OK();
 }
 
+LocalStore::~LocalStore() {
+  if (syncfs_fd_ >= 0) ::close(syncfs_fd_);
+}
+
+void LocalStore::OpenSyncfsHandle() {
+  std::lock_guard lock(syncfs_mu_);
+  if (syncfs_opened_) return;
+  syncfs_opened_ = true;
+  // Not through ops_: not a fault point, and failing to open it only means
+  // per-file fsyncs.
+  syncfs_fd_ = ::open(root_.empty() ? "/" : root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 Result<std::unique_ptr<ObjectWriter>> LocalStore::NewWriter(std::string_view key) {
   LD_RETURN_IF_ERROR(ValidateObjectKey(key));
   LD_RETURN_IF_ERROR(MakeDirs(DirName(key)));
+  if (pending_ != nullptr) OpenSyncfsHandle();
   std::string final_path = PathOf(key);
   const std::string_view dir = DirName(final_path);
   // Keep the temp name within NAME_MAX even for long object names.
@@ -427,6 +443,59 @@ Status LocalStore::SweepStaleTempFiles(std::chrono::seconds older_than,
   return Status::OK();
 }
 
+namespace {
+
+// syncfs(2) reports writeback errors only from Linux 5.8 on (before, it
+// returned 0 whatever happened to the data).
+bool SyncfsReportsErrors() {
+  static const bool reports = [] {
+    struct utsname u;
+    if (::uname(&u) != 0) return false;
+    int major = 0, minor = 0;
+    if (std::sscanf(u.release, "%d.%d", &major, &minor) != 2) return false;
+    return major > 5 || (major == 5 && minor >= 8);
+  }();
+  return reports;
+}
+
+}  // namespace
+
+// Why one syncfs(2) is as sound as the fsyncs it replaces:
+//  - Durability: syncfs writes back every dirty inode and page of the
+//    filesystem, then calls the filesystem's sync_fs with wait=1 (ext4: a
+//    journal commit, or without a journal a device cache flush) and flushes
+//    the block device's metadata buffers: our files, their renames and the new
+//    directories' entries included.
+//  - Errors: since Linux 5.8 a writeback error on any inode also advances the
+//    superblock's error sequence (sb->s_wb_err), and syncfs returns it to
+//    every descriptor opened before the error that has not reported it yet.
+//    Our descriptor is opened before the first file is written
+//    (OpenSyncfsHandle), so an error while writing back any of our files, in
+//    the background or during the call, fails the call. errseq reports an
+//    error once per descriptor, so after a failed syncfs this store falls back
+//    to per-file fsyncs (each file's own error sequence still holds its error).
+//  - Scope: only when every directory involved is on the descriptor's
+//    filesystem (a mount point below the root falls back), and only for many
+//    files: syncfs also writes back other processes' dirty data on the same
+//    filesystem, which per-file fsyncs would not wait for.
+std::optional<Status> LocalStore::TrySyncfs(const std::set<std::string>& dirs) {
+  std::lock_guard lock(syncfs_mu_);
+  if (syncfs_fd_ < 0 || syncfs_failed_ || !SyncfsReportsErrors()) return std::nullopt;
+  struct stat root_st;
+  if (::fstat(syncfs_fd_, &root_st) != 0) return std::nullopt;
+  for (const std::string& d : dirs) {
+    struct stat st;
+    if (::stat(d.empty() ? "/" : d.c_str(), &st) != 0 || st.st_dev != root_st.st_dev) {
+      return std::nullopt;
+    }
+  }
+  if (const int err = ops_->Syncfs(syncfs_fd_); err != 0) {
+    syncfs_failed_ = true;
+    return ErrnoStatus(err, "syncfs", Describe());
+  }
+  return Status::OK();
+}
+
 Status LocalStore::SyncWritten() {
   if (pending_ == nullptr) return Status::OK();
   std::vector<std::string> files;
@@ -443,6 +512,15 @@ Status LocalStore::SyncWritten() {
     while (!d.empty() && d.size() >= root_.size() && dirs.insert(d).second) d = DirName(d);
   }
   if (root_.empty()) dirs.insert("/");
+  if (files.size() >= kSyncfsMinFiles) {
+    if (std::optional<Status> s = TrySyncfs(dirs)) {
+      if (!s->ok()) {
+        std::lock_guard lock(pending_->mu);
+        pending_->paths.insert(pending_->paths.end(), files.begin(), files.end());
+      }
+      return *s;
+    }
+  }
   auto sync_all = [this](const std::vector<std::string>& paths, bool directories) {
     constexpr size_t kThreads = 8;  // fsyncs in flight: the journal batches them
     std::atomic<size_t> next{0};

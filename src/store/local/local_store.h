@@ -14,6 +14,9 @@
 // is then complete once visible only after SyncWritten(); after a power loss a
 // visible but unsynced object may be short. The dump commits its manifest only
 // after SyncWritten(), and resume re-checks every file's checksum.
+// With many files pending (kSyncfsMinFiles) on one filesystem, SyncWritten()
+// makes one syncfs(2) call instead of an fsync per file and directory (see
+// SyncWritten() in the .cc for why its error reporting is sound).
 //
 // Thread-safe: any number of writers and readers at once. Writers and readers
 // are not thread-safe (one owner each) and may outlive the store but not the
@@ -23,6 +26,8 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +40,9 @@ namespace lakedump {
 class LocalStore final : public ObjectStore {
  public:
   static constexpr size_t kWriteBufferSize = 1 << 20;
+  // Deferred sync: from this many pending files on, one syncfs(2) replaces the
+  // per-file fsyncs (when the kernel reports writeback errors through it).
+  static constexpr size_t kSyncfsMinFiles = 64;
 
   // `root` need not exist: the first writer creates it. Fails when it exists and
   // is not a directory ("destination is a file: <root>"). `ops` is borrowed and
@@ -48,6 +56,7 @@ class LocalStore final : public ObjectStore {
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Result<ObjectInfo> Head(std::string_view key) override;
   Status Delete(std::span<const std::string> keys) override;
+  ~LocalStore() override;
   std::string Describe() const override { return root_.empty() ? "/" : root_; }
   Status SyncWritten() override;
 
@@ -77,10 +86,21 @@ class LocalStore final : public ObjectStore {
   std::string PathOf(std::string_view key) const { return root_ + "/" + std::string(key); }
   // mkdir -p of root_/<relative_dir>; relative_dir may be empty.
   Status MakeDirs(std::string_view relative_dir) const;
+  // Deferred sync: opens the descriptor syncfs(2) is called on, once, before
+  // the first file is written (see SyncWritten()).
+  void OpenSyncfsHandle();
+  // One syncfs(2) for `files` and `dirs` when it is usable for them; nullopt
+  // when the caller must fsync them one by one.
+  std::optional<Status> TrySyncfs(const std::set<std::string>& dirs);
 
   const std::string root_;  // no trailing '/'; "" for the filesystem root
   LocalFileOps* const ops_;
   const std::shared_ptr<PendingSyncs> pending_;  // null without deferred sync
+
+  std::mutex syncfs_mu_;
+  int syncfs_fd_ = -1;          // guarded by syncfs_mu_; the root directory
+  bool syncfs_opened_ = false;  // guarded by syncfs_mu_
+  bool syncfs_failed_ = false;  // guarded by syncfs_mu_: per-file fsyncs from then on
 };
 
 }  // namespace lakedump
