@@ -30,7 +30,8 @@ struct ParquetWriterOptions {
   uint64_t page_bytes = 1 << 20;        // target uncompressed data page size
   bool dictionary = true;
   uint64_t dictionary_limit_bytes = 1 << 20;  // past this, the column falls back to PLAIN
-  // Row groups encoded at once. > 1 needs `pool`.
+  // Row groups encoded at once, and threads encoding one row group's columns
+  // (the output bytes do not depend on it). > 1 needs `pool`.
   int threads = 1;
   ThreadPool* pool = nullptr;
   std::vector<std::pair<std::string, std::string>> key_value_metadata;
