@@ -36,18 +36,25 @@ std::string Write(const Schema& schema, const ParquetWriterOptions& options, siz
   return sink.str();
 }
 
-// Blocks the pool's threads until Release(), so lanes stay queued.
+// Blocks the pool's threads until Release(), so lanes stay queued. The
+// destructor releases them and waits until they let go of the blocker.
 class PoolBlocker {
  public:
-  PoolBlocker(ThreadPool* pool, size_t threads) {
+  PoolBlocker(ThreadPool* pool, size_t threads) : threads_(threads) {
     for (size_t i = 0; i < threads; ++i) {
       pool->Submit([this] {
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait(lock, [this] { return released_; });
+        ++exited_;
+        cv_.notify_all();
       });
     }
   }
-  ~PoolBlocker() { Release(); }
+  ~PoolBlocker() {
+    Release();
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return exited_ == threads_; });
+  }
   void Release() {
     std::lock_guard<std::mutex> lock(mu_);
     released_ = true;
@@ -55,9 +62,11 @@ class PoolBlocker {
   }
 
  private:
+  const size_t threads_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool released_ = false;
+  size_t exited_ = 0;
 };
 
 TEST(ParquetWriterParallelTest, ColumnLanesWriteTheSerialBytes) {

@@ -27,7 +27,7 @@ bool LaneTickets::Claim(size_t lane) {
 }
 
 void LaneTickets::RunIfUnclaimed(size_t lane) {
-  if (Claim(lane)) job_->RunLane(lane);
+  if (Claim(lane)) job_->RunLane();
 }
 
 void RowGroupJob::Reset(size_t ncols) {
@@ -43,7 +43,6 @@ void RowGroupJob::Reset(size_t ncols) {
 
 size_t RowGroupJob::CapacityBytes() const {
   size_t n = 0;
-  for (const auto& e : encoders_) n += e->CapacityBytes();
   for (const auto& c : columns) n += c.CapacityBytes();
   for (const auto& c : chunks_) n += c.bytes.capacity();
   return n;
@@ -63,7 +62,6 @@ std::shared_ptr<LaneTickets> RowGroupJob::Start(const EncodeContext& context, si
     std::stable_sort(order_.begin(), order_.end(),
                      [&](size_t a, size_t b) { return cost[a] > cost[b]; });
   }
-  while (encoders_.size() < lanes) encoders_.push_back(std::make_unique<ChunkEncoder>());
   lanes_ = lanes;
   next_.store(0, std::memory_order_relaxed);
   {
@@ -74,13 +72,18 @@ std::shared_ptr<LaneTickets> RowGroupJob::Start(const EncodeContext& context, si
   return tickets_;
 }
 
-void RowGroupJob::RunLane(size_t lane) {
-  ChunkEncoder& encoder = *encoders_[lane];
+void RowGroupJob::RunLane() {
   const EncodeContext& ctx = *context_;
-  for (size_t k = next_.fetch_add(1); k < order_.size(); k = next_.fetch_add(1)) {
-    const size_t c = order_[k];
-    Status s = encoder.Encode(ctx.specs[c], columns[c], ctx.encode, ctx.codec.get(), &chunks_[c]);
-    if (!s.ok()) statuses_[c] = s.WithContext(fmt::format("column \"{}\"", ctx.specs[c].name));
+  size_t k = next_.fetch_add(1);
+  if (k < order_.size()) {
+    std::unique_ptr<ChunkEncoder> encoder = JobPool::Instance().TakeEncoder();
+    for (; k < order_.size(); k = next_.fetch_add(1)) {
+      const size_t c = order_[k];
+      Status s =
+          encoder->Encode(ctx.specs[c], columns[c], ctx.encode, ctx.codec.get(), &chunks_[c]);
+      if (!s.ok()) statuses_[c] = s.WithContext(fmt::format("column \"{}\"", ctx.specs[c].name));
+    }
+    JobPool::Instance().GiveEncoder(std::move(encoder));
   }
   LaneEnded();
 }
@@ -100,7 +103,7 @@ void RowGroupJob::WaitLanes() {
 void RowGroupJob::Finish() {
   if (!tickets_) return;
   for (size_t i = 0; i < lanes_; ++i) {
-    if (tickets_->Claim(i)) RunLane(i);
+    if (tickets_->Claim(i)) RunLane();
   }
   WaitLanes();
   tickets_.reset();
@@ -135,6 +138,27 @@ std::unique_ptr<RowGroupJob> JobPool::Take() {
   bytes_ -= jobs_.back().second;
   jobs_.pop_back();
   return job;
+}
+
+std::unique_ptr<ChunkEncoder> JobPool::TakeEncoder() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!encoders_.empty()) {
+      std::unique_ptr<ChunkEncoder> encoder = std::move(encoders_.back().first);
+      bytes_ -= encoders_.back().second;
+      encoders_.pop_back();
+      return encoder;
+    }
+  }
+  return std::make_unique<ChunkEncoder>();
+}
+
+void JobPool::GiveEncoder(std::unique_ptr<ChunkEncoder> encoder) {
+  const size_t bytes = encoder->CapacityBytes();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (encoders_.size() >= kMaxEncoders || bytes_ + bytes > kMaxBytes) return;  // freed on return
+  bytes_ += bytes;
+  encoders_.emplace_back(std::move(encoder), bytes);
 }
 
 void JobPool::Give(std::unique_ptr<RowGroupJob> job) {

@@ -1,9 +1,10 @@
 // RowGroupJob: one row group of a ParquetWriter, from its column buffers
 // (filled by the producer) to its encoded column chunks.
 //
-// Encoding runs in lanes. Each lane owns a ChunkEncoder (scratch buffers,
-// dictionaries) and takes columns from a shared cursor, largest first, until
-// none is left; a row group's columns are thus encoded by as many threads as
+// Encoding runs in lanes. A running lane holds a ChunkEncoder (scratch
+// buffers, dictionaries; taken from JobPool when the lane starts, given back
+// when it ends, so there are only as many as lanes running at once) and takes
+// columns from a shared cursor, largest first, until none is left; a row group's columns are thus encoded by as many threads as
 // run its lanes, and a few heavy columns do not end up queued behind each
 // other. Every chunk lands at its column's index whichever lane encoded it, so
 // the bytes do not depend on the schedule.
@@ -70,7 +71,7 @@ class RowGroupJob {
   // Empties the buffers for a new row group of `ncols` columns (keeps capacity).
   // REQUIRES: no lane running (never started, or after Finish()/Abandon()).
   void Reset(size_t ncols);
-  // Heap bytes held by buffers, encoders and chunks (what a recycled job retains).
+  // Heap bytes held by buffers and chunks (what a recycled job retains).
   size_t CapacityBytes() const;
 
   // Prepares encoding of the buffered columns by `lanes` (>= 1) lanes and
@@ -91,13 +92,12 @@ class RowGroupJob {
 
  private:
   friend class LaneTickets;
-  void RunLane(size_t lane);
+  void RunLane();
   void LaneEnded();
   void WaitLanes();
 
   std::vector<EncodedChunk> chunks_;
   std::vector<Status> statuses_;  // per column
-  std::vector<std::unique_ptr<ChunkEncoder>> encoders_;  // per lane
   std::vector<size_t> order_;     // column indices, largest first
   const EncodeContext* context_ = nullptr;
   std::shared_ptr<LaneTickets> tickets_;
@@ -109,9 +109,10 @@ class RowGroupJob {
   size_t lanes_ended_ = 0;  // GUARDED_BY(mu_)
 };
 
-// Process-wide free list of finished writers' jobs, so the next writer starts
-// with warm buffers. Bounded: at most kMaxJobs jobs and kMaxBytes of their
-// capacity; a job that does not fit is freed. Thread-safe.
+// Process-wide free lists of idle jobs (finished writers') and idle chunk
+// encoders, so the next row group or writer starts with warm buffers. Bounded:
+// at most kMaxJobs jobs, kMaxEncoders encoders, and kMaxBytes of their
+// capacity together; what does not fit is freed. Thread-safe.
 class JobPool {
  public:
   static JobPool& Instance();
@@ -120,14 +121,19 @@ class JobPool {
   std::unique_ptr<RowGroupJob> Take();
   // REQUIRES: no lane of the job is running.
   void Give(std::unique_ptr<RowGroupJob> job);
+  // A recycled encoder, or a new one.
+  std::unique_ptr<ChunkEncoder> TakeEncoder();
+  void GiveEncoder(std::unique_ptr<ChunkEncoder> encoder);
 
  private:
   static constexpr size_t kMaxJobs = 8;
+  static constexpr size_t kMaxEncoders = 8;
   static constexpr size_t kMaxBytes = size_t{256} << 20;
 
   std::mutex mu_;
   std::vector<std::pair<std::unique_ptr<RowGroupJob>, size_t>> jobs_;  // GUARDED_BY(mu_)
-  size_t bytes_ = 0;                                                  // GUARDED_BY(mu_)
+  std::vector<std::pair<std::unique_ptr<ChunkEncoder>, size_t>> encoders_;  // GUARDED_BY(mu_)
+  size_t bytes_ = 0;  // GUARDED_BY(mu_)
 };
 
 }  // namespace lakedump::parquet
