@@ -80,7 +80,9 @@ TEST(ParquetWriterParallelTest, ColumnLanesWriteTheSerialBytes) {
         ParquetWriterOptions o;
         o.codec = codec;
         o.row_group_rows = group_rows;
-        const std::string serial = Write(schema, o, rows, 500, nulls);
+        // Batches of 2100 rows: while no row group is in flight, the writer
+        // checks and copies them column by column on the pool too.
+        const std::string serial = Write(schema, o, rows, 2100, nulls);
         auto footer = parquet::ReadParquetFooter(serial);
         ASSERT_TRUE(footer.ok()) << footer.status().ToString();
         const size_t groups = (rows + group_rows - 1) / group_rows;
@@ -92,7 +94,7 @@ TEST(ParquetWriterParallelTest, ColumnLanesWriteTheSerialBytes) {
           ParquetWriterOptions p = o;
           p.threads = threads;
           p.pool = &pool;
-          const std::string parallel = Write(schema, p, rows, 500, nulls);
+          const std::string parallel = Write(schema, p, rows, 2100, nulls);
           EXPECT_TRUE(parallel == serial)
               << fmt::format("codec {} nulls {} row groups {} threads {} pool {}: {} vs {} bytes",
                              CodecName(codec), static_cast<int>(nulls), groups, threads,
@@ -156,6 +158,39 @@ TEST(ParquetWriterParallelTest, BadInputWithRowGroupsInFlightStopsTheFile) {
   EXPECT_FALSE(w.Close().ok());
   EXPECT_EQ(sink.str().size(), before);
   blocker.Release();
+}
+
+// Batches big enough to be checked column by column on the pool: the error
+// is still the first bad column's in column order, as the serial writer's.
+TEST(ParquetWriterParallelTest, BadInputCheckedOnThePoolNamesTheFirstBadColumn) {
+  const Schema schema({Column{"id", LogicalType::Of(TypeId::kInt64), false, ""},
+                       Column{"price", LogicalType::Decimal(5, 2), true, ""},
+                       Column{"name", LogicalType::Of(TypeId::kString), true, ""}});
+  ThreadPool pool(2);
+  for (int threads : {1, 2}) {
+    ParquetWriterOptions o;
+    o.threads = threads;
+    o.pool = &pool;
+    StringSink sink;
+    ParquetWriter w(schema, o, &sink);
+    RowBatch good(schema), bad(schema);
+    for (int64_t i = 0; i < 5000; ++i) {
+      good.column(0).Append<int64_t>(i);
+      good.column(1).Append<int128_t>(i);
+      good.column(2).AppendBytes("ok");
+      bad.column(0).Append<int64_t>(5000 + i);
+      bad.column(1).Append<int128_t>(i == 4000 ? 100000 : i);  // row 9000: 1000.00 > 999.99
+      bad.column(2).AppendBytes(i == 10 ? "bad \xC3(" : "ok");  // row 5010
+    }
+    ASSERT_TRUE(w.Write(good).ok());
+    Status s = w.Write(bad);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("column \"price\", row 9000: decimal value 1000.00"),
+              std::string::npos)
+        << threads << ": " << s.message();
+    EXPECT_FALSE(w.Close().ok());
+    EXPECT_TRUE(sink.str().empty()) << "no row group was complete";
+  }
 }
 
 // A writer given up with lanes still queued returns its jobs to the shared

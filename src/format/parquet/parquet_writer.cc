@@ -26,6 +26,7 @@
 #include "format/parquet/batch_append.h"
 #include "format/parquet/column_chunk.h"
 #include "format/parquet/parquet_metadata.h"
+#include "format/parquet/parallel_for.h"
 #include "format/parquet/parquet_schema.h"
 #include "format/parquet/row_group_job.h"
 
@@ -39,6 +40,9 @@ using pq::RowGroupJob;
 constexpr std::string_view kMagic = "PAR1";
 // Batches are appended in slices so a row group overshoots its byte target by little.
 constexpr size_t kSliceRows = 16384;
+// Fewer rows are checked and copied on the producer alone (waking pool threads
+// costs more than it saves).
+constexpr size_t kParallelFillRows = 2048;
 
 pq::Codec ToParquetCodec(CodecKind kind) {
   switch (kind) {
@@ -115,13 +119,28 @@ class ParquetWriter::Impl {
     if (!error_.ok()) return error_;
     if (closed_) return Status::InvalidArgument("ParquetWriter::Write after Close");
     Status s = batch.Validate(schema_);
-    if (s.ok()) {
-      for (size_t c = 0; c < schema_.num_columns() && s.ok(); ++c) {
-        s = pq::ValidateColumn(schema_.column(c), batch.column(c), stats_rows_in_buffers());
+    if (!s.ok()) return Fail(s);
+    const size_t n = batch.num_rows();
+    const size_t ncols = schema_.num_columns();
+    const uint64_t first_row = stats_rows_in_buffers();
+    // With no row group in flight the pool is idle (the first row group of a
+    // file above all): checking and copying the batch column by column on the
+    // pool too shortens the stretch where nothing else can run.
+    const bool fan_out = parallel_ && in_flight_.empty() && n >= kParallelFillRows && ncols > 1;
+    if (fan_out) {
+      std::vector<Status> statuses(ncols);
+      pq::ParallelFor(options_.pool, static_cast<size_t>(options_.threads - 1), ncols,
+                      [&](size_t c) {
+                        statuses[c] =
+                            pq::ValidateColumn(schema_.column(c), batch.column(c), first_row);
+                      });
+      for (size_t c = 0; c < ncols && s.ok(); ++c) s = statuses[c];  // first in column order
+    } else {
+      for (size_t c = 0; c < ncols && s.ok(); ++c) {
+        s = pq::ValidateColumn(schema_.column(c), batch.column(c), first_row);
       }
     }
     if (!s.ok()) return Fail(s);
-    const size_t n = batch.num_rows();
     const size_t row_bytes = n == 0 ? 1 : std::max<size_t>(1, batch.ByteSize() / n);
     size_t pos = 0;
     while (pos < n) {
@@ -132,9 +151,14 @@ class ParquetWriter::Impl {
       const uint64_t buffered = BufferedBytes();
       const uint64_t room = options_.row_group_bytes > buffered ? options_.row_group_bytes - buffered : 0;
       take = std::max<size_t>(1, std::min<uint64_t>(take, room / row_bytes + 1));
-      for (size_t c = 0; c < schema_.num_columns(); ++c) {
+      auto append = [&](size_t c) {
         pq::AppendColumn(shared_->specs[c], schema_.column(c).type, batch.column(c), pos,
                          pos + take, &current_->columns[c]);
+      };
+      if (fan_out && in_flight_.empty() && take >= kParallelFillRows) {
+        pq::ParallelFor(options_.pool, static_cast<size_t>(options_.threads - 1), ncols, append);
+      } else {
+        for (size_t c = 0; c < ncols; ++c) append(c);
       }
       current_->rows += take;
       pos += take;
