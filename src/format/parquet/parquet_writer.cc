@@ -7,7 +7,9 @@
 // (300K rows are 3 of them) still keeps every thread busy, while the producer
 // fills the next row group. The producer never blocks on a lane that has not
 // started: it claims and runs it itself, so waiting cannot deadlock even when
-// the producer is a thread of the same pool.
+// the producer is a thread of the same pool. Before the first row group is
+// handed over, the pool would idle: then the producer checks and copies each
+// batch column by column with the pool's help (ParallelFor).
 //
 // Jobs (column buffers, encoder scratch and dictionaries, encoded chunks) are
 // recycled: within a writer from row group to row group, and across writers
@@ -25,8 +27,8 @@
 #include "base/thread_pool.h"
 #include "format/parquet/batch_append.h"
 #include "format/parquet/column_chunk.h"
-#include "format/parquet/parquet_metadata.h"
 #include "format/parquet/parallel_for.h"
+#include "format/parquet/parquet_metadata.h"
 #include "format/parquet/parquet_schema.h"
 #include "format/parquet/row_group_job.h"
 
