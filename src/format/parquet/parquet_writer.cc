@@ -1,11 +1,11 @@
 // ParquetWriter: rows are appended to the buffers of the row group being built
 // (a RowGroupJob). A full row group is encoded either inline (threads <= 1) or
-// on the pool; at most `threads` jobs are in flight, and they are appended to
-// the sink strictly in order by the producer thread (DuckDB's PrepareRowGroup /
-// FlushRowGroup split). Within a row group the columns are encoded in parallel
-// too (`threads` lanes per job, see row_group_job.h): a file of few row groups
-// (300K rows are 3 of them) still keeps every thread busy, while the producer
-// fills the next row group. The producer never blocks on a lane that has not
+// on the pool, and appended to the sink strictly in order by the producer
+// thread (DuckDB's PrepareRowGroup / FlushRowGroup split). A row group's
+// columns are encoded in parallel (`threads` lanes per job, see
+// row_group_job.h), so a file of few row groups (300K rows are 3 of them)
+// still keeps every thread busy, and one row group encoding while the producer
+// fills the next is enough overlap. The producer never blocks on a lane that has not
 // started: it claims and runs it itself, so waiting cannot deadlock even when
 // the producer is a thread of the same pool. Before the first row group is
 // handed over, the pool would idle: then the producer checks and copies each
@@ -267,13 +267,10 @@ class ParquetWriter::Impl {
       current_->Reset(schema_.num_columns());
       return Status::OK();
     }
-    while (in_flight_.size() >= static_cast<size_t>(options_.threads)) {
-      LD_RETURN_IF_ERROR(FlushFront());
-    }
     // The row group's columns are encoded by `threads` lanes: pool threads
-    // that are idle (or done with the row groups before) take its columns,
+    // that are idle (or done with the row group before) take its columns,
     // and whatever no one took by the time the row group is due, the producer
-    // encodes itself in FlushFront(). Meanwhile the producer fills the next one.
+    // encodes itself in FlushFront().
     const size_t lanes = std::min<size_t>(static_cast<size_t>(options_.threads),
                                           std::max<size_t>(1, schema_.num_columns()));
     std::shared_ptr<pq::LaneTickets> tickets = current_->Start(*shared_, lanes);
@@ -281,8 +278,15 @@ class ParquetWriter::Impl {
       options_.pool->Submit([tickets, i] { tickets->RunIfUnclaimed(i); });
     }
     in_flight_.push_back(std::move(current_));
+    // Then the row group before it is finished and written (lanes done with
+    // it have already moved on to this one), and its buffers take the next
+    // rows. Since every row group is encoded by all threads, one row group
+    // encoding while the next fills is enough: 2 jobs per writer whatever
+    // `threads`, where one per thread had to be filled (page faults) and held.
+    Status s;
+    while (in_flight_.size() > 1 && s.ok()) s = FlushFront();
     current_ = NewJob();
-    return Status::OK();
+    return s;
   }
 
   Status FlushFront() {
