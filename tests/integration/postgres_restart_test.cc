@@ -41,19 +41,19 @@ class OwnServer {
     ok_ = Sh(fmt::format("PGPORT_BASE=56900 {}/start-postgres {} >{}/start.log 2>&1", scripts, dir_,
                          tmp.path())) == 0;
     const std::string env = ReadFile(dir_ + "/env");
-    const size_t at = env.find("LD_TEST_PG_DSN=");
-    if (at != std::string::npos) dsn_ = env.substr(at + 15, env.find('\n', at) - at - 15);
+    dsn_ = EnvValue(env, "LD_TEST_PG_DSN");
+    bin_ = EnvValue(env, "LD_TEST_PG_BIN");
     stop_ = scripts + "/stop-postgres " + dir_ + " --purge";
   }
   ~OwnServer() { Sh(stop_ + " >/dev/null 2>&1"); }
-  bool ok() const { return ok_ && !dsn_.empty(); }
+  bool ok() const { return ok_ && !dsn_.empty() && !bin_.empty(); }
   const std::string& dsn() const { return dsn_; }
 
   // pg_ctl as the server's owner (the postgres user when the tests run as root).
   int PgCtl(const std::string& args) const {
-    const std::string bin = "/usr/lib/postgresql/15/bin/pg_ctl";
     const std::string as = ::geteuid() == 0 ? "runuser -u postgres -- " : "";
-    return Sh(fmt::format("{}{} -D {}/data {} >{}/pg_ctl.out 2>&1", as, bin, dir_, args, dir_));
+    return Sh(fmt::format("{}{}/pg_ctl -D {}/data {} >{}/pg_ctl.out 2>&1", as, bin_, dir_, args,
+                          dir_));
   }
   std::string PgCtlOutput() const { return ReadFile(dir_ + "/pg_ctl.out"); }
   std::string Log() const { return dir_ + "/log/server.log"; }  // writable by the server's owner
@@ -63,7 +63,15 @@ class OwnServer {
   }
 
  private:
-  std::string dir_, dsn_, stop_;
+  // The value of KEY=VALUE line `key` in start-postgres's env file, or "".
+  static std::string EnvValue(const std::string& env, const std::string& key) {
+    const size_t at = env.find(key + "=");
+    if (at == std::string::npos || (at > 0 && env[at - 1] != '\n')) return "";
+    const size_t from = at + key.size() + 1;
+    return env.substr(from, env.find('\n', from) - from);
+  }
+
+  std::string dir_, dsn_, bin_, stop_;
   bool ok_ = false;
 };
 
