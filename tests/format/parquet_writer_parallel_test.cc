@@ -131,7 +131,7 @@ TEST(ParquetWriterParallelTest, BadInputWithRowGroupsInFlightStopsTheFile) {
   const Schema schema({Column{"id", LogicalType::Of(TypeId::kInt64), false, ""},
                        Column{"name", LogicalType::Of(TypeId::kString), true, ""}});
   ThreadPool pool(2);
-  PoolBlocker blocker(&pool, 2);  // row groups stay in flight, not yet encoded
+  PoolBlocker blocker(&pool, 2);  // the last row group handed over stays queued
   ParquetWriterOptions o;
   o.row_group_rows = 100;
   o.threads = 2;
@@ -213,7 +213,7 @@ TEST(ParquetWriterParallelTest, AbandonedLanesDoNotTouchRecycledJobs) {
       ParquetWriter w(schema, p, &sink);
       RowBatch b(schema);
       testing::FillRows(schema, NullPattern::kSome, 0, 1000, 7, &b);
-      ASSERT_TRUE(w.Write(b).ok());  // 3 row groups in flight, their lanes queued
+      ASSERT_TRUE(w.Write(b).ok());  // the 3rd row group in flight, its lanes queued
     }  // abandoned; blocker released after the writer is gone
     ParquetWriterOptions p = o;
     p.threads = 2;
