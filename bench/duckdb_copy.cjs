@@ -19,6 +19,7 @@ const { DuckDBInstance } = require(path.join(interop, 'node_modules', '@duckdb',
   const cpus = [];
   const extra = rgSize ? `, ROW_GROUP_SIZE ${Number(rgSize)}` : '';
   for (let i = 0; i < Number(runs); i++) {
+    fs.rmSync(out, { force: true });  // untimed, as parquet_encode_bench does
     const t0 = process.hrtime.bigint();
     const c0 = process.cpuUsage();
     await c.run(`COPY (SELECT * FROM t) TO '${out}' (FORMAT parquet, COMPRESSION ${codec}${extra})`);

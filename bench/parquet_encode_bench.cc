@@ -201,6 +201,10 @@ int Main(int argc, char** argv) {
     if (args.count("no-dictionary")) o.dictionary = false;
     if (args.count("level")) o.compression_level = std::stoi(args["level"]);
     if (args.count("page-bytes")) o.page_bytes = std::stoull(args["page-bytes"]);
+    // The previous run's file goes first, untimed: truncating 10 MB of it in
+    // fopen("wb") took 4-9 ms here, a serial cost that is no encoding (a dump
+    // writes new files).
+    std::remove(out.c_str());
     const auto t0 = std::chrono::steady_clock::now();
     const double c0 = cpu_now();
     {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/thread_pool.h"
 #include "canonical_json.h"
 #include "format/parquet/parquet_writer.h"
 #include "parquet_test_util.h"
@@ -107,6 +108,21 @@ std::vector<Case> Matrix() {
     c.rows = 2500;
     c.batch_rows = 777;
     c.options.row_group_rows = 400;
+    cases.push_back(std::move(c));
+  }
+  // The same with a pool: row groups in flight and each row group's columns
+  // encoded by 3 lanes (the bytes equal the serial writer's; this reads them).
+  {
+    static ThreadPool pool(2);
+    Case c;
+    c.name = "many_groups_parallel";
+    c.schema = testing::AllTypesSchema(NullPattern::kSome);
+    c.rows = 2500;
+    c.batch_rows = 777;
+    c.options.row_group_rows = 400;
+    c.options.codec = CodecKind::kZstd;
+    c.options.threads = 3;
+    c.options.pool = &pool;
     cases.push_back(std::move(c));
   }
   // Statistics and logical types checked through DuckDB's parquet_metadata.

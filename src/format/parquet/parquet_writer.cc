@@ -1,10 +1,15 @@
 // ParquetWriter: rows are appended to the buffers of the row group being built
 // (a RowGroupJob). A full row group is encoded either inline (threads <= 1) or
-// on the pool; at most `threads` jobs are in flight, and they are appended to
-// the sink strictly in order by the producer thread (DuckDB's PrepareRowGroup /
-// FlushRowGroup split). The producer never blocks on a job that has not
+// on the pool, and appended to the sink strictly in order by the producer
+// thread (DuckDB's PrepareRowGroup / FlushRowGroup split). A row group's
+// columns are encoded in parallel (`threads` lanes per job, see
+// row_group_job.h), so a file of few row groups (300K rows are 3 of them)
+// still keeps every thread busy, and one row group encoding while the producer
+// fills the next is enough overlap. The producer never blocks on a lane that has not
 // started: it claims and runs it itself, so waiting cannot deadlock even when
-// the producer is a thread of the same pool.
+// the producer is a thread of the same pool. Before the first row group is
+// handed over, the pool would idle: then the producer checks and copies each
+// batch column by column with the pool's help (ParallelFor).
 //
 // Jobs (column buffers, encoder scratch and dictionaries, encoded chunks) are
 // recycled: within a writer from row group to row group, and across writers
@@ -14,27 +19,32 @@
 // after another, so the next writer starts with warm buffers.
 #include "format/parquet/parquet_writer.h"
 
-#include <atomic>
-#include <condition_variable>
+#include <algorithm>
 #include <deque>
-#include <mutex>
 
 #include <fmt/format.h>
 
 #include "base/thread_pool.h"
 #include "format/parquet/batch_append.h"
 #include "format/parquet/column_chunk.h"
+#include "format/parquet/parallel_for.h"
 #include "format/parquet/parquet_metadata.h"
 #include "format/parquet/parquet_schema.h"
+#include "format/parquet/row_group_job.h"
 
 namespace lakedump {
 namespace {
 
 namespace pq = parquet;
+using pq::JobPool;
+using pq::RowGroupJob;
 
 constexpr std::string_view kMagic = "PAR1";
 // Batches are appended in slices so a row group overshoots its byte target by little.
 constexpr size_t kSliceRows = 16384;
+// Fewer rows are checked and copied on the producer alone (waking pool threads
+// costs more than it saves).
+constexpr size_t kParallelFillRows = 2048;
 
 pq::Codec ToParquetCodec(CodecKind kind) {
   switch (kind) {
@@ -46,107 +56,6 @@ pq::Codec ToParquetCodec(CodecKind kind) {
   }
   return pq::Codec::kUncompressed;
 }
-
-// Immutable after construction; shared with encoding tasks.
-struct Shared {
-  std::vector<pq::ColumnSpec> specs;
-  pq::EncodeOptions encode;
-  std::unique_ptr<Codec> codec;  // null for kNone
-};
-
-// One row group: its buffers, then its encoded chunks. Shared between the
-// writer and the pool task that may encode it (hence shared_ptr).
-struct RowGroupJob {
-  enum State : int { kQueued, kRunning, kDone, kCancelled };
-
-  std::vector<pq::ColumnBuffer> columns;
-  size_t rows = 0;
-  size_t bytes = 0;
-  std::vector<pq::EncodedChunk> chunks;
-  pq::ChunkEncoder encoder;
-  Status status;
-
-  std::atomic<int> state{kQueued};
-  std::mutex mu;
-  std::condition_variable cv;
-
-  // Heap bytes held by the job's buffers (what the pool retains).
-  size_t CapacityBytes() const {
-    size_t n = encoder.CapacityBytes();
-    for (const auto& c : columns) n += c.CapacityBytes();
-    for (const auto& c : chunks) n += c.bytes.capacity();
-    return n;
-  }
-
-  void Reset(size_t ncols) {
-    columns.resize(ncols);
-    for (auto& c : columns) c.Clear();
-    chunks.resize(ncols);
-    rows = 0;
-    bytes = 0;
-    status = Status::OK();
-    state.store(kQueued);
-  }
-
-  void Run(const Shared& shared) {
-    for (size_t i = 0; i < columns.size() && status.ok(); ++i) {
-      status = encoder.Encode(shared.specs[i], columns[i], shared.encode, shared.codec.get(),
-                              &chunks[i]);
-      if (!status.ok()) status = status.WithContext(fmt::format("column \"{}\"", shared.specs[i].name));
-    }
-  }
-  void MarkDone() {
-    std::lock_guard<std::mutex> lock(mu);
-    state.store(kDone);
-    cv.notify_all();
-  }
-  // Claims the job if no thread started it (returns true: the caller runs it).
-  bool Claim(int to) {
-    int expected = kQueued;
-    return state.compare_exchange_strong(expected, to);
-  }
-  void WaitDone() {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return state.load() == kDone; });
-  }
-};
-
-// Process-wide free list of finished writers' jobs. Bounded: it keeps at most
-// kMaxJobs jobs and kMaxBytes of their capacity; a job that does not fit is
-// freed. Thread-safe.
-class JobPool {
- public:
-  static JobPool& Instance() {
-    static JobPool pool;
-    return pool;
-  }
-
-  std::shared_ptr<RowGroupJob> Take() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (jobs_.empty()) return nullptr;
-    std::shared_ptr<RowGroupJob> job = std::move(jobs_.back().first);
-    bytes_ -= jobs_.back().second;
-    jobs_.pop_back();
-    return job;
-  }
-
-  // REQUIRES: no one else references the job (use_count() == 1).
-  void Give(std::shared_ptr<RowGroupJob> job) {
-    const size_t bytes = job->CapacityBytes();
-    std::lock_guard<std::mutex> lock(mu_);
-    if (jobs_.size() >= kMaxJobs || bytes_ + bytes > kMaxBytes) return;  // freed by the caller
-    bytes_ += bytes;
-    jobs_.emplace_back(std::move(job), bytes);
-  }
-
- private:
-  static constexpr size_t kMaxJobs = 8;
-  static constexpr size_t kMaxBytes = size_t{256} << 20;
-
-  std::mutex mu_;
-  std::vector<std::pair<std::shared_ptr<RowGroupJob>, size_t>> jobs_;  // GUARDED_BY(mu_)
-  size_t bytes_ = 0;                                                  // GUARDED_BY(mu_)
-};
 
 // Bytes per value of a column buffer's fixed-width data (0 for variable-length).
 size_t ValueWidth(const pq::ColumnSpec& spec) {
@@ -169,7 +78,7 @@ class ParquetWriter::Impl {
  public:
   Impl(Schema schema, ParquetWriterOptions options, ByteSink* sink)
       : schema_(std::move(schema)), options_(std::move(options)), sink_(sink) {
-    auto shared = std::make_shared<Shared>();
+    auto shared = std::make_unique<pq::EncodeContext>();
     Result<std::vector<pq::ColumnSpec>> specs = pq::MakeColumnSpecs(schema_);
     if (!specs.ok()) {
       error_ = specs.status();
@@ -197,33 +106,43 @@ class ParquetWriter::Impl {
   }
 
   ~Impl() {
-    // Jobs not yet started are cancelled; running ones are waited for (they
-    // own everything they touch, but finishing keeps the pool quiet).
-    for (auto& job : in_flight_) {
-      if (!job->Claim(RowGroupJob::kCancelled)) {
-        if (job->state.load() != RowGroupJob::kCancelled) job->WaitDone();
-      }
-    }
-    // Idle jobs go back to the process-wide pool (in-flight ones may still be
-    // referenced by a pool task that never started: those are dropped).
+    // Lanes not yet started are cancelled, running ones are waited for (they
+    // touch the job's buffers); then every job goes back to the process-wide pool.
     JobPool& pool = JobPool::Instance();
-    if (current_ && current_.use_count() == 1) pool.Give(std::move(current_));
-    for (auto& job : free_) {
-      if (job.use_count() == 1) pool.Give(std::move(job));
+    for (auto& job : in_flight_) {
+      job->Abandon();
+      pool.Give(std::move(job));
     }
+    if (current_) pool.Give(std::move(current_));
+    for (auto& job : free_) pool.Give(std::move(job));
   }
 
   Status Write(const RowBatch& batch) {
     if (!error_.ok()) return error_;
     if (closed_) return Status::InvalidArgument("ParquetWriter::Write after Close");
     Status s = batch.Validate(schema_);
-    if (s.ok()) {
-      for (size_t c = 0; c < schema_.num_columns() && s.ok(); ++c) {
-        s = pq::ValidateColumn(schema_.column(c), batch.column(c), stats_rows_in_buffers());
+    if (!s.ok()) return Fail(s);
+    const size_t n = batch.num_rows();
+    const size_t ncols = schema_.num_columns();
+    const uint64_t first_row = stats_rows_in_buffers();
+    // With no row group in flight the pool is idle (the first row group of a
+    // file above all): checking and copying the batch column by column on the
+    // pool too shortens the stretch where nothing else can run.
+    const bool fan_out = parallel_ && in_flight_.empty() && n >= kParallelFillRows && ncols > 1;
+    if (fan_out) {
+      std::vector<Status> statuses(ncols);
+      pq::ParallelFor(options_.pool, static_cast<size_t>(options_.threads - 1), ncols,
+                      [&](size_t c) {
+                        statuses[c] =
+                            pq::ValidateColumn(schema_.column(c), batch.column(c), first_row);
+                      });
+      for (size_t c = 0; c < ncols && s.ok(); ++c) s = statuses[c];  // first in column order
+    } else {
+      for (size_t c = 0; c < ncols && s.ok(); ++c) {
+        s = pq::ValidateColumn(schema_.column(c), batch.column(c), first_row);
       }
     }
     if (!s.ok()) return Fail(s);
-    const size_t n = batch.num_rows();
     const size_t row_bytes = n == 0 ? 1 : std::max<size_t>(1, batch.ByteSize() / n);
     size_t pos = 0;
     while (pos < n) {
@@ -234,9 +153,14 @@ class ParquetWriter::Impl {
       const uint64_t buffered = BufferedBytes();
       const uint64_t room = options_.row_group_bytes > buffered ? options_.row_group_bytes - buffered : 0;
       take = std::max<size_t>(1, std::min<uint64_t>(take, room / row_bytes + 1));
-      for (size_t c = 0; c < schema_.num_columns(); ++c) {
+      auto append = [&](size_t c) {
         pq::AppendColumn(shared_->specs[c], schema_.column(c).type, batch.column(c), pos,
                          pos + take, &current_->columns[c]);
+      };
+      if (fan_out && in_flight_.empty() && take >= kParallelFillRows) {
+        pq::ParallelFor(options_.pool, static_cast<size_t>(options_.threads - 1), ncols, append);
+      } else {
+        for (size_t c = 0; c < ncols; ++c) append(c);
       }
       current_->rows += take;
       pos += take;
@@ -320,14 +244,14 @@ class ParquetWriter::Impl {
     return n;
   }
 
-  std::shared_ptr<RowGroupJob> NewJob() {
-    std::shared_ptr<RowGroupJob> job;
+  std::unique_ptr<RowGroupJob> NewJob() {
+    std::unique_ptr<RowGroupJob> job;
     if (!free_.empty()) {
       job = std::move(free_.back());
       free_.pop_back();
     } else {
       job = JobPool::Instance().Take();
-      if (!job) job = std::make_shared<RowGroupJob>();
+      if (!job) job = std::make_unique<RowGroupJob>();
     }
     job->Reset(schema_.num_columns());
     return job;
@@ -337,49 +261,40 @@ class ParquetWriter::Impl {
     if (current_->rows == 0) return Status::OK();
     current_->bytes = BufferedBytes();
     if (!parallel_) {
-      current_->Run(*shared_);
-      current_->state.store(RowGroupJob::kDone);
+      current_->Start(*shared_, 1);
+      current_->Finish();
       LD_RETURN_IF_ERROR(AppendRowGroup(*current_));
       current_->Reset(schema_.num_columns());
       return Status::OK();
     }
-    while (in_flight_.size() >= static_cast<size_t>(options_.threads)) {
-      LD_RETURN_IF_ERROR(FlushFront());
+    // The row group's columns are encoded by `threads` lanes: pool threads
+    // that are idle (or done with the row group before) take its columns,
+    // and whatever no one took by the time the row group is due, the producer
+    // encodes itself in FlushFront().
+    const size_t lanes = std::min<size_t>(static_cast<size_t>(options_.threads),
+                                          std::max<size_t>(1, schema_.num_columns()));
+    std::shared_ptr<pq::LaneTickets> tickets = current_->Start(*shared_, lanes);
+    for (size_t i = 0; i < lanes; ++i) {
+      options_.pool->Submit([tickets, i] { tickets->RunIfUnclaimed(i); });
     }
-    std::shared_ptr<RowGroupJob> job = std::move(current_);
-    std::shared_ptr<const Shared> shared = shared_;
-    // The task lets go of the job before marking it done (the writer holds it
-    // until it sees kDone): a finished job then has a single owner and can be
-    // recycled, instead of being freed when the pool destroys the task later.
-    options_.pool->Submit([job, shared]() mutable {
-      std::shared_ptr<RowGroupJob> mine = std::move(job);
-      if (!mine->Claim(RowGroupJob::kRunning)) return;
-      RowGroupJob* running = mine.get();
-      mine.reset();
-      running->Run(*shared);
-      running->MarkDone();
-    });
-    in_flight_.push_back(std::move(job));
+    in_flight_.push_back(std::move(current_));
+    // Then the row group before it is finished and written (lanes done with
+    // it have already moved on to this one), and its buffers take the next
+    // rows. Since every row group is encoded by all threads, one row group
+    // encoding while the next fills is enough: 2 jobs per writer whatever
+    // `threads`, where one per thread had to be filled (page faults) and held.
+    Status s;
+    while (in_flight_.size() > 1 && s.ok()) s = FlushFront();
     current_ = NewJob();
-    return Status::OK();
+    return s;
   }
 
   Status FlushFront() {
-    std::shared_ptr<RowGroupJob> job = std::move(in_flight_.front());
+    std::unique_ptr<RowGroupJob> job = std::move(in_flight_.front());
     in_flight_.pop_front();
-    if (job->Claim(RowGroupJob::kRunning)) {
-      job->Run(*shared_);
-      job->MarkDone();
-    } else {
-      job->WaitDone();
-    }
+    job->Finish();
     Status s = AppendRowGroup(*job);
-    // A pool task that has not started yet still holds the job. Recycling it now
-    // would let that task claim the reset job later and encode the next row
-    // group while it is being filled (found by ASan as a race on destruction;
-    // under load it could corrupt a row group). Such a job is dropped instead;
-    // the task's Claim() fails on it and frees it.
-    if (job.use_count() == 1) free_.push_back(std::move(job));
+    free_.push_back(std::move(job));
     return s;
   }
 
@@ -393,12 +308,12 @@ class ParquetWriter::Impl {
 
   // Appends the encoded chunks and records their metadata at their file offsets.
   Status AppendRowGroup(RowGroupJob& job) {
-    LD_RETURN_IF_ERROR(job.status);
+    LD_RETURN_IF_ERROR(job.status());
     LD_RETURN_IF_ERROR(WriteMagicOnce());
     pq::RowGroup group;
     group.num_rows = static_cast<int64_t>(job.rows);
     int64_t total_compressed = 0;
-    for (pq::EncodedChunk& chunk : job.chunks) {
+    for (const pq::EncodedChunk& chunk : job.chunks()) {
       const int64_t base = static_cast<int64_t>(sink_->bytes_written() - sink_start_);
       LD_RETURN_IF_ERROR(sink_->Append(chunk.bytes));
       pq::ColumnChunk cc;
@@ -422,16 +337,16 @@ class ParquetWriter::Impl {
   Schema schema_;
   ParquetWriterOptions options_;
   ByteSink* sink_;
-  std::shared_ptr<const Shared> shared_;
+  std::unique_ptr<const pq::EncodeContext> shared_;
   bool parallel_ = false;
   Status error_;
   bool closed_ = false;
   bool magic_written_ = false;
   uint64_t sink_start_ = 0;
   uint64_t rows_written_ = 0;
-  std::shared_ptr<RowGroupJob> current_;
-  std::deque<std::shared_ptr<RowGroupJob>> in_flight_;
-  std::vector<std::shared_ptr<RowGroupJob>> free_;
+  std::unique_ptr<RowGroupJob> current_;
+  std::deque<std::unique_ptr<RowGroupJob>> in_flight_;  // started, in file order
+  std::vector<std::unique_ptr<RowGroupJob>> free_;
   std::vector<pq::RowGroup> row_groups_;
   ParquetFileStats stats_;
 };

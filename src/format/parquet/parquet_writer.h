@@ -1,6 +1,6 @@
 // ParquetWriter: streams RowBatches into a Parquet file written to a ByteSink.
 // Only the row group being built is buffered (plus, with threads > 1, the row
-// groups being encoded in parallel); row groups are appended in order.
+// group being encoded meanwhile); row groups are appended in order.
 //
 // Ownership: the writer borrows `sink` (must outlive it) and `pool`.
 // Not thread-safe: one producer calls Write()/Close().
@@ -30,7 +30,9 @@ struct ParquetWriterOptions {
   uint64_t page_bytes = 1 << 20;        // target uncompressed data page size
   bool dictionary = true;
   uint64_t dictionary_limit_bytes = 1 << 20;  // past this, the column falls back to PLAIN
-  // Row groups encoded at once. > 1 needs `pool`.
+  // Threads encoding a row group's columns (on `pool`, helped by the caller)
+  // while the caller fills the next row group. The output bytes do not depend
+  // on it. > 1 needs `pool`.
   int threads = 1;
   ThreadPool* pool = nullptr;
   std::vector<std::pair<std::string, std::string>> key_value_metadata;
