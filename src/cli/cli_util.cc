@@ -3,7 +3,10 @@
 #include "base/units.h"
 
 #include <fmt/format.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -141,23 +144,48 @@ InterruptWatcher::InterruptWatcher(std::string what_happens)
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  thread_ = std::jthread([this, set](std::stop_token self) {
-    int signals = 0;
+  wake_fd_ = eventfd(0, EFD_CLOEXEC);
+  thread_ = std::jthread([this, set](std::stop_token self) { Watch(set, self); });
+}
+
+void InterruptWatcher::Watch(const sigset_t& set, std::stop_token self) {
+  int signals = 0;
+  auto on_signal = [&](int sig) {
+    if (sig != SIGINT && sig != SIGTERM) return;
+    if (++signals > 1) _exit(130);
+    ssize_t ignored = write(STDERR_FILENO, message_.data(), message_.size());
+    (void)ignored;
+    stop_.request_stop();
+  };
+  const int sig_fd = wake_fd_ < 0 ? -1 : signalfd(-1, &set, SFD_CLOEXEC);
+  if (sig_fd < 0) {  // no signalfd/eventfd: poll for signals every 100 ms
     while (!self.stop_requested()) {
       timespec timeout{0, 100 * 1000 * 1000};
-      const int sig = sigtimedwait(&set, nullptr, &timeout);
-      if (sig != SIGINT && sig != SIGTERM) continue;
-      if (++signals > 1) _exit(130);
-      ssize_t ignored = write(STDERR_FILENO, message_.data(), message_.size());
-      (void)ignored;
-      stop_.request_stop();
+      on_signal(sigtimedwait(&set, nullptr, &timeout));
     }
-  });
+    return;
+  }
+  while (!self.stop_requested()) {
+    pollfd fds[2] = {{sig_fd, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) continue;  // EINTR
+    if (fds[1].revents != 0) break;
+    signalfd_siginfo info;
+    if (fds[0].revents != 0 && read(sig_fd, &info, sizeof info) == sizeof info) {
+      on_signal(static_cast<int>(info.ssi_signo));
+    }
+  }
+  close(sig_fd);
 }
 
 InterruptWatcher::~InterruptWatcher() {
   thread_.request_stop();
+  if (wake_fd_ >= 0) {
+    const uint64_t one = 1;
+    ssize_t ignored = write(wake_fd_, &one, sizeof one);
+    (void)ignored;
+  }
   if (thread_.joinable()) thread_.join();
+  if (wake_fd_ >= 0) close(wake_fd_);
 }
 
 }  // namespace lakedump::cli

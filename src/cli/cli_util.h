@@ -3,6 +3,8 @@
 // Exit codes (docs/dump-format.md): 0 complete, 1 failed, 2 bad usage.
 #pragma once
 
+#include <signal.h>
+
 #include <memory>
 #include <stop_token>
 #include <string>
@@ -60,6 +62,8 @@ Status ApplyS3Flags(const S3Flags& flags, S3Options* out);
 // Turns SIGINT/SIGTERM into a stop request on `source` (from a watcher thread,
 // since a signal handler may not touch locks). A second signal exits at once.
 // Construct before any other thread starts: it blocks the signals process-wide.
+// The watcher sleeps in poll() on a signalfd and an eventfd that the destructor
+// writes, so that a finished command exits at once.
 class InterruptWatcher {
  public:
   // `what_happens` ends the line printed on the first signal, after
@@ -70,8 +74,11 @@ class InterruptWatcher {
   bool interrupted() const { return stop_.stop_requested(); }
 
  private:
+  void Watch(const sigset_t& set, std::stop_token self);
+
   std::stop_source stop_;
   std::string message_;
+  int wake_fd_ = -1;  // eventfd: the destructor's "stop watching"
   std::jthread thread_;
 };
 

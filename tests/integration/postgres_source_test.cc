@@ -463,7 +463,7 @@ TEST(PostgresSourceTest, KilledBackendMidReadIsAClearError) {
   ASSERT_TRUE((*source)->Next(100, &batch).ok());
   ASSERT_EQ(batch.num_rows(), 100u);
   EXPECT_EQ(QueryOne(*admin, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE "
-                             "query LIKE 'COPY (SELECT%' AND pid <> pg_backend_pid()"),
+                             "query LIKE '%COPY % TO STDOUT%' AND pid <> pg_backend_pid()"),
             "1");
   Status st;
   int64_t rows = 100;
@@ -477,7 +477,11 @@ TEST(PostgresSourceTest, KilledBackendMidReadIsAClearError) {
   EXPECT_EQ(st.code(), Code::kUnavailable) << st.ToString();
   EXPECT_NE(st.message().find("reading table " + schema.name() + ".t"), std::string::npos)
       << st.message();
-  EXPECT_NE(st.message().find("terminating connection"), std::string::npos) << st.message();
+  // The server's FATAL "terminating connection ..." is quoted when it arrives before the socket
+  // closes; a backend blocked on a full send buffer (a slow client) may not get it out.
+  EXPECT_TRUE(st.message().find("terminating connection") != std::string::npos ||
+              st.message().find("connection to PostgreSQL lost") != std::string::npos)
+      << st.message();
   source->reset();
   // The pool replaces the dead connection.
   Totals t;

@@ -171,7 +171,8 @@ TEST_F(S3DumpCliTest, WrongSecretIsAOneLineErrorThatNamesNoSecret) {
 // file order. The recorded checksums are ours; the bytes are what the store holds.
 std::map<std::string, std::vector<std::string>> FileBytes(const std::string& root) {
   std::map<std::string, std::vector<std::string>> out;
-  for (const json& t : json::parse(ReadFile(root + "/_manifest.json"))["tables"]) {
+  const json manifest = json::parse(ReadFile(root + "/_manifest.json"));
+  for (const json& t : manifest["tables"]) {
     const json tm = json::parse(ReadFile(root + "/" + t["key"].get<std::string>()));
     for (const json& f : tm["files"]) {
       out[tm["table"]].push_back(ReadFile(root + "/" + f["key"].get<std::string>()));

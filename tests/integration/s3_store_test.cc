@@ -377,8 +377,14 @@ TEST_F(S3StoreTest, ServerGoneFailsInBoundedTimeAndGcCleansUp) {
   auto store = OpenS3Store(Url(), o);
   ASSERT_TRUE(store.ok());
   auto writer = (*store)->NewWriter("gone.bin");
-  ASSERT_TRUE((*writer)->Append(RandomBytes(6 << 20, 5)).ok());  // upload created
-  proxy->Kill();                                                 // the endpoint disappears for good
+  ASSERT_TRUE((*writer)->Append(RandomBytes(6 << 20, 5)).ok());
+  // The first part's task creates the upload in the background: wait until it exists.
+  const auto created_by = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (OpenUploads() == "None\n" && std::chrono::steady_clock::now() < created_by) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_NE(OpenUploads(), "None\n") << "the multipart upload was never created";
+  proxy->Kill();  // the endpoint disappears for good
   auto t0 = std::chrono::steady_clock::now();
   Status s = (*writer)->Append(RandomBytes(10 << 20, 6));
   if (s.ok()) s = (*writer)->Close();

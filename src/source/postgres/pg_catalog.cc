@@ -50,6 +50,7 @@ void AddMappedColumn(const PgColumnInfo& info, const PgTypeOptions& options, PgT
   if (m.text_fallback) plan->text_fallback_columns.push_back(info.name);
   if (!plan->select_list.empty()) plan->select_list += ", ";
   plan->select_list += m.select_expr;
+  plan->plain_select_list = plan->plain_select_list && m.select_expr == QuoteIdent(info.name);
   plan->fields.push_back(m.field);
   plan->definition.schema.AddColumn(m.column);
 }

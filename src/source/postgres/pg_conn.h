@@ -59,6 +59,12 @@ class PgConn {
   // Status for a failed result (or nullptr = connection-level failure).
   Status ErrorStatus(const PGresult* result) const;
 
+  // The exported snapshot that this connection's open REPEATABLE READ transaction
+  // imported, kept open between tables so that a worker imports it once (as pg_dump's
+  // workers do); "" when no such transaction is open. Set and cleared by its user.
+  const std::string& open_snapshot() const { return open_snapshot_; }
+  void set_open_snapshot(std::string id) { open_snapshot_ = std::move(id); }
+
  private:
   explicit PgConn(PGconn* conn) : conn_(conn) {}
   // libpq's notice processor: server notices (NOTICE, WARNING) never go to stderr, where
@@ -68,6 +74,7 @@ class PgConn {
 
   std::unique_ptr<PGconn, PgConnDeleter> conn_;
   std::string last_notice_;
+  std::string open_snapshot_;
 };
 
 // Maps a libpq message/SQLSTATE to a Status code. Exposed for tests.

@@ -42,8 +42,10 @@ Result<std::unique_ptr<PgConn>> PgConnectionPool::Acquire() {
 
 void PgConnectionPool::Release(std::unique_ptr<PgConn> conn) {
   if (!conn) return;
+  const PGTransactionStatusType state = PQtransactionStatus(conn->raw());
   const bool reusable =
-      !conn->broken() && PQtransactionStatus(conn->raw()) == PQTRANS_IDLE;
+      !conn->broken() && (state == PQTRANS_IDLE ||
+                          (state == PQTRANS_INTRANS && !conn->open_snapshot().empty()));
   if (!reusable) conn.reset();  // closes the socket outside the lock
   std::lock_guard lock(mu_);
   if (reusable) {

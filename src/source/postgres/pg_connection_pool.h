@@ -1,7 +1,8 @@
 // PgConnectionPool: at most `max` worker connections to one server, opened on
 // demand and reused across tables. Acquire() blocks while all `max` are
-// leased. A connection comes back through Release(): kept when it is idle
-// (no transaction, no COPY in progress), closed otherwise.
+// leased. A connection comes back through Release(): kept when it is idle (no
+// transaction, no COPY in progress) or idle inside the snapshot transaction it
+// names in open_snapshot(); closed otherwise.
 //
 // Thread-safe. REQUIRES: every leased connection is released before the pool
 // is destroyed (the destructor closes the idle ones).

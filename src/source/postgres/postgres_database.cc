@@ -300,6 +300,8 @@ Result<std::unique_ptr<TableSource>> PostgresDatabase::Open(const WorkUnit& unit
                          : QuoteQualified(unit.table.ref.schema, unit.table.ref.name);
     spec.select_list = plan->select_list;
     spec.range_predicate = unit.range_predicate;
+    spec.copy_table = plan->relkind == 'r' && plan->plain_select_list &&
+                      !plan->select_list.empty() && unit.range_predicate.empty();
     spec.snapshot_id = snapshot_id_;
     spec.lock = plan->relkind != 'm' && plan->relkind != 'q';
     spec.lock_timeout_ms = options_.lock_timeout_ms;

@@ -1,49 +1,72 @@
 #include "source/postgres/postgres_table_source.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <string>
+#include <vector>
 
 namespace lakedump {
 
 Result<std::unique_ptr<TableSource>> PostgresTableSource::Start(PgConnectionPool* pool,
                                                                 PgReadSpec spec) {
   LD_ASSIGN_OR_RETURN(std::unique_ptr<PgConn> conn, pool->Acquire());
-  std::string sql = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
-  if (!spec.snapshot_id.empty()) {
-    sql += "; SET TRANSACTION SNAPSHOT " + QuoteLiteral(spec.snapshot_id);
+  // With a snapshot, the connection's transaction stays open from table to table
+  // (imported once per connection, like pg_dump's workers; the table locks it takes
+  // stay until the end, as the coordinator's do). Everything a table needs goes in one
+  // query string, one round trip: [BEGIN; SET TRANSACTION SNAPSHOT;] LOCK; COPY.
+  // libpq runs the statements in order and returns at the COPY, or with the first error.
+  const bool in_snapshot = !spec.snapshot_id.empty() &&
+                           conn->open_snapshot() == spec.snapshot_id &&
+                           PQtransactionStatus(conn->raw()) == PQTRANS_INTRANS;
+  std::vector<std::string> statements;
+  if (!in_snapshot) {
+    if (PQtransactionStatus(conn->raw()) != PQTRANS_IDLE) {
+      LD_RETURN_IF_ERROR(conn->Exec("ROLLBACK").WithContext("opening table " + spec.table_name));
+    }
+    conn->set_open_snapshot("");
+    statements.push_back("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+    if (!spec.snapshot_id.empty()) {
+      statements.push_back("SET TRANSACTION SNAPSHOT " + QuoteLiteral(spec.snapshot_id));
+    }
   }
   if (spec.lock) {
     if (spec.lock_timeout_ms > 0) {
-      sql += fmt::format("; SET LOCAL lock_timeout = {}; LOCK TABLE {} IN ACCESS SHARE MODE",
-                         spec.lock_timeout_ms, spec.qualified);
+      statements.push_back(fmt::format("SET LOCAL lock_timeout = {}", spec.lock_timeout_ms));
+      statements.push_back(fmt::format("LOCK TABLE {} IN ACCESS SHARE MODE", spec.qualified));
     } else {
-      sql += fmt::format("; LOCK TABLE {} IN ACCESS SHARE MODE NOWAIT", spec.qualified);
+      statements.push_back(
+          fmt::format("LOCK TABLE {} IN ACCESS SHARE MODE NOWAIT", spec.qualified));
     }
   }
-  Status s = conn->Exec(sql);
-  if (!s.ok()) {
-    if (!conn->broken()) conn->Exec("ROLLBACK").IgnoreError();
-    pool->Release(std::move(conn));
-    if (s.message().find("could not obtain lock") != std::string::npos ||
-        s.message().find("lock timeout") != std::string::npos) {
-      return Status(s.code(), fmt::format("table {} is locked by another session ({}): {}",
-                                          spec.table_name,
-                                          spec.lock_timeout_ms > 0 ? "lock_timeout" : "NOWAIT",
-                                          s.message()));
-    }
-    return s.WithContext(fmt::format("opening table {}", spec.table_name));
-  }
-  std::string copy = fmt::format("COPY (SELECT {} FROM {}{}{}) TO STDOUT (FORMAT binary)",
-                                 spec.select_list, spec.qualified,
-                                 spec.range_predicate.empty() ? "" : " WHERE ",
-                                 spec.range_predicate);
-  PgResult r(PQexec(conn->raw(), copy.c_str()));
+  statements.push_back(
+      spec.copy_table
+          ? fmt::format("COPY {} ({}) TO STDOUT (FORMAT binary)", spec.qualified,
+                        spec.select_list)
+          : fmt::format("COPY (SELECT {} FROM {}{}{}) TO STDOUT (FORMAT binary)",
+                        spec.select_list, spec.qualified,
+                        spec.range_predicate.empty() ? "" : " WHERE ", spec.range_predicate));
+  const std::string sql = fmt::format("{}", fmt::join(statements, "; "));
+  PgResult r(PQexec(conn->raw(), sql.c_str()));
   if (!r || PQresultStatus(r.get()) != PGRES_COPY_OUT) {
-    Status err = conn->ErrorStatus(r.get());
+    Status err = r && PQresultStatus(r.get()) == PGRES_COMMAND_OK
+                     ? Status::Internal("the server answered the COPY without its data")
+                     : conn->ErrorStatus(r.get());
     r.reset();
+    while (PGresult* extra = PQgetResult(conn->raw())) PQclear(extra);
     if (!conn->broken()) conn->Exec("ROLLBACK").IgnoreError();
+    conn->set_open_snapshot("");
     pool->Release(std::move(conn));
+    if (err.message().find("could not obtain lock") != std::string::npos ||
+        err.message().find("lock timeout") != std::string::npos) {
+      return Status(err.code(), fmt::format("table {} is locked by another session ({}): {}",
+                                            spec.table_name,
+                                            spec.lock_timeout_ms > 0 ? "lock_timeout" : "NOWAIT",
+                                            err.message()));
+    }
     return err.WithContext(fmt::format("reading table {}", spec.table_name));
   }
+  conn->set_open_snapshot(spec.snapshot_id);
   return std::unique_ptr<TableSource>(
       new PostgresTableSource(pool, std::move(conn), std::move(spec)));
 }
@@ -77,7 +100,8 @@ Status PostgresTableSource::Finish() {
   if (!decoder_.finished()) {
     return StreamError(Status::Corruption("COPY stream ended without its trailer"));
   }
-  LD_RETURN_IF_ERROR(StreamError(conn_->Exec("COMMIT")));
+  // A snapshot transaction stays open for the connection's next table.
+  if (conn_->open_snapshot().empty()) LD_RETURN_IF_ERROR(StreamError(conn_->Exec("COMMIT")));
   pool_->Release(std::move(conn_));
   done_ = true;
   return Status::OK();

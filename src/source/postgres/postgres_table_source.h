@@ -23,6 +23,10 @@ struct PgReadSpec {
   std::string qualified;         // "schema"."table"
   std::string select_list;       // the COPY's SELECT expressions
   std::string range_predicate;   // WHERE clause body, or empty
+  // `COPY qualified (select_list) TO` instead of `COPY (SELECT ...) TO`: a plain table
+  // read whole whose select_list names columns only (the server plans no query: about
+  // half its per-table cost for small tables).
+  bool copy_table = false;
   std::string snapshot_id;       // empty: no shared snapshot
   bool lock = true;              // LOCK TABLE ... NOWAIT (not for materialized views)
   int lock_timeout_ms = 0;       // 0: NOWAIT; else wait up to this long
