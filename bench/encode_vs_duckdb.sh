@@ -7,7 +7,8 @@
 # Env: LD_INTEROP_DIR (default tests/interop; needs node_modules with @duckdb/node-api),
 #      TABLES ("wide vmart"), CODECS ("snappy zstd"), WIDE_ROWS (10000000), TMP (/tmp).
 # Prints each measurement line, then ratios: rows/s (wall) and rows per CPU-second,
-# lakedump / DuckDB, plus file sizes. Medians of RUNS runs (default 3).
+# lakedump / DuckDB, plus file sizes. Medians of RUNS runs (default 3), each side after one untimed
+# warm-up run (the first file of a process pays its fresh buffers' page faults).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"

@@ -5,14 +5,14 @@
 # Usage: bench/pg_small_tables.sh [BUILD_DIR] [RUNS]
 #   Env: LD_BENCH_PG_DSN or LD_TEST_PG_DSN (keyword form or URI of a server we may create a
 #   database `lakedump_small_bench` on); TABLES (default 1000), ROWS (default 100),
-#   PARALLEL (lakedump's --table-parallelism for the parallel run, default 8).
+#   PARALLEL (lakedump's --table-parallelism for the parallel run, default: the number of cores, as lakedump's own default).
 set -euo pipefail
 BUILD=${1:-build}
 RUNS=${2:-3}
 LD="$BUILD/lakedump"
 TABLES=${TABLES:-1000}
 ROWS=${ROWS:-100}
-PARALLEL=${PARALLEL:-8}
+PARALLEL=${PARALLEL:-$(nproc)}
 DSN=${LD_BENCH_PG_DSN:-${LD_TEST_PG_DSN:-}}
 [ -n "$DSN" ] || { echo "set LD_BENCH_PG_DSN (or LD_TEST_PG_DSN); scripts/start-postgres starts one" >&2; exit 2; }
 command -v pg_dump >/dev/null || { echo "pg_dump not found (apt-get install postgresql-client-15)" >&2; exit 2; }
