@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "base/byte_sink.h"
 #include "dump/dump_options.h"
 #include "format/parquet/parquet_writer.h"
@@ -41,24 +42,6 @@ class CountingSink final : public ByteSink {
  private:
   uint64_t n_ = 0;
 };
-
-std::map<std::string, std::string> ParseArgs(int argc, char** argv) {
-  std::map<std::string, std::string> a;
-  for (int i = 1; i < argc; ++i) {
-    std::string s = argv[i];
-    if (s.rfind("--", 0) != 0) continue;
-    const size_t eq = s.find('=');
-    a[s.substr(2, eq == std::string::npos ? std::string::npos : eq - 2)] =
-        eq == std::string::npos ? "1" : s.substr(eq + 1);
-  }
-  return a;
-}
-
-double CpuNow() {
-  timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
 
 struct Timing {
   std::vector<double> wall, cpu;
@@ -95,7 +78,7 @@ int Fail(const Status& s) {
 }
 
 int Main(int argc, char** argv) {
-  auto args = ParseArgs(argc, argv);
+  auto args = bench::ParseArgs(argc, argv);
   if (!args.count("db") || !args.count("table")) {
     std::fprintf(stderr, "usage: dump_stages_bench --db=FILE --table=NAME [--runs=3] "
                          "[--batch-rows=16384] [--encode-rows=N] [--stages=read,encode]\n");
@@ -113,7 +96,7 @@ int Main(int argc, char** argv) {
     uint64_t rows = 0;
     for (int run = 0; run < runs; ++run) {
       const auto w0 = std::chrono::steady_clock::now();
-      const double c0 = CpuNow();
+      const double c0 = bench::ProcessCpuSeconds();
       std::unique_ptr<Database> db;
       auto source = OpenTable(db_path, table, &db);
       if (!source.ok()) return Fail(source.status());
@@ -127,7 +110,7 @@ int Main(int argc, char** argv) {
       }
       t.wall.push_back(
           std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count());
-      t.cpu.push_back(CpuNow() - c0);
+      t.cpu.push_back(bench::ProcessCpuSeconds() - c0);
     }
     t.Print("read", table, rows, 0);
   }
@@ -157,7 +140,7 @@ int Main(int argc, char** argv) {
       const ParquetWriterOptions options = DumpOptions{}.parquet;
       CountingSink sink;
       const auto w0 = std::chrono::steady_clock::now();
-      const double c0 = CpuNow();
+      const double c0 = bench::ProcessCpuSeconds();
       {
         ParquetWriter w(schema, options, &sink);
         for (const auto& b : batches) {
@@ -169,7 +152,7 @@ int Main(int argc, char** argv) {
       }
       t.wall.push_back(
           std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count());
-      t.cpu.push_back(CpuNow() - c0);
+      t.cpu.push_back(bench::ProcessCpuSeconds() - c0);
       bytes = sink.bytes_written();
     }
     t.Print("encode", table, rows, bytes);

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "bench_util.h"
 #include "base/byte_sink.h"
 #include "base/thread_pool.h"
 #include "format/parquet/parquet_writer.h"
@@ -148,20 +149,8 @@ void FillVmart(uint64_t first, size_t n, RowBatch* b) {
   }
 }
 
-std::map<std::string, std::string> ParseArgs(int argc, char** argv) {
-  std::map<std::string, std::string> a;
-  for (int i = 1; i < argc; ++i) {
-    std::string s = argv[i];
-    if (s.rfind("--", 0) != 0) continue;
-    const size_t eq = s.find('=');
-    a[s.substr(2, eq == std::string::npos ? std::string::npos : eq - 2)] =
-        eq == std::string::npos ? "1" : s.substr(eq + 1);
-  }
-  return a;
-}
-
 int Main(int argc, char** argv) {
-  auto args = ParseArgs(argc, argv);
+  auto args = bench::ParseArgs(argc, argv);
   const std::string table = args.count("table") ? args["table"] : "wide";
   const bool wide = table == "wide";
   const size_t rows = args.count("rows") ? std::stoull(args["rows"]) : (wide ? 10000000 : 300000);
@@ -188,11 +177,6 @@ int Main(int argc, char** argv) {
   }
   std::unique_ptr<ThreadPool> pool;
   if (threads > 1) pool = std::make_unique<ThreadPool>(static_cast<size_t>(threads));
-  auto cpu_now = [] {
-    timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-  };
   std::vector<double> times, cpu_times;
   uint64_t bytes = 0;
   for (int run = -warmup; run < runs; ++run) {
@@ -209,7 +193,7 @@ int Main(int argc, char** argv) {
     // writes new files).
     std::remove(out.c_str());
     const auto t0 = std::chrono::steady_clock::now();
-    const double c0 = cpu_now();
+    const double c0 = bench::ProcessCpuSeconds();
     {
       FileSink sink(out);
       ParquetWriter w(schema, o, &sink);
@@ -229,7 +213,7 @@ int Main(int argc, char** argv) {
     }
     if (run < 0) continue;  // warm-up
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    cpu_times.push_back(cpu_now() - c0);
+    cpu_times.push_back(bench::ProcessCpuSeconds() - c0);
   }
   std::sort(times.begin(), times.end());
   std::sort(cpu_times.begin(), cpu_times.end());

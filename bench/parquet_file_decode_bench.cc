@@ -19,32 +19,15 @@
 
 #include <fmt/format.h>
 
+#include "bench_util.h"
 #include "format/parquet/parquet_reader.h"
 
 namespace lakedump {
 namespace {
 
-double CpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
-}
-
-std::map<std::string, std::string> ParseArgs(int argc, char** argv) {
-  std::map<std::string, std::string> out;
-  for (int i = 1; i < argc; ++i) {
-    std::string s = argv[i];
-    if (s.rfind("--", 0) != 0) continue;
-    const size_t eq = s.find('=');
-    out[s.substr(2, eq == std::string::npos ? std::string::npos : eq - 2)] =
-        eq == std::string::npos ? "1" : s.substr(eq + 1);
-  }
-  return out;
 }
 
 // One full decode of the file through pread; returns rows, or -1 after printing the error.
@@ -83,7 +66,7 @@ int64_t DecodeOnce(int fd, uint64_t size, size_t batch_rows, const std::string& 
 }
 
 int Main(int argc, char** argv) {
-  auto args = ParseArgs(argc, argv);
+  auto args = bench::ParseArgs(argc, argv);
   if (!args.count("file")) {
     fmt::print(stderr, "usage: parquet_file_decode_bench --file=PATH [--runs=3] "
                        "[--batch-rows=65536] [--label=NAME]\n");
@@ -105,10 +88,10 @@ int Main(int argc, char** argv) {
   size_t columns = 0;
   for (int i = 0; i < runs; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    const double c0 = CpuSeconds();
+    const double c0 = bench::ProcessCpuSeconds();
     rows = DecodeOnce(fd, static_cast<uint64_t>(st.st_size), batch_rows, label, &columns);
     if (rows < 0) return 1;
-    cpu.push_back(CpuSeconds() - c0);
+    cpu.push_back(bench::ProcessCpuSeconds() - c0);
     wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   ::close(fd);

@@ -52,8 +52,7 @@ Result<std::unique_ptr<TableSource>> PostgresTableSource::Start(PgConnectionPool
     Status err = r && PQresultStatus(r.get()) == PGRES_COMMAND_OK
                      ? Status::Internal("the server answered the COPY without its data")
                      : conn->ErrorStatus(r.get());
-    r.reset();
-    while (PGresult* extra = PQgetResult(conn->raw())) PQclear(extra);
+    r.reset();  // PQexec has already read every result when it stops short of a COPY
     if (!conn->broken()) conn->Exec("ROLLBACK").IgnoreError();
     conn->set_open_snapshot("");
     pool->Release(std::move(conn));
