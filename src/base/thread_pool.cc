@@ -1,5 +1,7 @@
 #include "base/thread_pool.h"
 
+#include <new>
+
 #include <algorithm>
 
 namespace lakedump {
@@ -54,6 +56,12 @@ TaskGroup::~TaskGroup() {
   cv_.wait(lock, [this] { return in_flight_ == 0; });
 }
 
+Status OutOfMemoryStatus() {
+  return Status::Internal(
+      "out of memory (an allocation failed): the input needs more memory than this process may "
+      "use; lower the parallelism options or raise the memory limit");
+}
+
 bool TaskGroup::Spawn(Task task) {
   {
     std::unique_lock<std::mutex> lock(mu_);
@@ -62,8 +70,15 @@ bool TaskGroup::Spawn(Task task) {
     ++in_flight_;
   }
   pool_->Submit([this, task = std::move(task)] {
-    Status s = stop_.stop_requested() ? Status::Cancelled("cancelled before start")
-                                      : task(stop_.get_token());
+    Status s;
+    try {
+      s = stop_.stop_requested() ? Status::Cancelled("cancelled before start")
+                                 : task(stop_.get_token());
+    } catch (const std::bad_alloc&) {
+      // An allocation that failed on a pool thread would otherwise end the process through
+      // std::terminate; as a Status it stops the group and reaches the command's one line.
+      s = OutOfMemoryStatus();
+    }
     Finish(std::move(s));
   });
   return true;

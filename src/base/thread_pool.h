@@ -21,6 +21,10 @@
 
 namespace lakedump {
 
+// The Status of a failed allocation (std::bad_alloc), caught where tasks run and at the
+// command boundary: one line, exit 1.
+Status OutOfMemoryStatus();
+
 class ThreadPool {
  public:
   explicit ThreadPool(size_t threads);

@@ -1,6 +1,7 @@
 #include "cli/cli_util.h"
 
 #include "base/units.h"
+#include "base/utf8.h"
 
 #include <fmt/format.h>
 #include <poll.h>
@@ -26,11 +27,48 @@
 
 namespace lakedump::cli {
 
+std::string TerminalSafe(std::string_view text, bool keep_newlines) {
+  std::string out;
+  out.reserve(text.size());
+  auto escape = [&out](unsigned char c) { out += fmt::format("\\x{:02x}", c); };
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && !(keep_newlines && (c == '\n' || c == '\t'))) || c == 0x7F) {
+        escape(c);
+      } else {
+        out += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
+    const size_t bad = FirstInvalidUtf8(text.substr(i, std::min<size_t>(4, text.size() - i)));
+    size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    if (bad == 0 || (bad != std::string_view::npos && bad < n) || i + n > text.size()) {
+      escape(c);  // not UTF-8
+      ++i;
+      continue;
+    }
+    if (c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {  // C1 control
+      escape(c);
+      escape(static_cast<unsigned char>(text[i + 1]));
+    } else {
+      out.append(text.substr(i, n));
+    }
+    i += n;
+  }
+  return out;
+}
+
+std::string DisplayJson(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+}
+
 std::string OneLine(std::string_view text) {
   std::string out;
   for (char c : text) out += (c == '\n' || c == '\r') ? ' ' : c;
   while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
+  return TerminalSafe(out, /*keep_newlines=*/false);
 }
 
 int PrintError(const Status& status, int exit_code) {

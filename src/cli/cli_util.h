@@ -11,6 +11,7 @@
 #include <thread>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "base/status.h"
 #include "source/table_source.h"
@@ -24,8 +25,16 @@ inline constexpr int kExitUsage = 2;
 
 // Prints "lakedump: error: <message>" (one line) on stderr and returns `exit_code`.
 int PrintError(const Status& status, int exit_code);
-// The message alone, on one line (newlines folded).
+// The message alone, on one line (newlines folded), terminal-safe as TerminalSafe() makes it.
 std::string OneLine(std::string_view text);
+// `text` with every byte that could drive a terminal shown escaped: C0 controls (ESC, CR,
+// BEL...), DEL, C1 controls (U+0080-U+009F) and bytes that are not UTF-8 become \xNN, so that
+// a name or DDL from a dump cannot hide text (or SQL) from whoever reads it. Newlines and tabs
+// are kept when keep_newlines (multi-line DDL), else shown as \x0a / \x09.
+std::string TerminalSafe(std::string_view text, bool keep_newlines);
+// JSON for --json output: text that is not UTF-8 (a name from a hostile dump, a message
+// quoting one) is replaced by U+FFFD instead of throwing. For display only, never metadata.
+std::string DisplayJson(const nlohmann::json& j, int indent = -1);
 
 struct SourceOptions {
   bool sqlite_lax_types = false;  // --sqlite-type-mismatch string

@@ -169,14 +169,14 @@ int RunDump(const DumpArgs& a) {
                          ? kExitUsage
                          : kExitFailed;
     if (a.json) {
-      std::printf("%s\n", nlohmann::json({{"status", "error"}, {"error", OneLine(s.message())}})
-                              .dump()
-                              .c_str());
+      std::printf("%s\n", DisplayJson(nlohmann::json(
+                            {{"status", "error"}, {"error", OneLine(s.message())}}))
+                            .c_str());
     }
     return PrintError(s, code);
   }
   if (a.json) {
-    std::printf("%s\n", Summary(*result, dest, (*store)->Stats()).dump().c_str());
+    std::printf("%s\n", DisplayJson(Summary(*result, dest, (*store)->Stats())).c_str());
   } else {
     const DumpManifest& m = result->manifest;
     std::printf("dumped %zu tables (%llu reused), %s rows, %llu files, %s in %s to %s\n",

@@ -132,12 +132,13 @@ int RunLoad(const LoadArgs& a) {
     if (a.json) {
       std::printf(
           "%s\n",
-          nlohmann::json({{"status", "error"}, {"error", OneLine(s.message())}}).dump().c_str());
+          DisplayJson(nlohmann::json({{"status", "error"}, {"error", OneLine(s.message())}}))
+              .c_str());
     }
     return PrintError(s, code);
   }
   if (a.json) {
-    std::printf("%s\n", Summary(*result, dump, target_name).dump().c_str());
+    std::printf("%s\n", DisplayJson(Summary(*result, dump, target_name)).c_str());
   } else {
     const double rate = result->seconds > 0 ? result->rows / result->seconds : 0.0;
     std::printf(

@@ -32,7 +32,7 @@ std::string Str(const nlohmann::json& j, const char* key) {
 // and version, where it was, and the snapshot the dump is consistent with.
 std::vector<std::string> SourceFacts(const nlohmann::json& source) {
   std::vector<std::string> out;
-  if (!source.is_object()) return {"source: " + source.dump()};
+  if (!source.is_object()) return {"source: " + DisplayJson(source)};
   const std::string kind = Str(source, "kind");
   if (kind == "postgresql") {
     std::string where = Str(source, "host");
@@ -56,7 +56,7 @@ std::vector<std::string> SourceFacts(const nlohmann::json& source) {
                                 Str(source, "journal_mode")));
     }
   } else {
-    out.push_back("source: " + (kind.empty() ? source.dump() : kind));
+    out.push_back("source: " + (kind.empty() ? DisplayJson(source) : kind));
   }
   return out;
 }
@@ -88,31 +88,39 @@ int RunLs(const LsArgs& a) {
     if (a.ddl) {
       for (size_t i = 0; i < details.size(); ++i) j["tables"][i]["ddl"] = details[i].ddl;
     }
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", DisplayJson(j, 2).c_str());
     return kExitOk;
   }
-  std::printf("dump %s  (%s)\n", m.dump_id.c_str(), m.created_by.c_str());
+  // Everything printed below comes from the dump: shown terminal-safe (escape sequences in a
+  // name or a DDL could otherwise rewrite what the reader sees).
+  auto safe = [](std::string_view text) { return TerminalSafe(text, /*keep_newlines=*/false); };
+  std::printf("dump %s  (%s)\n", safe(m.dump_id).c_str(), safe(m.created_by).c_str());
   std::printf("format: %s %d.%d\n", std::string(kDumpFormatName).c_str(), m.format_version,
               m.format_minor_version);
-  for (const std::string& line : SourceFacts(m.source)) std::printf("%s\n", line.c_str());
-  std::printf("started %s, finished %s, %s\n", m.started_at.c_str(), m.finished_at.c_str(),
-              FormatSeconds(m.seconds).c_str());
+  for (const std::string& line : SourceFacts(m.source)) {
+    std::printf("%s\n", safe(line).c_str());
+  }
+  std::printf("started %s, finished %s, %s\n", safe(m.started_at).c_str(),
+              safe(m.finished_at).c_str(), FormatSeconds(m.seconds).c_str());
   size_t width = 5;
-  for (const TableSummary& t : m.tables) width = std::max(width, t.table.QualifiedName().size());
+  for (const TableSummary& t : m.tables) {
+    width = std::max(width, safe(t.table.QualifiedName()).size());
+  }
   width = std::min<size_t>(width, 60);
   std::printf("\n%-*s %12s %6s %12s %-8s %9s\n", static_cast<int>(width), "table", "rows",
               "files", "bytes", "codec", "seconds");
   for (const TableSummary& t : m.tables) {
     std::printf("%-*s %12llu %6llu %12s %-8s %9.2f\n", static_cast<int>(width),
-                t.table.QualifiedName().c_str(), static_cast<unsigned long long>(t.rows),
+                safe(t.table.QualifiedName()).c_str(), static_cast<unsigned long long>(t.rows),
                 static_cast<unsigned long long>(t.files), FormatBytes(t.bytes).c_str(),
-                t.codec.c_str(), t.seconds);
+                safe(t.codec).c_str(), t.seconds);
   }
   std::printf("\n%zu tables, %llu rows, %llu files, %s\n", m.tables.size(),
               static_cast<unsigned long long>(m.total_rows),
               static_cast<unsigned long long>(m.total_files), FormatBytes(m.total_bytes).c_str());
   for (const TableManifest& t : details) {
-    std::printf("\n-- %s\n%s;\n", t.table.QualifiedName().c_str(), t.ddl.c_str());
+    std::printf("\n-- %s\n%s;\n", safe(t.table.QualifiedName()).c_str(),
+                TerminalSafe(t.ddl, /*keep_newlines=*/true).c_str());
   }
   return kExitOk;
 }

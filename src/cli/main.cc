@@ -1,10 +1,13 @@
 // The lakedump command line: dispatches to one file per command (src/cli/*_command.cc).
 #include <cstdio>
+#include <new>
+#include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/cli_util.h"
+#include "base/thread_pool.h"
 #include "cli/commands.h"
 #include "format/parquet/parquet_writer.h"
 
@@ -45,7 +48,16 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   for (const auto& c : commands) {
-    if (c.app->parsed()) return c.run();
+    if (!c.app->parsed()) continue;
+    // The command boundary: an allocation that failed outside a task (a hostile input that
+    // got past the bounds, or a memory limit below what the options need) ends as one line.
+    try {
+      return c.run();
+    } catch (const std::bad_alloc&) {
+      std::fprintf(stderr, "lakedump %s: error: %s\n", c.app->get_name().c_str(),
+                   std::string(lakedump::OutOfMemoryStatus().message()).c_str());
+      return kExitFailed;
+    }
   }
   return kExitUsage;
 }

@@ -47,15 +47,15 @@ int RunVerify(const VerifyArgs& a) {
     Status s = report.status();
     if (interrupt.interrupted()) s = Status::Cancelled("verify interrupted");
     if (a.json) {
-      std::printf("%s\n", nlohmann::json({{"status", "error"}, {"error", OneLine(s.message())}})
-                              .dump()
-                              .c_str());
+      std::printf("%s\n", DisplayJson(nlohmann::json(
+                            {{"status", "error"}, {"error", OneLine(s.message())}}))
+                            .c_str());
     }
     return PrintError(s, kExitFailed);
   }
   const VerifyReport& r = *report;
   if (a.json) {
-    std::printf("%s\n", ToJson(r).dump().c_str());
+    std::printf("%s\n", DisplayJson(ToJson(r)).c_str());
     std::fflush(stdout);
   } else {
     for (const VerifyProblem& p : r.problems) {

@@ -234,9 +234,10 @@ Status ExportService::CommitTable(TableState* state) {
     m.bytes += f.bytes;
   }
   m.finished_at = FormatUtc(Clock::now());
-  LD_RETURN_IF_ERROR(
-      store_->PutObject(TableManifestKey(info.ref), ToJson(m).dump(2) + "\n")
-          .WithContext(TableManifestKey(info.ref)));
+  LD_ASSIGN_OR_RETURN(std::string text,
+                      SerializeMetadata(ToJson(m), TableManifestKey(info.ref)));
+  LD_RETURN_IF_ERROR(store_->PutObject(TableManifestKey(info.ref), text)
+                         .WithContext(TableManifestKey(info.ref)));
   state->manifest = std::move(m);
   progress_.tables_done += 1;
   return Status::OK();
@@ -353,8 +354,8 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   // Every data file and _table.json durable before the commit point, and the
   // commit point itself before we report success.
   LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext("making the dump's files durable"));
-  LD_RETURN_IF_ERROR(store_->PutObject(kManifestKey, ToJson(d).dump(2) + "\n")
-                         .WithContext(std::string(kManifestKey)));
+  LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(ToJson(d), kManifestKey));
+  LD_RETURN_IF_ERROR(store_->PutObject(kManifestKey, text).WithContext(std::string(kManifestKey)));
   LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext(std::string(kManifestKey)));
   return result;
 }

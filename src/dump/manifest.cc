@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "dump/object_keys.h"
+#include "store/object_key.h"
 
 namespace lakedump {
 namespace {
@@ -108,6 +109,29 @@ Status Guard(std::string_view what, Fn&& fn) {
   }
 }
 
+bool IsXxh64Hex(std::string_view s) {
+  return s.size() == 16 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+// A file entry a reader can trust to address and check its object.
+Status CheckFileEntry(const DataFile& f, std::string_view what) {
+  if (Status k = ValidateObjectKey(f.key); !k.ok()) {
+    return Status::Corruption(fmt::format("{}: file key is not a safe relative key: {}", what,
+                                          k.message()));
+  }
+  if (f.bytes == 0) {
+    return Status::Corruption(
+        fmt::format("{}: file {} records 0 bytes (a Parquet file is never empty)", what, f.key));
+  }
+  if (!IsXxh64Hex(f.xxh64)) {
+    return Status::Corruption(fmt::format(
+        "{}: file {} has no valid \"xxh64\" (16 lower-case hex digits required)", what, f.key));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 std::string FormatUtc(std::chrono::system_clock::time_point t) {
@@ -118,6 +142,15 @@ std::string FormatUtc(std::chrono::system_clock::time_point t) {
   gmtime_r(&secs, &tm);
   return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900,
                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
+}
+
+Result<std::string> SerializeMetadata(const json& j, std::string_view what) {
+  try {
+    return j.dump(2) + "\n";
+  } catch (const json::exception& e) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: cannot be written: a name or text in it is not valid UTF-8 ({})", what, e.what()));
+  }
 }
 
 json ToJson(const TableManifest& t) {
@@ -213,10 +246,7 @@ Result<TableManifest> ParseTableManifest(std::string_view text, std::string_view
   uint64_t rows = 0;
   for (const DataFile& f : t.files) {
     rows += f.rows;
-    if (f.key.empty() || f.key.find("..") != std::string::npos || f.key.front() == '/') {
-      return Status::Corruption(fmt::format("{}: file key \"{}\" is not a safe relative key",
-                                            what, f.key));
-    }
+    LD_RETURN_IF_ERROR(CheckFileEntry(f, what));
   }
   if (rows != t.rows) {
     return Status::Corruption(fmt::format("{}: rows {} but its files hold {} rows", what, t.rows,
@@ -255,7 +285,7 @@ Result<DumpManifest> ParseDumpManifest(std::string_view text, std::string_view w
 }
 
 Result<DumpManifest> ReadDumpManifest(ObjectStore& store) {
-  auto text = store.GetObject(kManifestKey);
+  auto text = store.GetObject(kManifestKey, kMaxMetadataBytes);
   if (!text.ok()) {
     if (text.status().code() == Code::kNotFound) {
       return Status::NotFound(
@@ -267,7 +297,7 @@ Result<DumpManifest> ReadDumpManifest(ObjectStore& store) {
 }
 
 Result<TableManifest> ReadTableManifest(ObjectStore& store, std::string_view key) {
-  LD_ASSIGN_OR_RETURN(std::string text, store.GetObject(key));
+  LD_ASSIGN_OR_RETURN(std::string text, store.GetObject(key, kMaxMetadataBytes));
   return ParseTableManifest(text, key);
 }
 

@@ -76,12 +76,21 @@ struct DumpManifest {
 
 nlohmann::json ToJson(const TableManifest& table);
 nlohmann::json ToJson(const DumpManifest& dump);
+// The text of a metadata file (indented, newline-terminated); InvalidArgument naming `what`
+// when a string in it is not UTF-8 (JSON cannot carry it), never an exception.
+Result<std::string> SerializeMetadata(const nlohmann::json& j, std::string_view what);
 
 // `what` names the object in errors (e.g. its key). Non-JSON, a missing or
 // mistyped field, another format or a newer major version are Corruption /
-// Unimplemented with a message saying so.
+// Unimplemented with a message saying so. A table's file entries must each have a
+// valid relative key (ValidateObjectKey: checked by segment, so "ab..cd" is fine and
+// ".." is not), bytes > 0 (no Parquet file is empty) and an xxh64 of 16 hex digits.
 Result<TableManifest> ParseTableManifest(std::string_view text, std::string_view what);
 Result<DumpManifest> ParseDumpManifest(std::string_view text, std::string_view what);
+
+// Largest _manifest.json or _table.json read (checked from the object's size before reading):
+// 64 MiB holds ~200K tables in a manifest, or ~300K files in a table.
+inline constexpr uint64_t kMaxMetadataBytes = 64ull << 20;
 
 // Reads and parses _manifest.json; NotFound "no dump at DEST (no _manifest.json)".
 Result<DumpManifest> ReadDumpManifest(ObjectStore& store);

@@ -73,11 +73,9 @@ std::string EscapeWith(std::string_view name, bool escape_leading_dot) {
   return out;
 }
 
-}  // namespace
-
-std::string EscapeKeyComponent(std::string_view name) {
-  if (name.empty()) return "%";
-  std::string out = EscapeWith(name, /*escape_leading_dot=*/true);
+// An escaped segment longer than kMaxComponentBytes is cut and suffixed with the hash of the
+// whole: local file systems refuse names over 255 bytes, and the real value is in the metadata.
+std::string ShortenSegment(std::string out) {
   if (out.size() <= kMaxComponentBytes) return out;
   const uint64_t hash = XXH64(out.data(), out.size(), 0);
   size_t cut = kMaxComponentBytes - 17;
@@ -86,6 +84,13 @@ std::string EscapeKeyComponent(std::string_view name) {
   if (cut >= 1 && out[cut - 1] == '%') cut -= 1;
   else if (cut >= 2 && out[cut - 2] == '%') cut -= 2;
   return out.substr(0, cut) + fmt::format("~{:016x}", hash);
+}
+
+}  // namespace
+
+std::string EscapeKeyComponent(std::string_view name) {
+  if (name.empty()) return "%";
+  return ShortenSegment(EscapeWith(name, /*escape_leading_dot=*/true));
 }
 
 std::string UnescapeKeyComponent(std::string_view component) {
@@ -126,7 +131,7 @@ std::string DataFileKey(const TableRef& table, std::string_view partition, int u
                         std::string_view run_id) {
   std::string key = TablePrefix(table);
   if (!partition.empty()) {
-    key.append(partition);
+    key += ShortenSegment(std::string(partition));
     key += '/';
   }
   key += fmt::format("part-{:04}-{:05}-{}.parquet", unit, seq, run_id);

@@ -39,7 +39,8 @@ std::string TablePrefix(const TableRef& table);
 // "<schema>/<table>/_table.json"
 std::string TableManifestKey(const TableRef& table);
 // "<schema>/<table>/[<partition>/]part-<unit>-<seq>-<run>.parquet"; partition is
-// "col=value" already escaped, or empty.
+// "col=value" already escaped, or empty. A partition segment over 200 bytes is shortened as
+// EscapeKeyComponent does (the file's "partition" entry in _table.json keeps the whole value).
 std::string DataFileKey(const TableRef& table, std::string_view partition, int unit, int seq,
                         std::string_view run_id);
 

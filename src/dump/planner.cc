@@ -1,5 +1,7 @@
 #include "dump/planner.h"
 
+#include "base/utf8.h"
+
 #include <fmt/format.h>
 #include <fnmatch.h>
 
@@ -24,6 +26,35 @@ bool TablePatternMatches(std::string_view pattern, const TableRef& table) {
   const std::string p(pattern);
   return fnmatch(p.c_str(), table.QualifiedName().c_str(), 0) == 0 ||
          fnmatch(p.c_str(), table.name.c_str(), 0) == 0;
+}
+
+namespace {
+
+Status NotUtf8(const TableInfo& t, std::string_view what, std::string_view text) {
+  const size_t at = FirstInvalidUtf8(text);
+  return Status::InvalidArgument(fmt::format(
+      "table {}: {} is not valid UTF-8 (byte 0x{:02x} at offset {}); lakedump records names "
+      "and DDL as JSON text: rename it, or dump it with --query NAME=SQL and an alias",
+      t.ref.QualifiedName(), what, static_cast<unsigned char>(text[at]), at));
+}
+
+}  // namespace
+
+Status CheckUtf8Names(Database& db, const TableInfo& t) {
+  if (!IsValidUtf8(t.ref.schema)) return NotUtf8(t, "its schema name", t.ref.schema);
+  if (!IsValidUtf8(t.ref.name)) return NotUtf8(t, "its name", t.ref.name);
+  LD_ASSIGN_OR_RETURN(TableDefinition def, db.DescribeTable(t));
+  for (const Column& c : def.schema.columns()) {
+    if (!IsValidUtf8(c.name)) return NotUtf8(t, "a column name", c.name);
+    if (!IsValidUtf8(c.source_type)) {
+      return NotUtf8(t, fmt::format("the type of column \"{}\"", c.name), c.source_type);
+    }
+  }
+  for (const std::string& k : def.primary_key) {
+    if (!IsValidUtf8(k)) return NotUtf8(t, "a primary key column", k);
+  }
+  if (!IsValidUtf8(def.ddl)) return NotUtf8(t, "its DDL", def.ddl);
+  return Status::OK();
 }
 
 Result<DumpPlan> PlanDump(Database& db, const DumpOptions& options) {
@@ -84,6 +115,12 @@ Result<DumpPlan> PlanDump(Database& db, const DumpOptions& options) {
   // Lock every chosen table up front (against concurrent DDL, for the whole
   // dump), which also lets a backend describe and size them in batches.
   LD_RETURN_IF_ERROR(db.LockTables(chosen));
+
+  // Names and DDL go into _table.json and _manifest.json as JSON text, which must be UTF-8: a
+  // name that is not is refused here, before anything is written.
+  for (const TableInfo& t : chosen) {
+    LD_RETURN_IF_ERROR(CheckUtf8Names(db, t));
+  }
 
   DumpPlan plan;
   for (TableInfo& t : chosen) {

@@ -31,4 +31,9 @@ bool TablePatternMatches(std::string_view pattern, const TableRef& table);
 // anything is written.
 Result<DumpPlan> PlanDump(Database& db, const DumpOptions& options);
 
+// InvalidArgument naming the table when its schema or table name, a column name or type, a
+// primary key column or its DDL is not valid UTF-8 (the metadata is JSON text). PlanDump
+// checks every chosen table with it before anything is written.
+Status CheckUtf8Names(Database& db, const TableInfo& table);
+
 }  // namespace lakedump

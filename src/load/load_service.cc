@@ -288,7 +288,6 @@ Status LoadService::LoadFiles(TableTask& task, std::stop_token stop) {
   // more sequential read (still before the target commits the table).
   if (split) {
     for (const DataFile& f : files) {
-      if (f.xxh64.empty()) continue;
       if (stop.stop_requested()) return Status::Cancelled(f.key);
       auto object = store_->NewReader(f.key);
       if (!object.ok()) return object.status().WithContext(f.key);
@@ -353,7 +352,7 @@ Status LoadService::Stream(TableLoad& load, std::stop_token stop) {
           fmt::format("data file {}: read {} rows but its footer and _table.json say {}", df.key,
                       streamed, df.rows));
     }
-    if (unit.row_group == kWholeFile && !df.xxh64.empty()) {
+    if (unit.row_group == kWholeFile) {  // ParseTableManifest requires every xxh64
       LD_RETURN_IF_ERROR(file.hashing->Verify(df.xxh64, df.key));
     }
     sent += streamed;
@@ -389,7 +388,7 @@ Status LoadService::Open(TableLoad& load, size_t index, bool hash, OpenFile* out
     hashing = std::make_unique<HashingReader>(reader);
     reader = hashing.get();
   }
-  if (file.bytes != 0 && reader->size() != file.bytes) {
+  if (reader->size() != file.bytes) {  // bytes > 0 is required by ParseTableManifest
     return Status::Corruption(fmt::format("data file {} has {} bytes but _table.json says {}",
                                           file.key, reader->size(), file.bytes));
   }

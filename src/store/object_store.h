@@ -71,6 +71,9 @@ class ObjectStore {
   // Conveniences built on the primitives above.
   Status PutObject(std::string_view key, std::string_view data);
   Result<std::string> GetObject(std::string_view key);
+  // Like GetObject, but refuses (Corruption, naming the key and both sizes) an object larger
+  // than max_bytes before reading any of it: for metadata that a hostile dump could inflate.
+  Result<std::string> GetObject(std::string_view key, uint64_t max_bytes);
 };
 
 }  // namespace lakedump

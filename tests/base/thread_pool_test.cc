@@ -4,9 +4,21 @@
 
 #include <atomic>
 #include <chrono>
+#include <new>
 
 namespace lakedump {
 namespace {
+
+// Issue 16: an allocation that failed on a pool thread ended the process (std::terminate via
+// an exception leaving the thread); it is the group's error, one line, and siblings stop.
+TEST(TaskGroupTest, FailedAllocationInATaskIsTheGroupsError) {
+  ThreadPool pool(2);
+  TaskGroup group(&pool, 2);
+  ASSERT_TRUE(group.Spawn([](std::stop_token) -> Status { throw std::bad_alloc(); }));
+  Status s = group.Wait();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("out of memory"), std::string::npos) << s.ToString();
+}
 
 TEST(TaskGroupTest, RunsAllTasksAndBoundsConcurrency) {
   ThreadPool pool(4);

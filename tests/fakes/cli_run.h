@@ -49,9 +49,15 @@ inline std::string Quote(const std::string& s) {
 }
 
 // Runs `lakedump ARGS` (ARGS already shell-quoted where needed); scratch files go in `tmp`.
-inline RunResult RunLakedump(const std::string& args, const TempDir& tmp) {
+// With timeout_seconds > 0 the run is killed past it (code 137): a hang fails the test instead
+// of stalling the suite.
+inline RunResult RunLakedump(const std::string& args, const TempDir& tmp,
+                             int timeout_seconds = 0) {
   const std::string out = tmp.Sub("stdout.txt"), err = tmp.Sub("stderr.txt");
-  const std::string cmd = std::string(LAKEDUMP_BINARY) + " " + args + " >" + out + " 2>" + err;
+  const std::string limit =
+      timeout_seconds > 0 ? "timeout -s KILL " + std::to_string(timeout_seconds) + " " : "";
+  const std::string cmd =
+      limit + std::string(LAKEDUMP_BINARY) + " " + args + " >" + out + " 2>" + err;
   const int rc = std::system(cmd.c_str());
   RunResult r;
   r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;

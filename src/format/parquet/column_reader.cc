@@ -175,8 +175,27 @@ ColumnChunkReader::ColumnChunkReader(const FieldInfo& field, std::string chunk, 
   Reset(num_rows, codec, std::move(context));
 }
 
+int64_t MaxCompressionRatio(lakedump::CodecKind kind) {
+  switch (kind) {
+    case lakedump::CodecKind::kSnappy: return 32;
+    case lakedump::CodecKind::kLz4Raw: return 256;
+    case lakedump::CodecKind::kGzip: return 1040;
+    case lakedump::CodecKind::kZstd: return 1024;
+    case lakedump::CodecKind::kNone: return 1;
+  }
+  return 1;
+}
+
 void ColumnChunkReader::Reset(int64_t num_rows, const lakedump::Codec* codec,
-                              std::string context) {
+                              std::string context, int64_t chunk_uncompressed_bytes) {
+  // A page buffer grown for one large page is given back when the last chunk needed far less,
+  // so one odd row group does not pin its peak for the rest of the file.
+  constexpr size_t kKeepBelow = 16u << 20;
+  if (decompressed_.size() > kKeepBelow && decompressed_.size() > 2 * largest_page_) {
+    std::string().swap(decompressed_);
+  }
+  largest_page_ = 0;
+  chunk_uncompressed_bytes_ = chunk_uncompressed_bytes;
   pos_ = 0;
   rows_left_ = num_rows;
   rows_in_pages_ = 0;
@@ -193,8 +212,33 @@ Status ColumnChunkReader::Error(const std::string& what) const {
   return Status::Corruption(fmt::format("{}: {}", context_, what));
 }
 
+Status ColumnChunkReader::CheckPageSize(const PageHeader& h, size_t compressed_size) const {
+  const int64_t declared = h.uncompressed_page_size;
+  if (declared < 0) return Error(fmt::format("page declares {} bytes uncompressed", declared));
+  if (codec_ != nullptr && declared > kPageBytesWithoutRatioCheck) {
+    const int64_t ratio = MaxCompressionRatio(codec_->kind());
+    if (declared / ratio > static_cast<int64_t>(compressed_size)) {
+      return Error(fmt::format("page declares {} bytes from {} compressed bytes, a ratio over "
+                               "{}:1 for {} (refused: a decompression bomb?)",
+                               declared, compressed_size, ratio, CodecName(codec_->kind())));
+    }
+  }
+  if (chunk_uncompressed_bytes_ > 0 && declared > chunk_uncompressed_bytes_) {
+    return Error(fmt::format("page declares {} bytes uncompressed, more than its column "
+                             "chunk's total_uncompressed_size of {}",
+                             declared, chunk_uncompressed_bytes_));
+  }
+  if (declared > kMaxPageBytes) {
+    return Error(fmt::format("page of {} bytes is over the {}-byte page limit", declared,
+                             kMaxPageBytes));
+  }
+  return Status::OK();
+}
+
 Status ColumnChunkReader::Decompress(std::string_view in, size_t size, std::string_view* out) {
-  // The buffer only grows (zero-filled once); pages are decompressed over its old contents.
+  // The buffer only grows within a chunk (zero-filled once); pages are decompressed over its
+  // old contents. CheckPageSize() bounded `size` before this allocates.
+  largest_page_ = std::max(largest_page_, size);
   if (decompressed_.size() < size) decompressed_.resize(size);
   Status s = codec_->DecompressTo(in, size, decompressed_.data());
   if (!s.ok()) return Error(fmt::format("page decompression failed: {}", s.message()));
@@ -278,9 +322,7 @@ Status ColumnChunkReader::LoadNextPage() {
     }
     const std::string_view body = std::string_view(chunk_).substr(pos_, size);
     pos_ += size;
-    if (h.uncompressed_page_size > kMaxPageBytes) {
-      return Error(fmt::format("page of {} bytes is too large", h.uncompressed_page_size));
-    }
+    LD_RETURN_IF_ERROR(CheckPageSize(h, size));
     if (verify_crc_ && h.crc.has_value()) {
       const uint32_t crc = static_cast<uint32_t>(
           crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size())));

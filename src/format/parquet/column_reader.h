@@ -25,8 +25,17 @@ namespace lakedump::parquet {
 
 // Largest page accepted (uncompressed), and most values in one page: guards
 // against absurd headers before allocating.
-inline constexpr int64_t kMaxPageBytes = 512ll << 20;
+inline constexpr int64_t kMaxPageBytes = 256ll << 20;
 inline constexpr int32_t kMaxPageValues = 1 << 24;
+// A compressed page may declare up to this many uncompressed bytes whatever its ratio; above
+// it the declared size must be within kMaxCompressionRatio(codec) of the compressed size. A
+// small file cannot then make the reader allocate (and zero-fill) 512 MiB per column: memory
+// per page is at most max(this, compressed bytes x ratio), and never over kMaxPageBytes.
+inline constexpr int64_t kPageBytesWithoutRatioCheck = 8ll << 20;
+// Highest ratio (uncompressed / compressed) accepted for pages over kPageBytesWithoutRatioCheck:
+// snappy and LZ4 cannot exceed theirs (~22 and ~255), DEFLATE ~1032; zstd's reaches ~32000 on
+// runs of one byte, which a real writer's large pages (dictionary- or delta-encoded) never hold.
+int64_t MaxCompressionRatio(lakedump::CodecKind kind);
 
 class ColumnChunkReader {
  public:
@@ -41,7 +50,10 @@ class ColumnChunkReader {
   std::string* chunk_buffer() { return &chunk_; }
   // Starts reading the chunk now in chunk_buffer(), of `num_rows` rows.
   // `codec` is borrowed (nullptr = uncompressed); `context` prefixes errors.
-  void Reset(int64_t num_rows, const lakedump::Codec* codec, std::string context);
+  // `chunk_uncompressed_bytes` (the chunk's total_uncompressed_size; <= 0: unknown) bounds
+  // each page's declared uncompressed size.
+  void Reset(int64_t num_rows, const lakedump::Codec* codec, std::string context,
+             int64_t chunk_uncompressed_bytes = 0);
 
   // Appends exactly n rows to *out; Corruption if the chunk holds fewer.
   Status Read(size_t n, ColumnVector* out);
@@ -62,6 +74,8 @@ class ColumnChunkReader {
   // Appends the current page's rows [row_pos_, row_pos_ + k) to out.
   void Emit(size_t k, ColumnVector* out);
   Status Error(const std::string& what) const;
+  // Refuses a page whose declared uncompressed size is out of bounds, before allocating.
+  Status CheckPageSize(const PageHeader& h, size_t compressed_size) const;
   // Decompresses a page into decompressed_; *out views its `size` bytes.
   Status Decompress(std::string_view in, size_t size, std::string_view* out);
 
@@ -73,6 +87,8 @@ class ColumnChunkReader {
   int64_t rows_in_pages_ = 0;  // rows in pages loaded so far
   const lakedump::Codec* codec_ = nullptr;
   std::string context_;
+  int64_t chunk_uncompressed_bytes_ = 0;
+  size_t largest_page_ = 0;  // largest page decompressed since the last Reset()
 
   bool has_dict_ = false;
   ColumnVector dict_;  // converted dictionary values (no nulls)

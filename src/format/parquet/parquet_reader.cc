@@ -66,6 +66,13 @@ class ParquetReader::Impl {
       return Status::Corruption(fmt::format("{}: the footer says {} rows, its row groups hold {}",
                                             name_, meta_.num_rows, total));
     }
+    // Rows without any column data cost nothing to claim: 2^62 of them would keep a reader
+    // (and a load streaming them) busy forever.
+    if (leaves == 0 && meta_.num_rows > 0) {
+      return Status::Corruption(fmt::format(
+          "{}: has no columns but claims {} rows (refused: lakedump reads rows only from column "
+          "data)", name_, meta_.num_rows));
+    }
     return Status::OK();
   }
 
@@ -174,7 +181,7 @@ class ParquetReader::Impl {
       if (chunk->size() != static_cast<size_t>(len)) {
         return Status::Corruption(ctx + ": short read");
       }
-      readers_[r]->Reset(rg.num_rows, codec, ctx);
+      readers_[r]->Reset(rg.num_rows, codec, ctx, m.total_uncompressed_size);
     }
     rg_rows_left_ = rg.num_rows;
     return Status::OK();

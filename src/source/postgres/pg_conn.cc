@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace lakedump {
@@ -50,7 +51,104 @@ Status ConnectError(std::string message) {
   return Status::IOError(message);
 }
 
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string PercentDecode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && HexDigit(s[i + 1]) >= 0 &&
+        HexDigit(s[i + 2]) >= 0) {
+      out += static_cast<char>(HexDigit(s[i + 1]) * 16 + HexDigit(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// The password as written in a URI ("scheme://user:PASSWORD@host") or a keyword string
+// ("password=PASSWORD", "password='a b'"); "" when there is none. Deliberately lenient: the
+// conninfo may be the malformed one libpq just refused.
+std::string PasswordIn(std::string_view conninfo) {
+  const size_t scheme = conninfo.find("://");
+  if (scheme != std::string_view::npos) {
+    std::string_view rest = conninfo.substr(scheme + 3);
+    const size_t at = rest.rfind('@');
+    if (at != std::string_view::npos) {
+      const std::string_view userinfo = rest.substr(0, at);
+      const size_t colon = userinfo.find(':');
+      if (colon != std::string_view::npos) return std::string(userinfo.substr(colon + 1));
+    }
+    // else perhaps "?password=..." in the query string: the keyword search below
+  }
+  const size_t key = conninfo.find("password");
+  if (key == std::string_view::npos) return "";
+  size_t i = conninfo.find('=', key);
+  if (i == std::string_view::npos) return "";
+  ++i;
+  while (i < conninfo.size() && conninfo[i] == ' ') ++i;
+  std::string out;
+  if (i < conninfo.size() && conninfo[i] == '\'') {
+    for (++i; i < conninfo.size() && conninfo[i] != '\''; ++i) {
+      if (conninfo[i] == '\\' && i + 1 < conninfo.size()) ++i;
+      out += conninfo[i];
+    }
+  } else {
+    for (; i < conninfo.size() && conninfo[i] != ' ' && conninfo[i] != '&'; ++i) {
+      out += conninfo[i];
+    }
+  }
+  return out;
+}
+
+void ReplaceAll(std::string* text, std::string_view what, std::string_view with) {
+  if (what.empty()) return;
+  for (size_t at = text->find(what); at != std::string::npos;
+       at = text->find(what, at + with.size())) {
+    text->replace(at, what.size(), with);
+  }
+}
+
 }  // namespace
+
+std::string RedactConnSecrets(std::string_view message, std::string_view conninfo) {
+  constexpr std::string_view kRedacted = "(redacted)";
+  const std::string password = PasswordIn(conninfo);
+  const std::string decoded = PercentDecode(password);
+  std::string out;
+  // Quoted tokens first: one that holds any part of the password (or of the conninfo around
+  // it) is dropped whole, so a cut-off password ("Pw%zz...") leaks nothing either.
+  size_t i = 0;
+  while (i < message.size()) {
+    const size_t open = message.find('"', i);
+    if (open == std::string_view::npos) break;
+    const size_t close = message.find('"', open + 1);
+    if (close == std::string_view::npos) break;
+    const std::string_view token = message.substr(open + 1, close - open - 1);
+    const bool secret =
+        (!conninfo.empty() && token == conninfo) ||
+        (!password.empty() && !token.empty() &&
+         (token.find(password) != std::string_view::npos ||
+          (!decoded.empty() && token.find(decoded) != std::string_view::npos) ||
+          password.find(token) != std::string::npos ||
+          (token.size() >= 3 && token.find(password.substr(0, 3)) != std::string_view::npos)));
+    out.append(message.substr(i, open + 1 - i));
+    out.append(secret ? kRedacted : token);
+    out += '"';
+    i = close + 1;
+  }
+  out.append(message.substr(std::min(i, message.size())));
+  ReplaceAll(&out, conninfo, kRedacted);
+  ReplaceAll(&out, password, kRedacted);
+  ReplaceAll(&out, decoded, kRedacted);
+  return out;
+}
 
 std::string QuoteIdent(std::string_view name) {
   std::string out;
@@ -119,10 +217,11 @@ Result<std::unique_ptr<PgConn>> PgConn::Connect(const std::string& conninfo,
   values.push_back(nullptr);
   PGconn* raw = PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);
   if (raw == nullptr) return Status::Internal("libpq could not allocate a connection");
-  std::unique_ptr<PgConn> conn(new PgConn(raw));
+  std::unique_ptr<PgConn> conn(new PgConn(raw, conninfo));
   PQsetNoticeProcessor(raw, &PgConn::KeepNotice, conn.get());
   if (PQstatus(raw) != CONNECTION_OK) {
-    return ConnectError("cannot connect to PostgreSQL: " + OneLine(PQerrorMessage(raw)));
+    return ConnectError("cannot connect to PostgreSQL: " +
+                        RedactConnSecrets(OneLine(PQerrorMessage(raw)), conninfo));
   }
   std::string setup =
       "SET client_encoding = 'UTF8'; SET statement_timeout = 0; SET lock_timeout = 0; "
@@ -147,7 +246,7 @@ Status PgConn::ErrorStatus(const PGresult* result) const {
   if (message.empty()) message = "unknown libpq error";
   const bool lost = PQstatus(conn_.get()) != CONNECTION_OK;
   if (lost && !last_notice_.empty()) message += " (the server said: " + last_notice_ + ")";
-  return PgStatusFromError(state ? state : "", std::move(message), lost);
+  return PgStatusFromError(state ? state : "", RedactConnSecrets(message, conninfo_), lost);
 }
 
 Status PgConn::Exec(const std::string& sql) {

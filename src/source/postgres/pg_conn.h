@@ -66,16 +66,25 @@ class PgConn {
   void set_open_snapshot(std::string id) { open_snapshot_ = std::move(id); }
 
  private:
-  explicit PgConn(PGconn* conn) : conn_(conn) {}
+  PgConn(PGconn* conn, std::string conninfo) : conn_(conn), conninfo_(std::move(conninfo)) {}
   // libpq's notice processor: server notices (NOTICE, WARNING) never go to stderr, where
   // they would break the one-line error contract; the last one is kept and named in
   // the error when the server drops the connection ("terminating connection due to...").
   static void KeepNotice(void* self, const char* message);
 
   std::unique_ptr<PGconn, PgConnDeleter> conn_;
+  std::string conninfo_;  // only to redact its secrets from messages (RedactConnSecrets)
   std::string last_notice_;
   std::string open_snapshot_;
 };
+
+// Removes the secrets of `conninfo` from a libpq message: the whole conninfo wherever it
+// appears, the password (as written and percent-decoded) wherever it appears, and every
+// double-quoted token that holds part of the password (libpq's URI parser quotes the text it
+// failed on: `invalid percent-encoded token: "Pw%zz..."`, or the whole URI for a bad IPv6
+// host). The one filter every libpq message passes through (Connect, ErrorStatus).
+// Pure; thread-safe. Exposed for tests.
+std::string RedactConnSecrets(std::string_view message, std::string_view conninfo);
 
 // Maps a libpq message/SQLSTATE to a Status code. Exposed for tests.
 Status PgStatusFromError(std::string_view sqlstate, std::string message, bool connection_bad);

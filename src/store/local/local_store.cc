@@ -17,6 +17,7 @@
 #include <set>
 #include <vector>
 
+#include "store/local/beneath.h"
 #include "store/object_key.h"
 
 namespace lakedump {
@@ -275,6 +276,8 @@ Status LocalStore::MakeDirs(std::string_view relative_dir) const {
   std::string full = root_;
   if (!relative_dir.empty()) full.append("/").append(relative_dir);
   if (full.empty()) return Status::OK();  // "/"
+  // Below the root nothing may be a symlink: stat() below would follow one out of the folder.
+  LD_RETURN_IF_ERROR(CheckDirsBeneath(root_, relative_dir));
   struct stat st;
   if (::stat(full.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return Status::OK();
   // Ends of each path component: "/a/b/c" -> 2, 4, 6.
@@ -351,29 +354,18 @@ Result<std::unique_ptr<ObjectReader>> LocalStore::NewReader(std::string_view key
   LD_RETURN_IF_ERROR(ValidateObjectKey(key));
   std::string path = PathOf(key);
   int fd = -1;
-  if (int err = ops_->Open(path, O_RDONLY | O_CLOEXEC, 0, &fd); err != 0) {
-    if (err == ENOENT || err == ENOTDIR) return Status::NotFound("no object " + path);
-    return ErrnoStatus(err, "open", path);
-  }
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Status::NotFound("no object " + path + " (not a regular file)");
-  }
-  return std::unique_ptr<ObjectReader>(
-      new LocalReader(fd, static_cast<uint64_t>(st.st_size), std::move(path)));
+  uint64_t size = 0;
+  LD_RETURN_IF_ERROR(OpenRegularBeneath(root_, key, &fd, &size));
+  return std::unique_ptr<ObjectReader>(new LocalReader(fd, size, std::move(path)));
 }
 
 Result<ObjectInfo> LocalStore::Head(std::string_view key) {
   LD_RETURN_IF_ERROR(ValidateObjectKey(key));
-  const std::string path = PathOf(key);
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT || errno == ENOTDIR) return Status::NotFound("no object " + path);
-    return ErrnoStatus(errno, "stat", path);
-  }
-  if (!S_ISREG(st.st_mode)) return Status::NotFound("no object " + path + " (not a regular file)");
-  return ObjectInfo{std::string(key), static_cast<uint64_t>(st.st_size)};
+  int fd = -1;
+  uint64_t size = 0;
+  LD_RETURN_IF_ERROR(OpenRegularBeneath(root_, key, &fd, &size));
+  ::close(fd);
+  return ObjectInfo{std::string(key), size};
 }
 
 Result<std::vector<ObjectInfo>> LocalStore::List(std::string_view prefix) {
@@ -384,6 +376,7 @@ Result<std::vector<ObjectInfo>> LocalStore::List(std::string_view prefix) {
   const std::string dir_part(slash == std::string_view::npos ? "" : prefix.substr(0, slash + 1));
   std::string start = root_.empty() ? "/" : root_;
   if (!dir_part.empty()) {
+    LD_RETURN_IF_ERROR(CheckDirsBeneath(root_, dir_part.substr(0, dir_part.size() - 1)));
     start = root_ + "/" + dir_part.substr(0, dir_part.size() - 1);
   }
   std::vector<ObjectInfo> out;
@@ -395,11 +388,17 @@ Result<std::vector<ObjectInfo>> LocalStore::List(std::string_view prefix) {
   for (; it != end; it.increment(ec)) {
     if (ec) return ErrnoStatus(ec.value(), "list", start);
     std::error_code entry_ec;  // entries may vanish during the walk: skip them
-    if (!it->is_regular_file(entry_ec)) continue;
+    // symlink_status: a link is reported as what it is, never followed (the iterator does not
+    // descend into linked directories either). Links and special files are refused, so that a
+    // destination holding one is never taken for empty and a dump never lists one.
+    const fs::file_status st = it->symlink_status(entry_ec);
+    if (entry_ec || fs::is_directory(st)) continue;
     const std::string path = it->path().string();
     if (IsTempFileName(BaseName(path))) continue;
     std::string key = dir_part + path.substr(rel_start);
     if (!key.starts_with(prefix)) continue;
+    if (fs::is_symlink(st)) return RefusedEntry(path, /*is_symlink=*/true);
+    if (!fs::is_regular_file(st)) return RefusedEntry(path, /*is_symlink=*/false);
     const uintmax_t size = it->file_size(entry_ec);
     if (entry_ec) continue;
     out.push_back(ObjectInfo{std::move(key), static_cast<uint64_t>(size)});
@@ -413,6 +412,8 @@ Status LocalStore::Delete(std::span<const std::string> keys) {
   for (const std::string& key : keys) LD_RETURN_IF_ERROR(ValidateObjectKey(key));
   Status first;
   for (const std::string& key : keys) {
+    // unlink() does not follow a final symlink, but would follow a linked directory above it.
+    LD_RETURN_IF_ERROR(CheckDirsBeneath(root_, DirName(key)));
     const std::string path = PathOf(key);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT && errno != ENOTDIR && first.ok()) {
       first = ErrnoStatus(errno, "delete", path);

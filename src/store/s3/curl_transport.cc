@@ -142,6 +142,9 @@ class CurlTransport final : public HttpTransport {
 
     curl_easy_setopt(h, CURLOPT_SHARE, share_.get());
     curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
+    // The path is sent as signed: curl must not squash "/../" or "/./" (a listed key is
+    // addressed literally, never as another one).
+    curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,

@@ -266,7 +266,23 @@ Result<ListObjectsPage> S3Client::ListObjectsV2(std::string_view prefix, std::st
   return ParseListObjectsV2(response.body);
 }
 
-Status S3Client::DeleteObjects(const std::vector<std::string>& keys, std::stop_token stop) {
+Status S3Client::DeleteObject(std::string_view key, std::stop_token stop) {
+  Request r{"DELETE", std::string(key), {}, {}, {}, "DeleteObject"};
+  Result<HttpResponse> response = Execute(r, stop);
+  if (!response.ok() && response.status().code() == Code::kNotFound) return Status::OK();
+  return response.status();
+}
+
+Status S3Client::DeleteObjects(const std::vector<std::string>& all_keys, std::stop_token stop) {
+  std::vector<std::string> keys;
+  keys.reserve(all_keys.size());
+  for (const std::string& k : all_keys) {
+    if (XmlCanCarry(k)) {
+      keys.push_back(k);
+    } else {
+      LD_RETURN_IF_ERROR(DeleteObject(k, stop));
+    }
+  }
   for (size_t begin = 0; begin < keys.size(); begin += 1000) {
     size_t end = std::min(keys.size(), begin + 1000);
     std::string body = BuildDeleteObjectsXml({keys.begin() + begin, keys.begin() + end});

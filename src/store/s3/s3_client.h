@@ -58,8 +58,11 @@ class S3Client {
                    std::string_view if_match = {}, std::stop_token stop = {});
   Result<ListObjectsPage> ListObjectsV2(std::string_view prefix, std::string_view token,
                                         std::stop_token stop = {});
-  // Any number of keys, sent in batches of 1000.
+  // Any number of keys, sent in batches of 1000; a key XML cannot carry (XmlCanCarry) goes
+  // alone through DeleteObject. Per-key errors in the answer fail the call, naming the keys.
   Status DeleteObjects(const std::vector<std::string>& keys, std::stop_token stop = {});
+  // One DELETE; a missing object is OK.
+  Status DeleteObject(std::string_view key, std::stop_token stop = {});
   Result<ListUploadsPage> ListMultipartUploads(std::string_view prefix, std::string_view key_marker,
                                                std::string_view upload_id_marker,
                                                std::stop_token stop = {});

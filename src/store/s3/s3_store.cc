@@ -1,5 +1,7 @@
 #include "store/s3/s3_store.h"
 
+#include "store/object_key.h"
+
 #include <algorithm>
 
 #include "base/memory_budget.h"
@@ -83,6 +85,7 @@ class S3Store final : public ObjectStore {
   }
 
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override {
+    LD_RETURN_IF_ERROR(ValidateKeyPrefix(prefix).WithContext(Describe()));
     std::vector<ObjectInfo> out;
     std::string token;
     do {
@@ -135,9 +138,11 @@ class S3Store final : public ObjectStore {
     return r;
   }
 
+  // The same rules as every store (store/object_key.h), so that a key from a dump cannot
+  // address another object than the local store would ("a/../b" is refused, not resolved).
   Status CheckKey(std::string_view key) const {
     if (key.empty()) return Status::InvalidArgument("empty object key in " + Describe());
-    return Status::OK();
+    return ValidateObjectKey(key).WithContext(Describe());
   }
 
   const S3Url url_;

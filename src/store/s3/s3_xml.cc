@@ -1,5 +1,7 @@
 #include "store/s3/s3_xml.h"
 
+#include "base/utf8.h"
+
 #include <cstdio>
 #include <ctime>
 #include <pugixml.hpp>
@@ -42,6 +44,15 @@ void Escape(std::string* out, std::string_view s) {
       case '\'':
         *out += "&apos;";
         break;
+      case '\t':
+        *out += "&#9;";
+        break;
+      case '\n':
+        *out += "&#10;";
+        break;
+      case '\r':
+        *out += "&#13;";
+        break;
       default:
         out->push_back(c);
     }
@@ -49,6 +60,20 @@ void Escape(std::string* out, std::string_view s) {
 }
 
 }  // namespace
+
+bool XmlCanCarry(std::string_view text) {
+  if (!IsValidUtf8(text)) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') return false;
+    // U+FFFE and U+FFFF: EF BF BE / EF BF BF.
+    if (c == 0xEF && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0xBF &&
+        static_cast<unsigned char>(text[i + 2]) >= 0xBE) {
+      return false;
+    }
+  }
+  return true;
+}
 
 std::optional<S3Error> ParseS3Error(std::string_view body) {
   pugi::xml_document doc;

@@ -56,7 +56,13 @@ Status ParseDeleteResult(std::string_view body);
 Status ParseCompleteResult(std::string_view body);
 
 std::string BuildCompleteMultipartXml(const std::vector<std::string>& etags);  // parts 1..N
+// REQUIRES: XmlCanCarry(key) for every key. \t, \n and \r are written as character
+// references (&#9; &#10; &#13;), so that XML's line-end normalization cannot turn "a\rb" into
+// "a\nb" and delete another key (or none).
 std::string BuildDeleteObjectsXml(const std::vector<std::string>& keys);
+// Whether XML 1.0 can carry `text` at all: valid UTF-8 of Chars only (no C0 control other than
+// tab, LF, CR; no U+FFFE/U+FFFF). Keys it cannot carry are deleted with a single DELETE.
+bool XmlCanCarry(std::string_view text);
 
 // "2026-11-29T23:52:17.000Z" -> time point; nullopt when malformed.
 std::optional<std::chrono::system_clock::time_point> ParseIso8601(std::string_view text);

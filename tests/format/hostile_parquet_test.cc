@@ -1,0 +1,149 @@
+// Hostile Parquet files (issue 16): files crafted from our writer's output (parquet_craft.h)
+// that once made the reader allocate gigabytes or loop for ever, read in bounded memory and
+// refused with a Corruption naming the file.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "base/byte_sink.h"
+#include "format/parquet/column_reader.h"
+#include "format/parquet/parquet_reader.h"
+#include "format/parquet/parquet_writer.h"
+#include "parquet_craft.h"
+
+namespace lakedump {
+namespace {
+
+// Six int64 columns, zstd (or `codec`), 1000 rows.
+std::string SixColumnZstdFile(CodecKind codec = CodecKind::kZstd) {
+  std::vector<Column> cols;
+  for (int c = 0; c < 6; ++c) {
+    cols.push_back(Column{"c" + std::to_string(c), LogicalType::Of(TypeId::kInt64), false, ""});
+  }
+  Schema schema(cols);
+  ParquetWriterOptions options;
+  options.codec = codec;
+  options.dictionary = false;
+  StringSink sink;
+  ParquetWriter writer(schema, options, &sink);
+  RowBatch batch(schema);
+  for (int64_t r = 0; r < 1000; ++r) {
+    for (size_t c = 0; c < 6; ++c) batch.column(c).Append<int64_t>(r * 7 + static_cast<int64_t>(c));
+  }
+  EXPECT_TRUE(writer.Write(batch).ok());
+  EXPECT_TRUE(writer.Close().ok());
+  return sink.str();
+}
+
+// Reads every row; the first error.
+Status ReadAll(std::string_view file) {
+  LD_ASSIGN_OR_RETURN(auto reader, ParquetReader::OpenBuffer(file));
+  RowBatch batch;
+  while (true) {
+    LD_RETURN_IF_ERROR(reader->Next(4096, &batch));
+    if (batch.num_rows() == 0) return Status::OK();
+  }
+}
+
+// Runs fn in a child process with its address space capped at `limit_bytes`; returns the
+// child's peak RSS in bytes, or -1 when it did not exit 0 (crashed, bad_alloc, fn failed).
+template <typename Fn>
+long ChildPeakRss(uint64_t limit_bytes, Fn fn) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    struct rlimit rl{limit_bytes, limit_bytes};
+    ::setrlimit(RLIMIT_AS, &rl);
+    ::_exit(fn() ? 0 : 3);
+  }
+  int status = 0;
+  struct rusage ru{};
+  if (::wait4(pid, &status, 0, &ru) != pid) return -1;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+  return ru.ru_maxrss * 1024;
+}
+
+// The finding: a ~100 KB zstd file whose six pages each really decompress to 512 MiB (of
+// zeros) took the reader to 3.2 GB and, under a memory limit, to std::bad_alloc. Now the page
+// is refused from its header (a ratio no real writer's large page has) before any allocation.
+TEST(HostileParquetTest, DecompressionBombPagesAreRefusedInBoundedMemory) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "RLIMIT_AS and peak RSS are meaningless under sanitizers";
+#endif
+  const std::string bomb = testing::ZstdZeroBomb(512u << 20);
+  ASSERT_LT(bomb.size(), 64u << 10);
+  const std::string file = testing::RewriteParquet(
+      SixColumnZstdFile(), [&](size_t, parquet::PageHeader* h, std::string* body) {
+        if (h->type != parquet::PageType::kDataPage) return;
+        h->uncompressed_page_size = 512 << 20;
+        *body = bomb;
+      });
+  ASSERT_FALSE(file.empty());
+  ASSERT_LT(file.size(), 400u << 10);
+  Status status;
+  const long rss = ChildPeakRss(1536ull << 20, [&] {
+    Status s = ReadAll(file);
+    return s.code() == Code::kCorruption &&
+           s.message().find("decompression bomb") != std::string::npos;
+  });
+  ASSERT_GT(rss, 0) << "the child failed: the bomb was not refused, or memory ran out";
+  EXPECT_LT(rss, 256l << 20);
+}
+
+// A page may not declare more than its chunk's total_uncompressed_size, nor more than the
+// absolute page limit, whatever its ratio.
+TEST(HostileParquetTest, PageLargerThanItsChunkOrTheLimitIsRefused) {
+  const std::string plain = SixColumnZstdFile();
+  const std::string over_chunk = testing::RewriteParquet(
+      plain, [](size_t, parquet::PageHeader*, std::string*) {},
+      [](parquet::FileMetaData* m) {
+        for (auto& rg : m->row_groups) {
+          for (auto& c : rg.columns) c.meta_data->total_uncompressed_size = 100;
+        }
+      });
+  Status s = ReadAll(over_chunk);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_NE(s.message().find("total_uncompressed_size"), std::string::npos) << s.ToString();
+
+  // Uncompressed pages have no ratio to check: the absolute limit still holds.
+  const std::string over_limit = testing::RewriteParquet(
+      SixColumnZstdFile(CodecKind::kNone), [](size_t, parquet::PageHeader* h, std::string*) {
+        if (h->type == parquet::PageType::kDataPage) h->uncompressed_page_size = 1 << 30;
+      });
+  s = ReadAll(over_limit);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_NE(s.message().find("page limit"), std::string::npos) << s.ToString();
+}
+
+// The finding: a file with no columns claiming 2^62 rows made `verify --deep` spin and a load
+// stream empty rows until the disk filled. Refused when opened.
+TEST(HostileParquetTest, ZeroColumnFileClaimingRowsIsRefused) {
+  const std::string file = testing::RewriteParquet(
+      SixColumnZstdFile(), [](size_t, parquet::PageHeader*, std::string*) {},
+      [](parquet::FileMetaData* m) {
+        m->schema.resize(1);  // the root only
+        m->schema[0].num_children = 0;
+        m->column_orders.clear();
+        m->num_rows = int64_t{1} << 62;
+        m->row_groups.resize(1);
+        m->row_groups[0].columns.clear();
+        m->row_groups[0].num_rows = int64_t{1} << 62;
+      });
+  ASSERT_FALSE(file.empty());
+  auto reader = ParquetReader::OpenBuffer(file);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), Code::kCorruption);
+  EXPECT_NE(reader.status().message().find("has no columns"), std::string::npos)
+      << reader.status().ToString();
+}
+
+// Legitimate files are unaffected: our own zstd file, whose pages are far below the ratio cap.
+TEST(HostileParquetTest, OrdinaryFilesStillRead) {
+  EXPECT_TRUE(ReadAll(SixColumnZstdFile()).ok());
+  EXPECT_EQ(parquet::MaxCompressionRatio(CodecKind::kSnappy), 32);
+}
+
+}  // namespace
+}  // namespace lakedump
