@@ -13,8 +13,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/checksum.h"
 #include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
+#include "format/parquet_craft.h"
 
 namespace lakedump {
 namespace {
@@ -125,6 +127,41 @@ TEST(HostileCliTest, NonUtf8TableNameIsRefusedBeforeAnythingIsWritten) {
   r = RunBounded("dump --json " + Quote(db) + " " + Quote(tmp.Sub("dump")), tmp);
   EXPECT_NE(r.code, -1);
   EXPECT_THAT(r.out, HasSubstr("\"status\":\"error\""));
+}
+
+// The finding: a non-UTF-8 column name (in a data file of a crafted dump) aborted
+// `verify --json` with an uncaught JSON exception. The report is printed (the name shown with
+// U+FFFD), exit code 1.
+TEST(HostileCliTest, VerifyJsonWithNonUtf8NameInAFile) {
+  TempDir tmp;
+  const std::string key = SmallDump(tmp);
+  ASSERT_FALSE(key.empty());
+  const std::string path = tmp.Sub("dump/" + key);
+  const std::string crafted = testing::RewriteParquet(
+      ReadFile(path), [](size_t, parquet::PageHeader*, std::string*) {},
+      [](parquet::FileMetaData* m) { m->schema[2].name = "s\xff"; });
+  ASSERT_FALSE(crafted.empty());
+  WriteFile(path, crafted);
+  const std::string tj = tmp.Sub("dump/main/t/_table.json");
+  nlohmann::json t = nlohmann::json::parse(ReadFile(tj));
+  t["files"][0]["bytes"] = crafted.size();
+  t["files"][0]["xxh64"] = Xxh64Hex(crafted);
+  t["bytes"] = crafted.size();
+  WriteFile(tj, t.dump());
+  const std::string mj = tmp.Sub("dump/_manifest.json");
+  nlohmann::json m = nlohmann::json::parse(ReadFile(mj));
+  m["tables"][0]["bytes"] = crafted.size();
+  m["totals"]["bytes"] = crafted.size();
+  WriteFile(mj, m.dump());
+  RunResult r = RunBounded("verify --json " + Quote(tmp.Sub("dump")), tmp);
+  EXPECT_EQ(r.code, 1) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << r.out;
+  EXPECT_EQ(report["status"], "problems");
+  EXPECT_THAT(r.out, HasSubstr("s\xef\xbf\xbd"));
+  r = RunBounded("load --json " + Quote(tmp.Sub("dump")) + " " + Quote(tmp.Sub("t.sqlite")), tmp);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_FALSE(nlohmann::json::parse(r.out, nullptr, false).is_discarded()) << r.out;
 }
 
 // The finding: a destination holding a directory symlink counted as empty, and `dump` wrote
