@@ -2,8 +2,9 @@
 // given upload parallelism, `repeats` times, and prints per-run wall time,
 // MiB/s and client CPU seconds, then the median. Not a Google Benchmark (it
 // talks to a real server); run by bench/s3_upload.sh.
-//   s3_upload_bench FILE s3://bucket/prefix PARALLELISM [PART_SIZE_MIB] [REPEATS]
-// Endpoint and credentials come from the usual AWS_* variables.
+//   s3_upload_bench FILE s3://bucket/prefix PARALLELISM [PART_SIZE_MIB] [REPEATS] [CHECKSUM]
+// CHECKSUM: none (lakedump's default: SigV4's payload hash only), md5 (--s3-content-md5),
+// crc32c (--s3-checksum crc32c). Endpoint and credentials come from the usual AWS_* variables.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -30,7 +31,8 @@ double CpuSeconds() {
 int main(int argc, char** argv) {
   if (argc < 4) {
     std::fprintf(stderr,
-                 "usage: %s FILE s3://bucket/prefix PARALLELISM [PART_SIZE_MIB] [REPEATS]\n",
+                 "usage: %s FILE s3://bucket/prefix PARALLELISM [PART_SIZE_MIB] [REPEATS] "
+                 "[none|md5|crc32c]\n",
                  argv[0]);
     return 2;
   }
@@ -48,6 +50,13 @@ int main(int argc, char** argv) {
   options.s3.part_size = (argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 8) << 20;
   options.s3.max_connections = std::max(4, options.s3.upload_parallelism + 1);
   const int repeats = argc > 5 ? std::atoi(argv[5]) : 3;
+  const std::string checksum = argc > 6 ? argv[6] : "none";
+  if (checksum != "none" && checksum != "md5" && checksum != "crc32c") {
+    std::fprintf(stderr, "checksum must be none, md5 or crc32c, not %s\n", checksum.c_str());
+    return 2;
+  }
+  options.s3.content_md5 = checksum == "md5";
+  options.s3.checksum_crc32c = checksum == "crc32c";
   auto store = lakedump::OpenS3Store(argv[2], options);
   if (!store.ok()) {
     std::fprintf(stderr, "%s\n", store.status().ToString().c_str());

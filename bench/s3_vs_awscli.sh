@@ -10,7 +10,10 @@
 # radosgw must also listen on 127.0.0.1:80 (start it with
 #   EXTRA_CONF=$'[client.rgw]\nrgw frontends = beast endpoint=127.0.0.1:PORT endpoint=127.0.0.1:80'
 # ); through the proxy CRT goes to a faultproxy on 127.0.0.2:80. Without port 80 CRT is skipped.
-# env: PS ("4 8"), RUNS (3), PART_MIB (8: awscli's default multipart_chunksize), LINKS ("direct near")
+# env: PS ("4 8"), RUNS (3), PART_MIB (8: awscli's default multipart_chunksize), LINKS ("direct near"),
+#      CHECKSUMS ("none md5": lakedump's default -- SigV4's payload SHA-256 over http, nothing over
+#      https -- then with --s3-content-md5, the old default; add crc32c for --s3-checksum crc32c).
+#      Rows are labelled lakedump, lakedump+md5, lakedump+crc32c.
 # CPU: ours is getrusage of the upload loop inside s3_upload_bench (file already in memory);
 # awscli's is /usr/bin/time's user+sys of the whole `aws` process (Python start-up included,
 # about 0.5 CPU-s; reported separately as "aws --version" CPU).
@@ -20,6 +23,7 @@ SIZE=${2:-1024}
 PS=${PS:-4 8}
 RUNS=${RUNS:-3}
 PART_MIB=${PART_MIB:-8}
+CHECKSUMS=${CHECKSUMS:-none md5}
 LINKS=${LINKS:-direct near}
 : "${S3_ENDPOINT:?}" "${S3_ACCESS_KEY:?}" "${S3_SECRET_KEY:?}" "${S3_REGION:?}" "${S3_BUCKET:?}"
 export AWS_ACCESS_KEY_ID=$S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$S3_SECRET_KEY
@@ -82,9 +86,13 @@ for link in $LINKS; do
     fi
   fi
   for p in $PS; do
-    AWS_ENDPOINT_URL=$endpoint "$BUILD/bench/s3_upload_bench" "$work/data.bin" \
-      "s3://$S3_BUCKET/bench" "$p" "$PART_MIB" "$RUNS" |
-      awk '/^run/ {print $5, $8 + 0}' | report "$link" lakedump "$p"
+    for checksum in $CHECKSUMS; do
+      label=lakedump
+      [ "$checksum" = none ] || label=lakedump+$checksum
+      AWS_ENDPOINT_URL=$endpoint "$BUILD/bench/s3_upload_bench" "$work/data.bin" \
+        "s3://$S3_BUCKET/bench" "$p" "$PART_MIB" "$RUNS" "$checksum" |
+        awk '/^run/ {print $5, $8 + 0}' | report "$link" "$label" "$p"
+    done
     aws_runs "$endpoint" "s3 =
   max_concurrent_requests = $p
   multipart_chunksize = ${PART_MIB}MB

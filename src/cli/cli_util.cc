@@ -71,6 +71,10 @@ std::string OneLine(std::string_view text) {
   return TerminalSafe(out, /*keep_newlines=*/false);
 }
 
+int ExitCodeForStatus(const Status& status) {
+  return status.code() == Code::kInvalidArgument ? kExitUsage : kExitFailed;
+}
+
 int PrintError(const Status& status, int exit_code) {
   std::fprintf(stderr, "lakedump: error: %s\n", OneLine(status.message()).c_str());
   std::fflush(stderr);
@@ -145,7 +149,34 @@ void AddS3Flags(CLI::App* app, S3Flags* flags, bool with_upload) {
                   "auto | path | virtual: bucket in the path (default for custom endpoints) or "
                   "in the host name (default on AWS); AWS config: s3.addressing_style")
       ->check(CLI::IsMember({"auto", "path", "virtual"}));
+  app->add_option("--s3-connect-timeout", flags->connect_timeout,
+                  "S3: give up a TCP/TLS connect after this long (then retried)")
+      ->capture_default_str();
+  app->add_option("--s3-min-rate", flags->min_rate,
+                  "S3: a transfer slower than this (bytes/s, e.g. 1KiB/s; 0 = never) over "
+                  "--s3-min-rate-window is abandoned and retried; there is no cap on a "
+                  "request's total time")
+      ->capture_default_str();
+  app->add_option("--s3-min-rate-window", flags->min_rate_window,
+                  "S3: the window --s3-min-rate is averaged over (whole seconds)")
+      ->capture_default_str();
+  app->add_option("--s3-retry-budget", flags->retry_budget,
+                  "S3: keep retrying a failed request (connection refused or reset, 5xx, "
+                  "SlowDown, timeouts, replies cut short) for this long, with exponential "
+                  "backoff and jitter")
+      ->capture_default_str();
+  app->add_option("--s3-max-attempts", flags->max_attempts,
+                  "S3: at most this many attempts per request (first included)")
+      ->capture_default_str();
   if (!with_upload) return;
+  app->add_flag("--s3-content-md5", flags->content_md5,
+                "S3: send Content-MD5 with each part and object (buckets with object lock "
+                "demand it; costs an MD5 of every byte)");
+  app->add_option("--s3-checksum", flags->checksum,
+                  "S3: none | crc32c: send x-amz-checksum-crc32c with each part and object "
+                  "(hardware CRC; AWS checks it, radosgw 16 ignores it)")
+      ->check(CLI::IsMember({"none", "crc32c"}))
+      ->capture_default_str();
   app->add_option("--upload-parallelism", flags->upload_parallelism,
                   "S3 parts of one file in flight (0 = one after another)")
       ->capture_default_str();
@@ -172,6 +203,43 @@ Status ApplyS3Flags(const S3Flags& flags, S3Options* out) {
     return Status::InvalidArgument("--max-connections must be at least 1");
   }
   out->max_connections = flags.max_connections;
+  out->content_md5 = flags.content_md5;
+  out->checksum_crc32c = flags.checksum == "crc32c";
+  return ApplyS3RetryFlags(flags, out);
+}
+
+Status ApplyS3RetryFlags(const S3Flags& flags, S3Options* out) {
+  auto positive = [](std::string_view option,
+                     const std::string& text) -> Result<std::chrono::milliseconds> {
+    auto d = ParseDuration(text);
+    if (!d.ok()) return d.status().WithContext(option);
+    if (d->count() <= 0 || *d > std::chrono::hours(24)) {
+      return Status::InvalidArgument(std::string(option) + " must be between 1ms and 24h, not \"" +
+                                     text + "\"");
+    }
+    return *d;
+  };
+  LD_ASSIGN_OR_RETURN(out->connect_timeout, positive("--s3-connect-timeout", flags.connect_timeout));
+  LD_ASSIGN_OR_RETURN(out->retry_budget, positive("--s3-retry-budget", flags.retry_budget));
+  LD_ASSIGN_OR_RETURN(auto window, positive("--s3-min-rate-window", flags.min_rate_window));
+  if (window < std::chrono::seconds(1)) {
+    return Status::InvalidArgument("--s3-min-rate-window must be at least 1s");
+  }
+  out->min_rate_window = std::chrono::duration_cast<std::chrono::seconds>(window);
+  std::string rate = flags.min_rate;
+  if (rate.ends_with("/s")) rate.resize(rate.size() - 2);
+  auto r = ParseSize(rate);
+  if (!r.ok()) return r.status().WithContext("--s3-min-rate");
+  if (*r > (uint64_t{1} << 30)) {
+    return Status::InvalidArgument("--s3-min-rate must be between 0 and 1GiB/s, not \"" +
+                                   flags.min_rate + "\"");
+  }
+  out->min_rate = *r;
+  if (flags.max_attempts < 1 || flags.max_attempts > 1000) {
+    return Status::InvalidArgument("--s3-max-attempts must be between 1 and 1000, not " +
+                                   std::to_string(flags.max_attempts));
+  }
+  out->max_attempts = flags.max_attempts;
   return Status::OK();
 }
 

@@ -23,6 +23,12 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 
+// The exit code for a failed command (docs/dump-format.md, "Exit codes"): 2 for
+// bad usage found before any work (InvalidArgument: options, URLs, missing S3
+// credentials), 1 for everything else, S3 error replies included (expired or
+// wrong credentials, a missing bucket: docs/s3.md).
+int ExitCodeForStatus(const Status& status);
+
 // Prints "lakedump: error: <message>" (one line) on stderr and returns `exit_code`.
 int PrintError(const Status& status, int exit_code);
 // The message alone, on one line (newlines folded), terminal-safe as TerminalSafe() makes it.
@@ -61,12 +67,25 @@ struct S3Flags {
   int upload_parallelism = 4;
   std::string part_size = "0";
   int max_connections = 16;
+  // Timeouts and retries (docs/s3.md), every command.
+  std::string connect_timeout = "10s";
+  std::string min_rate = "1KiB/s";
+  std::string min_rate_window = "30s";
+  std::string retry_budget = "60s";
+  int max_attempts = 20;
+  // Payload checksums, commands that upload.
+  bool content_md5 = false;
+  std::string checksum = "none";
 };
-// Registers --endpoint, --region, --profile, --s3-addressing, and for commands that upload
-// (with_upload) --upload-parallelism, --part-size, --max-connections.
+// Registers --endpoint, --region, --profile, --s3-addressing, the timeout and retry
+// options (--s3-connect-timeout, --s3-min-rate, --s3-min-rate-window, --s3-retry-budget,
+// --s3-max-attempts), and for commands that upload (with_upload) --upload-parallelism,
+// --part-size, --max-connections, --s3-content-md5, --s3-checksum.
 void AddS3Flags(CLI::App* app, S3Flags* flags, bool with_upload);
 // Checks the flags and copies them into *out.
 Status ApplyS3Flags(const S3Flags& flags, S3Options* out);
+// The timeout and retry part of ApplyS3Flags.
+Status ApplyS3RetryFlags(const S3Flags& flags, S3Options* out);
 
 // Turns SIGINT/SIGTERM into a stop request on `source` (from a watcher thread,
 // since a signal handler may not touch locks). A second signal exits at once.

@@ -48,7 +48,7 @@ int RunGc(const GcArgs& a) {
   std::vector<std::string> aborted;
   Status s = AbortStaleUploads(a.dest, seconds, options, &aborted);
   for (const std::string& key : aborted) std::printf("aborted upload of %s\n", key.c_str());
-  if (!s.ok()) return PrintError(s, kExitFailed);
+  if (!s.ok()) return PrintError(s, ExitCodeForStatus(s));
   std::printf("%zu incomplete uploads older than %s aborted under %s\n", aborted.size(),
               a.older_than.c_str(), a.dest.c_str());
   return kExitOk;

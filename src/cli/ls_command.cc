@@ -65,7 +65,7 @@ int RunLs(const LsArgs& a) {
   StoreOptions store_options;
   if (Status s = ApplyS3Flags(a.s3, &store_options.s3); !s.ok()) return PrintError(s, kExitUsage);
   auto store = OpenStore(a.dest, store_options);
-  if (!store.ok()) return PrintError(store.status(), kExitFailed);
+  if (!store.ok()) return PrintError(store.status(), ExitCodeForStatus(store.status()));
   auto manifest = ReadDumpManifest(**store);
   if (!manifest.ok()) {
     Status s = manifest.status();

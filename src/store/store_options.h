@@ -28,11 +28,18 @@ struct S3Options {
   int upload_parallelism = 4;     // parts of one object in flight; 0 = inline
   int max_connections = 16;       // whole dump
   bool equal_parts = false;
-  std::chrono::milliseconds connect_timeout{10000};
-  std::chrono::milliseconds request_timeout{300000};
-  // A transfer that moves no byte for this long is abandoned and retried.
-  std::chrono::milliseconds stall_timeout{60000};
-  int max_attempts = 8;           // per request, first try included
+  // Timeouts and retries (docs/s3.md): no wall-clock cap per request; a
+  // transfer slower than min_rate bytes/s over min_rate_window is abandoned and
+  // retried; a failed request is retried with backoff while its time spent
+  // failing is under retry_budget and its attempts under max_attempts.
+  std::chrono::milliseconds connect_timeout{10000};  // --s3-connect-timeout
+  uint64_t min_rate = 1024;                          // --s3-min-rate RATE[/WINDOW]
+  std::chrono::seconds min_rate_window{30};
+  std::chrono::milliseconds retry_budget{60000};     // --s3-retry-budget
+  int max_attempts = 20;                             // --s3-max-attempts, first try included
+  // Payload checksums besides SigV4's (docs/s3.md): --s3-content-md5, --s3-checksum crc32c.
+  bool content_md5 = false;
+  bool checksum_crc32c = false;
 };
 
 struct StoreOptions {

@@ -154,7 +154,7 @@ TEST_F(S3DumpCliTest, DumpListedByAwsCliThenFailAndResume) {
 TEST_F(S3DumpCliTest, WrongSecretIsAOneLineErrorThatNamesNoSecret) {
   setenv("AWS_SECRET_ACCESS_KEY", "not-the-secret-0123456789", 1);
   RunResult r = RunLakedump("dump " + db_ + " " + Url() + " " + S3Flags(), dir_);
-  ExpectOneLineError(r, 1, "denied");
+  ExpectOneLineError(r, 1, "SignatureDoesNotMatch");
   EXPECT_EQ(r.err.find("not-the-secret-0123456789"), std::string::npos) << r.err;
   setenv("AWS_SECRET_ACCESS_KEY", secret_.c_str(), 1);
   int rc = 0;

@@ -21,6 +21,7 @@
 #include "store/s3/s3_multipart_writer.h"
 #include "store/s3/sigv4.h"
 #include "integration/fault_proxy_process.h"
+#include "integration/s3_test_env.h"
 
 namespace lakedump {
 namespace {
@@ -52,15 +53,7 @@ std::string RunShell(const std::string& cmd, int* exit_code = nullptr) {
   return out;
 }
 
-std::string RandomBytes(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::string s(n, '\0');
-  for (size_t i = 0; i < n; i += 8) {
-    uint64_t v = rng();
-    std::memcpy(s.data() + i, &v, std::min<size_t>(8, n - i));
-  }
-  return s;
-}
+using testing_s3::RandomBytes;
 
 class S3StoreTest : public ::testing::Test {
  protected:
@@ -257,14 +250,19 @@ TEST_F(S3StoreTest, UnknownAccessKeyIsPermissionDenied) {
   EXPECT_EQ(s.code(), Code::kPermissionDenied) << s.ToString();
 }
 
-TEST_F(S3StoreTest, NonexistentBucketIsNotFound) {
+// A missing bucket is an error naming it, never "not found" (which callers read
+// as "no such object": "no dump"), on writes, listings and HEADs alike.
+TEST_F(S3StoreTest, NonexistentBucketIsAnErrorNamingIt) {
   auto store = OpenS3Store("s3://no-such-bucket-ld-" + prefix_ + "/x", Options());
   ASSERT_TRUE(store.ok());
   Status s = (*store)->PutObject("a.txt", "x");
-  EXPECT_EQ(s.code(), Code::kNotFound) << s.ToString();
+  EXPECT_EQ(s.code(), Code::kIOError) << s.ToString();
   EXPECT_NE(s.message().find("does not exist"), std::string::npos) << s.message();
   auto list = (*store)->List("");
-  EXPECT_EQ(list.status().code(), Code::kNotFound);
+  EXPECT_EQ(list.status().code(), Code::kIOError);
+  auto head = (*store)->Head("_manifest.json");
+  EXPECT_EQ(head.status().code(), Code::kIOError) << head.status().ToString();
+  EXPECT_NE(head.status().message().find("does not exist"), std::string::npos);
 }
 
 TEST_F(S3StoreTest, UnreachableEndpointFailsQuickly) {

@@ -6,8 +6,12 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
+#include <random>
 #include <string>
 
 #include "fakes/cli_run.h"
@@ -34,6 +38,17 @@ struct TestS3 {
     return testing_cli::ReadFile(out);
   }
 };
+
+// n pseudo-random bytes (incompressible test data), the same for the same seed.
+inline std::string RandomBytes(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t v = rng();
+    std::memcpy(s.data() + i, &v, std::min<size_t>(8, n - i));
+  }
+  return s;
+}
 
 // The test endpoint with its credentials exported to AWS_*, or nullopt when
 // LD_TEST_S3_ENDPOINT is unset (the caller skips).

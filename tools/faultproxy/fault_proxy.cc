@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -47,14 +48,26 @@ struct Chunk {
 
 // One direction of a connection: a reader queues chunks stamped with their
 // due time (now + delay) and a writer sends them when due, at the capped rate.
+// With a bandwidth cap, a reader waits while more than `limit` bytes are
+// queued, so the sender feels the slow link (its socket buffer fills) as it
+// would on a real one, instead of handing its whole body to the proxy at once.
 struct Pipe {
   std::mutex mu;
   std::condition_variable cv;
   std::deque<Chunk> queue;
-  void Push(Chunk c) {
-    std::lock_guard<std::mutex> lock(mu);
+  int64_t queued = 0;  // GUARDED_BY(mu): bytes in queue
+  int64_t limit = 0;   // 0 = no limit
+  // Returns false when `dead` was set while waiting.
+  bool Push(Chunk c, const std::atomic<bool>& dead) {
+    std::unique_lock<std::mutex> lock(mu);
+    if (limit > 0) {
+      cv.wait(lock, [&] { return queued < limit || dead.load(); });
+      if (dead.load()) return false;
+    }
+    queued += static_cast<int64_t>(c.data.size());
     queue.push_back(std::move(c));
     cv.notify_all();
+    return true;
   }
 };
 
@@ -87,12 +100,29 @@ int64_t ContentLength(const std::string& headers) {
 
 }  // namespace
 
+// What happens to the response of the request being served on a connection.
+enum class ResponseFault { kNone, kTruncate, kLose };
+
 struct FaultProxy::Conn {
   int number = 0;
   int client = -1;
   int server = -1;
   Pipe up, down;
   std::atomic<bool> dead{false};
+  // Set by the client->server reader when it parses a request, read by the
+  // server->client reader (curl sends a request only after the last response).
+  std::mutex fault_mu;
+  ResponseFault fault = ResponseFault::kNone;  // GUARDED_BY(fault_mu)
+  std::string response_head;                   // GUARDED_BY(fault_mu): until "\r\n\r\n"
+  bool head_done = false;                      // GUARDED_BY(fault_mu)
+  int64_t body_seen = 0;                       // GUARDED_BY(fault_mu)
+  void SetFault(ResponseFault f) {
+    std::lock_guard<std::mutex> lock(fault_mu);
+    fault = f;
+    response_head.clear();
+    head_done = false;
+    body_seen = 0;
+  }
   Bucket up_rate, down_rate;
   Conn(int64_t rate) : up_rate(rate), down_rate(rate) {}
   ~Conn() {
@@ -117,11 +147,51 @@ struct FaultProxy::Conn {
 FaultProxy::FaultProxy(ProxyOptions options)
     : options_(std::move(options)),
       total_up_(std::make_unique<Bucket>(options_.total_rate)),
-      total_down_(std::make_unique<Bucket>(options_.total_rate)) {}
+      total_down_(std::make_unique<Bucket>(options_.total_rate)) {
+  faults_left_ = options_.fault_times;
+}
 
 FaultProxy::~FaultProxy() { Stop(); }
 
+bool FaultProxy::Matches(const std::string& request_line) const {
+  for (const std::string& m : options_.match) {
+    if (request_line.find(m) == std::string::npos) return false;
+  }
+  return true;
+}
+
+bool FaultProxy::TakeFault() {
+  int left = faults_left_.load();
+  while (left > 0) {
+    if (faults_left_.compare_exchange_weak(left, left - 1)) return true;
+  }
+  return false;
+}
+
+void FaultProxy::BeginOutage() {
+  if (outage_.exchange(true)) return;
+  ++outages_;
+  const auto end = Clock::now() + std::chrono::milliseconds(options_.refuse_ms);
+  outage_end_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(end.time_since_epoch())
+                       .count();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (listen_fd_ >= 0) ::shutdown(listen_fd_, SHUT_RDWR);  // wakes accept()
+    for (auto& w : conns_) {
+      if (auto c = w.lock()) c->Kill(true);
+    }
+  }
+}
+
 bool FaultProxy::Start(std::string* error) {
+  port_ = options_.listen_port;
+  if (!Listen(error)) return false;
+  accept_thread_ = std::thread([this] { AcceptLoop(); });
+  return true;
+}
+
+bool FaultProxy::Listen(std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
   listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
   int one = 1;
   ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -131,27 +201,32 @@ bool FaultProxy::Start(std::string* error) {
     *error = "cannot listen on " + options_.listen_addr + ": not an IPv4 address";
     return false;
   }
-  addr.sin_port = htons(static_cast<uint16_t>(options_.listen_port));
+  addr.sin_port = htons(static_cast<uint16_t>(port_));
   if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
       ::listen(listen_fd_, 128) != 0) {
-    *error = "cannot listen on " + options_.listen_addr + ":" +
-             std::to_string(options_.listen_port) + ": " + std::strerror(errno);
+    *error = "cannot listen on " + options_.listen_addr + ":" + std::to_string(port_) + ": " +
+             std::strerror(errno);
+    ::close(listen_fd_);
+    listen_fd_ = -1;
     return false;
   }
   socklen_t len = sizeof(addr);
   ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
   port_ = ntohs(addr.sin_port);
-  accept_thread_ = std::thread([this] { AcceptLoop(); });
   return true;
 }
 
 void FaultProxy::Stop() {
   if (stopping_.exchange(true)) return;
-  if (listen_fd_ >= 0) ::shutdown(listen_fd_, SHUT_RDWR);
-  if (accept_thread_.joinable()) accept_thread_.join();
-  if (listen_fd_ >= 0) ::close(listen_fd_);
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (listen_fd_ >= 0) ::shutdown(listen_fd_, SHUT_RDWR);
+  }
+  if (accept_thread_.joinable()) accept_thread_.join();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (listen_fd_ >= 0) ::close(listen_fd_);
+    listen_fd_ = -1;
     for (auto& w : conns_) {
       if (auto c = w.lock()) c->Kill(false);
     }
@@ -161,9 +236,37 @@ void FaultProxy::Stop() {
 
 void FaultProxy::AcceptLoop() {
   while (!stopping_.load()) {
-    int fd = ::accept(listen_fd_, nullptr, nullptr);
+    int listen_fd;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      listen_fd = listen_fd_;
+    }
+    int fd = ::accept(listen_fd, nullptr, nullptr);
+    if (fd >= 0 && outage_.load()) {  // accepted just as the outage began
+      linger l{1, 0};
+      ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+      ::close(fd);
+      continue;
+    }
     if (fd < 0) {
       if (stopping_.load()) return;
+      if (!outage_.load()) continue;
+      // The outage: nobody listens (connections are refused) until it ends.
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ::close(listen_fd_);
+        listen_fd_ = -1;
+      }
+      while (!stopping_.load() &&
+             Clock::now().time_since_epoch() < std::chrono::nanoseconds(outage_end_ns_.load())) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      if (stopping_.load()) return;
+      std::string error;
+      for (int i = 0; i < 100 && !Listen(&error); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      outage_ = false;
       continue;
     }
     auto conn = std::make_shared<Conn>(options_.conn_rate);
@@ -191,6 +294,14 @@ void FaultProxy::AcceptLoop() {
 
 void FaultProxy::Serve(std::shared_ptr<Conn> conn) {
   const auto delay = std::chrono::milliseconds(options_.delay_ms);
+  const int64_t rate = options_.conn_rate > 0 ? options_.conn_rate : options_.total_rate;
+  if (rate > 0) {
+    // What the link holds in flight (rate x delay) plus a little: the rest
+    // waits in the sender's socket buffer.
+    const int64_t limit = std::max<int64_t>(64 << 10, rate * (options_.delay_ms + 100) / 1000);
+    conn->up.limit = limit;
+    conn->down.limit = limit;
+  }
   auto spawn = [this](auto fn) {
     ++active_threads_;
     std::thread([this, fn] {
@@ -209,6 +320,11 @@ void FaultProxy::Serve(std::shared_ptr<Conn> conn) {
         c = std::move(pipe->queue.front());
         pipe->queue.pop_front();
       }
+      const auto release = [pipe, n = static_cast<int64_t>(c.data.size())] {
+        std::lock_guard<std::mutex> lock(pipe->mu);
+        pipe->queued -= n;
+        pipe->cv.notify_all();
+      };
       std::this_thread::sleep_until(c.due);
       if (c.eof) {
         ::shutdown(fd, SHUT_WR);
@@ -224,6 +340,7 @@ void FaultProxy::Serve(std::shared_ptr<Conn> conn) {
         }
         off += n;
       }
+      release();
       if (c.close_after) {
         conn->Kill(false);
         return;
@@ -233,24 +350,59 @@ void FaultProxy::Serve(std::shared_ptr<Conn> conn) {
   spawn([=, this] { writer(&conn->up, conn->server, &conn->up_rate, total_up_.get()); });
   spawn([=, this] { writer(&conn->down, conn->client, &conn->down_rate, total_down_.get()); });
 
-  // Server -> client reader.
-  spawn([=] {
+  // Server -> client reader, with the response faults.
+  spawn([=, this] {
     char buf[65536];
     for (;;) {
       ssize_t n = ::recv(conn->server, buf, sizeof(buf), 0);
       if (n <= 0) {
-        conn->down.Push({Clock::now() + delay, "", true, false});
+        conn->down.Push({Clock::now() + delay, "", true, false}, conn->dead);
         return;
       }
-      conn->down.Push(
-          {Clock::now() + delay, std::string(buf, static_cast<size_t>(n)), false, false});
+      std::string data(buf, static_cast<size_t>(n));
+      bool cut = false;
+      {
+        std::lock_guard<std::mutex> lock(conn->fault_mu);
+        if (conn->fault == ResponseFault::kLose) {
+          // The server has acted on the request; its reply never arrives.
+          ++lost_;
+          conn->fault = ResponseFault::kNone;
+          conn->Kill(true);
+          return;
+        }
+        if (conn->fault == ResponseFault::kTruncate) {
+          int64_t body_here = 0;
+          if (!conn->head_done) {
+            conn->response_head += data;
+            const size_t end = conn->response_head.find("\r\n\r\n");
+            if (end != std::string::npos) {
+              conn->head_done = true;
+              body_here = static_cast<int64_t>(conn->response_head.size() - (end + 4));
+            }
+          } else {
+            body_here = static_cast<int64_t>(data.size());
+          }
+          if (conn->head_done && conn->body_seen + body_here >= options_.truncate_after) {
+            const int64_t keep_body = options_.truncate_after - conn->body_seen;
+            data.resize(data.size() - static_cast<size_t>(body_here - keep_body));
+            conn->fault = ResponseFault::kNone;
+            cut = true;
+            ++truncated_;
+          }
+          conn->body_seen += body_here;
+        }
+      }
+      conn->down.Push({Clock::now() + delay, std::move(data), false, cut}, conn->dead);
+      if (cut) return;  // the writer closes the connection after the cut reply
     }
   });
 
   // Client -> server reader, with the faults and (when failures are asked
   // for) an HTTP/1.1 request parser that counts requests.
   spawn([=, this] {
-    const bool parse = !options_.fail_requests.empty();
+    const bool parse = !options_.fail_requests.empty() || options_.truncate_after >= 0 ||
+                       options_.lose_response || options_.refuse_after_requests > 0;
+    bool stalled = false;
     std::string headers;    // of the request being read
     int64_t body_left = 0;  // bytes of the current request body still to come
     bool failing = false;   // the current request is answered by us
@@ -259,15 +411,18 @@ void FaultProxy::Serve(std::shared_ptr<Conn> conn) {
     for (;;) {
       ssize_t n = ::recv(conn->client, buf, sizeof(buf), 0);
       if (n <= 0) {
-        conn->up.Push({Clock::now() + delay, "", true, false});
+        conn->up.Push({Clock::now() + delay, "", true, false}, conn->dead);
         return;
       }
       std::string_view in(buf, static_cast<size_t>(n));
-      if (options_.stall_conn == conn->number && carried + n > options_.stall_after) {
-        while (!conn->dead.load() && !stopping_.load()) {
+      if (options_.stall_conn == conn->number && !stalled && carried + n > options_.stall_after) {
+        stalled = true;
+        const auto until = Clock::now() + std::chrono::milliseconds(options_.stall_ms);
+        while (!conn->dead.load() && !stopping_.load() &&
+               (options_.stall_ms <= 0 || Clock::now() < until)) {
           std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
-        return;
+        if (options_.stall_ms <= 0 || conn->dead.load() || stopping_.load()) return;
       }
       if (options_.reset_conn == conn->number && carried + n > options_.reset_after) {
         ++resets_;
@@ -276,7 +431,7 @@ void FaultProxy::Serve(std::shared_ptr<Conn> conn) {
       }
       carried += n;
       if (!parse) {
-        conn->up.Push({Clock::now() + delay, std::string(in), false, false});
+        conn->up.Push({Clock::now() + delay, std::string(in), false, false}, conn->dead);
         continue;
       }
       std::string forward;
@@ -294,6 +449,17 @@ void FaultProxy::Serve(std::shared_ptr<Conn> conn) {
           in.remove_prefix(used);
           headers.resize(end + 4);
           int number = ++requests_;
+          if (number == options_.refuse_after_requests) {
+            BeginOutage();  // this request is not forwarded
+            return;
+          }
+          const std::string line = headers.substr(0, headers.find("\r\n"));
+          ResponseFault fault = ResponseFault::kNone;
+          if ((options_.truncate_after >= 0 || options_.lose_response) && Matches(line) &&
+              TakeFault()) {
+            fault = options_.lose_response ? ResponseFault::kLose : ResponseFault::kTruncate;
+          }
+          conn->SetFault(fault);
           body_left = ContentLength(headers);
           failing = options_.fail_requests.count(number) > 0;
           if (!failing) forward += headers;
@@ -307,13 +473,18 @@ void FaultProxy::Serve(std::shared_ptr<Conn> conn) {
         }
         if (body_left == 0 && failing) {
           ++failures_;
-          if (!forward.empty()) conn->up.Push({Clock::now() + delay, forward, false, false});
+          if (!forward.empty()) {
+            conn->up.Push({Clock::now() + delay, forward, false, false}, conn->dead);
+          }
           conn->down.Push(
-              {Clock::now() + 2 * delay, FailureResponse(options_.fail_status), false, true});
+              {Clock::now() + 2 * delay, FailureResponse(options_.fail_status), false, true},
+              conn->dead);
           return;  // the connection closes after the injected response
         }
       }
-      if (!forward.empty()) conn->up.Push({Clock::now() + delay, std::move(forward), false, false});
+      if (!forward.empty()) {
+        conn->up.Push({Clock::now() + delay, std::move(forward), false, false}, conn->dead);
+      }
     }
   });
 }

@@ -179,5 +179,108 @@ TEST(FaultProxyTest, AnswersChosenHttpRequestsWithSlowDown) {
   EXPECT_EQ(proxy.injected_failures(), 1);
 }
 
+// Connects, or returns -1 (refused).
+int TryConnect(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+const std::string kGet = "GET /b/k?list-type=2 HTTP/1.1\r\nHost: x\r\n\r\n";
+const std::string kPut = "PUT /b/k HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello";
+
+TEST(FaultProxyTest, CutsAMatchingResponseAfterNBodyBytesOnce) {
+  Backend http(true);
+  ProxyOptions o;
+  o.target_port = http.port();
+  o.match = {"GET", "list-type=2"};
+  o.truncate_after = 1;
+  FaultProxy proxy(o);
+  std::string error;
+  ASSERT_TRUE(proxy.Start(&error)) << error;
+  int fd = Connect(proxy.port());
+  ::send(fd, kPut.data(), kPut.size(), MSG_NOSIGNAL);  // not matching: whole
+  std::string whole = ReadSome(fd, 40);
+  EXPECT_EQ(whole.substr(whole.size() - 4), "\r\nok");
+  ::send(fd, kGet.data(), kGet.size(), MSG_NOSIGNAL);
+  std::string cut = ReadSome(fd, 1 << 20);  // ends at EOF
+  EXPECT_EQ(cut.substr(cut.size() - 5), "\r\n\r\no") << cut;
+  ::close(fd);
+  fd = Connect(proxy.port());  // used up (--times 1): whole again
+  ::send(fd, kGet.data(), kGet.size(), MSG_NOSIGNAL);
+  whole = ReadSome(fd, 40);
+  EXPECT_EQ(whole.substr(whole.size() - 4), "\r\nok");
+  ::close(fd);
+  EXPECT_EQ(proxy.truncated(), 1);
+}
+
+TEST(FaultProxyTest, LosesAMatchingResponseAfterTheServerGotTheRequest) {
+  Backend http(true);
+  ProxyOptions o;
+  o.target_port = http.port();
+  o.match = {"PUT"};
+  o.lose_response = true;
+  FaultProxy proxy(o);
+  std::string error;
+  ASSERT_TRUE(proxy.Start(&error)) << error;
+  int fd = Connect(proxy.port());
+  ::send(fd, kPut.data(), kPut.size(), MSG_NOSIGNAL);
+  EXPECT_EQ(ReadSome(fd, 1 << 20), "");  // nothing, then the connection is gone
+  EXPECT_EQ(http.received(), static_cast<int64_t>(kPut.size()));
+  ::close(fd);
+  EXPECT_EQ(proxy.lost(), 1);
+}
+
+TEST(FaultProxyTest, StallsThenResumes) {
+  Backend echo(false);
+  ProxyOptions o;
+  o.target_port = echo.port();
+  o.stall_conn = 1;
+  o.stall_after = 0;
+  o.stall_ms = 300;
+  FaultProxy proxy(o);
+  std::string error;
+  ASSERT_TRUE(proxy.Start(&error)) << error;
+  int fd = Connect(proxy.port());
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(::send(fd, "ping", 4, 0), 4);
+  EXPECT_EQ(ReadSome(fd, 4), "ping");
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(300));
+  ::close(fd);
+}
+
+TEST(FaultProxyTest, RefusesConnectionsDuringAnOutageThenServesAgain) {
+  Backend http(true);
+  ProxyOptions o;
+  o.target_port = http.port();
+  o.refuse_after_requests = 2;
+  o.refuse_ms = 500;
+  FaultProxy proxy(o);
+  std::string error;
+  ASSERT_TRUE(proxy.Start(&error)) << error;
+  int fd = Connect(proxy.port());
+  ::send(fd, kPut.data(), kPut.size(), MSG_NOSIGNAL);
+  EXPECT_NE(ReadSome(fd, 40).find("200 OK"), std::string::npos);
+  ::send(fd, kPut.data(), kPut.size(), MSG_NOSIGNAL);  // request 2: the outage begins
+  EXPECT_EQ(ReadSome(fd, 1 << 20), "");
+  ::close(fd);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(TryConnect(proxy.port()), -1);  // refused
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  fd = TryConnect(proxy.port());
+  ASSERT_GE(fd, 0);
+  ::send(fd, kPut.data(), kPut.size(), MSG_NOSIGNAL);
+  EXPECT_NE(ReadSome(fd, 40).find("200 OK"), std::string::npos);
+  ::close(fd);
+  EXPECT_EQ(proxy.outages(), 1);
+}
+
 }  // namespace
 }  // namespace faultproxy

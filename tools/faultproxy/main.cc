@@ -2,8 +2,20 @@
 //   faultproxy --listen 7600 [--listen-addr 127.0.0.2] --target 7491 [--delay-ms 10]
 //              [--conn-rate 40MB]
 //              [--total-rate 100MB] [--reset-conn N --reset-after BYTES]
-//              [--stall-conn N --stall-after BYTES] [--fail-requests 2,5 --fail-status 503]
-// Prints "listening on PORT" and runs until SIGINT/SIGTERM.
+//              [--stall-conn N --stall-after BYTES [--stall-ms T]]
+//              [--fail-requests 2,5 --fail-status 503]
+//              [--match STR]... [--truncate-after BYTES | --lose-response] [--times K]
+//              [--refuse-after-requests N --refuse-ms T]
+//   --stall-ms T              resume the stalled connection after T ms (default: never)
+//   --match STR               truncate/lose only requests whose request line contains STR
+//                             (repeatable: all must appear), e.g. --match POST --match uploadId=
+//   --truncate-after BYTES    close the connection after BYTES bytes of a matching response's body
+//   --lose-response           forward a matching request, then reset the connection before any
+//                             of its response reaches the client (the server did act)
+//   --times K                 how many matching requests get the fault (default 1)
+//   --refuse-after-requests N at the Nth request (not forwarded) every connection is reset and
+//   --refuse-ms T             new ones are refused (nothing listens) for T ms: an outage
+// Prints "listening on PORT" and runs until SIGINT/SIGTERM, then the counters.
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -69,6 +81,20 @@ int main(int argc, char** argv) {
       o.stall_conn = std::atoi(need());
     else if (a == "--stall-after")
       o.stall_after = ParseBytes(need());
+    else if (a == "--stall-ms")
+      o.stall_ms = std::atoi(need());
+    else if (a == "--match")
+      o.match.emplace_back(need());
+    else if (a == "--truncate-after")
+      o.truncate_after = ParseBytes(need());
+    else if (a == "--lose-response")
+      o.lose_response = true;
+    else if (a == "--times")
+      o.fault_times = std::atoi(need());
+    else if (a == "--refuse-after-requests")
+      o.refuse_after_requests = std::atoi(need());
+    else if (a == "--refuse-ms")
+      o.refuse_ms = std::atoi(need());
     else if (a == "--fail-status")
       o.fail_status = std::atoi(need());
     else if (a == "--fail-requests") {
@@ -98,7 +124,8 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, [](int) { g_stop = 1; });
   while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   proxy.Stop();
-  std::printf("connections %d requests %d injected %d resets %d\n", proxy.connections(),
-              proxy.requests(), proxy.injected_failures(), proxy.resets());
+  std::printf("connections %d requests %d injected %d resets %d truncated %d lost %d outages %d\n",
+              proxy.connections(), proxy.requests(), proxy.injected_failures(), proxy.resets(),
+              proxy.truncated(), proxy.lost(), proxy.outages());
   return 0;
 }

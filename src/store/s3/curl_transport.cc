@@ -2,10 +2,14 @@
 // upload-pool thread drives one transfer at a time, and a handle returned to
 // the pool keeps its connection for the next request (keep-alive).
 #include <curl/curl.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <vector>
 
@@ -83,9 +87,55 @@ size_t WriteHeader(char* data, size_t size, size_t nitems, void* userdata) {
   return line.size();
 }
 
-int Progress(void* userdata, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  auto* stop = static_cast<std::stop_token*>(userdata);
-  return stop->stop_requested() ? 1 : 0;
+// The minimum-rate watch (CurlTransportOptions::min_rate). Bytes count when
+// they leave this host: the upload's bytes handed to the socket minus those
+// still queued in it (SIOCOUTQ), so that a body swallowed by a large socket
+// buffer on a slow link is not mistaken for a server that stopped answering.
+// The rate is taken over the last `window`, from the transfer's start on, so a
+// server that never answers is caught as well. Owned by one Send call.
+struct ProgressState {
+  std::stop_token stop;
+  CURL* handle = nullptr;
+  uint64_t min_rate = 0;
+  std::chrono::seconds window{30};
+  std::deque<std::pair<std::chrono::steady_clock::time_point, uint64_t>> samples;
+  bool too_slow = false;
+
+  int Check(uint64_t moved) {
+    if (stop.stop_requested()) return 1;
+    if (min_rate == 0) return 0;
+    const auto now = std::chrono::steady_clock::now();
+    if (!samples.empty() && now - samples.back().first < std::chrono::milliseconds(250)) return 0;
+    samples.emplace_back(now, moved);
+    // Keep the newest sample that is at least a window old, and the ones after it.
+    while (samples.size() > 2 && now - samples[1].first >= window) samples.pop_front();
+    const auto& [then, then_moved] = samples.front();
+    const auto span = std::chrono::duration<double>(now - then).count();
+    if (now - then < window || span <= 0) return 0;
+    if (static_cast<double>(moved - std::min(moved, then_moved)) / span >=
+        static_cast<double>(min_rate)) {
+      return 0;
+    }
+    too_slow = true;
+    return 1;
+  }
+};
+
+int Progress(void* userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+             curl_off_t ulnow) {
+  (void)dltotal;
+  (void)ultotal;
+  auto* state = static_cast<ProgressState*>(userdata);
+  uint64_t sent = static_cast<uint64_t>(std::max<curl_off_t>(0, ulnow));
+  if (sent > 0) {
+    curl_socket_t fd = CURL_SOCKET_BAD;
+    int queued = 0;
+    if (curl_easy_getinfo(state->handle, CURLINFO_ACTIVESOCKET, &fd) == CURLE_OK &&
+        fd != CURL_SOCKET_BAD && ::ioctl(fd, SIOCOUTQ, &queued) == 0 && queued > 0) {
+      sent -= std::min<uint64_t>(sent, static_cast<uint64_t>(queued));
+    }
+  }
+  return state->Check(sent + static_cast<uint64_t>(std::max<curl_off_t>(0, dlnow)));
 }
 
 bool Transient(CURLcode code) {
@@ -149,10 +199,12 @@ class CurlTransport final : public HttpTransport {
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(options_.connect_timeout.count()));
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME,
-                     std::max(1L, static_cast<long>(options_.stall_timeout.count() / 1000)));
+    // No CURLOPT_TIMEOUT: the progress callback enforces the minimum rate.
+    ProgressState progress;
+    progress.stop = stop;
+    progress.handle = h;
+    progress.min_rate = options_.min_rate;
+    progress.window = std::max(std::chrono::seconds(1), options_.min_rate_window);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
     if (!options_.ca_bundle.empty())
@@ -166,7 +218,7 @@ class CurlTransport final : public HttpTransport {
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &response);
     curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &Progress);
-    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &stop);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &progress);
     if (request.method == "HEAD") {
       curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
     } else if (request.method == "PUT" || request.method == "POST") {
@@ -187,6 +239,12 @@ class CurlTransport final : public HttpTransport {
       if (code == CURLE_ABORTED_BY_CALLBACK && stop.stop_requested()) {
         return Status::Cancelled(request.method + " cancelled");
       }
+      if (code == CURLE_ABORTED_BY_CALLBACK && progress.too_slow) {
+        return Status::Unavailable(
+            "transfer slower than " + std::to_string(options_.min_rate) + " bytes/s over " +
+            std::to_string(progress.window.count()) + " s (--s3-min-rate) (" + request.method +
+            " " + StripQuery(request.url) + ")");
+      }
       std::string msg = std::string(curl_easy_strerror(code)) + " (" + request.method + " " +
                         StripQuery(request.url) + ")";
       if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE) {
@@ -197,6 +255,15 @@ class CurlTransport final : public HttpTransport {
       return Transient(code) ? Status::Unavailable(msg) : Status::IOError(msg);
     }
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+    // A reply shorter than its Content-Length was cut short in transit (curl
+    // usually says so itself): retryable, and the connection is not reused.
+    const std::string length = response.Header("content-length");
+    if (request.method != "HEAD" && !length.empty() &&
+        length != std::to_string(response.body.size())) {
+      return Status::Unavailable("reply cut short: " + std::to_string(response.body.size()) +
+                                 " of " + length + " bytes (" + request.method + " " +
+                                 StripQuery(request.url) + ")");
+    }
     Return(std::move(handle));
     return response;
   }

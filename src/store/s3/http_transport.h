@@ -41,12 +41,15 @@ class HttpTransport {
   virtual Result<HttpResponse> Send(const HttpRequest& request, std::stop_token stop = {}) = 0;
 };
 
+// No wall-clock cap on a request: a slow link must be able to finish a big
+// part. A transfer is abandoned (Unavailable, so retried) when it moves fewer
+// than min_rate bytes/s, in whichever direction is moving, averaged over
+// min_rate_window; that also covers the wait for the reply.
 struct CurlTransportOptions {
   std::string ca_bundle;  // "" = system default; verification is always on
-  std::chrono::milliseconds connect_timeout{10000};
-  std::chrono::milliseconds request_timeout{300000};
-  // A transfer slower than 1 byte/s for this long is abandoned (Unavailable).
-  std::chrono::milliseconds stall_timeout{60000};
+  std::chrono::milliseconds connect_timeout{10000};  // TCP (and TLS) connect
+  uint64_t min_rate = 1024;                          // bytes/s; 0 = no limit
+  std::chrono::seconds min_rate_window{30};
 };
 
 // libcurl easy handles kept in a pool so that connections stay alive and are

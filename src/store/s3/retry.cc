@@ -5,8 +5,7 @@
 
 namespace lakedump {
 
-RetryPolicy::RetryPolicy(RetryOptions options)
-    : options_(options), rng_(std::random_device{}()), tokens_(options.budget_capacity) {}
+RetryPolicy::RetryPolicy(RetryOptions options) : options_(options), rng_(std::random_device{}()) {}
 
 std::chrono::milliseconds RetryPolicy::Backoff(int attempt) {
   int shift = std::clamp(attempt - 2, 0, 30);
@@ -14,21 +13,12 @@ std::chrono::milliseconds RetryPolicy::Backoff(int attempt) {
                                   options_.base_delay.count() * (int64_t{1} << shift));
   if (cap <= 0) return std::chrono::milliseconds(0);
   std::lock_guard<std::mutex> lock(mu_);
-  std::uniform_int_distribution<int64_t> dist(0, cap - 1);
+  std::uniform_int_distribution<int64_t> dist(cap / 2, std::max<int64_t>(cap / 2, cap - 1));
   return std::chrono::milliseconds(dist(rng_));
-}
-
-bool RetryPolicy::TryAcquireRetry() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (tokens_ < options_.retry_cost) return false;
-  tokens_ -= options_.retry_cost;
-  retries_.fetch_add(1);
-  return true;
 }
 
 void RetryPolicy::OnSuccess() {
   std::lock_guard<std::mutex> lock(mu_);
-  tokens_ = std::min(options_.budget_capacity, tokens_ + options_.success_refund);
   throttle_ /= 2;
   if (throttle_ < std::chrono::milliseconds(5)) throttle_ = std::chrono::milliseconds(0);
 }
@@ -44,11 +34,6 @@ std::chrono::milliseconds RetryPolicy::throttle_delay() const {
   return throttle_;
 }
 
-int RetryPolicy::budget_tokens() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return tokens_;
-}
-
 Status RetryPolicy::Sleep(std::chrono::milliseconds delay, std::stop_token stop) {
   if (delay.count() <= 0)
     return stop.stop_requested() ? Status::Cancelled("cancelled") : Status::OK();
@@ -57,6 +42,32 @@ Status RetryPolicy::Sleep(std::chrono::milliseconds delay, std::stop_token stop)
   std::unique_lock<std::mutex> lock(mu);
   cv.wait_for(lock, stop, delay, [] { return false; });
   return stop.stop_requested() ? Status::Cancelled("cancelled") : Status::OK();
+}
+
+Status RetryState::Failed(const Status& last, bool throttled, std::stop_token stop) {
+  if (!last.retryable()) return last;
+  if (throttled) policy_->OnThrottled();
+  const RetryOptions& o = policy_->options();
+  const auto now = std::chrono::steady_clock::now();
+  if (attempt_ == 1) first_failure_ = now;
+  if (attempt_ >= o.max_attempts) {
+    return Status::Unavailable(last.message() + " (gave up after " + std::to_string(attempt_) +
+                               " attempts; --s3-max-attempts)");
+  }
+  const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(now - first_failure_);
+  std::chrono::milliseconds delay = policy_->Backoff(attempt_ + 1);
+  if (spent + delay > o.budget) {
+    // The last attempt goes at the end of the budget, not past it.
+    delay = o.budget - spent;
+    if (delay.count() <= 0 || spent >= o.budget) {
+      return Status::Unavailable(last.message() + " (gave up after " + std::to_string(attempt_) +
+                                 " attempts in " + std::to_string(spent.count() / 1000) +
+                                 " s; --s3-retry-budget)");
+    }
+  }
+  ++attempt_;
+  policy_->OnRetry();
+  return RetryPolicy::Sleep(delay, stop);
 }
 
 }  // namespace lakedump

@@ -1,7 +1,8 @@
-// Retry policy for S3 requests: exponential backoff with full jitter, a
-// maximum number of attempts, a store-wide retry budget (token bucket) so a
-// sick server is not hammered, and a store-wide throttle delay that SlowDown
-// raises for every request of the store. Thread-safe.
+// Retry policy for S3 requests: exponential backoff with jitter, bounded by a
+// maximum number of attempts and by a time budget per request (the time spent
+// failing, counted from the request's first failure, so that a long transfer
+// that succeeds slowly does not eat it), and a store-wide throttle delay that
+// SlowDown raises for every request of the store. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -16,14 +17,10 @@
 namespace lakedump {
 
 struct RetryOptions {
-  int max_attempts = 8;                        // first try included
-  std::chrono::milliseconds base_delay{100};   // backoff before attempt 2 is in [0, base)
-  std::chrono::milliseconds max_delay{10000};  // backoff cap
-  // Token bucket: a retry costs retry_cost tokens, a success gives back
-  // success_refund (up to capacity). Empty bucket = no more retries.
-  int budget_capacity = 500;
-  int retry_cost = 5;
-  int success_refund = 1;
+  int max_attempts = 20;                      // first try included (--s3-max-attempts)
+  std::chrono::milliseconds budget{60000};    // per request, from its first failure
+  std::chrono::milliseconds base_delay{200};  // backoff before attempt 2 is in [base/2, base)
+  std::chrono::milliseconds max_delay{5000};  // backoff cap
   // SlowDown / 429 / 503: every request of the store waits this long, doubled
   // on each throttle up to max_throttle, halved on each success.
   std::chrono::milliseconds throttle_step{50};
@@ -36,12 +33,13 @@ class RetryPolicy {
 
   const RetryOptions& options() const { return options_; }
 
-  // The backoff before attempt number `attempt` (2, 3...): uniform in
-  // [0, min(max_delay, base_delay * 2^(attempt-2))).
+  // The backoff before attempt number `attempt` (2, 3...): "equal jitter",
+  // uniform in [cap/2, cap) with cap = min(max_delay, base_delay * 2^(attempt-2)),
+  // so that retries spread out yet keep covering an outage.
   std::chrono::milliseconds Backoff(int attempt);
 
-  // Takes a retry's tokens; false when the budget is exhausted.
-  bool TryAcquireRetry();
+  // Counts a retry (for Stats()).
+  void OnRetry() { retries_.fetch_add(1); }
   void OnSuccess();
   void OnThrottled();
   std::chrono::milliseconds throttle_delay() const;
@@ -51,16 +49,30 @@ class RetryPolicy {
 
   uint64_t retries() const { return retries_.load(); }
   uint64_t throttles() const { return throttles_.load(); }
-  int budget_tokens() const;
 
  private:
   const RetryOptions options_;
   mutable std::mutex mu_;
   std::mt19937_64 rng_;                    // GUARDED_BY(mu_)
-  int tokens_;                             // GUARDED_BY(mu_)
   std::chrono::milliseconds throttle_{0};  // GUARDED_BY(mu_)
   std::atomic<uint64_t> retries_{0};
   std::atomic<uint64_t> throttles_{0};
+};
+
+// The retry loop of one request, shared by every S3 operation: call Failed()
+// after each failed attempt; it sleeps the backoff and returns OK when another
+// attempt may be made, or the final error (naming why it gave up).
+// Not thread-safe (one per request).
+class RetryState {
+ public:
+  explicit RetryState(RetryPolicy* policy) : policy_(policy) {}
+  Status Failed(const Status& last, bool throttled, std::stop_token stop);
+  int attempts() const { return attempt_; }
+
+ private:
+  RetryPolicy* const policy_;
+  int attempt_ = 1;
+  std::chrono::steady_clock::time_point first_failure_{};
 };
 
 }  // namespace lakedump

@@ -1,7 +1,9 @@
 #include "store/s3/s3_client.h"
 
 #include <algorithm>
+#include <cctype>
 
+#include "base/crc32c.h"
 #include "store/s3/sigv4.h"
 
 namespace lakedump {
@@ -12,36 +14,86 @@ bool IsThrottle(long status, std::string_view code) {
          code == "ThrottlingException" || code == "RequestLimitExceeded";
 }
 
+bool IsHex(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(
+                                                        static_cast<unsigned char>(c)) != 0; });
+}
+
+std::string Unquote(std::string_view etag) {
+  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') {
+    etag = etag.substr(1, etag.size() - 2);
+  }
+  std::string out(etag);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// A reply that does not parse is treated as cut short in transit: retried.
+Status Retryable(const Status& parse) {
+  if (parse.ok() || parse.retryable() || parse.code() != Code::kCorruption) return parse;
+  return Status::Unavailable("unusable reply (" + parse.message() + ")");
+}
+
 }  // namespace
 
 Status StatusFromS3Response(long http_status, std::string_view body, std::string_view op,
                             std::string_view location, std::string_view bucket,
                             std::string_view credentials_source) {
   std::optional<S3Error> error = ParseS3Error(body);
-  std::string code = error ? error->code : "";
-  std::string detail = error ? error->code + (error->message.empty() ? "" : ": " + error->message)
-                             : "HTTP " + std::to_string(http_status);
-  std::string where = std::string(op) + " " + std::string(location);
+  const std::string code = error ? error->code : "";
+  const std::string detail =
+      error ? error->code + (error->message.empty() ? "" : ": " + error->message)
+            : "HTTP " + std::to_string(http_status);
+  const std::string where = std::string(op) + " " + std::string(location);
+  const std::string check = "check the credentials (" + std::string(credentials_source) + ")";
   if (http_status >= 500 || http_status == 429 || code == "SlowDown" || code == "RequestTimeout" ||
-      code == "InternalError") {
+      code == "InternalError" || code == "ServiceUnavailable") {
     return Status::Unavailable(where + ": " + detail);
   }
-  if (http_status == 403) {
-    return Status::PermissionDenied("access denied for " + std::string(location) + " (" + detail +
-                                    "): check the credentials (" + std::string(credentials_source) +
-                                    ")");
+  if (code == "ExpiredToken" || code == "TokenRefreshRequired") {
+    return Status::PermissionDenied("S3 credentials expired (" + code +
+                                    "): renew the session token; " + check);
+  }
+  if (code == "InvalidAccessKeyId") {
+    return Status::PermissionDenied(
+        "S3 access key id is not known to the endpoint (InvalidAccessKeyId): " + check);
+  }
+  if (code == "SignatureDoesNotMatch") {
+    return Status::PermissionDenied(
+        "S3 secret key does not match the access key id (SignatureDoesNotMatch): " + check);
+  }
+  if (code == "InvalidToken") {
+    return Status::PermissionDenied("S3 session token is not valid (InvalidToken): " + check);
   }
   if (code == "NoSuchBucket") {
-    return Status::NotFound("bucket " + std::string(bucket) +
-                            " does not exist: create it or fix the s3:// URL");
+    return Status::IOError("bucket '" + std::string(bucket) +
+                           "' does not exist: create it or fix the s3:// URL");
   }
+  if (http_status == 403 || code == "AccessDenied" || code == "AllAccessDisabled" ||
+      code == "AccountProblem") {
+    return Status::PermissionDenied("access denied for " + std::string(location) + " (" + detail +
+                                    "): " + check + " and the bucket's policy");
+  }
+  if (code == "NoSuchUpload") return Status::NotFound(where + ": " + detail);
   if (http_status == 404 || code == "NoSuchKey") {
     return Status::NotFound(std::string(location) + " not found");
   }
   if (http_status == 412) {
     return Status::Corruption(std::string(location) + " changed while being read (" + detail + ")");
   }
-  return Status::InvalidArgument(where + " failed: " + detail);
+  return Status::IOError(where + " failed: " + detail);
+}
+
+std::string MultipartEtag(const std::vector<UploadedPart>& parts) {
+  std::string digests;
+  for (const UploadedPart& p : parts) {
+    std::string hex = Unquote(p.etag);
+    if (hex.size() != 32 || !IsHex(hex)) return "";
+    for (size_t i = 0; i < 32; i += 2) {
+      digests.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    }
+  }
+  return Md5Hex(digests) + "-" + std::to_string(parts.size());
 }
 
 bool UsesVirtualHostStyle(const S3ClientOptions& options) {
@@ -130,108 +182,190 @@ Result<HttpResponse> S3Client::SendOnce(const Request& request, std::stop_token 
   return response;
 }
 
-Result<HttpResponse> S3Client::Execute(const Request& request, std::stop_token stop) {
+Result<HttpResponse> S3Client::Execute(const Request& request, std::stop_token stop,
+                                       RetryPolicy* policy) {
   const std::string location = Location(request.key);
-  Status last;
-  for (int attempt = 1;; ++attempt) {
+  RetryState state(policy != nullptr ? policy : retry_);
+  for (;;) {
     LD_RETURN_IF_ERROR(RetryPolicy::Sleep(retry_->throttle_delay(), stop));
     Result<HttpResponse> response = SendOnce(request, stop);
     bool throttled = false;
+    Status last;
     if (response.ok()) {
-      long status = response->status;
+      const long status = response->status;
       if (status >= 200 && status < 300) {
-        retry_->OnSuccess();
-        return response;
+        last = request.check ? Retryable(request.check(*response)) : Status::OK();
+        if (last.ok()) {
+          retry_->OnSuccess();
+          return response;
+        }
+        last = last.WithContext(request.op + " " + location);
+      } else if (request.method == "HEAD" && response->body.empty() && status >= 400 &&
+                 status < 500 && status != 412) {
+        last = DiagnoseHead(request, status, stop);
+      } else {
+        last = StatusFromS3Response(status, response->body, request.op, location,
+                                    options_.bucket, options_.config.credentials.source);
+        std::optional<S3Error> error = ParseS3Error(response->body);
+        throttled = IsThrottle(status, error ? error->code : "");
       }
-      last = StatusFromS3Response(status, response->body, request.op, location, options_.bucket,
-                                  options_.config.credentials.source);
-      std::optional<S3Error> error = ParseS3Error(response->body);
-      throttled = IsThrottle(status, error ? error->code : "");
     } else {
+      if (response.status().code() == Code::kCancelled) return response.status();
       last = response.status().WithContext(request.op + " " + location);
     }
-    if (!last.retryable()) return last;
-    if (throttled) retry_->OnThrottled();
-    if (attempt >= retry_->options().max_attempts) {
-      return Status::Unavailable(last.message() + " (gave up after " + std::to_string(attempt) +
-                                 " attempts)");
-    }
-    if (!retry_->TryAcquireRetry()) {
-      return Status::Unavailable(last.message() +
-                                 " (retry budget exhausted: the server keeps failing)");
-    }
-    LD_RETURN_IF_ERROR(RetryPolicy::Sleep(retry_->Backoff(attempt + 1), stop));
+    LD_RETURN_IF_ERROR(state.Failed(last, throttled, stop));
   }
+}
+
+Status S3Client::DiagnoseHead(const Request& head, long http_status, std::stop_token stop) {
+  const std::string location = Location(head.key);
+  // A HEAD reply has no body, so it cannot say why (an expired token, a missing
+  // bucket and a missing key all look alike): the same key asked with a GET of
+  // one byte carries the <Error> document.
+  Request get{"GET", head.key, {}, {{"Range", "bytes=0-0"}}, {}, head.op, {}};
+  Result<HttpResponse> response = SendOnce(get, stop);
+  if (response.ok() && response->status >= 400 && ParseS3Error(response->body)) {
+    return StatusFromS3Response(response->status, response->body, head.op, location,
+                                options_.bucket, options_.config.credentials.source);
+  }
+  return StatusFromS3Response(http_status, "", head.op, location, options_.bucket,
+                              options_.config.credentials.source);
+}
+
+void S3Client::AddPayloadChecksums(std::string_view body, Request* request) const {
+  if (options_.content_md5) request->headers.emplace_back("Content-MD5", Md5Base64(body));
+  if (options_.checksum_crc32c) {
+    request->headers.emplace_back("x-amz-checksum-crc32c", Crc32cBase64(body));
+    request->headers.emplace_back("x-amz-sdk-checksum-algorithm", "CRC32C");
+  }
+}
+
+Status S3Client::ConfirmByHead(std::string_view key, uint64_t size, std::string_view etag,
+                               std::chrono::system_clock::time_point started,
+                               const Status& failure, std::stop_token stop) {
+  // A few quick attempts: when the endpoint is gone, the request's own retries
+  // have already spent the budget.
+  RetryOptions quick = retry_->options();
+  quick.max_attempts = std::min(quick.max_attempts, 3);
+  quick.budget = std::min(quick.budget, std::chrono::milliseconds(5000));
+  RetryPolicy policy(quick);
+  Result<ObjectHead> head = Head(key, stop, &policy);
+  if (!head.ok()) {
+    if (head.status().code() == Code::kNotFound) return failure;
+    return Status(failure.code(), failure.message() + "; HEAD could not check whether it " +
+                                      "was stored either (" + head.status().message() + ")");
+  }
+  const std::string found = Unquote(head->etag);
+  if (head->size == size && !etag.empty() && found == etag) return Status::OK();
+  const bool etag_says_no = !etag.empty() && !found.empty() &&
+                            found.size() >= 32 && IsHex(found.substr(0, 32)) &&
+                            (found.size() == 32) == (etag.size() == 32);
+  if (head->size == size && !etag_says_no && head->last_modified &&
+      *head->last_modified >= started - std::chrono::seconds(2)) {
+    return Status::OK();  // the ETag says nothing (SSE-KMS): size and time do
+  }
+  return Status(failure.code(), failure.message() + "; " + Location(key) + " holds another " +
+                                    "object (" + std::to_string(head->size) + " bytes)");
 }
 
 Status S3Client::PutObject(std::string_view key, std::string_view body, std::stop_token stop) {
-  Request r{"PUT", std::string(key), {}, {{"Content-MD5", Md5Base64(body)}}, body, "PutObject"};
-  return Execute(r, stop).status();
+  Request r{"PUT", std::string(key), {}, {}, body, "PutObject", {}};
+  AddPayloadChecksums(body, &r);
+  const auto started = std::chrono::system_clock::now();
+  Status s = Execute(r, stop).status();
+  if (s.ok() || !s.retryable()) return s;
+  // Every attempt failed without a clear answer: the reply of one that stored
+  // the object may have been lost. The MD5 is computed only here, where it is rare.
+  return ConfirmByHead(key, body.size(), Md5Hex(body), started, s, stop);
 }
 
 Result<std::string> S3Client::CreateMultipartUpload(std::string_view key, std::stop_token stop) {
-  Request r{"POST", std::string(key), {{"uploads", ""}}, {}, {}, "CreateMultipartUpload"};
-  LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
-  return ParseUploadId(response.body);
+  std::string id;
+  Request r{"POST", std::string(key), {{"uploads", ""}}, {}, {}, "CreateMultipartUpload",
+            [&id](const HttpResponse& response) {
+              LD_ASSIGN_OR_RETURN(id, ParseUploadId(response.body));
+              return Status::OK();
+            }};
+  if (options_.checksum_crc32c) r.headers.emplace_back("x-amz-checksum-algorithm", "CRC32C");
+  LD_RETURN_IF_ERROR(Execute(r, stop).status());
+  return id;
 }
 
-Result<std::string> S3Client::UploadPart(std::string_view key, std::string_view upload_id,
-                                         int part_number, std::string_view body,
-                                         std::stop_token stop) {
+Result<UploadedPart> S3Client::UploadPart(std::string_view key, std::string_view upload_id,
+                                          int part_number, std::string_view body,
+                                          std::stop_token stop) {
   Request r{"PUT",
             std::string(key),
             {{"partNumber", std::to_string(part_number)}, {"uploadId", std::string(upload_id)}},
-            {{"Content-MD5", Md5Base64(body)}},
+            {},
             body,
-            "UploadPart " + std::to_string(part_number)};
+            "UploadPart " + std::to_string(part_number),
+            {}};
+  AddPayloadChecksums(body, &r);
   LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
-  std::string etag = response.Header("etag");
-  if (etag.empty()) {
+  UploadedPart part;
+  part.etag = response.Header("etag");
+  if (part.etag.empty()) {
     return Status::Corruption("UploadPart " + std::to_string(part_number) + " of " + Location(key) +
                               " returned no ETag");
   }
-  return etag;
+  if (options_.checksum_crc32c) {
+    for (const auto& [name, value] : r.headers) {
+      if (name == "x-amz-checksum-crc32c") part.checksum_crc32c = value;
+    }
+  }
+  return part;
 }
 
 Status S3Client::CompleteMultipartUpload(std::string_view key, std::string_view upload_id,
-                                         const std::vector<std::string>& etags,
-                                         std::stop_token stop) {
-  std::string body = BuildCompleteMultipartXml(etags);
+                                         const std::vector<UploadedPart>& parts,
+                                         uint64_t total_size, std::stop_token stop) {
+  std::string body = BuildCompleteMultipartXml(parts);
   Request r{"POST",
             std::string(key),
             {{"uploadId", std::string(upload_id)}},
             {{"Content-MD5", Md5Base64(body)}},
             body,
-            "CompleteMultipartUpload"};
-  // Complete is idempotent for the same part list, so retrying it is safe; a
-  // 200 carrying <Error> is retried like a 5xx when the error is transient.
-  for (int attempt = 1;; ++attempt) {
-    LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
-    Status s = ParseCompleteResult(response.body).WithContext(Location(key));
-    if (s.ok() || !s.retryable() || attempt >= retry_->options().max_attempts ||
-        !retry_->TryAcquireRetry()) {
-      return s;
-    }
-    LD_RETURN_IF_ERROR(RetryPolicy::Sleep(retry_->Backoff(attempt + 1), stop));
+            "CompleteMultipartUpload",
+            // A 200 may carry an <Error> (transient ones are retried) or be cut short.
+            [](const HttpResponse& response) { return ParseCompleteResult(response.body); }};
+  Status s = Execute(r, stop).status();
+  if (s.ok()) return s;
+  // NoSuchUpload after a lost reply: the first attempt completed the upload.
+  // Attempts that all failed: one may have completed it. HEAD decides either way.
+  if (s.retryable() || s.code() == Code::kNotFound) {
+    return ConfirmByHead(key, total_size, MultipartEtag(parts),
+                         std::chrono::system_clock::time_point::max(), s, stop);
   }
+  return s;
 }
 
 Status S3Client::AbortMultipartUpload(std::string_view key, std::string_view upload_id) {
-  Request r{"DELETE", std::string(key),      {{"uploadId", std::string(upload_id)}}, {},
-            {},       "AbortMultipartUpload"};
+  Request r{"DELETE", std::string(key), {{"uploadId", std::string(upload_id)}}, {}, {},
+            "AbortMultipartUpload", {}};
   Result<HttpResponse> response = Execute(r, {});
   if (!response.ok() && response.status().code() == Code::kNotFound) return Status::OK();
   return response.status();
 }
 
 Result<ObjectHead> S3Client::HeadObject(std::string_view key, std::stop_token stop) {
-  Request r{"HEAD", std::string(key), {}, {}, {}, "HeadObject"};
-  LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
+  return Head(key, stop, nullptr);
+}
+
+Result<ObjectHead> S3Client::Head(std::string_view key, std::stop_token stop,
+                                  RetryPolicy* policy) {
+  Request r{"HEAD", std::string(key), {}, {}, {}, "HeadObject", {}};
+  LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop, policy));
   ObjectHead head;
   std::string length = response.Header("content-length");
-  if (length.empty()) return Status::Corruption("HeadObject " + Location(key) + ": no size");
+  if (length.empty() || length.size() > 19 || !std::all_of(length.begin(), length.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      })) {
+    return Status::Corruption("HeadObject " + Location(key) + ": no valid size");
+  }
   head.size = std::stoull(length);
   head.etag = response.Header("etag");
+  head.last_modified = ParseHttpDate(response.Header("last-modified"));
   return head;
 }
 
@@ -245,25 +379,30 @@ Status S3Client::GetObject(std::string_view key, uint64_t offset, uint64_t lengt
       {},
       {{"Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1)}},
       {},
-      "GetObject"};
+      "GetObject",
+      // A short body is a transfer cut short: retried.
+      [length](const HttpResponse& response) {
+        if (response.body.size() == length) return Status::OK();
+        return Status::Unavailable("returned " + std::to_string(response.body.size()) +
+                                   " bytes for a range of " + std::to_string(length));
+      }};
   if (!if_match.empty()) r.headers.emplace_back("If-Match", std::string(if_match));
   LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
-  if (response.body.size() != length) {
-    return Status::Corruption("GetObject " + Location(key) + " returned " +
-                              std::to_string(response.body.size()) + " bytes for a range of " +
-                              std::to_string(length) + " at offset " + std::to_string(offset));
-  }
   *out = std::move(response.body);
   return Status::OK();
 }
 
 Result<ListObjectsPage> S3Client::ListObjectsV2(std::string_view prefix, std::string_view token,
                                                 std::stop_token stop) {
-  Request r{"GET", "", {{"list-type", "2"}, {"prefix", std::string(prefix)}},
-            {},    {}, "ListObjectsV2"};
+  ListObjectsPage page;
+  Request r{"GET", "", {{"list-type", "2"}, {"prefix", std::string(prefix)}}, {}, {},
+            "ListObjectsV2", [&page](const HttpResponse& response) {
+              LD_ASSIGN_OR_RETURN(page, ParseListObjectsV2(response.body));
+              return Status::OK();
+            }};
   if (!token.empty()) r.query.emplace_back("continuation-token", std::string(token));
-  LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
-  return ParseListObjectsV2(response.body);
+  LD_RETURN_IF_ERROR(Execute(r, stop).status());
+  return page;
 }
 
 Status S3Client::DeleteObject(std::string_view key, std::stop_token stop) {
@@ -286,10 +425,16 @@ Status S3Client::DeleteObjects(const std::vector<std::string>& all_keys, std::st
   for (size_t begin = 0; begin < keys.size(); begin += 1000) {
     size_t end = std::min(keys.size(), begin + 1000);
     std::string body = BuildDeleteObjectsXml({keys.begin() + begin, keys.begin() + end});
-    Request r{"POST",         "", {{"delete", ""}}, {{"Content-MD5", Md5Base64(body)}}, body,
-              "DeleteObjects"};
-    LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
-    LD_RETURN_IF_ERROR(ParseDeleteResult(response.body).WithContext(Location("")));
+    Status result;
+    // DeleteObjects needs Content-MD5 (or a flexible checksum) on AWS.
+    Request r{"POST", "", {{"delete", ""}}, {{"Content-MD5", Md5Base64(body)}}, body,
+              "DeleteObjects", [&result](const HttpResponse& response) {
+                result = ParseDeleteResult(response.body);
+                // An unparsable reply is retried; per-key errors are the answer.
+                return result.code() == Code::kCorruption ? result : Status::OK();
+              }};
+    LD_RETURN_IF_ERROR(Execute(r, stop).status());
+    LD_RETURN_IF_ERROR(result.WithContext(Location("")));
   }
   return Status::OK();
 }
@@ -298,14 +443,41 @@ Result<ListUploadsPage> S3Client::ListMultipartUploads(std::string_view prefix,
                                                        std::string_view key_marker,
                                                        std::string_view upload_id_marker,
                                                        std::stop_token stop) {
-  Request r{"GET", "", {{"uploads", ""}, {"prefix", std::string(prefix)}},
-            {},    {}, "ListMultipartUploads"};
+  ListUploadsPage page;
+  Request r{"GET", "", {{"uploads", ""}, {"prefix", std::string(prefix)}}, {}, {},
+            "ListMultipartUploads", [&page](const HttpResponse& response) {
+              LD_ASSIGN_OR_RETURN(page, ParseListMultipartUploads(response.body));
+              return Status::OK();
+            }};
   if (!key_marker.empty()) r.query.emplace_back("key-marker", std::string(key_marker));
   if (!upload_id_marker.empty()) {
     r.query.emplace_back("upload-id-marker", std::string(upload_id_marker));
   }
-  LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
-  return ParseListMultipartUploads(response.body);
+  LD_RETURN_IF_ERROR(Execute(r, stop).status());
+  return page;
+}
+
+Result<std::optional<std::chrono::system_clock::time_point>> S3Client::NewestPart(
+    std::string_view key, std::string_view upload_id, std::stop_token stop) {
+  std::optional<std::chrono::system_clock::time_point> newest;
+  std::string marker;
+  for (int pages = 0; pages < 10001; ++pages) {  // at most 10,000 parts, 1,000 a page
+    PartsPage page;
+    Request r{"GET", std::string(key), {{"uploadId", std::string(upload_id)}}, {}, {},
+              "ListParts", [&page](const HttpResponse& response) {
+                LD_ASSIGN_OR_RETURN(page, ParseListParts(response.body));
+                return Status::OK();
+              }};
+    if (!marker.empty()) r.query.emplace_back("part-number-marker", marker);
+    LD_RETURN_IF_ERROR(Execute(r, stop).status());
+    if (page.newest_part && (!newest || *page.newest_part > *newest)) newest = page.newest_part;
+    if (!page.truncated) return newest;
+    if (page.next_part_number_marker.empty() || page.next_part_number_marker == marker) {
+      return Status::Corruption("ListParts of " + Location(key) + " does not advance its marker");
+    }
+    marker = page.next_part_number_marker;
+  }
+  return Status::Corruption("ListParts of " + Location(key) + " does not end");
 }
 
 }  // namespace lakedump

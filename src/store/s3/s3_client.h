@@ -27,6 +27,11 @@ struct S3ClientOptions {
   S3Config config;         // config.addressing: auto, path or virtual
   bool virtual_host_style = false;  // forces virtual-host style (as addressing = virtual)
   int max_connections = 16;
+  // Payload checksums beyond SigV4 (docs/s3.md): Content-MD5 on PutObject and
+  // UploadPart (--s3-content-md5; object-lock buckets demand it), and/or the
+  // flexible checksum CRC32C (--s3-checksum crc32c).
+  bool content_md5 = false;
+  bool checksum_crc32c = false;
   // For tests: the signing clock. Default: system_clock::now.
   std::function<std::chrono::system_clock::time_point()> clock;
 };
@@ -34,6 +39,8 @@ struct S3ClientOptions {
 struct ObjectHead {
   uint64_t size = 0;
   std::string etag;
+  // From Last-Modified (1 s resolution); nullopt when absent or malformed.
+  std::optional<std::chrono::system_clock::time_point> last_modified;
 };
 
 class S3Client {
@@ -41,14 +48,24 @@ class S3Client {
   // REQUIRES: transport and retry outlive the client.
   S3Client(S3ClientOptions options, HttpTransport* transport, RetryPolicy* retry);
 
+  // When every attempt failed without an answer (the reply may have been lost
+  // after the server stored the object), a HEAD decides: the object is there
+  // with this size (and this MD5 when Content-MD5 is on), modified since the
+  // request started -> OK.
   Status PutObject(std::string_view key, std::string_view body, std::stop_token stop = {});
   Result<std::string> CreateMultipartUpload(std::string_view key, std::stop_token stop = {});
-  // Returns the part's ETag. Sends Content-MD5.
-  Result<std::string> UploadPart(std::string_view key, std::string_view upload_id, int part_number,
-                                 std::string_view body, std::stop_token stop = {});
-  // etags[i] is part i+1. A 200 whose body is an <Error> is an error.
+  // Returns the part's ETag (and its CRC32C when that checksum is on).
+  Result<UploadedPart> UploadPart(std::string_view key, std::string_view upload_id,
+                                  int part_number, std::string_view body,
+                                  std::stop_token stop = {});
+  // parts[i] is part i+1, total_size their bytes. A 200 whose body is an <Error>
+  // is an error. A lost reply is retried; a retry answered NoSuchUpload (the
+  // first attempt completed it), or attempts that all failed without an answer,
+  // are settled by a HEAD: the object with total_size bytes and the multipart
+  // ETag of these parts -> OK.
   Status CompleteMultipartUpload(std::string_view key, std::string_view upload_id,
-                                 const std::vector<std::string>& etags, std::stop_token stop = {});
+                                 const std::vector<UploadedPart>& parts, uint64_t total_size,
+                                 std::stop_token stop = {});
   // A missing upload (NoSuchUpload) is OK: it is gone either way.
   Status AbortMultipartUpload(std::string_view key, std::string_view upload_id);
   Result<ObjectHead> HeadObject(std::string_view key, std::stop_token stop = {});
@@ -66,6 +83,9 @@ class S3Client {
   Result<ListUploadsPage> ListMultipartUploads(std::string_view prefix, std::string_view key_marker,
                                                std::string_view upload_id_marker,
                                                std::stop_token stop = {});
+  // The newest part's LastModified (all pages), nullopt for an upload without parts.
+  Result<std::optional<std::chrono::system_clock::time_point>> NewestPart(
+      std::string_view key, std::string_view upload_id, std::stop_token stop = {});
 
   const std::string& bucket() const { return options_.bucket; }
   const S3Config& config() const { return options_.config; }
@@ -79,10 +99,25 @@ class S3Client {
     std::vector<std::pair<std::string, std::string>> headers;
     std::string_view body;
     std::string op;  // for messages: "PutObject"
+    // Checks a 2xx reply (a body that parses); a retryable Status retries it.
+    std::function<Status(const HttpResponse&)> check;
   };
 
-  // Signs and sends with retries; a 2xx response or the mapped error.
-  Result<HttpResponse> Execute(const Request& request, std::stop_token stop);
+  // Signs and sends with retries (RetryState); a 2xx response that passes
+  // request.check, or the mapped error.
+  // `policy` overrides the client's retry policy (null: the client's).
+  Result<HttpResponse> Execute(const Request& request, std::stop_token stop,
+                               RetryPolicy* policy = nullptr);
+  Result<ObjectHead> Head(std::string_view key, std::stop_token stop, RetryPolicy* policy);
+  // Adds the payload checksum headers the options ask for.
+  void AddPayloadChecksums(std::string_view body, Request* request) const;
+  // After a PUT/Complete whose outcome is unknown: OK when HEAD shows the
+  // object as that request would have left it.
+  Status ConfirmByHead(std::string_view key, uint64_t size, std::string_view etag,
+                       std::chrono::system_clock::time_point started, const Status& failure,
+                       std::stop_token stop);
+  // The error a HEAD cannot carry (no body): asks the same key with a 1-byte GET.
+  Status DiagnoseHead(const Request& head, long http_status, std::stop_token stop);
   Result<HttpResponse> SendOnce(const Request& request, std::stop_token stop);
   Status MapError(const Request& request, const HttpResponse& response) const;
   std::string Location(std::string_view key) const;
@@ -114,8 +149,22 @@ Status CheckAddressing(std::string_view bucket, const S3Config& config);
 
 // Status for an HTTP response that is not 2xx (exposed for tests).
 // location is "s3://bucket/key"; credentials_source names where keys came from.
+// One classification for every S3 error reply (docs/s3.md, "Errors"):
+//   Unavailable       5xx, 429, SlowDown, RequestTimeout... (retried)
+//   PermissionDenied  ExpiredToken, InvalidAccessKeyId, SignatureDoesNotMatch,
+//                     AccessDenied and other 403s: a message naming the cause
+//   IOError           NoSuchBucket ("bucket 'x' does not exist": never "not found",
+//                     which callers read as "no such object") and other 4xx
+//   NotFound          NoSuchKey / 404 on an object, NoSuchUpload
+//   Corruption        412 (the object changed while read)
+// Never InvalidArgument: what the server answered is a failure (exit 1), not
+// bad usage (exit 2).
 Status StatusFromS3Response(long http_status, std::string_view body, std::string_view op,
                             std::string_view location, std::string_view bucket,
                             std::string_view credentials_source);
+
+// The S3 multipart ETag of these parts, "<hex>-N" without quotes (hex: the MD5
+// of the parts' binary MD5s), or "" when a part's ETag is not an MD5 (SSE-KMS).
+std::string MultipartEtag(const std::vector<UploadedPart>& parts);
 
 }  // namespace lakedump

@@ -98,7 +98,7 @@ Status S3MultipartWriter::Append(std::string_view data) {
 
 Status S3MultipartWriter::UploadPart(int number, const std::string& upload_id, Part part,
                                      std::stop_token stop) {
-  Result<std::string> etag =
+  Result<UploadedPart> etag =
       client_->UploadPart(key_, upload_id, number, part.buffer.view(), stop);
   buffers_->Put(std::move(part.buffer));
   part.lease.Reset();
@@ -209,12 +209,13 @@ Status S3MultipartWriter::Close() {
     if (!s.ok()) return Fail(s);
   }
   if (upload_id_.empty()) return Fail(Status::Internal("no upload id for " + location));
-  std::vector<std::string> etags;
+  std::vector<UploadedPart> etags;
   {
     std::lock_guard<std::mutex> lock(mu_);
     etags = etags_;
   }
-  Status s = client_->CompleteMultipartUpload(key_, upload_id_, etags, options_.stop);
+  Status s =
+      client_->CompleteMultipartUpload(key_, upload_id_, etags, bytes_written_, options_.stop);
   if (!s.ok()) return Fail(s);
   closed_ = true;  // the upload is complete: nothing left to abort
   // Some servers (radosgw) return an empty ETag on Complete: HEAD confirms.

@@ -101,7 +101,7 @@ class S3MultipartWriter final : public ObjectWriter {
   std::unique_ptr<TaskGroup> uploads_;  // when upload_parallelism > 0
 
   std::mutex mu_;
-  std::vector<std::string> etags_;  // GUARDED_BY(mu_); etags_[i] is part i+1
+  std::vector<UploadedPart> etags_;  // GUARDED_BY(mu_); etags_[i] is part i+1
 };
 
 }  // namespace lakedump

@@ -16,6 +16,25 @@
 namespace lakedump {
 namespace {
 
+RetryOptions MakeRetryOptions(const S3Options& s3) {
+  RetryOptions r;
+  r.max_attempts = std::max(1, s3.max_attempts);
+  r.budget = s3.retry_budget;
+  return r;
+}
+
+S3ClientOptions MakeClientOptions(std::string bucket, S3Config config, const S3Options& s3,
+                                  int max_connections) {
+  S3ClientOptions o;
+  o.bucket = std::move(bucket);
+  o.config = std::move(config);
+  o.virtual_host_style = s3.virtual_host_style;
+  o.max_connections = max_connections;
+  o.content_md5 = s3.content_md5;
+  o.checksum_crc32c = s3.checksum_crc32c;
+  return o;
+}
+
 class S3Reader final : public ObjectReader {
  public:
   S3Reader(S3Client* client, std::string key, ObjectHead head, std::stop_token stop)
@@ -48,11 +67,8 @@ class S3Store final : public ObjectStore {
         options_(options),
         transport_(std::move(transport)),
         retry_(MakeRetryOptions(options.s3)),
-        client_(S3ClientOptions{url_.bucket,
-                                std::move(config),
-                                options.s3.virtual_host_style,
-                                std::max(1, options.s3.max_connections),
-                                {}},
+        client_(MakeClientOptions(url_.bucket, std::move(config), options.s3,
+                                  std::max(1, options.s3.max_connections)),
                 transport_.get(), &retry_),
         part_size_(options.s3.part_size == 0 ? kDefaultPartSize : options.s3.part_size),
         buffers_(static_cast<size_t>(std::max(1, options.s3.max_connections)) * part_size_),
@@ -132,12 +148,6 @@ class S3Store final : public ObjectStore {
   }
 
  private:
-  static RetryOptions MakeRetryOptions(const S3Options& s3) {
-    RetryOptions r;
-    r.max_attempts = std::max(1, s3.max_attempts);
-    return r;
-  }
-
   // The same rules as every store (store/object_key.h), so that a key from a dump cannot
   // address another object than the local store would ("a/../b" is refused, not resolved).
   Status CheckKey(std::string_view key) const {
@@ -161,8 +171,8 @@ CurlTransportOptions TransportOptions(const StoreOptions& options, const S3Confi
   CurlTransportOptions t;
   t.ca_bundle = config.ca_bundle;
   t.connect_timeout = options.s3.connect_timeout;
-  t.request_timeout = options.s3.request_timeout;
-  t.stall_timeout = options.s3.stall_timeout;
+  t.min_rate = options.s3.min_rate;
+  t.min_rate_window = options.s3.min_rate_window;
   return t;
 }
 
@@ -216,12 +226,9 @@ Status AbortStaleUploadsWithTransport(std::string_view url, std::chrono::seconds
   LD_ASSIGN_OR_RETURN(S3Config config, ResolveS3Config(options.s3));
   LD_RETURN_IF_ERROR(CheckAddressing(parsed.bucket, config));
   if (!transport) transport = NewCurlTransport(TransportOptions(options, config));
-  RetryOptions retry_options;
-  retry_options.max_attempts = std::max(1, options.s3.max_attempts);
-  RetryPolicy retry(retry_options);
-  S3Client client(
-      S3ClientOptions{parsed.bucket, std::move(config), options.s3.virtual_host_style, 4, {}},
-      transport.get(), &retry);
+  RetryPolicy retry(MakeRetryOptions(options.s3));
+  S3Client client(MakeClientOptions(parsed.bucket, std::move(config), options.s3, 4),
+                  transport.get(), &retry);
   const auto cutoff = std::chrono::system_clock::now() - older_than;
   std::string key_marker, id_marker;
   std::vector<MultipartUpload> stale;
@@ -229,7 +236,12 @@ Status AbortStaleUploadsWithTransport(std::string_view url, std::chrono::seconds
     LD_ASSIGN_OR_RETURN(ListUploadsPage page, client.ListMultipartUploads(parsed.prefix, key_marker,
                                                                           id_marker, options.stop));
     for (MultipartUpload& u : page.uploads) {
-      if (u.initiated <= cutoff && u.key.starts_with(parsed.prefix)) stale.push_back(std::move(u));
+      if (u.initiated > cutoff || !u.key.starts_with(parsed.prefix)) continue;
+      // An upload is as old as its newest part, not its start: one still
+      // sending parts belongs to a live run (a slow dump), whatever its age.
+      LD_ASSIGN_OR_RETURN(auto newest, client.NewestPart(u.key, u.upload_id, options.stop));
+      if (newest && *newest > cutoff) continue;
+      stale.push_back(std::move(u));
     }
     if (!page.truncated) break;
     if (page.next_key_marker == key_marker && page.next_upload_id_marker == id_marker) {

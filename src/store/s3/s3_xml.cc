@@ -164,12 +164,35 @@ Status ParseCompleteResult(std::string_view body) {
   return Status::OK();
 }
 
-std::string BuildCompleteMultipartXml(const std::vector<std::string>& etags) {
+Result<PartsPage> ParseListParts(std::string_view body) {
+  pugi::xml_document doc;
+  pugi::xml_node root;
+  if (!Load(&doc, body) || !(root = doc.child("ListPartsResult"))) {
+    return NotA("ListPartsResult", body);
+  }
+  PartsPage page;
+  for (pugi::xml_node p : root.children("Part")) {
+    auto t = ParseIso8601(Text(p, "LastModified"));
+    if (!t) return Status::Corruption("a part has a malformed LastModified date");
+    if (!page.newest_part || *t > *page.newest_part) page.newest_part = *t;
+  }
+  page.truncated = std::string_view(root.child("IsTruncated").text().as_string()) == "true";
+  page.next_part_number_marker = Text(root, "NextPartNumberMarker");
+  return page;
+}
+
+std::string BuildCompleteMultipartXml(const std::vector<UploadedPart>& parts) {
   std::string out = "<CompleteMultipartUpload>";
-  for (size_t i = 0; i < etags.size(); ++i) {
+  for (size_t i = 0; i < parts.size(); ++i) {
     out += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>";
-    Escape(&out, etags[i]);
-    out += "</ETag></Part>";
+    Escape(&out, parts[i].etag);
+    out += "</ETag>";
+    if (!parts[i].checksum_crc32c.empty()) {
+      out += "<ChecksumCRC32C>";
+      Escape(&out, parts[i].checksum_crc32c);
+      out += "</ChecksumCRC32C>";
+    }
+    out += "</Part>";
   }
   out += "</CompleteMultipartUpload>";
   return out;
@@ -184,6 +207,16 @@ std::string BuildDeleteObjectsXml(const std::vector<std::string>& keys) {
   }
   out += "</Delete>";
   return out;
+}
+
+std::optional<std::chrono::system_clock::time_point> ParseHttpDate(std::string_view text) {
+  std::tm tm{};
+  std::string str(text);
+  const char* end = strptime(str.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  std::time_t t = timegm(&tm);
+  if (t == -1) return std::nullopt;
+  return std::chrono::system_clock::from_time_t(t);
 }
 
 std::optional<std::chrono::system_clock::time_point> ParseIso8601(std::string_view text) {

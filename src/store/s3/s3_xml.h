@@ -40,6 +40,20 @@ struct MultipartUpload {
   std::string upload_id;
   std::chrono::system_clock::time_point initiated;
 };
+
+// One uploaded part, as CompleteMultipartUpload lists it.
+struct UploadedPart {
+  std::string etag;
+  std::string checksum_crc32c;  // "" unless the upload was created with CRC32C
+};
+
+// ListParts: the newest part's LastModified (gc's measure of an upload's age).
+struct PartsPage {
+  std::optional<std::chrono::system_clock::time_point> newest_part;  // nullopt: no parts
+  bool truncated = false;
+  std::string next_part_number_marker;
+};
+Result<PartsPage> ParseListParts(std::string_view body);
 struct ListUploadsPage {
   std::vector<MultipartUpload> uploads;
   bool truncated = false;
@@ -55,7 +69,7 @@ Status ParseDeleteResult(std::string_view body);
 // CompleteMultipartUpload: the body may be an <Error> even with HTTP 200.
 Status ParseCompleteResult(std::string_view body);
 
-std::string BuildCompleteMultipartXml(const std::vector<std::string>& etags);  // parts 1..N
+std::string BuildCompleteMultipartXml(const std::vector<UploadedPart>& parts);  // parts 1..N
 // REQUIRES: XmlCanCarry(key) for every key. \t, \n and \r are written as character
 // references (&#9; &#10; &#13;), so that XML's line-end normalization cannot turn "a\rb" into
 // "a\nb" and delete another key (or none).
@@ -63,6 +77,10 @@ std::string BuildDeleteObjectsXml(const std::vector<std::string>& keys);
 // Whether XML 1.0 can carry `text` at all: valid UTF-8 of Chars only (no C0 control other than
 // tab, LF, CR; no U+FFFE/U+FFFF). Keys it cannot carry are deleted with a single DELETE.
 bool XmlCanCarry(std::string_view text);
+
+// "Sun, 06 Nov 1994 08:49:37 GMT" (an HTTP date: Last-Modified) -> time point;
+// nullopt when malformed.
+std::optional<std::chrono::system_clock::time_point> ParseHttpDate(std::string_view text);
 
 // "2026-11-29T23:52:17.000Z" -> time point; nullopt when malformed.
 std::optional<std::chrono::system_clock::time_point> ParseIso8601(std::string_view text);

@@ -103,6 +103,13 @@ std::string Md5Base64(std::string_view data) {
   return std::string(reinterpret_cast<char*>(b64), static_cast<size_t>(n));
 }
 
+std::string Md5Hex(std::string_view data) {
+  unsigned char digest[16];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), digest, &len, EVP_md5(), nullptr);
+  return HexEncode(digest, len);
+}
+
 std::string AmzDate(std::chrono::system_clock::time_point time) {
   std::time_t t = std::chrono::system_clock::to_time_t(time);
   std::tm tm{};

@@ -29,6 +29,8 @@ std::string CanonicalQueryString(std::vector<std::pair<std::string, std::string>
 std::string Sha256Hex(std::string_view data);
 // Base64 of the binary MD5 of data (the Content-MD5 header value).
 std::string Md5Base64(std::string_view data);
+// Hex MD5 of data (lower case): a simple PUT's ETag, without its quotes.
+std::string Md5Hex(std::string_view data);
 
 // "20130524T000000Z".
 std::string AmzDate(std::chrono::system_clock::time_point time);
