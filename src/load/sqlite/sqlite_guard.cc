@@ -70,8 +70,8 @@ int SchemaAuthorizer::Callback(void* self_ptr, int action, const char* a1, const
       break;
     case SQLITE_INSERT:  // creating a table writes its row into the schema table
     case SQLITE_UPDATE:
-    case SQLITE_READ:
-      allow = main_db && IsSchemaTable(a1);
+    case SQLITE_READ:    // and its keys' implicit indexes read its columns
+      allow = main_db && (IsSchemaTable(a1) || EqualsNoCase(a1, self->table_));
       break;
     default:
       allow = false;

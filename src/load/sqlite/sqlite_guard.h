@@ -2,9 +2,9 @@
 //   - ExecOneStatement: one sqlite3_prepare_v2, refused when anything but white space follows
 //     the first statement (sqlite3_exec would run a `;`-chained rest);
 //   - SchemaAuthorizer: while installed (RAII), SQLite's authorizer denies every action but
-//     creating the one expected table (and its implicit indexes), i.e. the inserts into
-//     sqlite_schema that creating it needs: no ATTACH, DROP, PRAGMA, triggers, views,
-//     functions, other tables.
+//     creating the one expected table (and its implicit indexes), with the reads and writes of
+//     sqlite_schema and of that table that creating it needs: no ATTACH, DROP, PRAGMA,
+//     triggers, views, functions, other tables.
 //   - IsSafeSqliteTypeName: a recorded declared type is used only when it is a plain
 //     type name: words, optionally one "(n)" or "(n, m)".
 // Not thread-safe: a connection is used under its owner's mutex.
