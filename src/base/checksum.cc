@@ -45,6 +45,7 @@ std::string FormatXxh64(uint64_t value) {
 Status ChecksumSink::Append(std::string_view data) {
   LD_RETURN_IF_ERROR(target_->Append(data));
   hasher_.Update(data);
+  if (sha256_) sha256_->Update(data);
   bytes_hashed_ += data.size();
   return Status::OK();
 }

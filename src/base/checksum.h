@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "base/byte_sink.h"
+#include "base/sha256.h"
 
 struct XXH64_state_s;
 
@@ -66,10 +67,15 @@ class ChecksumSink final : public ByteSink {
   std::string hex_digest() const { return hasher_.HexDigest(); }
   // Bytes hashed: those the target accepted through this sink.
   uint64_t bytes_hashed() const { return bytes_hashed_; }
+  // Also computes SHA-256 (signed dumps). REQUIRES: before the first Append.
+  void EnableSha256() { sha256_ = std::make_unique<Sha256Hasher>(); }
+  // 64 hex digits, or "" without EnableSha256().
+  std::string sha256_hex() const { return sha256_ ? sha256_->HexDigest() : std::string(); }
 
  private:
   ByteSink* const target_;
   Xxh64Hasher hasher_;
+  std::unique_ptr<Sha256Hasher> sha256_;
   uint64_t bytes_hashed_ = 0;
 };
 

@@ -8,6 +8,7 @@
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "dump/signature.h"
 #include "dump/export_service.h"
 #include "dump/progress.h"
 #include "dump/trace.h"
@@ -41,6 +42,7 @@ struct DumpArgs {
   int source_connections = 0;
   std::string pg_numeric = "string", pg_infinity = "clamp", pg_numeric_nan = "error";
   bool pg_materialized_views = false;
+  std::string sign_key_file;
   S3Flags s3;
 };
 
@@ -104,6 +106,9 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   // Local folders: one batch of fsyncs before the manifest instead of two per file.
   o.store.local_deferred_sync = true;
   LD_RETURN_IF_ERROR(ApplyS3Flags(a.s3, &o.store.s3));
+  if (!a.sign_key_file.empty()) {
+    LD_ASSIGN_OR_RETURN(o.sign_key, ReadSigningKey(a.sign_key_file));
+  }
   return o;
 }
 
@@ -120,6 +125,7 @@ nlohmann::json Summary(const DumpResult& r, const std::string& dest, const Store
           {"files", m.total_files},
           {"bytes", m.total_bytes},
           {"seconds", m.seconds},
+          {"signed", m.sha256},
           {"rows_per_second", m.seconds > 0 ? m.total_rows / m.seconds : 0.0}};
 }
 
@@ -236,6 +242,11 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--progress", a->progress, "auto | plain | none")->capture_default_str();
   app->add_flag("--json", a->json, "print one JSON summary object on stdout");
+  app->add_option("--sign-key-file", a->sign_key_file,
+                  "sign the dump with the key in this file (>= 32 bytes): SHA-256 of every "
+                  "object plus an HMAC-SHA256 of the manifest in _manifest.sig; check it with "
+                  "verify/load --require-signature")
+      ->type_name("FILE");
   app->add_option("--trace", a->trace, "write a Chrome trace-event JSON file (open in Perfetto)");
   app->add_option("--read-ahead", a->read_ahead,
                   "batches a big table's reader thread may fill while the encoder works "

@@ -11,6 +11,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "dump/manifest.h"
+#include "dump/signature.h"
 #include "load/load_service.h"
 #include "load/open_target.h"
 #include "store/open_store.h"
@@ -30,8 +31,24 @@ struct LoadArgs {
   size_t batch_rows = 16384;
   std::string progress = "auto";
   bool json = false;
+  bool trust_dump = false;
+  std::string require_signature;  // key file
+  std::string lock_timeout = "30s";
   S3Flags s3;
 };
+
+// "0" = wait forever, else a duration ("30s", "2m").
+Result<int64_t> ParseLockTimeout(const std::string& text) {
+  if (text == "0") return int64_t{0};
+  auto d = ParseDuration(text);
+  if (!d.ok()) return d.status().WithContext("--lock-timeout");
+  return static_cast<int64_t>(d->count());
+}
+
+// Warnings go to stderr, one line each, after the load (the summary stays on stdout).
+void PrintWarnings(const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", OneLine(w).c_str());
+}
 
 Result<LoadOptions> BuildOptions(const LoadArgs& a) {
   LoadOptions o;
@@ -57,6 +74,12 @@ Result<LoadOptions> BuildOptions(const LoadArgs& a) {
   LD_ASSIGN_OR_RETURN(o.progress, ParseProgressMode(a.progress));
   if (a.json && a.progress == "auto") o.progress = ProgressMode::kNone;
   LD_RETURN_IF_ERROR(ApplyS3Flags(a.s3, &o.store.s3));
+  if (!a.require_signature.empty()) {
+    LD_ASSIGN_OR_RETURN(o.signing_key, ReadSigningKey(a.require_signature));
+  }
+  // A dump whose signature verifies is one the user trusts (the load refuses it otherwise,
+  // before any of its schema is used).
+  o.trust_schema = a.trust_dump || !o.signing_key.empty();
   return o;
 }
 
@@ -71,6 +94,7 @@ nlohmann::json Summary(const LoadResult& r, const std::string& dump, const std::
                       {"seconds", t.seconds}});
   }
   return {{"status", "ok"},
+          {"warnings", r.warnings},
           {"dump_id", r.dump_id},
           {"dump", dump},
           {"target", target},
@@ -111,7 +135,10 @@ int RunLoad(const LoadArgs& a) {
     return PrintError(manifest.status(), kExitFailed);
   }
 
+  auto lock_timeout = ParseLockTimeout(a.lock_timeout);
+  if (!lock_timeout.ok()) return PrintError(lock_timeout.status(), kExitUsage);
   TargetOptions target_options;
+  target_options.lock_timeout_ms = *lock_timeout;
   target_options.connections = options->table_parallelism * std::max(1, options->file_parallelism);
   auto target = OpenTargetDatabase(a.target, target_options);
   if (!target.ok()) return PrintError(target.status(), ExitCodeFor(target.status()));
@@ -137,6 +164,7 @@ int RunLoad(const LoadArgs& a) {
     }
     return PrintError(s, code);
   }
+  PrintWarnings(result->warnings);
   if (a.json) {
     std::printf("%s\n", DisplayJson(Summary(*result, dump, target_name)).c_str());
   } else {
@@ -184,6 +212,18 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--progress", a->progress, "auto | plain | none")->capture_default_str();
   app->add_flag("--json", a->json, "print one JSON summary object on stdout");
+  app->add_flag("--trust-dump", a->trust_dump,
+                "apply the dump's schema code too (DEFAULT expressions, CHECK constraints, "
+                "recorded DDL); only for a dump you trust: see 'Threat model' in README");
+  app->add_option("--require-signature", a->require_signature,
+                  "refuse the dump unless it is signed with the key in this file (dump "
+                  "--sign-key-file) and every object's SHA-256 matches; a verified dump is "
+                  "trusted (as --trust-dump)")
+      ->type_name("KEYFILE");
+  app->add_option("--lock-timeout", a->lock_timeout,
+                  "PostgreSQL: how long --if-exists replace/append waits for the lock on the "
+                  "existing table before giving up (0 = forever)")
+      ->capture_default_str();
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"
@@ -194,6 +234,9 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
       "http://127.0.0.1:7480\n"
       "  lakedump load ./out postgres://user@host/db --schema-map "
       "main=public -j 8\n\n"
+      "By default a dump is untrusted: tables are made from its column types, names,\n"
+      "nullability and key columns, and nothing of its schema text is executed.\n"
+      "--trust-dump (or a signature verified by --require-signature) applies the rest.\n\n"
       "Each table is loaded whole or not at all. After a failure, "
       "tables already loaded\n"
       "stay: re-run with --if-exists replace, or with "

@@ -8,6 +8,7 @@
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "dump/signature.h"
 #include "dump/verifier.h"
 #include "store/open_store.h"
 
@@ -19,6 +20,7 @@ struct VerifyArgs {
   bool deep = false;
   bool json = false;
   int parallelism = 4;
+  std::string require_signature;  // key file
   S3Flags s3;
 };
 
@@ -39,6 +41,11 @@ int RunVerify(const VerifyArgs& a) {
                                           : kExitFailed);
   }
   VerifyOptions options;
+  if (!a.require_signature.empty()) {
+    auto key = ReadSigningKey(a.require_signature);
+    if (!key.ok()) return PrintError(key.status(), kExitUsage);
+    options.signing_key = std::move(key).value();
+  }
   options.deep = a.deep;
   options.parallelism = a.parallelism;
   options.stop = interrupt.token();
@@ -62,9 +69,11 @@ int RunVerify(const VerifyArgs& a) {
       std::printf("PROBLEM %s: %s\n", p.kind.c_str(), OneLine(p.ToString()).c_str());
     }
     const std::string what = fmt::format(
-        "{} tables, {} files, {} rows, {} hashed{} in {}", r.tables, r.files,
+        "{} tables, {} files, {} rows, {} hashed{}{} in {}", r.tables, r.files,
         FormatCount(static_cast<double>(r.rows)), FormatBytes(r.bytes),
-        r.deep ? ", every page decoded" : "", FormatSeconds(r.seconds));
+        r.deep ? ", every page decoded" : "",
+        options.signing_key.empty() ? "" : ", signature and every SHA-256 checked",
+        FormatSeconds(r.seconds));
     if (r.ok()) {
       std::printf("ok: dump %s at %s: %s\n", r.dump_id.c_str(), r.location.c_str(), what.c_str());
     }
@@ -94,6 +103,10 @@ CommandEntry AddVerifyCommand(CLI::App& parent) {
   app->add_flag("--json", a->json, "print the report as one JSON object on stdout");
   app->add_option("--parallelism,-j", a->parallelism, "files checked at once")
       ->capture_default_str();
+  app->add_option("--require-signature", a->require_signature,
+                  "the dump must be signed with the key in this file (dump --sign-key-file): "
+                  "checks _manifest.sig and the SHA-256 of every object")
+      ->type_name("KEYFILE");
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"

@@ -56,6 +56,9 @@ struct DumpOptions {
   std::string trace_file;  // Chrome trace-event JSON; empty = none
 
   StoreOptions store;
+  // --sign-key-file's bytes (never recorded or printed); empty = an unsigned dump. Signed:
+  // SHA-256 of every object in the metadata, and _manifest.sig (dump/signature.h).
+  std::string sign_key;
 };
 
 // The options as recorded in _manifest.json (no credentials).

@@ -9,8 +9,10 @@
 #include <set>
 
 #include "base/thread_pool.h"
+#include "base/sha256.h"
 #include "dump/batch_pump.h"
 #include "dump/object_keys.h"
+#include "dump/signature.h"
 #include "dump/table_writer.h"
 
 namespace lakedump {
@@ -116,14 +118,19 @@ Status ExportService::PrepareDestination(std::vector<std::string>* stale_table_k
 
 Result<std::optional<TableManifest>> ExportService::TryReuse(const PlannedTable& table) {
   const std::string key = TableManifestKey(table.info.ref);
-  auto parsed = ReadTableManifest(*store_, key);
+  auto text = store_->GetObject(key);
+  if (!text.ok()) {
+    if (text.status().code() == Code::kNotFound) return std::optional<TableManifest>();
+    return text.status();
+  }
+  auto parsed = ParseTableManifest(*text, key);
   if (!parsed.ok()) {
-    if (parsed.status().code() == Code::kNotFound || parsed.status().code() == Code::kCorruption) {
-      return std::optional<TableManifest>();
-    }
+    if (parsed.status().code() == Code::kCorruption) return std::optional<TableManifest>();
     return parsed.status();
   }
   TableManifest& m = *parsed;
+  const bool signing = !options_.sign_key.empty();
+  if (signing) m.json_sha256 = Sha256Hex(*text);
   if (m.table != table.info.ref || m.query != table.info.query ||
       m.codec != CodecName(options_.parquet.codec) || m.partition_by != options_.partition_by) {
     return std::optional<TableManifest>();
@@ -135,8 +142,13 @@ Result<std::optional<TableManifest>> ExportService::TryReuse(const PlannedTable&
       return reader.status();
     }
     if ((*reader)->size() != f.bytes) return std::optional<TableManifest>();
-    LD_ASSIGN_OR_RETURN(std::string digest, HashObject(**reader, f.bytes));
-    if (digest != f.xxh64) return std::optional<TableManifest>();
+    // A signed dump vouches for what it reuses: only files with a SHA-256 that still matches
+    // (XXH64 alone is no defence against a planted file).
+    if (signing && f.sha256.empty()) return std::optional<TableManifest>();
+    LD_ASSIGN_OR_RETURN(ObjectDigests digest, HashObjectDigests(**reader, f.bytes, signing));
+    if (digest.xxh64 != f.xxh64 || (signing && digest.sha256 != f.sha256)) {
+      return std::optional<TableManifest>();
+    }
   }
   return std::optional<TableManifest>(std::move(m));
 }
@@ -224,6 +236,8 @@ Status ExportService::CommitTable(TableState* state) {
   m.query = info.query;
   m.ddl = def.ddl;
   m.primary_key = def.primary_key;
+  m.unique_keys = def.unique_keys;
+  m.has_unique_keys = true;
   m.codec = std::string(CodecName(options_.parquet.codec));
   m.partition_by = options_.partition_by;
   m.run_id = run_id_;
@@ -236,6 +250,7 @@ Status ExportService::CommitTable(TableState* state) {
   m.finished_at = FormatUtc(Clock::now());
   LD_ASSIGN_OR_RETURN(std::string text,
                       SerializeMetadata(ToJson(m), TableManifestKey(info.ref)));
+  if (!options_.sign_key.empty()) m.json_sha256 = Sha256Hex(text);
   LD_RETURN_IF_ERROR(store_->PutObject(TableManifestKey(info.ref), text)
                          .WithContext(TableManifestKey(info.ref)));
   state->manifest = std::move(m);
@@ -343,7 +358,7 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   });
   for (const TableManifest& t : tables) {
     d.tables.push_back(TableSummary{t.table, TableManifestKey(t.table), t.rows, t.files.size(),
-                                    t.bytes, t.codec, t.seconds});
+                                    t.bytes, t.codec, t.seconds, t.json_sha256});
     d.total_rows += t.rows;
     d.total_files += t.files.size();
     d.total_bytes += t.bytes;
@@ -354,8 +369,16 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   // Every data file and _table.json durable before the commit point, and the
   // commit point itself before we report success.
   LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext("making the dump's files durable"));
-  LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(ToJson(d), kManifestKey));
-  LD_RETURN_IF_ERROR(store_->PutObject(kManifestKey, text).WithContext(std::string(kManifestKey)));
+  d.sha256 = !options_.sign_key.empty();
+  LD_ASSIGN_OR_RETURN(std::string manifest_text, SerializeMetadata(ToJson(d), kManifestKey));
+  if (d.sha256) {
+    // The signature of these exact bytes goes first: _manifest.json stays the commit point.
+    LD_RETURN_IF_ERROR(
+        store_->PutObject(kSignatureKey, SignatureObject(options_.sign_key, manifest_text))
+            .WithContext(std::string(kSignatureKey)));
+  }
+  LD_RETURN_IF_ERROR(store_->PutObject(kManifestKey, manifest_text)
+                         .WithContext(std::string(kManifestKey)));
   LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext(std::string(kManifestKey)));
   return result;
 }

@@ -161,6 +161,7 @@ json ToJson(const TableManifest& t) {
   j["columns"] = ColumnsToJson(t.schema);
   j["ddl"] = t.ddl;
   j["primary_key"] = t.primary_key;
+  j["unique_keys"] = t.unique_keys;
   j["codec"] = t.codec;
   j["partition_by"] = t.partition_by;
   j["run_id"] = t.run_id;
@@ -168,6 +169,7 @@ json ToJson(const TableManifest& t) {
   for (const DataFile& f : t.files) {
     json fj = {{"key", f.key}, {"rows", f.rows}, {"bytes", f.bytes}, {"xxh64", f.xxh64}};
     if (!f.partition.empty()) fj["partition"] = f.partition;
+    if (!f.sha256.empty()) fj["sha256"] = f.sha256;
     files.push_back(std::move(fj));
   }
   j["files"] = files;
@@ -190,15 +192,18 @@ json ToJson(const DumpManifest& d) {
   j["seconds"] = d.seconds;
   json tables = json::array();
   for (const TableSummary& t : d.tables) {
-    tables.push_back({{"schema", t.table.schema},
-                      {"table", t.table.name},
-                      {"key", t.key},
-                      {"rows", t.rows},
-                      {"files", t.files},
-                      {"bytes", t.bytes},
-                      {"codec", t.codec},
-                      {"seconds", t.seconds}});
+    json tj = {{"schema", t.table.schema},
+               {"table", t.table.name},
+               {"key", t.key},
+               {"rows", t.rows},
+               {"files", t.files},
+               {"bytes", t.bytes},
+               {"codec", t.codec},
+               {"seconds", t.seconds}};
+    if (!t.table_json_sha256.empty()) tj["table_json_sha256"] = t.table_json_sha256;
+    tables.push_back(std::move(tj));
   }
+  if (d.sha256) j["sha256"] = true;
   j["tables"] = tables;
   j["totals"] = {{"tables", d.tables.size()},
                  {"rows", d.total_rows},
@@ -228,13 +233,17 @@ Result<TableManifest> ParseTableManifest(std::string_view text, std::string_view
     }
     t.ddl = j.value("ddl", "");
     t.primary_key = j.value("primary_key", std::vector<std::string>{});
+    if (auto u = j.find("unique_keys"); u != j.end()) {
+      t.unique_keys = u->get<std::vector<std::vector<std::string>>>();
+      t.has_unique_keys = true;
+    }
     t.codec = j.value("codec", "");
     t.partition_by = j.value("partition_by", "");
     t.run_id = j.value("run_id", "");
     for (const json& f : j.at("files")) {
       t.files.push_back(DataFile{f.at("key").get<std::string>(), f.at("rows").get<uint64_t>(),
                                  f.at("bytes").get<uint64_t>(), f.at("xxh64").get<std::string>(),
-                                 f.value("partition", "")});
+                                 f.value("partition", ""), f.value("sha256", "")});
     }
     t.rows = j.at("rows").get<uint64_t>();
     t.bytes = j.value("bytes", uint64_t{0});
@@ -275,7 +284,9 @@ Result<DumpManifest> ParseDumpManifest(std::string_view text, std::string_view w
           t.at("key").get<std::string>(), t.at("rows").get<uint64_t>(),
           t.at("files").get<uint64_t>(), t.at("bytes").get<uint64_t>(), t.value("codec", ""),
           t.value("seconds", 0.0)});
+      d.tables.back().table_json_sha256 = t.value("table_json_sha256", "");
     }
+    d.sha256 = j.value("sha256", false);
     const json& totals = j.at("totals");
     d.total_rows = totals.at("rows").get<uint64_t>();
     d.total_files = totals.at("files").get<uint64_t>();
@@ -284,16 +295,17 @@ Result<DumpManifest> ParseDumpManifest(std::string_view text, std::string_view w
   return d;
 }
 
-Result<DumpManifest> ReadDumpManifest(ObjectStore& store) {
+Result<std::string> ReadDumpManifestText(ObjectStore& store) {
   auto text = store.GetObject(kManifestKey, kMaxMetadataBytes);
-  if (!text.ok()) {
-    if (text.status().code() == Code::kNotFound) {
-      return Status::NotFound(
-          fmt::format("no dump at {} (no {})", store.Describe(), kManifestKey));
-    }
-    return text.status();
+  if (!text.ok() && text.status().code() == Code::kNotFound) {
+    return Status::NotFound(fmt::format("no dump at {} (no {})", store.Describe(), kManifestKey));
   }
-  return ParseDumpManifest(*text, fmt::format("{}/{}", store.Describe(), kManifestKey));
+  return text;
+}
+
+Result<DumpManifest> ReadDumpManifest(ObjectStore& store) {
+  LD_ASSIGN_OR_RETURN(std::string text, ReadDumpManifestText(store));
+  return ParseDumpManifest(text, fmt::format("{}/{}", store.Describe(), kManifestKey));
 }
 
 Result<TableManifest> ReadTableManifest(ObjectStore& store, std::string_view key) {

@@ -21,7 +21,7 @@ namespace lakedump {
 
 inline constexpr std::string_view kDumpFormatName = "lakedump-dump";
 inline constexpr int kDumpFormatVersion = 1;       // major: readers refuse a higher one
-inline constexpr int kDumpFormatMinorVersion = 0;  // minor: additive, readers ignore new fields
+inline constexpr int kDumpFormatMinorVersion = 1;  // minor: additive, readers ignore new fields
 
 struct DataFile {
   std::string key;         // relative to the dump root
@@ -29,6 +29,7 @@ struct DataFile {
   uint64_t bytes = 0;
   std::string xxh64;       // 16 lower-case hex digits of XXH64(file bytes, seed 0)
   std::string partition;   // "col=value" (escaped) or empty
+  std::string sha256;      // 64 lower-case hex digits; only in signed dumps (--sign-key-file)
 };
 
 struct TableManifest {
@@ -37,6 +38,10 @@ struct TableManifest {
   Schema schema;                      // logical + source types, nullability
   std::string ddl;
   std::vector<std::string> primary_key;
+  // UNIQUE constraints as column lists (minor version 1). has_unique_keys: the field was
+  // recorded (an older dump has its UNIQUE keys only as DDL text).
+  std::vector<std::vector<std::string>> unique_keys;
+  bool has_unique_keys = false;
   std::string codec;
   std::string partition_by;
   std::string run_id;                 // run that wrote the files
@@ -46,6 +51,9 @@ struct TableManifest {
   std::string started_at;             // ISO 8601 UTC
   std::string finished_at;
   double seconds = 0;
+  // Not serialized: SHA-256 of this table's _table.json bytes as written or read (signed
+  // dumps), for its entry in _manifest.json.
+  std::string json_sha256;
 };
 
 struct TableSummary {
@@ -56,6 +64,7 @@ struct TableSummary {
   uint64_t bytes = 0;
   std::string codec;
   double seconds = 0;
+  std::string table_json_sha256;  // SHA-256 of its _table.json bytes (signed dumps only)
 };
 
 struct DumpManifest {
@@ -72,6 +81,9 @@ struct DumpManifest {
   uint64_t total_rows = 0;
   uint64_t total_files = 0;
   uint64_t total_bytes = 0;
+  // Signed dump: every object has a SHA-256 recorded, and _manifest.sig holds the HMAC of
+  // these exact _manifest.json bytes (docs/dump-format.md, "Signed dumps").
+  bool sha256 = false;
 };
 
 nlohmann::json ToJson(const TableManifest& table);
@@ -92,6 +104,8 @@ Result<DumpManifest> ParseDumpManifest(std::string_view text, std::string_view w
 // 64 MiB holds ~200K tables in a manifest, or ~300K files in a table.
 inline constexpr uint64_t kMaxMetadataBytes = 64ull << 20;
 
+// The bytes of _manifest.json; NotFound "no dump at DEST (no _manifest.json)".
+Result<std::string> ReadDumpManifestText(ObjectStore& store);
 // Reads and parses _manifest.json; NotFound "no dump at DEST (no _manifest.json)".
 Result<DumpManifest> ReadDumpManifest(ObjectStore& store);
 Result<TableManifest> ReadTableManifest(ObjectStore& store, std::string_view key);

@@ -7,15 +7,23 @@
 namespace lakedump {
 
 Result<std::string> HashObject(ObjectReader& reader, uint64_t size) {
+  LD_ASSIGN_OR_RETURN(ObjectDigests d, HashObjectDigests(reader, size, /*sha256=*/false));
+  return d.xxh64;
+}
+
+Result<ObjectDigests> HashObjectDigests(ObjectReader& reader, uint64_t size, bool sha256) {
   Xxh64Hasher hasher;
+  std::unique_ptr<Sha256Hasher> sha;
+  if (sha256) sha = std::make_unique<Sha256Hasher>();
   constexpr uint64_t kChunk = 8 << 20;
   std::string buf;
   for (uint64_t off = 0; off < size; off += kChunk) {
     const uint64_t n = std::min(kChunk, size - off);
     LD_RETURN_IF_ERROR(reader.ReadAt(off, n, &buf));
     hasher.Update(buf);
+    if (sha) sha->Update(buf);
   }
-  return hasher.HexDigest();
+  return ObjectDigests{hasher.HexDigest(), sha ? sha->HexDigest() : std::string()};
 }
 
 namespace {
@@ -30,6 +38,7 @@ Status HashingReader::HashUpTo(uint64_t end) {
     const uint64_t n = std::min(kChunk, end - hashed_);
     LD_RETURN_IF_ERROR(inner_->ReadAt(hashed_, n, &gap_));
     hasher_.Update(gap_);
+    if (sha_) sha_->Update(gap_);
     hashed_ += n;
   }
   return Status::OK();
@@ -41,6 +50,7 @@ Status HashingReader::ReadAt(uint64_t offset, uint64_t length, std::string* out)
   const uint64_t end = offset + out->size();
   if (offset <= hashed_ && end > hashed_) {
     hasher_.Update(std::string_view(*out).substr(hashed_ - offset));
+    if (sha_) sha_->Update(std::string_view(*out).substr(hashed_ - offset));
     hashed_ = end;
   }
   return Status::OK();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "base/checksum.h"
@@ -17,6 +18,13 @@ namespace lakedump {
 // XXH64 (seed 0) of the first `size` bytes of the object, as 16 hex digits.
 Result<std::string> HashObject(ObjectReader& reader, uint64_t size);
 
+struct ObjectDigests {
+  std::string xxh64;
+  std::string sha256;  // "" unless asked for
+};
+// Both digests in one read of the first `size` bytes.
+Result<ObjectDigests> HashObjectDigests(ObjectReader& reader, uint64_t size, bool sha256);
+
 // An ObjectReader that passes reads through to `inner` (borrowed; must outlive it)
 // and hashes the object's bytes as they go by. Reads in file order (a Parquet
 // reader after its footer) are hashed without a second read; small gaps are read
@@ -24,7 +32,10 @@ Result<std::string> HashObject(ObjectReader& reader, uint64_t size);
 // consumer that reads a whole file in order checks it for the cost of the hash.
 class HashingReader final : public ObjectReader {
  public:
-  explicit HashingReader(ObjectReader* inner) : inner_(inner) {}
+  // With `sha256`, the bytes also go through SHA-256 (signed dumps; VerifySha256).
+  explicit HashingReader(ObjectReader* inner, bool sha256 = false) : inner_(inner) {
+    if (sha256) sha_ = std::make_unique<Sha256Hasher>();
+  }
 
   uint64_t size() const override { return inner_->size(); }
   Status ReadAt(uint64_t offset, uint64_t length, std::string* out) override;
@@ -32,12 +43,15 @@ class HashingReader final : public ObjectReader {
   // Hashes the rest of the object and compares with `expected_hex` (16 hex
   // digits): Corruption naming `name`, both digests and what to do, if different.
   Status Verify(std::string_view expected_hex, std::string_view name);
+  // After Verify(): the object's SHA-256 (64 hex digits), "" without `sha256`.
+  std::string sha256_hex() const { return sha_ ? sha_->HexDigest() : std::string(); }
 
  private:
   Status HashUpTo(uint64_t end);  // reads and hashes [hashed_, end)
 
   ObjectReader* const inner_;
   Xxh64Hasher hasher_;
+  std::unique_ptr<Sha256Hasher> sha_;
   uint64_t hashed_ = 0;  // bytes [0, hashed_) are in hasher_
   std::string gap_;
 };

@@ -95,6 +95,7 @@ Result<TableFileWriter::OpenFile*> TableFileWriter::FileFor(const std::string& p
   f->span.emplace(ctx_.trace, f->key, "file");
   LD_ASSIGN_OR_RETURN(f->object, ctx_.store->NewWriter(f->key));
   f->hash = std::make_unique<ChecksumSink>(f->object.get());
+  if (!ctx_.options->sign_key.empty()) f->hash->EnableSha256();
   f->encoder = (*ctx_.encoder)(schema_, f->hash.get());
   OpenFile* raw = f.get();
   open_.emplace(partition, std::move(f));
@@ -161,7 +162,7 @@ Status TableFileWriter::CloseFile(std::unique_ptr<OpenFile> f) {
   }
   if (f->span) f->span->args() = {{"rows", f->rows}, {"bytes", f->hash->bytes_written()}};
   done_.push_back(DataFile{f->key, f->rows, f->hash->bytes_written(), f->hash->hex_digest(),
-                           f->partition});
+                           f->partition, f->hash->sha256_hex()});
   return Status::OK();
 }
 

@@ -10,10 +10,12 @@
 #include <optional>
 #include <set>
 
+#include "base/sha256.h"
 #include "base/thread_pool.h"
 #include "dump/manifest.h"
 #include "dump/object_checksum.h"
 #include "dump/object_keys.h"
+#include "dump/signature.h"
 #include "format/parquet/parquet_reader.h"
 #include "table/row_batch.h"
 
@@ -102,17 +104,27 @@ void CheckFile(ObjectStore& store, const FileCheck& job, const VerifyOptions& op
     return;
   }
   ObjectReader& r = **reader;
+  const bool signature = !options.signing_key.empty();
   if (size == f.bytes) {
-    auto digest = HashObject(r, size);
+    auto digest = HashObjectDigests(r, size, signature);
     if (!digest.ok()) {
       problems->Add(f.key, "unreadable", digest.status().message());
       return;
     }
     counters->bytes += size;
-    if (*digest != f.xxh64) {
+    if (digest->xxh64 != f.xxh64) {
       problems->Add(f.key, "checksum", "XXH64 of the data file differs from the recorded one",
-                    f.xxh64, *digest);
+                    f.xxh64, digest->xxh64);
     }
+    if (signature && !ConstantTimeEquals(digest->sha256, f.sha256)) {
+      problems->Add(f.key, "signature",
+                    f.sha256.empty() ? "the signed _table.json records no SHA-256 for it"
+                                     : "altered after the dump: its SHA-256 differs from the "
+                                       "signed one",
+                    f.sha256.empty() ? "-" : f.sha256, digest->sha256);
+    }
+  } else if (signature) {
+    problems->Add(f.key, "signature", "altered after the dump: its size differs from the signed one");
   }
   ParquetReaderOptions ro;
   ro.name = f.key;
@@ -156,7 +168,8 @@ void CheckFile(ObjectStore& store, const FileCheck& job, const VerifyOptions& op
   }
 }
 
-bool ReadManifest(ObjectStore& store, Problems* problems, DumpManifest* out, Status* error) {
+bool ReadManifest(ObjectStore& store, const VerifyOptions& options, Problems* problems,
+                  DumpManifest* out, Status* error) {
   const std::string key(kManifestKey);
   auto text = store.GetObject(key, kMaxMetadataBytes);
   if (!text.ok()) {
@@ -170,6 +183,15 @@ bool ReadManifest(ObjectStore& store, Problems* problems, DumpManifest* out, Sta
       *error = text.status().WithContext(key);
     }
     return false;
+  }
+  if (!options.signing_key.empty()) {
+    Status s = CheckManifestSignature(store, options.signing_key, *text);
+    if (s.code() == Code::kPermissionDenied) {
+      problems->Add(std::string(kSignatureKey), "signature", std::string(s.message()));
+    } else if (!s.ok()) {
+      *error = s;
+      return false;
+    }
   }
   auto parsed = ParseDumpManifest(*text, key);
   if (!parsed.ok()) {
@@ -252,7 +274,7 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
 
   DumpManifest manifest;
   Status error;
-  if (!ReadManifest(store, &problems, &manifest, &error)) {
+  if (!ReadManifest(store, options, &problems, &manifest, &error)) {
     if (!error.ok()) return error;
     return finish();
   }
@@ -263,7 +285,7 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
   std::map<std::string, uint64_t> listed;
   for (const ObjectInfo& o : listing) listed.emplace(o.key, o.size);
 
-  std::set<std::string> claimed = {std::string(kManifestKey)};
+  std::set<std::string> claimed = {std::string(kManifestKey), std::string(kSignatureKey)};
   std::vector<TableManifest> tables;  // kept alive: jobs point at their schemas
   tables.reserve(manifest.tables.size());
   std::vector<FileCheck> jobs;
@@ -273,7 +295,19 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
       problems.Add(s.key, "duplicate", "listed twice in _manifest.json");
       continue;
     }
-    auto t = ReadTableManifest(store, s.key);
+    auto text = store.GetObject(s.key);
+    Result<TableManifest> t =
+        text.ok() ? ParseTableManifest(*text, s.key) : Result<TableManifest>(text.status());
+    if (text.ok() && !options.signing_key.empty()) {
+      const std::string found = Sha256Hex(*text);
+      if (s.table_json_sha256.empty() || !ConstantTimeEquals(found, s.table_json_sha256)) {
+        problems.Add(s.key, "signature",
+                     s.table_json_sha256.empty()
+                         ? "the signed manifest records no SHA-256 for it"
+                         : "altered after the dump: its SHA-256 differs from the signed one",
+                     s.table_json_sha256.empty() ? "-" : s.table_json_sha256, found);
+      }
+    }
     if (!t.ok()) {
       const Code code = t.status().code();
       if (code == Code::kUnavailable || code == Code::kIOError ||

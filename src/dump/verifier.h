@@ -8,6 +8,8 @@
 //     equals the recorded one; its Parquet footer (read with ranged reads) parses, holds the
 //     recorded row count and the recorded schema (names, types, nullability).
 //   - deep: every page of every file is decoded and the rows counted.
+//   - signature (with VerifyOptions::signing_key): _manifest.sig, and the SHA-256 of every
+//     _table.json and data file; _manifest.sig is claimed by the dump either way.
 //   - strays: every object under the dump root that neither the manifest nor a table claims.
 //     Temp files of writes in progress never show up (the local store hides ".tmp-" names from
 //     List, S3 multipart uploads are not objects until completed), so any listed object that is
@@ -37,6 +39,11 @@ struct VerifyOptions {
   int parallelism = 4;   // files checked at once (>= 1)
   size_t batch_rows = 8192;
   std::stop_token stop;  // cancels the run (Verify returns Cancelled)
+  // --require-signature's key (never printed): the dump must be signed with it
+  // (dump/signature.h): _manifest.sig matches _manifest.json, every _table.json and data file
+  // matches its recorded SHA-256 (every file is read whole, as for XXH64). Problems of kind
+  // "signature" otherwise.
+  std::string signing_key;
 };
 
 // One problem: the object concerned, what is wrong, and what was expected vs found (either may

@@ -32,6 +32,15 @@ struct LoadOptions {
   size_t batch_rows = 16384;
   ProgressMode progress = ProgressMode::kNone;
   StoreOptions store;  // for opening the dump's store (the CLI does)
+  // The dump's schema is code (docs/dump-format.md, "Threat model"): DEFAULT expressions,
+  // CHECK constraints, recorded DDL run only when this is true -- `load --trust-dump`, or a
+  // dump whose signature verified (--require-signature). False: tables are created from the
+  // logical types and the structured metadata only, and nothing of the dump is executed.
+  bool trust_schema = false;
+  // --require-signature's key bytes (never printed): when set, the load refuses a dump whose
+  // _manifest.sig, _table.json or data file SHA-256 does not check out (dump/signature.h), each
+  // object checked as it is read, every data file before its table commits.
+  std::string signing_key;
 };
 
 // "fail" | "replace" | "append" (InvalidArgument otherwise).

@@ -12,6 +12,7 @@
 #include "dump/object_checksum.h"
 #include "dump/object_keys.h"
 #include "dump/planner.h"
+#include "dump/signature.h"
 #include "format/parquet/parquet_reader.h"
 
 namespace lakedump {
@@ -52,6 +53,26 @@ Status CheckFileSchema(const Schema& file, const Schema& table, std::string_view
           fmt::format("data file {}: column \"{}\" is {} but _table.json says {}", key, f.name,
                       f.type.ToString(), t.type.ToString()));
     }
+  }
+  return Status::OK();
+}
+
+// Target names the target would cut (PostgreSQL: 63 bytes) are refused before anything
+// loads: two tables sharing their first 63 bytes would otherwise become one.
+Status CheckIdentifierLengths(const TablePlan& plan, size_t max_bytes) {
+  if (max_bytes == 0) return Status::OK();
+  auto check = [&](std::string_view what, const std::string& name) -> Status {
+    if (name.size() <= max_bytes) return Status::OK();
+    return Status::InvalidArgument(fmt::format(
+        "table {}: its {} name \"{}\" is {} bytes, longer than the target's limit of {} "
+        "(the target would cut it, and two names could become one); map it with "
+        "--schema-map, or leave the table out with --exclude",
+        plan.source.QualifiedName(), what, name, name.size(), max_bytes));
+  };
+  LD_RETURN_IF_ERROR(check("schema", plan.target.schema));
+  LD_RETURN_IF_ERROR(check("table", plan.target.name));
+  for (const Column& c : plan.definition.schema.columns()) {
+    LD_RETURN_IF_ERROR(check("column", c.name));
   }
   return Status::OK();
 }
@@ -105,7 +126,8 @@ Result<std::vector<LoadService::TableTask>> LoadService::Plan(const DumpManifest
     if (!options_.include.empty() && !MatchesAny(options_.include, summary.table)) continue;
     if (MatchesAny(options_.exclude, summary.table)) continue;
     TableTask task;
-    auto tm = ReadTableManifest(*store_, summary.key);
+    auto tm = options_.signing_key.empty() ? ReadTableManifest(*store_, summary.key)
+                                           : ReadSignedTableManifest(*store_, summary);
     if (!tm.ok()) {
       if (tm.status().code() == Code::kNotFound) {
         return Status::Corruption(
@@ -131,7 +153,11 @@ Result<std::vector<LoadService::TableTask>> LoadService::Plan(const DumpManifest
     plan.definition.schema = task.manifest.schema;
     plan.definition.ddl = task.manifest.ddl;
     plan.definition.primary_key = task.manifest.primary_key;
+    plan.definition.unique_keys = task.manifest.unique_keys;
+    plan.structured_keys = task.manifest.has_unique_keys;
+    plan.trust_schema = options_.trust_schema;
     plan.source_kind = kind;
+    LD_RETURN_IF_ERROR(CheckIdentifierLengths(plan, target_->max_identifier_bytes()));
     plan.if_exists = options_.if_exists;
     plan.rows = task.manifest.rows;
     plan.file_count = task.manifest.files.size();
@@ -151,7 +177,10 @@ Result<std::vector<LoadService::TableTask>> LoadService::Plan(const DumpManifest
 
 Result<LoadResult> LoadService::Run(std::stop_token stop) {
   const auto start = std::chrono::steady_clock::now();
-  LD_ASSIGN_OR_RETURN(DumpManifest manifest, ReadDumpManifest(*store_));
+  LD_ASSIGN_OR_RETURN(DumpManifest manifest,
+                      options_.signing_key.empty()
+                          ? ReadDumpManifest(*store_)
+                          : ReadSignedManifest(*store_, options_.signing_key));
   LD_ASSIGN_OR_RETURN(std::vector<TableTask> tasks, Plan(manifest));
   progress_.tables_total = tasks.size();
   for (const TableTask& t : tasks) progress_.estimated_rows += t.plan.rows;
@@ -178,6 +207,7 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
 
   LoadResult result;
   result.dump_id = manifest.dump_id;
+  result.warnings = Warnings();
   for (TableTask& t : tasks) {
     result.rows += t.loaded.rows;
     result.files += t.loaded.files;
@@ -186,6 +216,20 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+std::vector<std::string> LoadService::Warnings() const {
+  std::vector<std::string> out = target_->notes().warnings();
+  const uint64_t skipped = target_->notes().skipped_schema_items();
+  if (skipped > 0) {
+    out.push_back(fmt::format(
+        "{} schema item(s) of the dump (DEFAULT expressions, CHECK constraints, recorded DDL) "
+        "were not applied: the dump is not trusted, and a dump's schema is code; to apply "
+        "them, load with --trust-dump, or sign the dump (dump --sign-key-file) and load with "
+        "--require-signature",
+        skipped));
+  }
+  return out;
 }
 
 Status LoadService::LoadTable(TableTask& task, std::stop_token stop) {
@@ -198,8 +242,15 @@ Status LoadService::LoadTable(TableTask& task, std::stop_token stop) {
   if (s.ok() && stop.stop_requested()) s = Status::Cancelled("cancelled");
   if (s.ok()) s = target_->CommitTable(task.plan);
   if (!s.ok()) {
+    // The load's own error is the one to report; a staging table left behind is named in
+    // it too, so that it can be dropped by hand.
     Status abort = target_->AbortTable(task.plan);
-    (void)abort;  // the load's own error is the one to report
+    if (!abort.ok()) {
+      return Status(s.code(),
+                    fmt::format("{}: {} (and its staging table could not be removed: {}; drop "
+                                "it by hand)",
+                                name, s.message(), abort.message()));
+    }
     return s.WithContext(name);
   }
   task.loaded.seconds =
@@ -274,7 +325,13 @@ Status LoadService::LoadFiles(TableTask& task, std::stop_token stop) {
     for (size_t w = 0; w < workers; ++w) {
       if (!group.Spawn([this, &load](std::stop_token s) { return Stream(load, s); })) break;
     }
-    LD_RETURN_IF_ERROR(group.Wait());
+    Status s = group.Wait();
+    // In a signed dump, a file that fails to decode may have been altered: say so if its
+    // SHA-256 differs (the cause, rather than the symptom).
+    if (!s.ok() && signed_dump() && s.code() != Code::kCancelled) {
+      LD_RETURN_IF_ERROR(CheckSha256(files, stop));
+    }
+    LD_RETURN_IF_ERROR(s);
   }
   for (size_t f = 0; f < files.size(); ++f) {
     const uint64_t got = load.file_rows[f].load();
@@ -291,8 +348,10 @@ Status LoadService::LoadFiles(TableTask& task, std::stop_token stop) {
       if (stop.stop_requested()) return Status::Cancelled(f.key);
       auto object = store_->NewReader(f.key);
       if (!object.ok()) return object.status().WithContext(f.key);
-      HashingReader hashing(object->get());
-      LD_RETURN_IF_ERROR(hashing.Verify(f.xxh64, f.key));
+      HashingReader hashing(object->get(), signed_dump());
+      Status xxh64 = hashing.Verify(f.xxh64, f.key);
+      if (signed_dump()) LD_RETURN_IF_ERROR(CheckFileSha256(f.key, f.sha256, hashing.sha256_hex()));
+      LD_RETURN_IF_ERROR(xxh64);
     }
   }
   task.loaded.rows = load.rows.load();
@@ -353,7 +412,11 @@ Status LoadService::Stream(TableLoad& load, std::stop_token stop) {
                       streamed, df.rows));
     }
     if (unit.row_group == kWholeFile) {  // ParseTableManifest requires every xxh64
-      LD_RETURN_IF_ERROR(file.hashing->Verify(df.xxh64, df.key));
+      Status xxh64 = file.hashing->Verify(df.xxh64, df.key);
+      if (signed_dump()) {
+        LD_RETURN_IF_ERROR(CheckFileSha256(df.key, df.sha256, file.hashing->sha256_hex()));
+      }
+      LD_RETURN_IF_ERROR(xxh64);
     }
     sent += streamed;
     const uint64_t file_total = load.file_rows[unit.file].fetch_add(streamed) + streamed;
@@ -366,6 +429,18 @@ Status LoadService::Stream(TableLoad& load, std::stop_token stop) {
                                           task.plan.target.QualifiedName(), written, sent));
   }
   load.rows += sent;
+  return Status::OK();
+}
+
+Status LoadService::CheckSha256(const std::vector<DataFile>& files, std::stop_token stop) {
+  for (const DataFile& f : files) {
+    if (stop.stop_requested()) return Status::Cancelled(f.key);
+    auto object = store_->NewReader(f.key);
+    if (!object.ok()) continue;  // the original error says it
+    auto digests = HashObjectDigests(**object, (*object)->size(), /*sha256=*/true);
+    if (!digests.ok()) continue;
+    LD_RETURN_IF_ERROR(CheckFileSha256(f.key, f.sha256, digests->sha256));
+  }
   return Status::OK();
 }
 
@@ -385,7 +460,7 @@ Status LoadService::Open(TableLoad& load, size_t index, bool hash, OpenFile* out
   std::unique_ptr<HashingReader> hashing;
   ObjectReader* reader = object->get();
   if (hash) {
-    hashing = std::make_unique<HashingReader>(reader);
+    hashing = std::make_unique<HashingReader>(reader, signed_dump());
     reader = hashing.get();
   }
   if (reader->size() != file.bytes) {  // bytes > 0 is required by ParseTableManifest

@@ -61,6 +61,7 @@ struct LoadResult {
   uint64_t files = 0;
   uint64_t bytes = 0;
   double seconds = 0;
+  std::vector<std::string> warnings;  // one line each (Warnings())
 };
 
 class LoadService {
@@ -78,6 +79,9 @@ class LoadService {
 
   // Counters for a ProgressReporter (bytes = Parquet bytes read).
   const DumpProgress& progress() const { return progress_; }
+  // What the target left out or changed so far, one line each, ending with the summary of
+  // schema items not applied to an untrusted load (also in LoadResult).
+  std::vector<std::string> Warnings() const;
   // True once a table was handed to the target (exit code 1 rather than 2).
   bool started_loading() const { return started_loading_; }
 
@@ -94,6 +98,10 @@ class LoadService {
   // Opens data file `index` of the table and checks its size, schema and row count; with
   // `hash`, the file's bytes are hashed as they are read (OpenFile::hashing).
   Status Open(TableLoad& load, size_t index, bool hash, OpenFile* out);
+  // PermissionDenied for the first file whose SHA-256 is not its recorded one (re-reads them).
+  Status CheckSha256(const std::vector<DataFile>& files, std::stop_token stop);
+  // --require-signature: every object's SHA-256 is checked as it is read.
+  bool signed_dump() const { return !options_.signing_key.empty(); }
 
   ObjectStore* store_;
   TargetDatabase* target_;

@@ -25,6 +25,7 @@ Result<std::unique_ptr<TargetDatabase>> OpenTargetDatabase(std::string_view url,
   if (IsPostgresUrl(url)) {
     PostgresTargetOptions po;
     po.max_connections = std::max(1, options.connections);
+    po.lock_timeout_ms = options.lock_timeout_ms;
     return OpenPostgresTarget(std::string(url), po);
   }
   std::string path;

@@ -6,6 +6,7 @@
 // Thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string_view>
 
@@ -19,6 +20,9 @@ struct TargetOptions {
   int connections = 4;
   // How long SQLite waits for a lock held by another process.
   int busy_timeout_ms = 10000;
+  // PostgreSQL: how long the swap of a loaded table waits for the lock on the existing one
+  // (--lock-timeout); 0 = forever.
+  int64_t lock_timeout_ms = 30000;
 };
 
 // InvalidArgument for a URL of no known kind.

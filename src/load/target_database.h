@@ -23,7 +23,10 @@
 // table tasks). A TableSink is used by one thread at a time.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +48,13 @@ struct TablePlan {
   LoadIfExists if_exists = LoadIfExists::kFail;
   uint64_t rows = 0;                // expected, from the manifest
   size_t file_count = 0;
+  // The dump's schema code may run (LoadOptions::trust_schema): DEFAULT expressions, CHECK
+  // constraints, recorded DDL. Without it a target creates the table from the logical types
+  // and the structured metadata only (names, nullability, key column lists).
+  bool trust_schema = false;
+  // The dump records UNIQUE keys structured (definition.unique_keys); false for dumps of an
+  // older lakedump, whose UNIQUE keys exist only as DDL text.
+  bool structured_keys = false;
   // Set by LoadService before the first OpenSink: exactly one sink loads the
   // whole table (the target may then load it in the same transaction that
   // empties its staging table, e.g. PostgreSQL's COPY FREEZE).
@@ -60,9 +70,49 @@ class TableSink {
   virtual Result<uint64_t> Finish() = 0;
 };
 
+// What targets left out or changed while loading (printed after the load's summary).
+// Thread-safe.
+class LoadNotes {
+ public:
+  // One line, no "warning:" prefix.
+  void Warn(std::string line) {
+    std::lock_guard lock(mu_);
+    warnings_.push_back(std::move(line));
+  }
+  // Warn(line) the first time `key` is seen (a property of the dump, not of one table).
+  void WarnOnce(const std::string& key, std::string line) {
+    std::lock_guard lock(mu_);
+    if (once_.insert(key).second) warnings_.push_back(std::move(line));
+  }
+  // Schema items of the dump (defaults, constraints, recorded DDL) not applied because the
+  // dump is not trusted.
+  void SkipSchemaItems(uint64_t n) {
+    std::lock_guard lock(mu_);
+    skipped_schema_items_ += n;
+  }
+  std::vector<std::string> warnings() const {
+    std::lock_guard lock(mu_);
+    return warnings_;
+  }
+  uint64_t skipped_schema_items() const {
+    std::lock_guard lock(mu_);
+    return skipped_schema_items_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::string> warnings_;  // guarded by mu_
+  std::set<std::string> once_;         // guarded by mu_
+  uint64_t skipped_schema_items_ = 0;  // guarded by mu_
+};
+
 class TargetDatabase {
  public:
   virtual ~TargetDatabase() = default;
+  // Names longer than this many bytes are refused before anything loads (PostgreSQL cuts
+  // identifiers to 63 bytes, so two long names could become one table); 0 = no limit.
+  virtual size_t max_identifier_bytes() const { return 0; }
+  LoadNotes& notes() { return notes_; }
   // "postgres" / "sqlite": for messages and the summary. Never credentials.
   virtual std::string Describe() const = 0;
   virtual int max_sinks_per_table() const = 0;
@@ -71,6 +121,9 @@ class TargetDatabase {
   virtual Result<std::unique_ptr<TableSink>> OpenSink(const TablePlan& plan) = 0;
   virtual Status CommitTable(const TablePlan& plan) = 0;
   virtual Status AbortTable(const TablePlan& plan) = 0;
+
+ private:
+  LoadNotes notes_;
 };
 
 }  // namespace lakedump

@@ -47,6 +47,9 @@ struct TableDefinition {
   Schema schema;                 // with source_type per column
   std::string ddl;               // CREATE TABLE in the source's dialect
   std::vector<std::string> primary_key;
+  // UNIQUE constraints, each its columns in key order (PostgreSQL sources; empty elsewhere).
+  // Recorded structured so that `load` can rebuild them without running the DDL text.
+  std::vector<std::vector<std::string>> unique_keys;
 };
 
 class TableSource {

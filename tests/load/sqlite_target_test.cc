@@ -241,6 +241,7 @@ TEST(SqliteTargetTest, ReusesTheSqliteSourcesDdl) {
       "NOT NULL CHECK (amount >= 0), note)";
   plan.definition.primary_key = {"id"};
   plan.source_kind = "sqlite";
+  plan.trust_schema = true;  // the recorded DDL is applied to a trusted dump only
   RowBatch b(plan.definition.schema);
   b.column(0).Append(int64_t{7});
   b.column(1).Append(static_cast<int128_t>(1230));

@@ -5,13 +5,16 @@
 namespace lakedump {
 
 Result<std::unique_ptr<PostgresTableSink>> PostgresTableSink::Start(
-    PgConnectionPool* pool, std::unique_ptr<PgConn> conn, const std::string& begin_sql,
+    PgConnectionPool* pool, std::unique_ptr<PgConn> conn, const std::vector<std::string>& begin,
     const std::string& copy_sql, PgCopyEncoder encoder, size_t buffer_bytes, Schema schema) {
   std::unique_ptr<PostgresTableSink> sink(new PostgresTableSink(
       pool, std::move(conn), std::move(encoder), buffer_bytes, std::move(schema)));
   PgConn& c = *sink->conn_;
-  LD_RETURN_IF_ERROR(c.Exec(begin_sql).WithContext("table " + sink->encoder_.table()));
-  PgResult r(PQexec(c.raw(), copy_sql.c_str()));
+  for (const std::string& sql : begin) {
+    LD_RETURN_IF_ERROR(c.ExecOne(sql).WithContext("table " + sink->encoder_.table()));
+  }
+  // PQexecParams: one statement, like everything built with the dump's names.
+  PgResult r(PQexecParams(c.raw(), copy_sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0));
   if (!r || PQresultStatus(r.get()) != PGRES_COPY_IN) {
     return c.ErrorStatus(r.get()).WithContext("table " + sink->encoder_.table());
   }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 #include <string>
 
 #include "load/postgres/pg_copy_encoder.h"
@@ -19,12 +20,12 @@ namespace lakedump {
 
 class PostgresTableSink final : public TableSink {
  public:
-  // Starts the transaction (`begin_sql`: "BEGIN" and maybe more) and the COPY
+  // Starts the transaction (`begin`: "BEGIN" and maybe more, one statement each) and the COPY
   // (`copy_sql`) on `conn`. Batches must match `schema` (the dump's), whose
   // columns `encoder` encodes.
   static Result<std::unique_ptr<PostgresTableSink>> Start(PgConnectionPool* pool,
                                                           std::unique_ptr<PgConn> conn,
-                                                          const std::string& begin_sql,
+                                                          const std::vector<std::string>& begin,
                                                           const std::string& copy_sql,
                                                           PgCopyEncoder encoder,
                                                           size_t buffer_bytes, Schema schema);

@@ -9,42 +9,14 @@
 #include <mutex>
 #include <span>
 
+#include "base/units.h"
 #include "load/postgres/pg_copy_encoder.h"
+#include "load/postgres/pg_table_layout.h"
 #include "load/postgres/postgres_table_sink.h"
 #include "source/postgres/pg_connection_pool.h"
 
 namespace lakedump {
 namespace {
-
-constexpr size_t kMaxIdentifierBytes = 63;  // NAMEDATALEN - 1
-
-// The first at most `max` bytes of `s`, not cutting a UTF-8 sequence.
-std::string_view Utf8Prefix(std::string_view s, size_t max) {
-  if (s.size() <= max) return s;
-  size_t n = max;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return s.substr(0, n);
-}
-
-// `base` + `suffix` cut like PostgreSQL cuts identifiers (63 bytes).
-std::string IdentifierWithSuffix(std::string_view base, std::string_view suffix) {
-  return std::string(Utf8Prefix(base, kMaxIdentifierBytes - suffix.size())) + std::string(suffix);
-}
-
-// {"a","b\"c"}: a text[] literal for a query parameter.
-std::string TextArrayLiteral(const std::vector<std::string>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i) out += ',';
-    out += '"';
-    for (char c : values[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
-  }
-  return out + "}";
-}
 
 struct TargetColumn {
   std::string name;
@@ -91,7 +63,7 @@ struct StagedTable {
   std::vector<std::string> columns;   // quoted column names, dump order
   // Text-staged columns: quoted name -> the real type (format_type).
   std::vector<std::pair<std::string, std::string>> casts;
-  std::vector<std::string> keys;      // PRIMARY KEY / UNIQUE clauses (not append)
+  std::vector<PgKey> keys;            // PRIMARY KEY / UNIQUE (not append)
   std::vector<std::string> identity_columns;  // made identity columns in the swap
   bool append = false;
 };
@@ -104,6 +76,7 @@ class PostgresTarget final : public TargetDatabase {
 
   std::string Describe() const override { return "postgres"; }
   int max_sinks_per_table() const override { return std::max(1, options_.max_sinks_per_table); }
+  size_t max_identifier_bytes() const override { return kPgMaxIdentifierBytes; }
 
   Status Connect() {
     LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
@@ -140,13 +113,13 @@ class PostgresTarget final : public TargetDatabase {
     // allows COPY FREEZE (rows written frozen: the key build, ANALYZE and later readers skip
     // the visibility checks and hint-bit writes). Atomicity is unchanged: a failed sink rolls
     // back, the staging table is renamed into place in CommitTable.
-    std::string begin_sql = "BEGIN";
+    std::vector<std::string> begin = {"BEGIN"};
     if (plan.single_sink && options_.copy_freeze) {
-      begin_sql += "; TRUNCATE " + staging;
+      begin.push_back("TRUNCATE " + staging);
       copy_sql.insert(copy_sql.size() - 1, ", FREEZE");  // "(FORMAT binary)" -> ", FREEZE)"
     }
     LD_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-    LD_ASSIGN_OR_RETURN(auto sink, PostgresTableSink::Start(&pool_, std::move(conn), begin_sql,
+    LD_ASSIGN_OR_RETURN(auto sink, PostgresTableSink::Start(&pool_, std::move(conn), begin,
                                                             copy_sql,
                                                             PgCopyEncoder(name, std::move(fields)),
                                                             options_.copy_buffer_bytes,
@@ -185,8 +158,17 @@ class PostgresTarget final : public TargetDatabase {
       tables_.erase(name);
     }
     LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
-    Status s = conn->Exec("DROP TABLE IF EXISTS " +
-                          QuoteQualified(plan.target.schema, PgStagingTableName(plan.target.name)));
+    // Bounded like the swap: a staging table is ours, but a session may still wait on it.
+    Status s = conn->ExecOne("BEGIN");
+    if (s.ok()) s = SetLockTimeout(*conn);
+    if (s.ok()) {
+      s = conn->ExecOne("DROP TABLE IF EXISTS " +
+                        QuoteQualified(plan.target.schema, PgStagingTableName(plan.target.name)));
+    }
+    if (s.ok()) s = conn->ExecOne("COMMIT");
+    if (!s.ok() && !conn->broken() && PQtransactionStatus(conn->raw()) != PQTRANS_IDLE) {
+      conn->Exec("ROLLBACK").IgnoreError();
+    }
     pool_.Release(std::move(conn));
     return s.WithContext(fmt::format("table {}: dropping the staging table", name));
   }
@@ -205,6 +187,12 @@ class PostgresTarget final : public TargetDatabase {
 
   Result<StagedTable> Prepare(PgConn& conn, const TablePlan& plan);
   Status Commit(PgConn& conn, const TablePlan& plan, const StagedTable& staged);
+  // SET LOCAL lock_timeout = --lock-timeout. REQUIRES: in a transaction.
+  Status SetLockTimeout(PgConn& conn);
+  // `s`, or the clear line for a lock timeout on the existing table.
+  Status LockTimeoutError(const Status& s, const std::string& name) const;
+  // ANALYZE after the commit; a failure is a warning (the table is loaded).
+  Status Analyze(PgConn& conn, const TablePlan& plan);
 
   const PostgresTargetOptions options_;
   PgConnectionPool pool_;
@@ -240,13 +228,11 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
     // EXISTS can still fail on the catalog's unique index, so one at a time.
     std::lock_guard lock(schema_mu_);
     LD_RETURN_IF_ERROR(
-        context(conn.Exec("CREATE SCHEMA IF NOT EXISTS " + QuoteIdent(plan.target.schema))));
+        context(conn.ExecOne("CREATE SCHEMA IF NOT EXISTS " + QuoteIdent(plan.target.schema))));
   }
 
   // The type each column is created with in the staging table.
-  std::vector<std::string> types(schema.num_columns());
-  std::vector<std::string> defaults(schema.num_columns());
-  std::vector<std::string> checks;  // CHECK constraints of the new table
+  PgTableLayout layout;
   if (staged.append) {
     LD_ASSIGN_OR_RETURN(auto existing, DescribeColumns(conn, final_table));
     for (size_t i = 0; i < schema.num_columns(); ++i) {
@@ -259,59 +245,26 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
             "every dumped column; use --if-exists replace to recreate the table)",
             name, col));
       }
-      types[i] = it->format_type;
+      layout.types.push_back(it->format_type);
+      layout.defaults.emplace_back();
     }
   } else {
-    std::vector<std::string> source_types;
-    const bool from_postgres =
-        plan.source_kind == "postgresql" || plan.source_kind == "postgres";
-    for (const Column& c : schema.columns()) {
-      source_types.push_back(from_postgres ? c.source_type : std::string());
-    }
-    // Source types the target knows (user types may be missing: mapped from the logical type).
-    LD_ASSIGN_OR_RETURN(
-        PgResult known,
-        conn.Query("SELECT t <> '' AND pg_catalog.to_regtype(t) IS NOT NULL FROM "
-                   "unnest($1::pg_catalog.text[]) WITH ORDINALITY AS u(t, n) ORDER BY n",
-                   {TextArrayLiteral(source_types)}));
-    std::vector<PgColumnExtras> extras;
-    if (from_postgres) extras = PgColumnExtrasFromDdl(plan.definition.ddl, schema);
-    bool all_source_types = from_postgres;
-    for (size_t i = 0; i < schema.num_columns(); ++i) {
-      const bool usable = PgValue(known.get(), static_cast<int>(i), 0) == "t";
-      all_source_types = all_source_types && usable;
-      types[i] = usable ? source_types[i] : PgTypeForLogical(schema.column(i).type);
-      // Defaults only with the source's own type (they are written for it).
-      if (usable && i < extras.size() && !extras[i].default_expr.empty()) {
-        defaults[i] = " DEFAULT " + extras[i].default_expr;
-      }
-      if (usable && i < extras.size() && extras[i].identity) {
-        staged.identity_columns.push_back(schema.column(i).name);
-      }
-    }
-    if (from_postgres) staged.keys = PgKeyClausesFromDdl(plan.definition.ddl);
-    // CHECK constraints are written for the source's types: only with all of them.
-    if (all_source_types) checks = PgCheckClausesFromDdl(plan.definition.ddl);
-    if (staged.keys.empty() && !plan.definition.primary_key.empty()) {
-      std::string pk = "PRIMARY KEY (";
-      for (size_t i = 0; i < plan.definition.primary_key.size(); ++i) {
-        pk += (i ? ", " : "") + QuoteIdent(plan.definition.primary_key[i]);
-      }
-      staged.keys.push_back(pk + ")");
-    }
+    LD_ASSIGN_OR_RETURN(layout, PlanPgTableLayout(conn, plan, notes()));
+    staged.keys = std::move(layout.keys);
+    staged.identity_columns = std::move(layout.identity_columns);
   }
 
-  std::string create = "DROP TABLE IF EXISTS " + staged.staging + "; CREATE TABLE " +
-                       staged.staging + " (";
+  LD_RETURN_IF_ERROR(context(conn.ExecOne("DROP TABLE IF EXISTS " + staged.staging)));
+  std::string create = "CREATE TABLE " + staged.staging + " (";
   for (size_t i = 0; i < schema.num_columns(); ++i) {
     const Column& c = schema.column(i);
     staged.columns.push_back(QuoteIdent(c.name));
-    create += (i ? ", " : "") + staged.columns.back() + " " + types[i] + defaults[i];
+    create += (i ? ", " : "") + staged.columns.back() + " " + layout.types[i] + layout.defaults[i];
     if (!c.nullable && !staged.append) create += " NOT NULL";
   }
-  for (const std::string& check : checks) create += ", " + check;  // checked row by row
+  for (const std::string& check : layout.checks) create += ", " + check;  // checked row by row
   create += ")";
-  LD_RETURN_IF_ERROR(context(conn.Exec(create).WithContext("creating the staging table")));
+  LD_RETURN_IF_ERROR(context(conn.ExecOne(create).WithContext("creating the staging table")));
 
   // Binary encodings by the staging table's real types; the rest is staged as text.
   LD_ASSIGN_OR_RETURN(auto created, DescribeColumns(conn, staged.staging));
@@ -333,7 +286,7 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
     staged.fields.push_back(std::move(f));
   }
   if (!to_text.empty()) {
-    LD_RETURN_IF_ERROR(context(conn.Exec("ALTER TABLE " + staged.staging + " " + to_text)));
+    LD_RETURN_IF_ERROR(context(conn.ExecOne("ALTER TABLE " + staged.staging + " " + to_text)));
   }
   staged.copy_sql = "COPY " + staged.staging;
   for (size_t i = 0; i < staged.columns.size(); ++i) {
@@ -342,6 +295,32 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
   if (!staged.columns.empty()) staged.copy_sql += ")";  // "()" is a syntax error
   staged.copy_sql += " FROM STDIN (FORMAT binary)";
   return staged;
+}
+
+Status PostgresTarget::SetLockTimeout(PgConn& conn) {
+  // For this transaction only (set_config(..., true) = SET LOCAL).
+  return conn.ExecOne("SELECT pg_catalog.set_config('lock_timeout', $1, true)",
+                      {std::to_string(options_.lock_timeout_ms) + "ms"});
+}
+
+Status PostgresTarget::LockTimeoutError(const Status& s, const std::string& name) const {
+  if (s.message().find("lock timeout") == std::string::npos) return s;
+  return Status::Unavailable(fmt::format(
+      "table {}: gave up after {} waiting for the lock on the existing table (another session "
+      "holds it); the existing table is unchanged; retry, or raise --lock-timeout (0 waits "
+      "forever)",
+      name, FormatSeconds(options_.lock_timeout_ms / 1000.0)));
+}
+
+Status PostgresTarget::Analyze(PgConn& conn, const TablePlan& plan) {
+  // The table is committed: a failed ANALYZE loses only statistics.
+  const std::string name = plan.target.QualifiedName();
+  Status s = conn.ExecOne("ANALYZE " + QuoteQualified(plan.target.schema, plan.target.name));
+  if (!s.ok()) {
+    notes().Warn(fmt::format("table {}: loaded, but ANALYZE failed ({}); run ANALYZE on it",
+                             name, s.message()));
+  }
+  return Status::OK();
 }
 
 Status PostgresTarget::Commit(PgConn& conn, const TablePlan& plan, const StagedTable& staged) {
@@ -360,12 +339,16 @@ Status PostgresTarget::Commit(PgConn& conn, const TablePlan& plan, const StagedT
       }
       select += (i ? ", " : "") + expr;
     }
-    LD_RETURN_IF_ERROR(context(
-        conn.Exec("BEGIN; INSERT INTO " + final_table + " (" + cols +
-                  ") OVERRIDING SYSTEM VALUE SELECT " + select +
-                  " FROM " + staged.staging + "; DROP TABLE " + staged.staging + "; COMMIT"),
-        "appending the staged rows"));
-    return context(conn.Exec("ANALYZE " + final_table), "ANALYZE");
+    Status s = conn.ExecOne("BEGIN");
+    if (s.ok()) s = SetLockTimeout(conn);
+    if (s.ok()) {
+      s = conn.ExecOne("INSERT INTO " + final_table + " (" + cols +
+                       ") OVERRIDING SYSTEM VALUE SELECT " + select + " FROM " + staged.staging);
+    }
+    if (s.ok()) s = conn.ExecOne("DROP TABLE " + staged.staging);
+    if (s.ok()) s = conn.ExecOne("COMMIT");
+    LD_RETURN_IF_ERROR(context(LockTimeoutError(s, name), "appending the staged rows"));
+    return Analyze(conn, plan);
   }
   if (!staged.casts.empty()) {
     std::string alter;
@@ -373,64 +356,61 @@ Status PostgresTarget::Commit(PgConn& conn, const TablePlan& plan, const StagedT
       alter += (alter.empty() ? "" : ", ") + std::string("ALTER COLUMN ") + col + " TYPE " + type +
                " USING CAST(" + col + " AS " + type + ")";
     }
-    LD_RETURN_IF_ERROR(context(conn.Exec("ALTER TABLE " + staged.staging + " " + alter),
+    LD_RETURN_IF_ERROR(context(conn.ExecOne("ALTER TABLE " + staged.staging + " " + alter),
                                "converting text-staged columns"));
   }
   // Keys are built on the staging table (outside the swap transaction, so the old
   // table stays readable meanwhile) under temporary names, renamed in the swap.
-  if (!staged.keys.empty() && !options_.maintenance_work_mem.empty()) {
-    LD_RETURN_IF_ERROR(context(
-        conn.Exec("SET maintenance_work_mem = " + QuoteLiteral(options_.maintenance_work_mem)),
-        "setting maintenance_work_mem"));
+  const bool set_mem = !staged.keys.empty() && !options_.maintenance_work_mem.empty();
+  if (set_mem) {
+    LD_RETURN_IF_ERROR(
+        context(conn.ExecOne("SELECT pg_catalog.set_config('maintenance_work_mem', $1, false)",
+                             {options_.maintenance_work_mem}),
+                "setting maintenance_work_mem"));
   }
   std::vector<std::pair<std::string, std::string>> key_names;  // temporary, final
   for (size_t i = 0; i < staged.keys.size(); ++i) {
-    const std::string& clause = staged.keys[i];
-    std::string final_name;
-    if (clause.starts_with("PRIMARY KEY")) {
-      final_name = IdentifierWithSuffix(plan.target.name, "_pkey");
-    } else {
-      // PostgreSQL's default: table_col1_col2_key.
-      std::string cols;
-      const size_t open = clause.find('('), close = clause.find(')');
-      if (open != std::string::npos && close != std::string::npos && close > open) {
-        for (char c : clause.substr(open + 1, close - open - 1)) {
-          if (c == '"') continue;
-          cols += (c == ',' ? '_' : c);
-        }
-        std::erase(cols, ' ');
-      }
-      final_name = IdentifierWithSuffix(plan.target.name + "_" + cols, "_key");
-    }
-    const std::string temp = IdentifierWithSuffix(staged.staging_name, fmt::format("_k{}", i));
-    LD_RETURN_IF_ERROR(context(conn.Exec("ALTER TABLE " + staged.staging + " ADD CONSTRAINT " +
-                                         QuoteIdent(temp) + " " + clause),
-                               "building " + clause));
-    key_names.emplace_back(temp, final_name);
+    const PgKey& key = staged.keys[i];
+    const std::string temp = PgIdentifierWithSuffix(staged.staging_name, fmt::format("_k{}", i));
+    const std::string sql = PgKeySql(key);
+    LD_RETURN_IF_ERROR(context(
+        conn.ExecOne("ALTER TABLE " + staged.staging + " ADD CONSTRAINT " + QuoteIdent(temp) +
+                     " " + sql),
+        "building " + sql));
+    key_names.emplace_back(temp, PgDefaultKeyName(plan.target.name, key));
   }
-  if (!staged.keys.empty() && !options_.maintenance_work_mem.empty()) {
-    LD_RETURN_IF_ERROR(context(conn.Exec("RESET maintenance_work_mem"), "RESET"));
+  if (set_mem) LD_RETURN_IF_ERROR(context(conn.ExecOne("RESET maintenance_work_mem"), "RESET"));
+
+  // The swap: one transaction, one statement per call.
+  std::vector<std::pair<std::string, std::vector<std::string>>> swap;
+  if (plan.if_exists == LoadIfExists::kReplace) {
+    swap.push_back({"DROP TABLE IF EXISTS " + final_table, {}});
   }
-  std::string swap = "BEGIN; ";
-  if (plan.if_exists == LoadIfExists::kReplace) swap += "DROP TABLE IF EXISTS " + final_table + "; ";
-  swap += "ALTER TABLE " + staged.staging + " RENAME TO " + QuoteIdent(plan.target.name) + "; ";
+  swap.push_back({"ALTER TABLE " + staged.staging + " RENAME TO " + QuoteIdent(plan.target.name),
+                  {}});
   for (const auto& [temp, final_name] : key_names) {
-    swap += "ALTER TABLE " + final_table + " RENAME CONSTRAINT " + QuoteIdent(temp) + " TO " +
-            QuoteIdent(final_name) + "; ";
+    swap.push_back({"ALTER TABLE " + final_table + " RENAME CONSTRAINT " + QuoteIdent(temp) +
+                        " TO " + QuoteIdent(final_name),
+                    {}});
   }
   // Identity columns get their sequence now (named after the final table), continuing
   // after the largest loaded value.
-  for (const std::string& name : staged.identity_columns) {
-    const std::string col = QuoteIdent(name);
+  for (const std::string& column : staged.identity_columns) {
+    const std::string col = QuoteIdent(column);
+    swap.push_back({"ALTER TABLE " + final_table + " ALTER COLUMN " + col +
+                        " ADD GENERATED BY DEFAULT AS IDENTITY",
+                    {}});
     // pg_get_serial_sequence: the table name is parsed as SQL, the column name taken as is.
-    swap += "ALTER TABLE " + final_table + " ALTER COLUMN " + col +
-            " ADD GENERATED BY DEFAULT AS IDENTITY; SELECT pg_catalog.setval("
-            "pg_catalog.pg_get_serial_sequence(" + QuoteLiteral(final_table) + ", " +
-            QuoteLiteral(name) + "), greatest(coalesce(max(" + col + "), 0), 0) + 1, false) FROM " +
-            final_table + "; ";
+    swap.push_back({"SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence($1, $2), "
+                    "greatest(coalesce(max(" + col + "), 0), 0) + 1, false) FROM " + final_table,
+                    {final_table, column}});
   }
-  swap += "COMMIT";
-  Status s = conn.Exec(swap);
+  Status s = conn.ExecOne("BEGIN");
+  if (s.ok()) s = SetLockTimeout(conn);
+  for (const auto& [sql, params] : swap) {
+    if (s.ok()) s = conn.ExecOne(sql, params);
+  }
+  if (s.ok()) s = conn.ExecOne("COMMIT");
   if (!s.ok()) {
     if (s.message().find("already exists") != std::string::npos &&
         plan.if_exists != LoadIfExists::kReplace) {
@@ -439,9 +419,9 @@ Status PostgresTarget::Commit(PgConn& conn, const TablePlan& plan, const StagedT
           "replace|append)",
           name));
     }
-    return context(s, "moving the loaded table into place");
+    return context(LockTimeoutError(s, name), "moving the loaded table into place");
   }
-  return context(conn.Exec("ANALYZE " + final_table), "ANALYZE");
+  return Analyze(conn, plan);
 }
 
 }  // namespace
@@ -470,94 +450,12 @@ std::string PgTypeForLogical(const LogicalType& type) {
 
 std::string PgStagingTableName(std::string_view table) {
   constexpr std::string_view kPrefix = "_lakedump_load_";
-  if (kPrefix.size() + table.size() <= kMaxIdentifierBytes) {
+  if (kPrefix.size() + table.size() <= kPgMaxIdentifierBytes) {
     return std::string(kPrefix) + std::string(table);
   }
   // Cut names would collide: keep a hash of the whole name.
   const std::string hash = fmt::format("_{:016x}", XXH64(table.data(), table.size(), 0));
-  return std::string(kPrefix) +
-         std::string(Utf8Prefix(table, kMaxIdentifierBytes - kPrefix.size() - hash.size())) + hash;
-}
-
-namespace {
-// How the table-level clauses of the PostgreSQL source's CREATE TABLE begin (after
-// the column lines): keys first, then the named CHECK constraints.
-constexpr std::string_view kKeyClauses[] = {"PRIMARY KEY", "UNIQUE"};
-constexpr std::string_view kCheckClauses[] = {"CONSTRAINT "};
-
-// The table-level lines of a recorded CREATE TABLE that start with one of `starts`
-// (after the indent), without their trailing comma, in order.
-std::vector<std::string> DdlClauses(std::string_view ddl,
-                                    std::span<const std::string_view> starts) {
-  std::vector<std::string> clauses;
-  size_t pos = 0;
-  while (pos < ddl.size()) {
-    size_t end = ddl.find('\n', pos);
-    if (end == std::string_view::npos) end = ddl.size();
-    std::string_view line = ddl.substr(pos, end - pos);
-    pos = end + 1;
-    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-    if (std::none_of(starts.begin(), starts.end(),
-                     [&](std::string_view s) { return line.starts_with(s); })) {
-      continue;
-    }
-    if (line.ends_with(",")) line.remove_suffix(1);
-    clauses.emplace_back(line);
-  }
-  return clauses;
-}
-}  // namespace
-
-std::vector<std::string> PgKeyClausesFromDdl(std::string_view ddl) {
-  return DdlClauses(ddl, kKeyClauses);
-}
-
-std::vector<std::string> PgCheckClausesFromDdl(std::string_view ddl) {
-  return DdlClauses(ddl, kCheckClauses);
-}
-
-std::vector<PgColumnExtras> PgColumnExtrasFromDdl(std::string_view ddl, const Schema& schema) {
-  // The source writes one column per line: `  "name" <format_type>[ GENERATED BY DEFAULT AS
-  // IDENTITY| DEFAULT <expr>][ NOT NULL]`, joined by ",\n", then the key clauses, then "\n)".
-  std::vector<PgColumnExtras> extras(schema.num_columns());
-  std::vector<size_t> starts(schema.num_columns(), std::string_view::npos);
-  std::vector<size_t> ends(schema.num_columns(), std::string_view::npos);
-  size_t from = 0;
-  for (size_t i = 0; i < schema.num_columns(); ++i) {
-    const Column& c = schema.column(i);
-    const std::string prefix = "\n  " + QuoteIdent(c.name) + " " + c.source_type;
-    const size_t at = ddl.find(prefix, from);
-    if (at == std::string_view::npos) continue;
-    starts[i] = at + prefix.size();
-    if (i > 0 && starts[i - 1] != std::string_view::npos) ends[i - 1] = at - 1;  // before ","
-    from = starts[i];
-  }
-  if (!starts.empty() && starts.back() != std::string_view::npos) {
-    // The last column ends where the first table-level clause, or the statement, begins.
-    size_t end = ddl.rfind("\n)");
-    auto before = [&](std::span<const std::string_view> clauses) {
-      for (std::string_view c : clauses) {
-        end = std::min(end, ddl.find(",\n  " + std::string(c), starts.back()));
-      }
-    };
-    before(kKeyClauses);
-    before(kCheckClauses);
-    ends.back() = end;
-  }
-  for (size_t i = 0; i < schema.num_columns(); ++i) {
-    if (starts[i] == std::string_view::npos || ends[i] == std::string_view::npos ||
-        ends[i] < starts[i]) {
-      continue;
-    }
-    std::string_view rest = ddl.substr(starts[i], ends[i] - starts[i]);
-    if (rest.ends_with(" NOT NULL")) rest.remove_suffix(9);
-    if (rest == " GENERATED BY DEFAULT AS IDENTITY") {
-      extras[i].identity = true;
-    } else if (rest.starts_with(" DEFAULT ")) {
-      extras[i].default_expr = std::string(rest.substr(9));
-    }
-  }
-  return extras;
+  return PgIdentifierWithSuffix(std::string(kPrefix) + std::string(table), hash);
 }
 
 Result<std::unique_ptr<TargetDatabase>> OpenPostgresTarget(std::string conninfo,

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "load/sqlite/sqlite_guard.h"
 #include "source/sqlite/sqlite_connection.h"
 #include "source/sqlite/sqlite_types.h"
 #include "table/temporal.h"
@@ -146,8 +147,9 @@ std::string SqliteDeclaredType(const LogicalType& type) {
 }
 
 std::string SqliteColumnType(const Column& column, bool from_sqlite) {
-  if (from_sqlite) {
-    // An empty declared type is kept too: it maps back to string.
+  if (from_sqlite && IsSafeSqliteTypeName(column.source_type)) {
+    // An empty declared type is kept too: it maps back to string. Anything but a plain type
+    // name ("INT); ATTACH ...") is never pasted into SQL.
     if (MapSqliteDeclaredType(column.source_type).type == column.type) return column.source_type;
   }
   return SqliteDeclaredType(column.type);

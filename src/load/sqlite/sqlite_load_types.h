@@ -24,8 +24,8 @@ namespace lakedump {
 std::string SqliteDeclaredType(const LogicalType& type);
 
 // The declared type to create `column` with: its recorded source type when the
-// dump came from SQLite and that type maps back to the column's logical type,
-// else SqliteDeclaredType().
+// dump came from SQLite, it is a plain type name (IsSafeSqliteTypeName) and maps back to
+// the column's logical type, else SqliteDeclaredType().
 std::string SqliteColumnType(const Column& column, bool from_sqlite);
 
 // CREATE TABLE <quoted_name> (...) from the schema: declared types, NOT NULL,

@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "load/sqlite/sqlite_guard.h"
 #include "load/sqlite/sqlite_load_types.h"
 #include "source/sqlite/sqlite_connection.h"
 
@@ -103,9 +104,9 @@ class SqliteTarget final : public TargetDatabase {
   }
 
  private:
-  // REQUIRES: mu_ held (for every *Locked and Exec).
+  // REQUIRES: mu_ held (for every *Locked and Exec). One statement only (ExecOneStatement).
   Status Exec(const std::string& sql, std::string_view context) {
-    return ExecSql(db_.get(), sql.c_str(), context);
+    return ExecOneStatement(db_.get(), sql, context);
   }
   Result<bool> ExistsLocked(const std::string& name);
   Result<std::vector<std::string>> ColumnsLocked(const std::string& name);
@@ -185,19 +186,35 @@ Status SqliteTarget::CreateStagingLocked(const TablePlan& plan, const std::strin
   const Schema& schema = plan.definition.schema;
   const std::string quoted = QuoteIdentifier(staging);
   const bool from_sqlite = plan.source_kind == "sqlite";
-  if (from_sqlite && !plan.definition.ddl.empty()) {
-    // The source's own statement: identical declared types and constraints --
-    // if it creates exactly the dumped columns (no generated ones, say).
+  if (from_sqlite && !plan.definition.ddl.empty() && !plan.trust_schema) {
+    notes().SkipSchemaItems(1);  // the recorded CREATE TABLE (its defaults, checks...)
+  } else if (from_sqlite && !plan.definition.ddl.empty()) {
+    // The source's own statement: identical declared types and constraints -- if it is one
+    // statement that creates exactly the staging table with the dumped columns (no generated
+    // ones, say), and does nothing else: the authorizer denies any other action.
     if (auto ddl = RenameTableInDdl(plan.definition.ddl, staging)) {
-      if (Exec(*ddl, staging).ok()) {
+      Status created;
+      std::string denied;
+      {
+        SchemaAuthorizer guard(db_.get(), staging);
+        created = Exec(*ddl, staging);
+        denied = guard.denied();
+      }
+      if (created.ok()) {
         LD_ASSIGN_OR_RETURN(std::vector<std::string> cols, ColumnsLocked(staging));
         bool same = cols.size() == schema.num_columns();
         for (size_t i = 0; same && i < cols.size(); ++i) same = cols[i] == schema.column(i).name;
         if (same) return Status::OK();
         LD_RETURN_IF_ERROR(Exec("DROP TABLE " + quoted, staging));
+      } else {
+        notes().Warn(fmt::format(
+            "table {}: its recorded CREATE TABLE was not applied ({}{}); created from the "
+            "column types instead",
+            plan.target.name, created.message(), denied.empty() ? "" : ", denied: " + denied));
       }
     }
   }
+  SchemaAuthorizer guard(db_.get(), staging);
   return Exec(SqliteCreateTable(quoted, schema, plan.definition.primary_key, from_sqlite),
               plan.target.name);
 }

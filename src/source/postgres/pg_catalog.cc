@@ -385,16 +385,27 @@ Result<std::vector<PgTablePlan>> PgCatalog::DescribeMany(PgConn& conn,
   {
     LD_ASSIGN_OR_RETURN(
         PgResult r,
-        conn.Query("SELECT k.conrelid, a.attname FROM pg_catalog.pg_constraint k "
+        // Key columns, structured (the loader rebuilds keys from these, not from the DDL),
+        // in the order of the key clauses of the DDL above (contype, conname).
+        conn.Query("SELECT k.conrelid, a.attname, k.contype, k.oid FROM pg_catalog.pg_constraint k "
                    "CROSS JOIN LATERAL unnest(k.conkey) WITH ORDINALITY AS u(attnum, ord) "
                    "JOIN pg_catalog.pg_attribute a ON a.attrelid = k.conrelid "
                    "AND a.attnum = u.attnum "
-                   "WHERE k.conrelid = ANY($1::oid[]) AND k.contype = 'p' "
-                   "ORDER BY k.conrelid, u.ord",
+                   "WHERE k.conrelid = ANY($1::oid[]) AND k.contype IN ('p', 'u') "
+                   "ORDER BY k.conrelid, k.contype, k.conname, k.oid, u.ord",
                    {oids}));
+    std::string_view last_unique;
     for (int row = 0; row < PQntuples(r.get()); ++row) {
       const size_t t = by_oid.at(static_cast<uint32_t>(ToInt(PgValue(r.get(), row, 0))));
-      plans[t].definition.primary_key.emplace_back(PgValue(r.get(), row, 1));
+      TableDefinition& def = plans[t].definition;
+      if (PgValue(r.get(), row, 2) == "p") {
+        def.primary_key.emplace_back(PgValue(r.get(), row, 1));
+        continue;
+      }
+      const std::string_view key_oid = PgValue(r.get(), row, 3);
+      if (def.unique_keys.empty() || key_oid != last_unique) def.unique_keys.emplace_back();
+      last_unique = key_oid;
+      def.unique_keys.back().emplace_back(PgValue(r.get(), row, 1));
     }
   }
   for (size_t t = 0; t < plans.size(); ++t) {

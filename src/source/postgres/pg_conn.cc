@@ -255,6 +255,18 @@ Status PgConn::Exec(const std::string& sql) {
   return Status::OK();
 }
 
+Status PgConn::ExecOne(const std::string& sql, const std::vector<std::string>& params) {
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const auto& p : params) values.push_back(p.c_str());
+  PgResult r(PQexecParams(conn_.get(), sql.c_str(), static_cast<int>(params.size()), nullptr,
+                          values.data(), nullptr, nullptr, 0));
+  if (!r) return ErrorStatus(nullptr);
+  const ExecStatusType st = PQresultStatus(r.get());
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return ErrorStatus(r.get());
+  return Status::OK();
+}
+
 Result<PgResult> PgConn::Query(const std::string& sql, const std::vector<std::string>& params) {
   std::vector<const char*> values;
   values.reserve(params.size());

@@ -53,6 +53,10 @@ class PgConn {
 
   // Runs `sql` (one or several statements) that return no rows.
   Status Exec(const std::string& sql);
+  // Runs exactly one statement (PQexecParams: the server refuses several `;`-separated
+  // ones, so nothing can be chained onto it), with optional text parameters; any result
+  // status but an error is fine. For every statement built with parts we did not write.
+  Status ExecOne(const std::string& sql, const std::vector<std::string>& params = {});
   // Runs one statement returning rows, with optional text parameters.
   Result<PgResult> Query(const std::string& sql, const std::vector<std::string>& params = {});
 

@@ -88,12 +88,6 @@ std::string CanonicalQueryString(std::vector<std::pair<std::string, std::string>
   return out;
 }
 
-std::string Sha256Hex(std::string_view data) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-  return HexEncode(digest, sizeof(digest));
-}
-
 std::string Md5Base64(std::string_view data) {
   unsigned char digest[16];
   unsigned int len = 0;

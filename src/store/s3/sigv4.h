@@ -3,6 +3,8 @@
 // the S3 client needs (SHA-256 hex, MD5 base64). Stateless; thread-safe.
 #pragma once
 
+#include "base/sha256.h"
+
 #include <chrono>
 #include <string>
 #include <string_view>
@@ -25,8 +27,7 @@ std::string UriEncode(std::string_view text, bool encode_slash);
 // (then value), as both the canonical request and the wire query use it.
 std::string CanonicalQueryString(std::vector<std::pair<std::string, std::string>> params);
 
-// Hex SHA-256 of data (lower case).
-std::string Sha256Hex(std::string_view data);
+// Hex SHA-256 of data (lower case): Sha256Hex of base/sha256.h.
 // Base64 of the binary MD5 of data (the Content-MD5 header value).
 std::string Md5Base64(std::string_view data);
 // Hex MD5 of data (lower case): a simple PUT's ETag, without its quotes.
