@@ -41,7 +41,10 @@ class S3Client {
   // REQUIRES: transport and retry outlive the client.
   S3Client(S3ClientOptions options, HttpTransport* transport, RetryPolicy* retry);
 
-  Status PutObject(std::string_view key, std::string_view body, std::stop_token stop = {});
+  // create_only: sent with If-None-Match: *; a server that honours it answers
+  // 412 when the key exists (AlreadyExists). radosgw before Reef ignores it.
+  Status PutObject(std::string_view key, std::string_view body, std::stop_token stop = {},
+                   bool create_only = false);
   Result<std::string> CreateMultipartUpload(std::string_view key, std::stop_token stop = {});
   // Returns the part's ETag. Sends Content-MD5.
   Result<std::string> UploadPart(std::string_view key, std::string_view upload_id, int part_number,
