@@ -245,7 +245,9 @@ TEST(CommitSafetyTest, SuccessfulOverwriteSweepsTheOldDumpAfterTheCommit) {
   std::set<std::string> named = {std::string(kManifestKey)};
   for (const TableSummary& s : m->tables) {
     named.insert(s.key);
-    for (const DataFile& f : ReadTableManifest(store, s.key)->files) named.insert(f.key);
+    auto t = ReadTableManifest(store, s.key);  // named: a range-for over a temporary dangles
+    ASSERT_TRUE(t.ok());
+    for (const DataFile& f : t->files) named.insert(f.key);
   }
   const auto keys = store.Keys();
   EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()), named);
