@@ -146,8 +146,12 @@ TEST(PostgresCommitTest, ResumeRedumpsTablesWhoseSourceChanged) {
   const json m = json::parse(ReadFile(dest + "/_manifest.json"));
   for (const json& t : m["tables"]) {
     const json tm = json::parse(ReadFile(dest + "/" + t["key"].get<std::string>()));
-    if (t["table"] == "truncated") EXPECT_EQ(tm["rows"], 7);
-    if (t["table"] == "altered") EXPECT_EQ(tm["columns"].size(), 2u);
+    if (t["table"] == "truncated") {
+      EXPECT_EQ(tm["rows"], 7);
+    }
+    if (t["table"] == "altered") {
+      EXPECT_EQ(tm["columns"].size(), 2u);
+    }
     EXPECT_TRUE(tm["source_fingerprint"]["source"].contains("database_oid"));
     EXPECT_TRUE(tm["source_fingerprint"]["source"]["relation"].contains("relfilenode"));
   }
