@@ -308,12 +308,10 @@ TEST(S3ClientTest, CreateOnlyPutSendsIfNoneMatchAndMaps412ToAlreadyExists) {
   ASSERT_TRUE(client.PutObject("d/_lease.json", "x", {}, /*create_only=*/true).ok());
   Status again = client.PutObject("d/_lease.json", "x", {}, /*create_only=*/true);
   EXPECT_EQ(again.code(), Code::kAlreadyExists) << again.ToString();
-  ASSERT_EQ(transport.requests().size(), 2u);
-  bool sent = false;
-  for (const auto& [k, v] : transport.requests()[0].headers) {
-    if (k == "If-None-Match" && v == "*") sent = true;
-  }
-  EXPECT_TRUE(sent);
+  const std::vector<RecordedRequest> requests = transport.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].Header("If-None-Match"), "*");
+  EXPECT_EQ(requests[1].Header("If-None-Match"), "*");
 }
 
 }  // namespace
