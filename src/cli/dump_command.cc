@@ -8,8 +8,10 @@
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/unfinished_writes.h"
 #include "dump/signature.h"
 #include "dump/export_service.h"
+#include "dump/manifest.h"
 #include "dump/progress.h"
 #include "dump/trace.h"
 #include "store/open_store.h"
@@ -33,6 +35,7 @@ struct DumpArgs {
   std::string partition_by;
   int max_partitions = 1000;
   std::string if_exists = "fail";
+  std::string wait_for_lock = "0";  // --wait-for-lock alone: "forever"
   std::string progress = "auto";
   bool json = false;
   std::string trace;
@@ -93,6 +96,13 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   o.partition_by = a.partition_by;
   o.max_open_partitions = a.max_partitions;
   LD_ASSIGN_OR_RETURN(o.if_exists, ParseIfExists(a.if_exists));
+  if (a.wait_for_lock == "forever") {
+    o.wait_for_lock.reset();
+  } else {
+    auto wait = ParseDuration(a.wait_for_lock);
+    if (!wait.ok()) return wait.status().WithContext("--wait-for-lock");
+    o.wait_for_lock = *wait;
+  }
   LD_ASSIGN_OR_RETURN(o.progress, ParseProgressMode(a.progress));
   if (a.json && a.progress == "auto") o.progress = ProgressMode::kNone;
   o.trace_file = a.trace;
@@ -129,6 +139,27 @@ nlohmann::json Summary(const DumpResult& r, const std::string& dest, const Store
           {"rows_per_second", m.seconds > 0 ? m.total_rows / m.seconds : 0.0}};
 }
 
+// The error to report for a failed run. "Nothing was committed" is said only
+// after checking: a manifest of this very run may have been stored.
+Status FailureStatus(const Status& error, bool interrupted, ObjectStore& store,
+                     const std::string& run_id) {
+  auto manifest = ReadDumpManifest(store);
+  if (manifest.ok() && manifest->dump_id == run_id) {
+    return Status(error.code(),
+                  fmt::format("{}{} (but _manifest.json of this run, {}, was stored: the dump is "
+                              "committed; lakedump verify checks it)",
+                              interrupted ? "interrupted: " : "", error.message(), run_id));
+  }
+  if (!interrupted) return error;
+  std::string message = "interrupted: nothing was committed";
+  // Keep what an operator must still do (uploads that could not be aborted).
+  const size_t gc = error.message().find("run lakedump gc");
+  if (gc != std::string::npos) {
+    message += "; some uploads could not be aborted: " + error.message().substr(gc);
+  }
+  return Status::Cancelled(message);
+}
+
 int RunDump(const DumpArgs& a) {
   InterruptWatcher interrupt;
   auto options = BuildOptions(a);
@@ -155,11 +186,22 @@ int RunDump(const DumpArgs& a) {
                                           : kExitFailed);
   }
   const std::string dest = (*store)->Describe();
+  // The lease goes through a second handle that SIGINT does not cancel, so an
+  // interrupted run still deletes it.
+  StoreOptions lease_store_options = options->store;
+  lease_store_options.stop = {};
+  lease_store_options.s3.max_connections = 2;
+  auto lease_store = OpenStore(a.dest, lease_store_options);
+  if (!lease_store.ok()) return PrintError(lease_store.status(), kExitFailed);
 
   std::unique_ptr<TraceRecorder> trace;
   if (!a.trace.empty()) trace = std::make_unique<TraceRecorder>();
   ExportService service(db->get(), store->get(), *options);
   service.set_trace(trace.get());
+  service.set_lease_store(lease_store->get());
+  service.set_unfinished_write_cleaner([&](std::vector<std::string>* removed) {
+    return RemoveUnfinishedWrites(a.dest, **lease_store, lease_store_options, removed);
+  });
   ProgressReporter reporter(&service.progress(), options->progress);
   reporter.Start();
   Result<DumpResult> result = service.Run(interrupt.token());
@@ -169,8 +211,9 @@ int RunDump(const DumpArgs& a) {
     if (!ts.ok()) PrintError(ts, kExitFailed);
   }
   if (!result.ok()) {
-    Status s = result.status();
-    if (interrupt.interrupted()) s = Status::Cancelled("interrupted: nothing was committed");
+    // Through the store handle that the interrupt does not cancel.
+    Status s =
+        FailureStatus(result.status(), interrupt.interrupted(), **lease_store, service.run_id());
     const int code = (s.code() == Code::kInvalidArgument && !service.started_writing())
                          ? kExitUsage
                          : kExitFailed;
@@ -180,6 +223,9 @@ int RunDump(const DumpArgs& a) {
                             .c_str());
     }
     return PrintError(s, code);
+  }
+  for (const std::string& w : result->warnings) {
+    std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(w).c_str());
   }
   if (a.json) {
     std::printf("%s\n", DisplayJson(Summary(*result, dest, (*store)->Stats())).c_str());
@@ -240,6 +286,12 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
   app->add_option("--if-exists", a->if_exists,
                   "fail | overwrite | resume, when DEST already holds something")
       ->capture_default_str();
+  app->add_option("--wait-for-lock", a->wait_for_lock,
+                  "when another run holds DEST's lease (_lease.json), wait up to DURATION for "
+                  "it (alone: without limit) instead of failing at once")
+      ->expected(0, 1)
+      ->default_str("forever")
+      ->type_name("[=DURATION]");
   app->add_option("--progress", a->progress, "auto | plain | none")->capture_default_str();
   app->add_flag("--json", a->json, "print one JSON summary object on stdout");
   app->add_option("--sign-key-file", a->sign_key_file,
@@ -282,8 +334,14 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
       "  lakedump dump app.db ./out --query 'recent=SELECT * FROM orders WHERE day > 20000'\n"
       "  lakedump dump app.db ./out --file-size 256MiB --partition-by region\n"
       "  lakedump dump app.db ./out --if-exists resume      # after an interrupted run\n"
+      "  lakedump dump app.db ./out --if-exists overwrite --wait-for-lock=10m\n"
       "  lakedump dump app.db s3://bucket/dumps/app --endpoint http://127.0.0.1:7480\n\n"
-      "Exit codes: 0 complete, 1 failed (nothing committed), 2 bad usage.");
+      "One run at a time per DEST: a run holds DEST/_lease.json while it lives (renewed every "
+      "10 s); a second run fails naming the holder, or waits with --wait-for-lock. A lease "
+      "not renewed for 30 s (or whose process is gone on this host) is stale: only "
+      "--if-exists resume takes it over.\n"
+      "Exit codes: 0 complete, 1 failed (nothing committed by this run: an earlier dump at "
+      "DEST stays as it was), 2 bad usage.");
   return {app, [a] { return RunDump(*a); }};
 }
 

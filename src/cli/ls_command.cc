@@ -102,6 +102,21 @@ int RunLs(const LsArgs& a) {
   }
   std::printf("started %s, finished %s, %s\n", safe(m.started_at).c_str(),
               safe(m.finished_at).c_str(), FormatSeconds(m.seconds).c_str());
+  if (!m.single_snapshot()) {
+    // A resume reused tables of earlier runs: not one consistent state.
+    std::printf("snapshots: %zu (resumed: tables come from these runs, not one snapshot)\n",
+                m.snapshots.size());
+    for (const nlohmann::json& run : m.snapshots) {
+      if (!run.is_object()) continue;
+      auto tables = run.find("tables");
+      auto snap = run.find("snapshot");
+      std::printf("  run %s: %lld tables, started %s\n", OneLine(Str(run, "run_id")).c_str(),
+                  tables != run.end() && tables->is_number_integer()
+                      ? static_cast<long long>(tables->get<int64_t>())
+                      : -1LL,
+                  snap != run.end() ? OneLine(Str(*snap, "started_at")).c_str() : "?");
+    }
+  }
   size_t width = 5;
   for (const TableSummary& t : m.tables) {
     width = std::max(width, safe(t.table.QualifiedName()).size());

@@ -8,6 +8,7 @@
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/unfinished_writes.h"
 #include "dump/signature.h"
 #include "dump/verifier.h"
 #include "store/open_store.h"
@@ -61,12 +62,24 @@ int RunVerify(const VerifyArgs& a) {
     return PrintError(s, kExitFailed);
   }
   const VerifyReport& r = *report;
+  // Not part of the dump and no problem of it, but space that someone should
+  // reclaim (lakedump gc, or the next --if-exists resume).
+  std::vector<std::string> unfinished;
+  if (auto listed = ListUnfinishedWrites(a.dest, **store, store_options); listed.ok()) {
+    unfinished = std::move(*listed);
+  }
   if (a.json) {
-    std::printf("%s\n", DisplayJson(ToJson(r)).c_str());
+    nlohmann::json j = ToJson(r);
+    j["unfinished_writes"] = unfinished;
+    std::printf("%s\n", DisplayJson(j).c_str());
     std::fflush(stdout);
   } else {
     for (const VerifyProblem& p : r.problems) {
       std::printf("PROBLEM %s: %s\n", p.kind.c_str(), OneLine(p.ToString()).c_str());
+    }
+    for (const std::string& u : unfinished) {
+      std::printf("WARNING unfinished write (no part of the dump; lakedump gc removes it): %s\n",
+                  OneLine(u).c_str());
     }
     const std::string what = fmt::format(
         "{} tables, {} files, {} rows, {} hashed{}{} in {}", r.tables, r.files,

@@ -2,7 +2,9 @@
 // library users may too). A value; thread-safe to read.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +46,11 @@ struct DumpOptions {
   int max_open_partitions = 1000;
 
   IfExists if_exists = IfExists::kFail;
+  // The destination's lease (docs/dump-format.md): how long to wait for
+  // another run's lease to go (0 = refuse at once, nullopt = no limit), and how
+  // often this run renews its own (stale after 3 intervals without renewal).
+  std::optional<std::chrono::milliseconds> wait_for_lock{std::chrono::milliseconds(0)};
+  std::chrono::milliseconds lease_renew_interval{10'000};
   // Rows asked from a source per Next().
   size_t batch_rows = 16384;
   // Batches a big work unit's reader thread may fill ahead of its encoder

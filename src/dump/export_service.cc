@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <regex>
 #include <set>
@@ -13,6 +14,7 @@
 #include "dump/batch_pump.h"
 #include "dump/object_keys.h"
 #include "dump/signature.h"
+#include "dump/table_reuse.h"
 #include "dump/table_writer.h"
 
 namespace lakedump {
@@ -34,6 +36,7 @@ struct ExportService::TableState {
   Clock::time_point started;         // GUARDED_BY(mu)
   bool started_set = false;          // GUARDED_BY(mu)
   std::optional<TableManifest> manifest;  // set once committed or reused
+  std::string manifest_key;               // where: its _table.json or _table-<run>.json
 };
 
 nlohmann::json RedactCredentials(const nlohmann::json& value) {
@@ -73,8 +76,9 @@ ExportService::ExportService(Database* db, ObjectStore* store, DumpOptions optio
 
 ExportService::~ExportService() = default;
 
-Status ExportService::PrepareDestination(std::vector<std::string>* stale_table_keys) {
+Status ExportService::PrepareDestination() {
   LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store_->List(""));
+  std::erase_if(objects, [](const ObjectInfo& o) { return o.key == kLeaseKey; });
   const bool has_manifest = std::any_of(objects.begin(), objects.end(), [](const ObjectInfo& o) {
     return o.key == kManifestKey;
   });
@@ -91,66 +95,111 @@ Status ExportService::PrepareDestination(std::vector<std::string>* stale_table_k
             "(use --if-exists overwrite or resume)",
             dest, objects.size(), objects.front().key));
       }
-      return Status::OK();
+      break;
     case IfExists::kOverwrite:
-    case IfExists::kResume: {
-      // The old dump stops being committed before anything of it is touched.
-      if (has_manifest) {
-        const std::string key(kManifestKey);
-        LD_RETURN_IF_ERROR(store_->Delete(std::span<const std::string>(&key, 1)));
-      }
-      if (options_.if_exists == IfExists::kOverwrite) {
-        // No table of the old dump may be re-used by a later resume of this one.
+    case IfExists::kResume:
+      // A committed dump stays committed (and whole) until the new manifest
+      // replaces it: its _manifest.json and _table.json files are not touched.
+      old_dump_committed_ = has_manifest;
+      if (options_.if_exists == IfExists::kOverwrite && !has_manifest) {
+        // Nothing committed to keep: no table of an interrupted dump may be
+        // re-used by a later resume of this one.
+        std::vector<std::string> stale;
         for (const ObjectInfo& o : objects) {
-          const std::string suffix = "/" + std::string(kTableFileName);
-          if (o.key.size() > suffix.size() &&
-              o.key.compare(o.key.size() - suffix.size(), suffix.size(), suffix) == 0) {
-            stale_table_keys->push_back(o.key);
+          const size_t slash = o.key.rfind('/');
+          const std::string_view name =
+              std::string_view(o.key).substr(slash == std::string::npos ? 0 : slash + 1);
+          if (name == kTableFileName || (name.starts_with("_table-") && name.ends_with(".json"))) {
+            stale.push_back(o.key);
           }
         }
-        LD_RETURN_IF_ERROR(store_->Delete(*stale_table_keys));
+        LD_RETURN_IF_ERROR(store_->Delete(stale));
+        std::erase_if(objects, [&](const ObjectInfo& o) {
+          return std::find(stale.begin(), stale.end(), o.key) != stale.end();
+        });
       }
-      return Status::OK();
-    }
+      break;
   }
+  listing_ = std::move(objects);
   return Status::OK();
 }
 
-Result<std::optional<TableManifest>> ExportService::TryReuse(const PlannedTable& table) {
-  const std::string key = TableManifestKey(table.info.ref);
-  auto text = store_->GetObject(key);
-  if (!text.ok()) {
-    if (text.status().code() == Code::kNotFound) return std::optional<TableManifest>();
-    return text.status();
-  }
-  auto parsed = ParseTableManifest(*text, key);
-  if (!parsed.ok()) {
-    if (parsed.status().code() == Code::kCorruption) return std::optional<TableManifest>();
-    return parsed.status();
-  }
-  TableManifest& m = *parsed;
+std::string ExportService::CommitKey(const TableRef& table) const {
+  return old_dump_committed_ ? RunTableManifestKey(table, run_id_) : TableManifestKey(table);
+}
+
+Status ExportService::TryReuse(TableState* state) {
+  const TableInfo& info = state->plan->info;
+  const std::vector<std::string> keys = TableManifestCandidates(listing_, info.ref);
+  if (keys.empty()) return Status::OK();
+  // What the source gives now; a table is reused only when it was read from
+  // the same source (database, relation, type options) with the same columns.
+  LD_ASSIGN_OR_RETURN(TableDefinition def, db_->DescribeTable(info));
+  LD_ASSIGN_OR_RETURN(nlohmann::json fingerprint, TableFingerprint(*db_, info, def));
   const bool signing = !options_.sign_key.empty();
-  if (signing) m.json_sha256 = Sha256Hex(*text);
-  if (m.table != table.info.ref || m.query != table.info.query ||
-      m.codec != CodecName(options_.parquet.codec) || m.partition_by != options_.partition_by) {
-    return std::optional<TableManifest>();
-  }
-  for (const DataFile& f : m.files) {
-    auto reader = store_->NewReader(f.key);
-    if (!reader.ok()) {
-      if (reader.status().code() == Code::kNotFound) return std::optional<TableManifest>();
-      return reader.status();
+  for (const std::string& key : keys) {
+    auto text = store_->GetObject(key, kMaxMetadataBytes);
+    if (!text.ok()) {
+      if (text.status().code() == Code::kNotFound) continue;
+      return text.status();
     }
-    if ((*reader)->size() != f.bytes) return std::optional<TableManifest>();
-    // A signed dump vouches for what it reuses: only files with a SHA-256 that still matches
-    // (XXH64 alone is no defence against a planted file).
-    if (signing && f.sha256.empty()) return std::optional<TableManifest>();
-    LD_ASSIGN_OR_RETURN(ObjectDigests digest, HashObjectDigests(**reader, f.bytes, signing));
-    if (digest.xxh64 != f.xxh64 || (signing && digest.sha256 != f.sha256)) {
-      return std::optional<TableManifest>();
+    auto parsed = ParseTableManifest(*text, key);
+    if (!parsed.ok()) {
+      if (parsed.status().code() == Code::kNotFound || parsed.status().code() == Code::kCorruption) {
+        continue;
+      }
+      return parsed.status();
     }
+    TableManifest& m = *parsed;
+    if (signing) m.json_sha256 = Sha256Hex(*text);
+    if (m.table != info.ref || m.query != info.query ||
+        m.codec != CodecName(options_.parquet.codec) || m.partition_by != options_.partition_by ||
+        m.source_fingerprint != fingerprint || m.run_id.empty()) {
+      continue;
+    }
+    // The recorded columns themselves (the fingerprint only hashes them).
+    bool same_columns = m.schema.num_columns() == def.schema.num_columns();
+    for (size_t i = 0; same_columns && i < def.schema.num_columns(); ++i) {
+      same_columns = m.schema.column(i).name == def.schema.column(i).name &&
+                     m.schema.column(i).type == def.schema.column(i).type;
+    }
+    if (!same_columns) continue;
+    bool files_ok = true;
+    for (const DataFile& f : m.files) {
+      if (!f.key.starts_with(TablePrefix(info.ref)) || f.key.find(m.run_id) == std::string::npos) {
+        files_ok = false;
+        break;
+      }
+      auto reader = store_->NewReader(f.key);
+      if (!reader.ok()) {
+        if (reader.status().code() == Code::kNotFound) {
+          files_ok = false;
+          break;
+        }
+        return reader.status();
+      }
+      if ((*reader)->size() != f.bytes) {
+        files_ok = false;
+        break;
+      }
+      // A signed dump vouches for what it reuses: only files with a SHA-256 that still
+      // matches (XXH64 alone is no defence against a planted file).
+      if (signing && f.sha256.empty()) {
+        files_ok = false;
+        break;
+      }
+      LD_ASSIGN_OR_RETURN(ObjectDigests digest, HashObjectDigests(**reader, f.bytes, signing));
+      if (digest.xxh64 != f.xxh64 || (signing && digest.sha256 != f.sha256)) {
+        files_ok = false;
+        break;
+      }
+    }
+    if (!files_ok) continue;
+    state->manifest_key = key;
+    state->manifest = std::move(m);
+    return Status::OK();
   }
-  return std::optional<TableManifest>(std::move(m));
+  return Status::OK();
 }
 
 Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::stop_token stop) {
@@ -215,7 +264,11 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
 
 Status ExportService::CommitTable(TableState* state) {
   const TableInfo& info = state->plan->info;
+  // Rows read while the snapshot's locks had lapsed may be wrong (TRUNCATE is
+  // not MVCC-safe): such a table must not be committed.
+  LD_RETURN_IF_ERROR(db_->CheckSnapshotHeld());
   LD_ASSIGN_OR_RETURN(TableDefinition def, db_->DescribeTable(info));
+  LD_ASSIGN_OR_RETURN(nlohmann::json fingerprint, TableFingerprint(*db_, info, def));
   TableManifest m;
   {
     std::lock_guard<std::mutex> lock(state->mu);
@@ -241,6 +294,8 @@ Status ExportService::CommitTable(TableState* state) {
   m.codec = std::string(CodecName(options_.parquet.codec));
   m.partition_by = options_.partition_by;
   m.run_id = run_id_;
+  m.source_fingerprint = std::move(fingerprint);
+  m.source_snapshot = snapshot_;
   std::sort(m.files.begin(), m.files.end(),
             [](const DataFile& a, const DataFile& b) { return a.key < b.key; });
   for (const DataFile& f : m.files) {
@@ -248,21 +303,23 @@ Status ExportService::CommitTable(TableState* state) {
     m.bytes += f.bytes;
   }
   m.finished_at = FormatUtc(Clock::now());
-  LD_ASSIGN_OR_RETURN(std::string text,
-                      SerializeMetadata(ToJson(m), TableManifestKey(info.ref)));
+  const std::string key = CommitKey(info.ref);
+  LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(ToJson(m), key));
   if (!options_.sign_key.empty()) m.json_sha256 = Sha256Hex(text);
-  LD_RETURN_IF_ERROR(store_->PutObject(TableManifestKey(info.ref), text)
-                         .WithContext(TableManifestKey(info.ref)));
+  LD_RETURN_IF_ERROR(store_->PutObject(key, text).WithContext(key));
+  state->manifest_key = key;
   state->manifest = std::move(m);
   progress_.tables_done += 1;
   return Status::OK();
 }
 
-Status ExportService::SweepStrays(const std::vector<TableManifest>& tables, uint64_t* deleted) {
-  std::set<std::string> keep;
-  for (const TableManifest& t : tables) {
-    keep.insert(TableManifestKey(t.table));
-    for (const DataFile& f : t.files) keep.insert(f.key);
+Status ExportService::SweepStrays(const std::vector<CommittedTable>& tables, uint64_t* deleted) {
+  std::set<std::string> keep = {std::string(kManifestKey), std::string(kLeaseKey)};
+  // An unsigned dump over a signed one: the old signature goes with the old dump.
+  if (!options_.sign_key.empty()) keep.insert(std::string(kSignatureKey));
+  for (const CommittedTable& t : tables) {
+    keep.insert(t.key);
+    for (const DataFile& f : t.manifest->files) keep.insert(f.key);
   }
   LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store_->List(""));
   std::vector<std::string> stray;
@@ -271,7 +328,42 @@ Status ExportService::SweepStrays(const std::vector<TableManifest>& tables, uint
   }
   *deleted = stray.size();
   if (stray.empty()) return Status::OK();
-  return store_->Delete(stray).WithContext("deleting objects of the earlier dump");
+  return store_->Delete(stray);
+}
+
+void ExportService::DeleteOwnObjects(ObjectStore& store) {
+  auto listed = store.List("");
+  if (!listed.ok()) return;
+  std::vector<std::string> own;
+  for (const ObjectInfo& o : *listed) {
+    if (o.key.find(run_id_) != std::string::npos && o.key != kManifestKey) own.push_back(o.key);
+  }
+  store.Delete(own).IgnoreError();
+}
+
+Status ExportService::WriteManifest(const DumpManifest& d) {
+  LD_ASSIGN_OR_RETURN(std::string body, SerializeMetadata(ToJson(d), kManifestKey));
+  if (d.sha256) {
+    // The signature of these exact bytes goes first: _manifest.json stays the commit point.
+    LD_RETURN_IF_ERROR(store_->PutObject(kSignatureKey, SignatureObject(options_.sign_key, body))
+                           .WithContext(std::string(kSignatureKey)));
+  }
+  Status put = store_->PutObject(kManifestKey, body);
+  if (!put.ok()) {
+    // A write whose reply was lost may have landed: only a manifest that is
+    // not this run's means "not committed".
+    auto stored = store_->GetObject(kManifestKey);
+    if (!stored.ok() || *stored != body) return put.WithContext(std::string(kManifestKey));
+  }
+  Status sync = store_->SyncWritten();
+  if (!sync.ok()) {
+    return sync.WithContext(fmt::format(
+        "{} of this run was written but could not be made durable (the dump is committed "
+        "unless the machine loses power before the data reaches the disk; lakedump verify "
+        "checks it)",
+        kManifestKey));
+  }
+  return Status::OK();
 }
 
 Result<DumpResult> ExportService::Run(std::stop_token stop) {
@@ -280,11 +372,55 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   if (options_.table_parallelism < 1) {
     return Status::InvalidArgument("--table-parallelism must be at least 1");
   }
+  // One writer per destination, from before anything is read or written
+  // until the end (success or failure): a waiting run holds no snapshot.
+  LeaseOptions lease_options;
+  lease_options.renew_interval = options_.lease_renew_interval;
+  lease_options.wait = options_.wait_for_lock;
+  lease_options.take_over_stale = options_.if_exists == IfExists::kResume;
+  LD_ASSIGN_OR_RETURN(lease_, DumpLease::Acquire(lease_store_ ? lease_store_ : store_, run_id_,
+                                                 lease_options, stop));
+  Result<DumpResult> result = RunLeased(stop, started);
+  if (!result.ok() && old_dump_committed_ && !manifest_written_) {
+    // The committed dump stays exactly as it was: what this run wrote goes
+    // (its keys carry the run id), which also gives back the space on a full disk.
+    DeleteOwnObjects(lease_store_ ? *lease_store_ : *store_);
+  }
+  Status released = lease_->Release();
+  lease_.reset();
+  if (result.ok() && !released.ok()) {
+    result->warnings.push_back(
+        fmt::format("could not delete the lease {}: {} (the next run can take it over with "
+                    "--if-exists resume once it is stale)",
+                    kLeaseKey, released.message()));
+  }
+  return result;
+}
+
+Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_point started) {
   LD_RETURN_IF_ERROR(db_->BeginSnapshot());
   LD_ASSIGN_OR_RETURN(DumpPlan plan, PlanDump(*db_, options_));
-  std::vector<std::string> stale;
-  LD_RETURN_IF_ERROR(PrepareDestination(&stale));
+  LD_RETURN_IF_ERROR(PrepareDestination());
   started_writing_ = true;
+  DumpResult result;
+  if (cleaner_ && options_.if_exists != IfExists::kFail) {
+    // Under the lease no other run writes here: every unfinished write is a dead run's.
+    std::vector<std::string> removed;
+    Status cleaned = cleaner_(&removed);
+    result.removed_unfinished = removed.size();
+    if (!cleaned.ok()) {
+      result.warnings.push_back(fmt::format(
+          "could not remove every unfinished write of earlier runs ({}): lakedump gc does",
+          cleaned.message()));
+    }
+  }
+  {
+    const nlohmann::json described = db_->Describe();
+    snapshot_ = {{"run_id", run_id_}, {"started_at", FormatUtc(started)}};
+    for (const char* k : {"snapshot_id", "snapshot_time", "wal_lsn", "snapshot"}) {
+      if (described.contains(k)) snapshot_[k] = described[k];
+    }
+  }
 
   std::vector<std::unique_ptr<TableState>> states;
   for (const PlannedTable& t : plan.tables) {
@@ -297,13 +433,12 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   progress_.tables_total = states.size();
 
   ThreadPool pool(static_cast<size_t>(options_.table_parallelism));
-  DumpResult result;
   if (options_.if_exists == IfExists::kResume) {
     TaskGroup checks(&pool, static_cast<size_t>(options_.table_parallelism), stop);
     for (auto& s : states) {
       TableState* state = s.get();
       checks.Spawn([this, state](std::stop_token) -> Status {
-        LD_ASSIGN_OR_RETURN(state->manifest, TryReuse(*state->plan));
+        LD_RETURN_IF_ERROR(TryReuse(state));
         if (state->manifest) {
           progress_.tables_done += 1;
           progress_.tables_reused += 1;
@@ -341,11 +476,11 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   }
   if (stop.stop_requested()) return Status::Cancelled("interrupted");
 
-  std::vector<TableManifest> tables;
-  for (auto& s : states) tables.push_back(*s->manifest);
-  if (options_.if_exists != IfExists::kFail) {
-    LD_RETURN_IF_ERROR(SweepStrays(tables, &result.deleted_objects));
-  }
+  std::vector<CommittedTable> tables;
+  for (auto& s : states) tables.push_back(CommittedTable{s->manifest_key, &*s->manifest});
+  std::sort(tables.begin(), tables.end(), [](const CommittedTable& a, const CommittedTable& b) {
+    return a.manifest->table.QualifiedName() < b.manifest->table.QualifiedName();
+  });
 
   DumpManifest& d = result.manifest;
   d.dump_id = run_id_;
@@ -353,33 +488,47 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   d.source = RedactCredentials(db_->Describe());
   d.options = DumpOptionsToJson(options_);
   d.started_at = FormatUtc(started);
-  std::sort(tables.begin(), tables.end(), [](const TableManifest& a, const TableManifest& b) {
-    return a.table.QualifiedName() < b.table.QualifiedName();
-  });
-  for (const TableManifest& t : tables) {
-    d.tables.push_back(TableSummary{t.table, TableManifestKey(t.table), t.rows, t.files.size(),
-                                    t.bytes, t.codec, t.seconds, t.json_sha256});
+  std::map<std::string, nlohmann::json> runs;  // run id -> its entry in "snapshots"
+  for (const CommittedTable& c : tables) {
+    const TableManifest& t = *c.manifest;
+    d.tables.push_back(TableSummary{t.table, c.key, t.rows, t.files.size(), t.bytes, t.codec,
+                                    t.seconds, t.run_id, t.json_sha256});
     d.total_rows += t.rows;
     d.total_files += t.files.size();
     d.total_bytes += t.bytes;
+    nlohmann::json& run = runs[t.run_id];
+    if (run.is_null()) {
+      run = {{"run_id", t.run_id}, {"tables", 0}, {"snapshot", t.source_snapshot}};
+    }
+    run["tables"] = run["tables"].get<int>() + 1;
   }
+  for (auto& [id, run] : runs) d.snapshots.push_back(std::move(run));
   const auto finished = Clock::now();
   d.finished_at = FormatUtc(finished);
   d.seconds = std::chrono::duration<double>(finished - started).count();
-  // Every data file and _table.json durable before the commit point, and the
-  // commit point itself before we report success.
+
+  // The commit point. Before it: the snapshot's locks still held, the lease
+  // still ours, and the destination still holding exactly what the manifest
+  // names; every data file and _table.json durable.
+  LD_RETURN_IF_ERROR(db_->CheckSnapshotHeld());
+  LD_RETURN_IF_ERROR(lease_->CheckHeld());
+  LD_RETURN_IF_ERROR(CheckBeforeCommit(*store_, tables, options_.table_parallelism, stop));
   LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext("making the dump's files durable"));
+  manifest_written_ = true;  // from here a failure may leave it stored: never delete ours
   d.sha256 = !options_.sign_key.empty();
-  LD_ASSIGN_OR_RETURN(std::string manifest_text, SerializeMetadata(ToJson(d), kManifestKey));
-  if (d.sha256) {
-    // The signature of these exact bytes goes first: _manifest.json stays the commit point.
-    LD_RETURN_IF_ERROR(
-        store_->PutObject(kSignatureKey, SignatureObject(options_.sign_key, manifest_text))
-            .WithContext(std::string(kSignatureKey)));
+  LD_RETURN_IF_ERROR(WriteManifest(d));
+
+  // After it: what the new manifest does not name belongs to the earlier dump
+  // or to dead runs (data file names are unique per run).
+  if (options_.if_exists != IfExists::kFail) {
+    Status swept = SweepStrays(tables, &result.deleted_objects);
+    if (!swept.ok()) {
+      result.warnings.push_back(fmt::format(
+          "the dump is committed, but objects of the earlier dump could not all be deleted "
+          "({}): lakedump verify lists them; a later --if-exists resume deletes them",
+          swept.message()));
+    }
   }
-  LD_RETURN_IF_ERROR(store_->PutObject(kManifestKey, manifest_text)
-                         .WithContext(std::string(kManifestKey)));
-  LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext(std::string(kManifestKey)));
   return result;
 }
 

@@ -9,10 +9,13 @@
 // of the service's own pool threads.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <stop_token>
 
+#include "dump/dump_lease.h"
 #include "dump/dump_options.h"
+#include "dump/commit_check.h"
 #include "dump/file_encoder.h"
 #include "dump/manifest.h"
 #include "dump/planner.h"
@@ -26,7 +29,11 @@ namespace lakedump {
 struct DumpResult {
   DumpManifest manifest;
   uint64_t reused_tables = 0;   // --if-exists resume: tables kept from an earlier run
-  uint64_t deleted_objects = 0; // objects of an earlier run removed before the commit
+  uint64_t deleted_objects = 0; // objects of an earlier run removed after the commit
+  uint64_t removed_unfinished = 0;  // temp files / uploads of dead runs removed
+  // Problems after the commit point that leave the dump committed and
+  // complete (e.g. objects of the earlier dump that could not be deleted).
+  std::vector<std::string> warnings;
 };
 
 class ExportService {
@@ -37,6 +44,18 @@ class ExportService {
   // Default: Parquet with options.parquet.
   void set_encoder_factory(FileEncoderFactory factory) { encoder_ = std::move(factory); }
   void set_trace(TraceRecorder* trace) { trace_ = trace; }
+  // The store the lease is written through (default: the dump's store). The
+  // CLI passes one that SIGINT does not cancel, so an interrupted run still
+  // deletes its lease. Borrowed; must outlive Run().
+  void set_lease_store(ObjectStore* store) { lease_store_ = store; }
+  // --if-exists resume/overwrite: called once the lease is held, before
+  // anything is written, to remove what dead runs left unfinished (temp files,
+  // multipart uploads). Returns what it removed (counted in the result).
+  void set_unfinished_write_cleaner(std::function<Status(std::vector<std::string>*)> cleaner) {
+    cleaner_ = std::move(cleaner);
+  }
+  // This run's id: data file names, run_id in _table.json, dump_id.
+  const std::string& run_id() const { return run_id_; }
   // Counters for a progress display; valid for the service's lifetime.
   const DumpProgress& progress() const { return progress_; }
 
@@ -47,20 +66,36 @@ class ExportService {
 
  private:
   struct TableState;
-  Status PrepareDestination(std::vector<std::string>* stale_table_keys);
-  Result<std::optional<TableManifest>> TryReuse(const PlannedTable& table);
+  Result<DumpResult> RunLeased(std::stop_token stop, std::chrono::system_clock::time_point started);
+  Status PrepareDestination();
+  Status TryReuse(TableState* state);
   Status ExportUnit(TableState* state, const WorkUnit& unit, std::stop_token stop);
   Status CommitTable(TableState* state);
-  Status SweepStrays(const std::vector<TableManifest>& tables, uint64_t* deleted);
+  Status WriteManifest(const DumpManifest& manifest);
+  // Best effort: deletes every object whose key carries this run's id.
+  void DeleteOwnObjects(ObjectStore& store);
+  Status SweepStrays(const std::vector<CommittedTable>& tables, uint64_t* deleted);
+  // Where this run commits a table: _table.json, or _table-<run>.json while
+  // the destination holds a committed dump (whose _table.json must stay).
+  std::string CommitKey(const TableRef& table) const;
 
   Database* db_;
   ObjectStore* store_;
   DumpOptions options_;
   FileEncoderFactory encoder_;
   TraceRecorder* trace_ = nullptr;
+  ObjectStore* lease_store_ = nullptr;
+  std::function<Status(std::vector<std::string>*)> cleaner_;
   DumpProgress progress_;
   std::string run_id_;
   bool started_writing_ = false;
+  std::unique_ptr<DumpLease> lease_;
+  // Set by PrepareDestination(): the destination's objects (without the lease)
+  // and whether they include a committed dump.
+  std::vector<ObjectInfo> listing_;
+  bool old_dump_committed_ = false;
+  bool manifest_written_ = false;  // the manifest write was started
+  nlohmann::json snapshot_;  // this run's snapshot, as recorded in _table.json
 };
 
 // Removes the password from URLs ("scheme://user:secret@host" -> "scheme://user@host")

@@ -10,6 +10,8 @@ class ParquetEncoder final : public FileEncoder {
   Status Write(const RowBatch& batch) override { return writer_.Write(batch); }
   Status Close() override { return writer_.Close(); }
   uint64_t EstimatedFileSize() const override { return writer_.EstimatedFileSize(); }
+  bool EstimateMeasured() const override { return writer_.measured_compression(); }
+  Status FlushBuffered() override { return writer_.FlushRowGroup(); }
 
  private:
   ParquetWriter writer_;

@@ -19,8 +19,13 @@ class FileEncoder {
   virtual Status Write(const RowBatch& batch) = 0;
   // Flushes everything to the sink (footer included).
   virtual Status Close() = 0;
-  // Bytes written plus buffered, to decide when a file rolls over.
+  // Bytes written plus buffered (at the compression measured so far), to
+  // decide when a file rolls over.
   virtual uint64_t EstimatedFileSize() const = 0;
+  // False until the estimate is based on written (compressed) bytes; then
+  // FlushBuffered() makes it so. Encoders without buffering: always true.
+  virtual bool EstimateMeasured() const { return true; }
+  virtual Status FlushBuffered() { return Status::OK(); }
 };
 
 using FileEncoderFactory =

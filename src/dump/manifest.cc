@@ -165,6 +165,8 @@ json ToJson(const TableManifest& t) {
   j["codec"] = t.codec;
   j["partition_by"] = t.partition_by;
   j["run_id"] = t.run_id;
+  if (!t.source_fingerprint.is_null()) j["source_fingerprint"] = t.source_fingerprint;
+  if (!t.source_snapshot.is_null()) j["source_snapshot"] = t.source_snapshot;
   json files = json::array();
   for (const DataFile& f : t.files) {
     json fj = {{"key", f.key}, {"rows", f.rows}, {"bytes", f.bytes}, {"xxh64", f.xxh64}};
@@ -199,12 +201,15 @@ json ToJson(const DumpManifest& d) {
                {"files", t.files},
                {"bytes", t.bytes},
                {"codec", t.codec},
-               {"seconds", t.seconds}};
+               {"seconds", t.seconds},
+               {"run_id", t.run_id}};
     if (!t.table_json_sha256.empty()) tj["table_json_sha256"] = t.table_json_sha256;
     tables.push_back(std::move(tj));
   }
   if (d.sha256) j["sha256"] = true;
   j["tables"] = tables;
+  j["snapshots"] = d.snapshots;
+  j["single_snapshot"] = d.single_snapshot();
   j["totals"] = {{"tables", d.tables.size()},
                  {"rows", d.total_rows},
                  {"files", d.total_files},
@@ -240,6 +245,8 @@ Result<TableManifest> ParseTableManifest(std::string_view text, std::string_view
     t.codec = j.value("codec", "");
     t.partition_by = j.value("partition_by", "");
     t.run_id = j.value("run_id", "");
+    t.source_fingerprint = j.value("source_fingerprint", json());
+    t.source_snapshot = j.value("source_snapshot", json());
     for (const json& f : j.at("files")) {
       t.files.push_back(DataFile{f.at("key").get<std::string>(), f.at("rows").get<uint64_t>(),
                                  f.at("bytes").get<uint64_t>(), f.at("xxh64").get<std::string>(),
@@ -283,10 +290,12 @@ Result<DumpManifest> ParseDumpManifest(std::string_view text, std::string_view w
           TableRef{t.at("schema").get<std::string>(), t.at("table").get<std::string>()},
           t.at("key").get<std::string>(), t.at("rows").get<uint64_t>(),
           t.at("files").get<uint64_t>(), t.at("bytes").get<uint64_t>(), t.value("codec", ""),
-          t.value("seconds", 0.0)});
+          t.value("seconds", 0.0), t.value("run_id", "")});
       d.tables.back().table_json_sha256 = t.value("table_json_sha256", "");
     }
     d.sha256 = j.value("sha256", false);
+    d.snapshots = j.value("snapshots", json::array());
+    if (!d.snapshots.is_array()) d.snapshots = json::array();
     const json& totals = j.at("totals");
     d.total_rows = totals.at("rows").get<uint64_t>();
     d.total_files = totals.at("files").get<uint64_t>();

@@ -45,6 +45,12 @@ struct TableManifest {
   std::string codec;
   std::string partition_by;
   std::string run_id;                 // run that wrote the files
+  // What the table was read from (Database::Fingerprint plus a schema hash);
+  // resume reuses the table only when the source still gives the same one.
+  nlohmann::json source_fingerprint;  // null in dumps written before it existed
+  // The source's consistent state the rows come from (snapshot id, WAL
+  // position, time), as Database::Describe() gives it; informative.
+  nlohmann::json source_snapshot;
   std::vector<DataFile> files;
   uint64_t rows = 0;
   uint64_t bytes = 0;
@@ -64,6 +70,7 @@ struct TableSummary {
   uint64_t bytes = 0;
   std::string codec;
   double seconds = 0;
+  std::string run_id;  // of its _table.json; "" in dumps written before it existed
   std::string table_json_sha256;  // SHA-256 of its _table.json bytes (signed dumps only)
 };
 
@@ -78,6 +85,11 @@ struct DumpManifest {
   std::string finished_at;
   double seconds = 0;
   std::vector<TableSummary> tables;
+  // One entry per run whose tables the dump holds (a resume reuses tables of
+  // earlier runs): {"run_id", "tables", "snapshot"}. More than one: the tables
+  // were not all read from one snapshot of the source.
+  nlohmann::json snapshots = nlohmann::json::array();
+  bool single_snapshot() const { return snapshots.size() <= 1; }
   uint64_t total_rows = 0;
   uint64_t total_files = 0;
   uint64_t total_bytes = 0;

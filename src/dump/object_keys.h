@@ -15,6 +15,8 @@ namespace lakedump {
 
 inline constexpr std::string_view kManifestKey = "_manifest.json";
 inline constexpr std::string_view kTableFileName = "_table.json";
+// The lease of the run writing the destination (dump/dump_lease.h); no part of a dump.
+inline constexpr std::string_view kLeaseKey = "_lease.json";
 inline constexpr std::string_view kHiveNullPartition = "__HIVE_DEFAULT_PARTITION__";
 
 // Escapes one path component (schema or table name): percent-encodes (%XX, upper-case hex)

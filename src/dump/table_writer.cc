@@ -112,6 +112,11 @@ Status TableFileWriter::WriteTo(OpenFile* f, const RowBatch& batch) {
     f->reported_bytes = now;
   }
   const uint64_t limit = ctx_.options->file_size;
+  if (limit > 0 && f->encoder->EstimatedFileSize() >= limit && !f->encoder->EstimateMeasured()) {
+    // Until a row group is written the estimate is uncompressed (3-4x the
+    // file's size): write what is buffered and measure.
+    LD_RETURN_IF_ERROR(f->encoder->FlushBuffered());
+  }
   if (limit > 0 && f->encoder->EstimatedFileSize() >= limit) {
     auto it = open_.find(f->partition);
     std::unique_ptr<OpenFile> owned = std::move(it->second);

@@ -237,6 +237,11 @@ void CheckTable(const TableSummary& s, const TableManifest& t, Problems* problem
                     fmt::format("{} {}", summary, what), fmt::format("{} {}", table, what));
     }
   };
+  if (!s.run_id.empty() && s.run_id != t.run_id) {
+    problems->Add(s.key, "table-manifest",
+                  "was written by another run than the one _manifest.json committed",
+                  "run " + s.run_id, "run " + t.run_id);
+  }
   check("rows", s.rows, t.rows);
   check("files", s.files, t.files.size());
   check("bytes", s.bytes, t.bytes);
@@ -285,7 +290,9 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
   std::map<std::string, uint64_t> listed;
   for (const ObjectInfo& o : listing) listed.emplace(o.key, o.size);
 
-  std::set<std::string> claimed = {std::string(kManifestKey), std::string(kSignatureKey)};
+  // The lease of a run in progress is not part of any dump.
+  std::set<std::string> claimed = {std::string(kManifestKey), std::string(kSignatureKey),
+                                   std::string(kLeaseKey)};
   std::vector<TableManifest> tables;  // kept alive: jobs point at their schemas
   tables.reserve(manifest.tables.size());
   std::vector<FileCheck> jobs;

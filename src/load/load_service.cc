@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "base/thread_pool.h"
+#include "dump/commit_check.h"
 #include "dump/object_checksum.h"
 #include "dump/object_keys.h"
 #include "dump/planner.h"
@@ -146,6 +147,13 @@ Result<std::vector<LoadService::TableTask>> LoadService::Plan(const DumpManifest
       return Status::Corruption(fmt::format("table {}: _manifest.json says {} rows but {} says {}",
                                             summary.table.QualifiedName(), summary.rows,
                                             summary.key, task.manifest.rows));
+    }
+    // A _table.json replaced after the commit (another writer) is not the one
+    // the manifest committed, even with the same row count.
+    if (std::string diff = TableEntryMismatch(summary, task.manifest); !diff.empty()) {
+      return Status::Corruption(fmt::format(
+          "table {}: {} is not the one _manifest.json committed: it has {}",
+          summary.table.QualifiedName(), summary.key, diff));
     }
     TablePlan& plan = task.plan;
     plan.source = summary.table;

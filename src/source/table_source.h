@@ -79,6 +79,19 @@ class Database {
   virtual Result<std::unique_ptr<TableSource>> Open(const WorkUnit& unit) = 0;
   // Kind, version, snapshot id...: for the manifest. Never credentials.
   virtual nlohmann::json Describe() const = 0;
+  // OK while whatever makes the snapshot safe is still held (PostgreSQL: the
+  // session holding the exported snapshot and the tables' ACCESS SHARE locks is
+  // alive). Called before each table commit and before the dump commit: a
+  // failure means rows read since may be wrong, and nothing may be committed.
+  virtual Status CheckSnapshotHeld() { return Status::OK(); }
+  // Identifies what a table is read from, for resume: equal fingerprints mean
+  // the same database, the same relation and the same options shaping its data
+  // (PostgreSQL: system identifier, database OID, relation OID and relfilenode;
+  // SQLite: the file's device, inode, size and mtime). Excludes the column
+  // list, which the dump hashes from DescribeTable(). Default: null (never reused).
+  virtual Result<nlohmann::json> Fingerprint(const TableInfo& /*table*/) {
+    return nlohmann::json();
+  }
 };
 
 }  // namespace lakedump

@@ -4,8 +4,8 @@
 
 namespace lakedump {
 
-Status ObjectStore::PutObject(std::string_view key, std::string_view data) {
-  LD_ASSIGN_OR_RETURN(auto writer, NewWriter(key));
+Status ObjectStore::PutObject(std::string_view key, std::string_view data, WriteOptions options) {
+  LD_ASSIGN_OR_RETURN(auto writer, NewWriter(key, options));
   LD_RETURN_IF_ERROR(writer->Append(data));
   return writer->Close();
 }

@@ -17,6 +17,16 @@
 
 namespace lakedump {
 
+// How NewWriter() creates its object.
+struct WriteOptions {
+  // Close() fails with AlreadyExists, and leaves the existing object as it was,
+  // when an object with the key exists (local: rename without replace; S3: a
+  // PUT with If-None-Match: *, honoured only by stores that implement
+  // conditional writes, see S3Store; memory: checked under the store's lock).
+  // Meant for small objects (one part on S3).
+  bool create_only = false;
+};
+
 struct ObjectInfo {
   std::string key;
   uint64_t size = 0;
@@ -50,7 +60,8 @@ class ObjectStore {
  public:
   virtual ~ObjectStore() = default;
 
-  virtual Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) = 0;
+  virtual Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
+                                                          WriteOptions options = {}) = 0;
   // NotFound when the object does not exist.
   virtual Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) = 0;
   // Every object whose key starts with `prefix`, recursively, sorted by key.
@@ -67,9 +78,13 @@ class ObjectStore {
   // Close() is already durable (S3, memory, a local store without deferred
   // sync) has nothing to do. Call it before writing a commit point.
   virtual Status SyncWritten() { return Status::OK(); }
+  // True when WriteOptions::create_only is enforced by the store itself (local,
+  // memory). False for S3: an endpoint may ignore If-None-Match (radosgw 16
+  // does), so a create-only write that succeeded may have replaced an object.
+  virtual bool create_only_is_atomic() const { return true; }
 
   // Conveniences built on the primitives above.
-  Status PutObject(std::string_view key, std::string_view data);
+  Status PutObject(std::string_view key, std::string_view data, WriteOptions options = {});
   Result<std::string> GetObject(std::string_view key);
   // Like GetObject, but refuses (Corruption, naming the key and both sizes) an object larger
   // than max_bytes before reading any of it: for metadata that a hostile dump could inflate.

@@ -118,6 +118,28 @@ TEST(ExportServiceTest, FileSizeRollsFilesAndUnitsSplitTables) {
   EXPECT_GT(r->manifest.tables[0].files, 3u);
 }
 
+// --file-size is the size on disk: compressed files come close to it, where an
+// uncompressed estimate made them a few times smaller (issue 17).
+TEST(ExportServiceTest, FileSizeIsTheCompressedSizeOnDisk) {
+  FakeDatabase db;
+  db.AddTable(FakeTable{TableRef{"main", "a"}, 400000});
+  MemoryStore store("t2b");
+  DumpOptions o = SmallOptions();
+  o.parquet.row_group_rows = 20000;
+  o.parquet.codec = CodecKind::kZstd;
+  o.file_size = 256 * 1024;
+  auto r = ExportService(&db, &store, o).Run();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(CheckDump(store), 400000u);
+  auto t = ReadTableManifest(store, r->manifest.tables[0].key);
+  ASSERT_TRUE(t.ok());
+  ASSERT_GE(t->files.size(), 3u);
+  for (size_t i = 0; i + 1 < t->files.size(); ++i) {
+    EXPECT_GE(t->files[i].bytes, o.file_size * 6 / 10) << t->files[i].key;
+    EXPECT_LE(t->files[i].bytes, o.file_size * 2) << t->files[i].key;
+  }
+}
+
 TEST(ExportServiceTest, PartitionByWritesHiveFolders) {
   FakeDatabase db;
   FakeTable t{TableRef{"main", "p"}, 1000};
@@ -195,8 +217,8 @@ TEST(ExportServiceTest, FailedManifestWriteLeavesNoManifest) {
   FakeDatabase db = Tables();
   MemoryStore memory("t5b");
   FaultInjectionStore store(&memory);
-  // 3 data files + 3 _table.json, then the manifest: the 7th writer.
-  store.FailNth(FaultPoint::kNewWriter, 7, Status::IOError("injected manifest failure"));
+  // The lease, 3 data files + 3 _table.json, then the manifest: the 8th writer.
+  store.FailNth(FaultPoint::kNewWriter, 8, Status::IOError("injected manifest failure"));
   ExportService service(&db, &store, SmallOptions());
   auto r = service.Run();
   ASSERT_FALSE(r.ok());

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -64,6 +66,17 @@ inline RunResult RunLakedump(const std::string& args, const TempDir& tmp,
   r.out = ReadFile(out);
   r.err = ReadFile(err);
   return r;
+}
+
+// Runs two lakedump commands at once (each with its own scratch folder); their results.
+inline std::pair<RunResult, RunResult> RunTogether(const std::string& a, const std::string& b) {
+  TempDir da, db;
+  RunResult ra, rb;
+  std::thread ta([&] { ra = RunLakedump(a, da); });
+  std::thread tb([&] { rb = RunLakedump(b, db); });
+  ta.join();
+  tb.join();
+  return {ra, rb};
 }
 
 // The error contract: exit code, one line "lakedump: error: ..." on stderr.

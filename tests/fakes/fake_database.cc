@@ -91,6 +91,7 @@ Result<std::vector<WorkUnit>> FakeDatabase::Split(const TableInfo& table, uint64
 }
 
 Result<std::unique_ptr<TableSource>> FakeDatabase::Open(const WorkUnit& unit) {
+  if (on_open_) on_open_(unit);
   LD_ASSIGN_OR_RETURN(const FakeTable* t, Find(unit.table));
   const uint64_t per = (t->rows + unit.count - 1) / unit.count;
   const uint64_t begin = std::min<uint64_t>(t->rows, per * unit.index);
@@ -100,6 +101,15 @@ Result<std::unique_ptr<TableSource>> FakeDatabase::Open(const WorkUnit& unit) {
 
 nlohmann::json FakeDatabase::Describe() const {
   return {{"kind", "fake"}, {"url", "fake://user:hunter2@localhost/db"}};
+}
+
+Status FakeDatabase::CheckSnapshotHeld() {
+  if (*snapshot_lost_) return Status::Unavailable("fake snapshot holder is gone");
+  return Status::OK();
+}
+
+Result<nlohmann::json> FakeDatabase::Fingerprint(const TableInfo& table) {
+  return nlohmann::json{{"fake", identity_}, {"table", table.ref.QualifiedName()}};
 }
 
 }  // namespace lakedump

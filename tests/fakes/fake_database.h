@@ -5,8 +5,11 @@
 // syntax error. Thread-safe (the configuration is fixed before use).
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,11 +40,23 @@ class FakeDatabase : public Database {
   Result<std::vector<WorkUnit>> Split(const TableInfo& table, uint64_t target_bytes) override;
   Result<std::unique_ptr<TableSource>> Open(const WorkUnit& unit) override;
   nlohmann::json Describe() const override;
+  // The snapshot holder: fails once set_snapshot_lost(true) (tests of the watch).
+  Status CheckSnapshotHeld() override;
+  // {"fake": identity, "table": name}: equal identities mean "the same source".
+  Result<nlohmann::json> Fingerprint(const TableInfo& table) override;
 
+  void set_identity(std::string identity) { identity_ = std::move(identity); }
+  void set_snapshot_lost(bool lost) { *snapshot_lost_ = lost; }
+  // Runs before each Open() (e.g. to change the store or the snapshot mid-dump).
+  void set_on_open(std::function<void(const WorkUnit&)> hook) { on_open_ = std::move(hook); }
 
  private:
   Result<const FakeTable*> Find(const TableInfo& info) const;
   std::vector<FakeTable> tables_;
+  std::string identity_ = "fake";
+  // Shared: a FakeDatabase is returned by value, and atomics do not move.
+  std::shared_ptr<std::atomic<bool>> snapshot_lost_ = std::make_shared<std::atomic<bool>>(false);
+  std::function<void(const WorkUnit&)> on_open_;
 };
 
 }  // namespace lakedump

@@ -105,9 +105,10 @@ int FaultInjectionStore::aborted_writers() const {
   return aborted_;
 }
 
-Result<std::unique_ptr<ObjectWriter>> FaultInjectionStore::NewWriter(std::string_view key) {
+Result<std::unique_ptr<ObjectWriter>> FaultInjectionStore::NewWriter(std::string_view key,
+                                                                     WriteOptions options) {
   LD_RETURN_IF_ERROR(Hit(FaultPoint::kNewWriter));
-  LD_ASSIGN_OR_RETURN(auto inner, target_->NewWriter(key));
+  LD_ASSIGN_OR_RETURN(auto inner, target_->NewWriter(key, options));
   {
     std::lock_guard lock(mu_);
     ++opened_;

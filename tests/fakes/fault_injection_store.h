@@ -49,13 +49,15 @@ class FaultInjectionStore final : public ObjectStore {
   // counts: the wrapped writer is then destroyed unclosed and aborts).
   int aborted_writers() const;
 
-  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override;
+  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
+                                                  WriteOptions options = {}) override;
   Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override;
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Result<ObjectInfo> Head(std::string_view key) override;
   Status Delete(std::span<const std::string> keys) override;
   std::string Describe() const override { return target_->Describe(); }
   Status SyncWritten() override { return target_->SyncWritten(); }
+  bool create_only_is_atomic() const override { return target_->create_only_is_atomic(); }
 
  private:
   class Writer;

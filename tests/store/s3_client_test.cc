@@ -312,3 +312,26 @@ TEST(S3ClientTest, DeleteObjectsSendsBatchesOfOneThousand) {
 
 }  // namespace
 }  // namespace lakedump
+
+namespace lakedump {
+namespace {
+
+// A create-only PutObject carries If-None-Match: * and maps 412 to AlreadyExists
+// (the destination's lease, dump/dump_lease.h).
+TEST(S3ClientTest, CreateOnlyPutSendsIfNoneMatchAndMaps412ToAlreadyExists) {
+  FakeHttpTransport transport;
+  transport.Push(200);
+  transport.Push(412, "<Error><Code>PreconditionFailed</Code></Error>");
+  RetryPolicy retry(FastRetries());
+  S3Client client(ClientOptions(), &transport, &retry);
+  ASSERT_TRUE(client.PutObject("d/_lease.json", "x", {}, /*create_only=*/true).ok());
+  Status again = client.PutObject("d/_lease.json", "x", {}, /*create_only=*/true);
+  EXPECT_EQ(again.code(), Code::kAlreadyExists) << again.ToString();
+  const std::vector<RecordedRequest> requests = transport.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].Header("If-None-Match"), "*");
+  EXPECT_EQ(requests[1].Header("If-None-Match"), "*");
+}
+
+}  // namespace
+}  // namespace lakedump

@@ -200,10 +200,28 @@ class ParquetWriter::Impl {
 
   const ParquetFileStats& stats() const { return stats_; }
 
+  // What is buffered counts at the compression this file's written row groups
+  // had (their bytes in the file over their bytes in memory): a file of
+  // --file-size is that big on disk, not before compression.
   uint64_t EstimatedFileSize() const {
-    uint64_t n = sink_->bytes_written() - sink_start_ + BufferedBytes();
-    for (const auto& job : in_flight_) n += job->bytes;
-    return n;
+    const uint64_t written = sink_->bytes_written() - sink_start_;
+    uint64_t pending = BufferedBytes();
+    for (const auto& job : in_flight_) pending += job->bytes;
+    if (flushed_input_bytes_ > 0) {
+      pending = static_cast<uint64_t>(static_cast<double>(pending) *
+                                      static_cast<double>(written) /
+                                      static_cast<double>(flushed_input_bytes_));
+    }
+    return written + pending;
+  }
+
+  bool measured_compression() const { return flushed_input_bytes_ > 0; }
+
+  Status FlushRowGroup() {
+    if (!error_.ok()) return error_;
+    LD_RETURN_IF_ERROR(Fail(FinishRowGroup()));
+    while (!in_flight_.empty()) LD_RETURN_IF_ERROR(Fail(FlushFront()));
+    return Status::OK();
   }
 
  private:
@@ -310,6 +328,7 @@ class ParquetWriter::Impl {
   Status AppendRowGroup(RowGroupJob& job) {
     LD_RETURN_IF_ERROR(job.status());
     LD_RETURN_IF_ERROR(WriteMagicOnce());
+    flushed_input_bytes_ += job.bytes;
     pq::RowGroup group;
     group.num_rows = static_cast<int64_t>(job.rows);
     int64_t total_compressed = 0;
@@ -344,6 +363,7 @@ class ParquetWriter::Impl {
   bool magic_written_ = false;
   uint64_t sink_start_ = 0;
   uint64_t rows_written_ = 0;
+  uint64_t flushed_input_bytes_ = 0;  // in-memory bytes of the row groups written
   std::unique_ptr<RowGroupJob> current_;
   std::deque<std::unique_ptr<RowGroupJob>> in_flight_;  // started, in file order
   std::vector<std::unique_ptr<RowGroupJob>> free_;
@@ -358,5 +378,7 @@ Status ParquetWriter::Write(const RowBatch& batch) { return impl_->Write(batch);
 Status ParquetWriter::Close() { return impl_->Close(); }
 const ParquetFileStats& ParquetWriter::stats() const { return impl_->stats(); }
 uint64_t ParquetWriter::EstimatedFileSize() const { return impl_->EstimatedFileSize(); }
+bool ParquetWriter::measured_compression() const { return impl_->measured_compression(); }
+Status ParquetWriter::FlushRowGroup() { return impl_->FlushRowGroup(); }
 
 }  // namespace lakedump

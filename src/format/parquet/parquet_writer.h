@@ -60,8 +60,13 @@ class ParquetWriter {
   Status Close();
 
   const ParquetFileStats& stats() const;
-  // Bytes written to the sink so far plus an estimate of what is buffered.
+  // Bytes written to the sink so far plus what is buffered, scaled by the
+  // compression of the row groups written so far (unscaled before the first).
   uint64_t EstimatedFileSize() const;
+  // True once a row group was written (EstimatedFileSize() then scales).
+  bool measured_compression() const;
+  // Ends the row group being filled and writes every finished row group now.
+  Status FlushRowGroup();
 
  private:
   class Impl;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 namespace lakedump {
 namespace {
@@ -209,6 +210,19 @@ Result<std::unique_ptr<PgConn>> PgConn::Connect(const std::string& conninfo,
   }
   keys.push_back("fallback_application_name");
   values.push_back("lakedump");
+  // TCP keepalives (defaults the conninfo may override): a session that sits
+  // idle in its snapshot transaction for a long dump must not be dropped by a
+  // NAT or firewall, and a dead peer is noticed within about a minute.
+  static constexpr std::pair<const char*, const char*> kKeepalives[] = {
+      {"keepalives", "1"},
+      {"keepalives_idle", "30"},
+      {"keepalives_interval", "10"},
+      {"keepalives_count", "3"},
+  };
+  for (const auto& [key, value] : kKeepalives) {
+    keys.push_back(key);
+    values.push_back(value);
+  }
   keys.push_back("dbname");
   values.push_back(conninfo.c_str());
   keys.push_back("client_encoding");

@@ -41,8 +41,9 @@ class PgConn {
   // Connects with `conninfo` (URI or keyword string; PG* variables and
   // .pgpass apply through libpq). Adds connect_timeout=`connect_timeout_s`
   // unless the conninfo or PGCONNECT_TIMEOUT gives one, then runs the session
-  // setup (jit off, UTF8, ISO dates, UTC, no statement/idle timeouts, empty
-  // search_path). Errors never contain the password.
+  // setup (jit off, UTF8, ISO dates, UTC, no statement/idle-in-transaction
+  // timeouts, empty search_path). TCP keepalives are on (idle 30 s, interval
+  // 10 s, 3 probes) unless the conninfo sets them. Errors never contain the password.
   static Result<std::unique_ptr<PgConn>> Connect(const std::string& conninfo,
                                                  int connect_timeout_s);
 

@@ -32,6 +32,8 @@ class PostgresDatabase final : public Database {
   Result<std::vector<WorkUnit>> Split(const TableInfo& table, uint64_t target_bytes) override;
   Result<std::unique_ptr<TableSource>> Open(const WorkUnit& unit) override;
   nlohmann::json Describe() const override;
+  Status CheckSnapshotHeld() override;
+  Result<nlohmann::json> Fingerprint(const TableInfo& table) override;
 
  private:
   Result<const PgTablePlan*> PlanLocked(const TableInfo& table);
@@ -47,6 +49,7 @@ class PostgresDatabase final : public Database {
   bool in_snapshot_ = false;                   // guarded by mu_
   nlohmann::json snapshot_info_ = nlohmann::json::object();  // guarded by mu_
   std::string snapshot_id_;                    // guarded by mu_
+  nlohmann::json identity_;                    // guarded by mu_: system id, database OID
   // Declared last: destroyed first, while the coordinator still holds the snapshot.
   PgConnectionPool pool_;
 };
@@ -79,8 +82,73 @@ Status PostgresDatabase::BeginSnapshot() {
       {"snapshot_time", std::string(PgValue(res, 0, 3))},
       {"database", std::string(PgValue(res, 0, 4))},
   };
+  // What resume compares: the cluster (system identifier, PostgreSQL 9.6+; a
+  // savepoint keeps a refusal from aborting the snapshot's transaction) and the
+  // database. NULL system identifier when the role may not read it.
+  auto id = coordinator_->Query(
+      "SELECT d.oid::text FROM pg_catalog.pg_database d WHERE d.datname = "
+      "pg_catalog.current_database()");
+  if (!id.ok()) return CoordinatorErrorLocked(id.status(), "reading the database OID");
+  identity_ = {{"kind", "postgresql"},
+               {"database_oid", std::string(PgValue(id->get(), 0, 0))},
+               {"system_identifier", nullptr}};
+  if (coordinator_->Exec("SAVEPOINT lakedump_sysid").ok()) {
+    auto sys = coordinator_->Query(
+        "SELECT system_identifier::text FROM pg_catalog.pg_control_system()");
+    if (sys.ok()) {
+      identity_["system_identifier"] = std::string(PgValue(sys->get(), 0, 0));
+      coordinator_->Exec("RELEASE SAVEPOINT lakedump_sysid").IgnoreError();
+    } else if (!coordinator_->broken()) {
+      coordinator_->Exec("ROLLBACK TO SAVEPOINT lakedump_sysid; RELEASE SAVEPOINT lakedump_sysid")
+          .IgnoreError();
+    }
+  }
   in_snapshot_ = true;
   return Status::OK();
+}
+
+Status PostgresDatabase::CheckSnapshotHeld() {
+  std::lock_guard lock(mu_);
+  if (!in_snapshot_) return Status::OK();
+  // A cheap round trip on the coordinator, serialized with its other uses by mu_.
+  auto r = coordinator_->Query("SELECT 1");
+  if (r.ok() && PQtransactionStatus(coordinator_->raw()) == PQTRANS_INTRANS) return Status::OK();
+  return Status::Unavailable(fmt::format(
+      "the PostgreSQL session holding the dump's snapshot and table locks is gone ({}): the "
+      "locks that made the snapshot safe against TRUNCATE and DDL have lapsed, so rows read "
+      "since may be wrong; nothing was committed",
+      r.ok() ? "its transaction ended" : r.status().message()));
+}
+
+Result<nlohmann::json> PostgresDatabase::Fingerprint(const TableInfo& table) {
+  std::lock_guard lock(mu_);
+  LD_ASSIGN_OR_RETURN(const PgTablePlan* plan, PlanLocked(table));
+  nlohmann::json j = identity_;
+  j["type_options"] = {{"numeric", static_cast<int>(options_.types.numeric)},
+                       {"numeric_scale", options_.types.numeric_scale},
+                       {"infinity", static_cast<int>(options_.infinity)},
+                       {"numeric_special", static_cast<int>(options_.numeric_special)}};
+  if (plan->relkind == 'q') {
+    j["query"] = plan->query;
+    return j;
+  }
+  // The relation: its OID, and its file (TRUNCATE, VACUUM FULL, CLUSTER and
+  // rewriting ALTERs give it a new one).
+  auto r = coordinator_->Query(
+      "SELECT c.oid::text, c.relfilenode::text, c.relkind::text FROM pg_catalog.pg_class c "
+      "WHERE c.oid = $1::oid",
+      {std::to_string(plan->oid)});
+  if (!r.ok()) {
+    return CoordinatorErrorLocked(r.status(),
+                                  fmt::format("identifying table {}", table.ref.QualifiedName()));
+  }
+  if (PQntuples(r->get()) != 1) {
+    return Status::NotFound(fmt::format("table {} is gone", table.ref.QualifiedName()));
+  }
+  j["relation"] = {{"oid", std::string(PgValue(r->get(), 0, 0))},
+                   {"relfilenode", std::string(PgValue(r->get(), 0, 1))},
+                   {"relkind", std::string(PgValue(r->get(), 0, 2))}};
+  return j;
 }
 
 Result<std::vector<TableInfo>> PostgresDatabase::ListTables() {

@@ -1,6 +1,7 @@
 #include "source/sqlite/sqlite_database.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <map>
@@ -32,6 +33,26 @@ Status BeginRead(sqlite3* db) {
     return s;
   }
   return Status::OK();
+}
+
+// {"kind", "dev", "ino", "size", "mtime_ns", "wal": {"size", "mtime_ns"} or null}.
+nlohmann::json FileIdentity(const std::string& path) {
+  nlohmann::json j = {{"kind", "sqlite"}};
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    j["dev"] = static_cast<uint64_t>(st.st_dev);
+    j["ino"] = static_cast<uint64_t>(st.st_ino);
+    j["size"] = static_cast<int64_t>(st.st_size);
+    j["mtime_ns"] = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  }
+  j["wal"] = nullptr;
+  const std::string wal = path + "-wal";
+  if (::stat(wal.c_str(), &st) == 0) {
+    j["wal"] = {{"size", static_cast<int64_t>(st.st_size)},
+                {"mtime_ns",
+                 static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec}};
+  }
+  return j;
 }
 
 class SqliteDatabase final : public Database {
@@ -170,6 +191,17 @@ class SqliteDatabase final : public Database {
     return std::unique_ptr<TableSource>(std::move(source));
   }
 
+  // The file as it was when the snapshot began (and its WAL, whose frames are
+  // part of the data): any write since changes its size or mtime.
+  Result<nlohmann::json> Fingerprint(const TableInfo& table) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    LD_RETURN_IF_ERROR(BeginSnapshotLocked());
+    nlohmann::json j = file_identity_;
+    j["lax_types"] = options_.lax_types;
+    if (!table.query.empty()) j["query"] = table.query;
+    return j;
+  }
+
   nlohmann::json Describe() const override {
     std::lock_guard<std::mutex> lock(mu_);
     nlohmann::json j = {{"kind", "sqlite"},
@@ -195,6 +227,7 @@ class SqliteDatabase final : public Database {
   // REQUIRES: mu_ held.
   Status BeginSnapshotLocked() {
     if (started_) return Status::OK();
+    file_identity_ = FileIdentity(path_);
     const std::shared_ptr<SqliteConnection>& coord = pool_[0];
     {
       std::lock_guard<std::mutex> lock(coord->mu);
@@ -343,6 +376,7 @@ class SqliteDatabase final : public Database {
   mutable std::mutex mu_;
   bool started_ = false;                                  // guarded by mu_
   std::string journal_mode_;                              // guarded by mu_
+  nlohmann::json file_identity_;                          // guarded by mu_
   std::vector<std::shared_ptr<SqliteConnection>> pool_;   // guarded by mu_; [0] = coordinator
   size_t next_ = 0;                                       // guarded by mu_
   std::mutex cache_mu_;

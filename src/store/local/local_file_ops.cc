@@ -1,6 +1,7 @@
 #include "store/local/local_file_ops.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,6 +41,15 @@ int LocalFileOps::Fsync(int fd) {
 
 int LocalFileOps::Rename(const std::string& from, const std::string& to) {
   return ::rename(from.c_str(), to.c_str()) == 0 ? 0 : errno;
+}
+
+int LocalFileOps::RenameNoReplace(const std::string& from, const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return errno;
+  // link(2) fails with EEXIST as atomically; the temp name then goes.
+  if (::link(from.c_str(), to.c_str()) != 0) return errno;
+  ::unlink(from.c_str());
+  return 0;
 }
 
 int LocalFileOps::Mkdir(const std::string& path, mode_t mode) {

@@ -23,6 +23,9 @@ class LocalFileOps {
   virtual int Write(int fd, const char* data, size_t size, size_t* written);
   virtual int Fsync(int fd);
   virtual int Rename(const std::string& from, const std::string& to);
+  // Renames only when `to` does not exist (EEXIST otherwise, atomically):
+  // renameat2(RENAME_NOREPLACE), or link(2) + unlink(2) on filesystems without it.
+  virtual int RenameNoReplace(const std::string& from, const std::string& to);
   virtual int Mkdir(const std::string& path, mode_t mode);
   // syncfs(2): writes back the whole filesystem holding fd. (Added after the
   // others; subclasses that do not override it get the real call.)

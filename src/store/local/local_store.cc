@@ -79,8 +79,9 @@ class LocalWriter final : public ObjectWriter {
  public:
   // `pending` non-null: deferred sync, Close() only records the path there.
   LocalWriter(LocalFileOps* ops, int fd, std::string temp_path, std::string final_path,
-              std::shared_ptr<LocalStore::PendingSyncs> pending)
+              std::shared_ptr<LocalStore::PendingSyncs> pending, bool create_only)
       : ops_(ops),
+        create_only_(create_only),
         fd_(fd),
         temp_path_(std::move(temp_path)),
         final_path_(std::move(final_path)),
@@ -124,7 +125,12 @@ class LocalWriter final : public ObjectWriter {
     const int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0) return Fail(ErrnoStatus(errno, "close", final_path_));
-    if (int err = ops_->Rename(temp_path_, final_path_); err != 0) {
+    if (create_only_) {
+      if (int err = ops_->RenameNoReplace(temp_path_, final_path_); err != 0) {
+        return Fail(err == EEXIST ? Status::AlreadyExists(final_path_ + " already exists")
+                                  : ErrnoStatus(err, "rename to", final_path_));
+      }
+    } else if (int err = ops_->Rename(temp_path_, final_path_); err != 0) {
       return Fail(ErrnoStatus(err, "rename to", final_path_));
     }
     if (pending_ != nullptr) {
@@ -194,6 +200,7 @@ class LocalWriter final : public ObjectWriter {
   }
 
   LocalFileOps* const ops_;
+  const bool create_only_;
   int fd_;
   std::string temp_path_;  // empty once it no longer exists
   const std::string final_path_;
@@ -329,7 +336,8 @@ void LocalStore::OpenSyncfsHandle() {
   syncfs_fd_ = ::open(root_.empty() ? "/" : root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-Result<std::unique_ptr<ObjectWriter>> LocalStore::NewWriter(std::string_view key) {
+Result<std::unique_ptr<ObjectWriter>> LocalStore::NewWriter(std::string_view key,
+                                                            WriteOptions options) {
   LD_RETURN_IF_ERROR(ValidateObjectKey(key));
   LD_RETURN_IF_ERROR(MakeDirs(DirName(key)));
   if (pending_ != nullptr) OpenSyncfsHandle();
@@ -344,7 +352,8 @@ Result<std::unique_ptr<ObjectWriter>> LocalStore::NewWriter(std::string_view key
     const int err = ops_->Open(temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kFileMode, &fd);
     if (err == 0) {
       return std::unique_ptr<ObjectWriter>(
-          new LocalWriter(ops_, fd, std::move(temp_path), std::move(final_path), pending_));
+          new LocalWriter(ops_, fd, std::move(temp_path), std::move(final_path), pending_,
+                          options.create_only));
     }
     if (err != EEXIST || attempt == 5) return ErrnoStatus(err, "create", final_path);
   }
@@ -442,6 +451,23 @@ Status LocalStore::SweepStaleTempFiles(std::chrono::seconds older_than,
   }
   if (ec) return Status::IOError("sweeping temp files under " + root + ": " + ec.message());
   return Status::OK();
+}
+
+Result<std::vector<std::string>> LocalStore::ListTempFiles() {
+  namespace fs = std::filesystem;
+  const std::string root = root_.empty() ? "/" : root_;
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (!fs::exists(root, ec)) return out;
+  for (auto it = fs::recursive_directory_iterator(root, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec) && IsTempFileName(it->path().filename().string())) {
+      out.push_back(it->path().string());
+    }
+  }
+  if (ec) return Status::IOError("listing temp files under " + root + ": " + ec.message());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 namespace {

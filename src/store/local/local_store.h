@@ -51,7 +51,10 @@ class LocalStore final : public ObjectStore {
                                                   LocalFileOps* ops = nullptr,
                                                   bool deferred_sync = false);
 
-  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override;
+  // create_only: Close() renames without replacing (AlreadyExists when the
+  // object exists; the temp file is removed).
+  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
+                                                  WriteOptions options = {}) override;
   Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override;
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Result<ObjectInfo> Head(std::string_view key) override;
@@ -69,6 +72,8 @@ class LocalStore final : public ObjectStore {
   // paths go to *removed when it is not null. A root that does not exist has none.
   Status SweepStaleTempFiles(std::chrono::seconds older_than,
                              std::vector<std::string>* removed = nullptr);
+  // The temp files below the root (paths), for verify's warnings.
+  Result<std::vector<std::string>> ListTempFiles();
 
  // Paths closed but not yet synced (deferred sync); shared with the writers,
   // which may outlive the store. Internal.

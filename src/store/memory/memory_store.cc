@@ -6,7 +6,8 @@ namespace lakedump {
 
 class MemoryStore::Writer final : public ObjectWriter {
  public:
-  Writer(MemoryStore* store, std::string key) : store_(store), key_(std::move(key)) {}
+  Writer(MemoryStore* store, std::string key, WriteOptions options)
+      : store_(store), key_(std::move(key)), options_(options) {}
   ~Writer() override {
     if (!closed_) store_->WriterEnded(/*committed=*/false);
   }
@@ -20,14 +21,16 @@ class MemoryStore::Writer final : public ObjectWriter {
 
   Status Close() override {
     if (closed_) return Status::OK();
+    LD_RETURN_IF_ERROR(store_->Commit(key_, std::make_shared<const std::string>(data_),
+                                      options_.create_only));
     closed_ = true;
-    store_->Commit(key_, std::make_shared<const std::string>(std::move(data_)));
     return Status::OK();
   }
 
  private:
   MemoryStore* const store_;
   const std::string key_;
+  const WriteOptions options_;
   std::string data_;
   bool closed_ = false;
 };
@@ -56,11 +59,16 @@ class MemoryReader final : public ObjectReader {
 
 }  // namespace
 
-void MemoryStore::Commit(std::string key, std::shared_ptr<const std::string> data) {
+Status MemoryStore::Commit(std::string key, std::shared_ptr<const std::string> data,
+                          bool create_only) {
   std::lock_guard lock(mu_);
+  if (create_only && objects_.contains(key)) {
+    return Status::AlreadyExists("object " + key + " already exists in " + Describe());
+  }
   objects_[std::move(key)] = std::move(data);
   --open_;
   ++committed_;
+  return Status::OK();
 }
 
 void MemoryStore::WriterEnded(bool committed) {
@@ -69,13 +77,14 @@ void MemoryStore::WriterEnded(bool committed) {
   if (!committed) ++aborted_;
 }
 
-Result<std::unique_ptr<ObjectWriter>> MemoryStore::NewWriter(std::string_view key) {
+Result<std::unique_ptr<ObjectWriter>> MemoryStore::NewWriter(std::string_view key,
+                                                             WriteOptions options) {
   LD_RETURN_IF_ERROR(ValidateObjectKey(key));
   {
     std::lock_guard lock(mu_);
     ++open_;
   }
-  return std::unique_ptr<ObjectWriter>(new Writer(this, std::string(key)));
+  return std::unique_ptr<ObjectWriter>(new Writer(this, std::string(key), options));
 }
 
 Result<std::unique_ptr<ObjectReader>> MemoryStore::NewReader(std::string_view key) {

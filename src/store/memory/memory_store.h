@@ -23,7 +23,8 @@ class MemoryStore final : public ObjectStore {
  public:
   explicit MemoryStore(std::string name = "memory") : name_(std::move(name)) {}
 
-  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override;
+  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
+                                                  WriteOptions options = {}) override;
   Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override;
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Result<ObjectInfo> Head(std::string_view key) override;
@@ -41,7 +42,8 @@ class MemoryStore final : public ObjectStore {
 
  private:
   class Writer;
-  void Commit(std::string key, std::shared_ptr<const std::string> data);
+  // AlreadyExists (and nothing changed) when create_only and the key exists.
+  Status Commit(std::string key, std::shared_ptr<const std::string> data, bool create_only);
   void WriterEnded(bool committed);
 
   const std::string name_;
@@ -66,8 +68,9 @@ void ClearNamedMemoryStores();
 class SharedStoreRef final : public ObjectStore {
  public:
   explicit SharedStoreRef(std::shared_ptr<ObjectStore> target) : target_(std::move(target)) {}
-  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override {
-    return target_->NewWriter(key);
+  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
+                                                  WriteOptions options = {}) override {
+    return target_->NewWriter(key, options);
   }
   Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override {
     return target_->NewReader(key);
@@ -77,6 +80,7 @@ class SharedStoreRef final : public ObjectStore {
   }
   Result<ObjectInfo> Head(std::string_view key) override { return target_->Head(key); }
   Status Delete(std::span<const std::string> keys) override { return target_->Delete(keys); }
+  bool create_only_is_atomic() const override { return target_->create_only_is_atomic(); }
   std::string Describe() const override { return target_->Describe(); }
 
  private:

@@ -78,6 +78,14 @@ Status StatusFromS3Response(long http_status, std::string_view body, std::string
   if (http_status == 404 || code == "NoSuchKey") {
     return Status::NotFound(std::string(location) + " not found");
   }
+  // A create-only PUT (If-None-Match: *) on a key that exists.
+  if (http_status == 412 && op.starts_with("PutObject")) {
+    return Status::AlreadyExists(std::string(location) + " already exists (" + detail + ")");
+  }
+  // A concurrent conditional write on the same key: S3 asks for a retry.
+  if (http_status == 409 && code == "ConditionalRequestConflict") {
+    return Status::Unavailable(where + ": " + detail);
+  }
   if (http_status == 412) {
     return Status::Corruption(std::string(location) + " changed while being read (" + detail + ")");
   }
@@ -268,9 +276,11 @@ Status S3Client::ConfirmByHead(std::string_view key, uint64_t size, std::string_
                                     "object (" + std::to_string(head->size) + " bytes)");
 }
 
-Status S3Client::PutObject(std::string_view key, std::string_view body, std::stop_token stop) {
+Status S3Client::PutObject(std::string_view key, std::string_view body, std::stop_token stop,
+                           bool create_only) {
   Request r{"PUT", std::string(key), {}, {}, body, "PutObject", {}};
   AddPayloadChecksums(body, &r);
+  if (create_only) r.headers.push_back({"If-None-Match", "*"});
   const auto started = std::chrono::system_clock::now();
   Status s = Execute(r, stop).status();
   if (s.ok() || !s.retryable()) return s;

@@ -52,7 +52,10 @@ class S3Client {
   // after the server stored the object), a HEAD decides: the object is there
   // with this size (and this MD5 when Content-MD5 is on), modified since the
   // request started -> OK.
-  Status PutObject(std::string_view key, std::string_view body, std::stop_token stop = {});
+  // create_only: sent with If-None-Match: *; a server that honours it answers
+  // 412 when the key exists (AlreadyExists).
+  Status PutObject(std::string_view key, std::string_view body, std::stop_token stop = {},
+                   bool create_only = false);
   Result<std::string> CreateMultipartUpload(std::string_view key, std::stop_token stop = {});
   // Returns the part's ETag (and its CRC32C when that checksum is on).
   Result<UploadedPart> UploadPart(std::string_view key, std::string_view upload_id,

@@ -190,7 +190,7 @@ Status S3MultipartWriter::Close() {
   const std::string location = "s3://" + client_->bucket() + "/" + key_;
   if (!multipart_) {
     std::string_view body = current_ ? current_->buffer.view() : std::string_view();
-    Status s = client_->PutObject(key_, body, options_.stop);
+    Status s = client_->PutObject(key_, body, options_.stop, options_.create_only);
     if (current_) {
       buffers_->Put(std::move(current_->buffer));
       current_.reset();

@@ -46,6 +46,9 @@ struct MultipartWriterOptions {
   int upload_parallelism = 4;
   bool equal_parts = false;
   std::stop_token stop;  // cancels the upload (then the writer aborts)
+  // WriteOptions::create_only: the single PutObject of an object smaller than
+  // one part is conditional (If-None-Match: *); a multipart object is not.
+  bool create_only = false;
 };
 
 // The size of part `part_number` (1-based) for a base part size.

@@ -81,9 +81,11 @@ class S3Store final : public ObjectStore {
     }
   }
 
-  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override {
+  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
+                                                  WriteOptions options = {}) override {
     LD_RETURN_IF_ERROR(CheckKey(key));
     MultipartWriterOptions w;
+    w.create_only = options.create_only;
     w.part_size = part_size_;
     w.upload_parallelism = options_.s3.upload_parallelism;
     w.equal_parts = options_.s3.equal_parts;
@@ -140,6 +142,7 @@ class S3Store final : public ObjectStore {
     return client_.DeleteObjects(full, options_.stop);
   }
 
+  bool create_only_is_atomic() const override { return false; }
   StoreStats Stats() const override { return {retry_.retries(), retry_.throttles()}; }
   std::string Describe() const override {
     std::string p = url_.prefix;
@@ -256,6 +259,41 @@ Status AbortStaleUploadsWithTransport(std::string_view url, std::chrono::seconds
     if (aborted != nullptr) aborted->push_back(u.key);
   }
   return Status::OK();
+}
+
+Result<std::vector<std::string>> ListIncompleteUploads(std::string_view url,
+                                                       const StoreOptions& options) {
+  LD_ASSIGN_OR_RETURN(S3Url parsed, ParseS3Url(url));
+  LD_ASSIGN_OR_RETURN(S3Config config, ResolveS3Config(options.s3));
+  LD_RETURN_IF_ERROR(CheckAddressing(parsed.bucket, config));
+  auto transport = NewCurlTransport(TransportOptions(options, config));
+  RetryOptions retry_options;
+  retry_options.max_attempts = std::max(1, options.s3.max_attempts);
+  RetryPolicy retry(retry_options);
+  S3Client client(
+      S3ClientOptions{parsed.bucket, std::move(config), options.s3.virtual_host_style, 2, {}},
+      transport.get(), &retry);
+  std::vector<std::string> out;
+  std::string key_marker, id_marker;
+  for (;;) {
+    LD_ASSIGN_OR_RETURN(ListUploadsPage page, client.ListMultipartUploads(parsed.prefix, key_marker,
+                                                                          id_marker, options.stop));
+    for (const MultipartUpload& u : page.uploads) {
+      if (!u.key.starts_with(parsed.prefix)) continue;
+      const auto secs = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now() - u.initiated)
+                            .count();
+      out.push_back(u.key.substr(parsed.prefix.size()) + " (upload started " +
+                    std::to_string(secs) + "s ago)");
+    }
+    if (!page.truncated) break;
+    if (page.next_key_marker == key_marker && page.next_upload_id_marker == id_marker) {
+      return Status::Corruption("ListMultipartUploads does not advance its markers");
+    }
+    key_marker = page.next_key_marker;
+    id_marker = page.next_upload_id_marker;
+  }
+  return out;
 }
 
 Status AbortStaleUploads(std::string_view url, std::chrono::seconds older_than,

@@ -35,6 +35,10 @@ Result<S3Url> ParseS3Url(std::string_view url);
 // aborted uploads go to *aborted when it is not null.
 Status AbortStaleUploads(std::string_view url, std::chrono::seconds older_than,
                          const StoreOptions& options, std::vector<std::string>* aborted = nullptr);
+// verify: the keys of the multipart uploads in progress (or abandoned) under the
+// URL's prefix, with the time each was initiated ("key (started 2026-...Z)").
+Result<std::vector<std::string>> ListIncompleteUploads(std::string_view url,
+                                                       const StoreOptions& options);
 Status AbortStaleUploadsWithTransport(std::string_view url, std::chrono::seconds older_than,
                                       const StoreOptions& options,
                                       std::unique_ptr<HttpTransport> transport,

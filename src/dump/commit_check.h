@@ -1,0 +1,38 @@
+// The checks a dump makes just before it writes _manifest.json (the dump
+// commit), so that it never commits a manifest naming objects that are not
+// what it recorded: another writer (a second run on the same destination,
+// whose lease was not honoured), a sweep by such a run, or a lost write would
+// otherwise go unnoticed until load. See docs/dump-format.md, "Commit protocol".
+//
+// Pure functions over a store; thread-safe when the store is.
+#pragma once
+
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "dump/manifest.h"
+#include "store/object_store.h"
+
+namespace lakedump {
+
+// A table as the manifest will name it: the key of its _table.json and what
+// this run wrote there (or reused).
+struct CommittedTable {
+  std::string key;
+  const TableManifest* manifest = nullptr;
+};
+
+// Each _table.json still parses and carries the recorded run id, bytes and
+// file list; each data file exists with its recorded size (one listing of the
+// dump root). Reads up to `parallelism` _table.json at a time. Corruption naming
+// the first object that differs, and how many did.
+Status CheckBeforeCommit(ObjectStore& store, const std::vector<CommittedTable>& tables,
+                         int parallelism, std::stop_token stop = {});
+
+// What load and verify compare between a manifest's table entry and the
+// _table.json it names: run id (when the entry records one), bytes and file
+// count. "" when they agree, else what differs.
+std::string TableEntryMismatch(const TableSummary& entry, const TableManifest& table);
+
+}  // namespace lakedump
