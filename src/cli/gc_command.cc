@@ -64,8 +64,9 @@ CommandEntry AddGcCommand(CLI::App& parent) {
   app->add_option("DEST", a->dest, "s3://bucket/prefix, file:///dir or a folder path")
       ->required();
   app->add_option("--older-than", a->older_than,
-                  "only uploads started (temp files written) longer ago than this (default 1h; "
-                  "0s = all: make sure no dump is running there)");
+                  "only uploads whose newest part (or start, without parts) is older than "
+                  "this, and temp files written longer ago (default 1h; 0s = all: make sure "
+                  "no dump is running there)");
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"

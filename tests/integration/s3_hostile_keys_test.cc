@@ -107,7 +107,7 @@ TEST_F(S3HostileKeysTest, GcAbortsUploadWithDotDotKey) {
 }
 
 // A key with a ".." segment put next to a dump is reported by name, not as a credentials
-// problem; the dump itself still verifies apart from it.
+// problem, and `--if-exists overwrite` deletes it.
 TEST_F(S3HostileKeysTest, DotDotKeyInADumpIsNamed) {
   RunResult r = RunLakedump("dump " + db_ + " " + Url() + Flags(), dir_);
   ASSERT_EQ(r.code, 0) << r.err;
@@ -121,6 +121,10 @@ TEST_F(S3HostileKeysTest, DotDotKeyInADumpIsNamed) {
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_THAT(r.out + r.err, HasSubstr("main/../t/x.parquet"));
   EXPECT_THAT(r.out + r.err, ::testing::Not(HasSubstr("credentials")));
+  // --if-exists overwrite deletes the stray as listed (literally).
+  r = RunLakedump("dump " + db_ + " " + Url() + Flags() + " --if-exists overwrite", dir_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const std::string& k : Keys()) EXPECT_EQ(k.find(".."), std::string::npos) << k;
 }
 
 }  // namespace

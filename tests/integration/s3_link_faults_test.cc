@@ -138,23 +138,24 @@ TEST_F(S3LinkFaultsTest, ListingCutShortIsRetried) {
   EXPECT_EQ(ls.code, 0) << ls.err;
 }
 
-// A 16 KB/s link: an object that takes ~20 s goes through with a 5 s rate window
-// (a wall-clock cap of that length would cut it), the body waiting in socket
-// buffers included; a link below the minimum rate fails as "too slow".
+// A 16 KB/s link: an object that takes ~30 s goes through in one go with a 10 s
+// rate window (a wall-clock cap of that length would cut it), the body waiting
+// in the socket buffer included; a link below the minimum rate fails as "too slow".
 TEST_F(S3LinkFaultsTest, SixteenKBLinkFinishesATransferLongerThanTheWindow) {
   ProxyProcess proxy(s3_.endpoint, {"--conn-rate", "16KB"});
   ASSERT_TRUE(proxy.ok());
   StoreOptions o = Options();
   o.s3.endpoint = proxy.endpoint();
   o.s3.min_rate = 4096;
-  o.s3.min_rate_window = std::chrono::seconds(5);
+  o.s3.min_rate_window = std::chrono::seconds(10);
   auto store = OpenS3Store(Url(), o);
   ASSERT_TRUE(store.ok());
-  const std::string data = RandomBytes(320 << 10, 3);
+  const std::string data = RandomBytes(480 << 10, 3);
   const auto t0 = std::chrono::steady_clock::now();
   Status s = (*store)->PutObject("slow.bin", data);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::seconds(15));
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::seconds(25));
+  EXPECT_EQ((*store)->Stats().retries, 0u);  // in one go, not restarted
   auto direct = OpenS3Store(Url(), Options());
   auto back = (*direct)->GetObject("slow.bin");
   ASSERT_TRUE(back.ok());
@@ -185,6 +186,7 @@ TEST_F(S3LinkFaultsTest, SixteenKBLinkFinishesAFiveMiBPart) {
   const std::string data = RandomBytes((5 << 20) + 1, 4);  // a 5 MiB part and 1 byte
   Status s = (*store)->PutObject("part.bin", data);
   ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ((*store)->Stats().retries, 0u);
   auto back = OpenS3Store(Url(), Options()).value()->GetObject("part.bin");
   ASSERT_TRUE(back.ok());
   EXPECT_TRUE(*back == data);

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "fakes/temp_dir.h"
+#include "store/local/beneath.h"
 #include "store/local/local_store.h"
 
 namespace lakedump {
@@ -118,6 +119,33 @@ TEST(LocalStoreBeneathTest, SymlinkedRootAndPlainObjectsWork) {
   EXPECT_EQ(missing.status().code(), Code::kNotFound);
   auto missing_dir = store->NewReader("nope/t/none.parquet");
   EXPECT_EQ(missing_dir.status().code(), Code::kNotFound);
+}
+
+// The same refusals without openat2 (kernels before 5.6, or a seccomp filter denying it): the
+// openat(O_NOFOLLOW) walk, segment by segment. Runs last: the switch is process-wide.
+TEST(LocalStoreBeneathTest, ZzSegmentWalkRefusesTheSame) {
+  UseSegmentWalkForTesting();
+  TempDir dir;
+  fs::create_directories(dir.Sub("dump/main/t"));
+  fs::create_directories(dir.Sub("outside/t"));
+  WriteFile(dir.Sub("outside/t/x.parquet"), "outside");
+  WriteFile(dir.Sub("dump/main/t/ok.parquet"), "inside");
+  fs::create_directory_symlink(dir.Sub("outside"), dir.Sub("dump/linked"));
+  fs::create_symlink(dir.Sub("outside/t/x.parquet"), dir.Sub("dump/main/t/link.parquet"));
+  ASSERT_EQ(::mkfifo(dir.Sub("dump/main/t/fifo").c_str(), 0644), 0);
+  auto store = OpenOrDie(dir.Sub("dump"));
+  auto ok = store->GetObject("main/t/ok.parquet");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(*ok, "inside");
+  auto linked_dir = store->NewReader("linked/t/x.parquet");
+  EXPECT_EQ(linked_dir.status().code(), Code::kCorruption) << linked_dir.status().ToString();
+  EXPECT_THAT(linked_dir.status().message(), HasSubstr("symbolic link"));
+  auto linked_file = store->NewReader("main/t/link.parquet");
+  EXPECT_EQ(linked_file.status().code(), Code::kCorruption);
+  auto fifo = store->NewReader("main/t/fifo");
+  EXPECT_THAT(fifo.status().message(), HasSubstr("not a regular file"));
+  EXPECT_EQ(store->NewReader("main/t/ok.parquet/x").status().code(), Code::kNotFound);
+  EXPECT_EQ(store->NewReader("main/none/x").status().code(), Code::kNotFound);
 }
 
 }  // namespace

@@ -195,6 +195,14 @@ bool FaultProxy::Listen(std::string* error) {
   listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
   int one = 1;
   ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (options_.conn_rate > 0 || options_.total_rate > 0) {
+    // A small receive buffer (inherited by accepted sockets): on a slow link the
+    // bytes not yet sent wait in the client's socket, where its own send queue
+    // shows them, not in a loopback buffer of megabytes that acknowledges them
+    // at once, as no real link would.
+    int size = 16 << 10;
+    ::setsockopt(listen_fd_, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   if (::inet_pton(AF_INET, options_.listen_addr.c_str(), &addr.sin_addr) != 1) {
@@ -298,10 +306,12 @@ void FaultProxy::Serve(std::shared_ptr<Conn> conn) {
   if (rate > 0) {
     // What the link holds in flight (rate x delay) plus a little: the rest
     // waits in the sender's socket buffer.
-    const int64_t limit = std::max<int64_t>(64 << 10, rate * (options_.delay_ms + 100) / 1000);
+    const int64_t limit = std::max<int64_t>(16 << 10, rate * (options_.delay_ms + 100) / 1000);
     conn->up.limit = limit;
     conn->down.limit = limit;
   }
+  // Under a cap, read in small pieces so that little waits inside the proxy.
+  const size_t read_size = rate > 0 ? 16384 : 65536;
   auto spawn = [this](auto fn) {
     ++active_threads_;
     std::thread([this, fn] {
@@ -354,7 +364,7 @@ void FaultProxy::Serve(std::shared_ptr<Conn> conn) {
   spawn([=, this] {
     char buf[65536];
     for (;;) {
-      ssize_t n = ::recv(conn->server, buf, sizeof(buf), 0);
+      ssize_t n = ::recv(conn->server, buf, read_size, 0);
       if (n <= 0) {
         conn->down.Push({Clock::now() + delay, "", true, false}, conn->dead);
         return;
@@ -409,7 +419,7 @@ void FaultProxy::Serve(std::shared_ptr<Conn> conn) {
     int64_t carried = 0;
     char buf[65536];
     for (;;) {
-      ssize_t n = ::recv(conn->client, buf, sizeof(buf), 0);
+      ssize_t n = ::recv(conn->client, buf, read_size, 0);
       if (n <= 0) {
         conn->up.Push({Clock::now() + delay, "", true, false}, conn->dead);
         return;

@@ -100,6 +100,8 @@ int WalkOpen(int root_fd, std::string_view rel, int flags, int* fd) {
 
 }  // namespace
 
+void UseSegmentWalkForTesting() { g_no_openat2.store(true); }
+
 Status RefusedEntry(std::string_view path, bool is_symlink) {
   return Status::Corruption(
       std::string(path) +

@@ -20,6 +20,10 @@ namespace lakedump {
 Status OpenRegularBeneath(const std::string& root, std::string_view rel, int* fd,
                           uint64_t* size);
 
+// Makes every later OpenRegularBeneath use the openat(O_NOFOLLOW) segment walk, as on a kernel
+// without openat2: for tests of that path. Process-wide.
+void UseSegmentWalkForTesting();
+
 // Checks, with lstat, that each existing directory of `rel_dir` below `root` is a real
 // directory (not a symlink). Segments that do not exist yet are fine (they will be created).
 // Corruption naming the segment otherwise.

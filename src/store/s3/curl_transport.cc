@@ -4,6 +4,7 @@
 #include <curl/curl.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -29,7 +30,24 @@ namespace {
 struct CurlDeleter {
   void operator()(CURL* h) const { curl_easy_cleanup(h); }
 };
-using CurlHandle = std::unique_ptr<CURL, CurlDeleter>;
+// An easy handle and the socket of its connection (curl keeps one connection
+// per easy handle here: connections are not shared), for the rate watch.
+struct PooledHandle {
+  curl_socket_t fd = CURL_SOCKET_BAD;  // declared first: curl's cleanup still updates it
+  std::unique_ptr<CURL, CurlDeleter> curl;
+};
+using CurlHandle = std::unique_ptr<PooledHandle>;
+
+int RememberSocket(void* clientp, curl_socket_t fd, curlsocktype) {
+  static_cast<PooledHandle*>(clientp)->fd = fd;
+  return CURL_SOCKOPT_OK;
+}
+
+int ForgetSocket(void* clientp, curl_socket_t fd) {
+  auto* handle = static_cast<PooledHandle*>(clientp);
+  if (handle->fd == fd) handle->fd = CURL_SOCKET_BAD;
+  return ::close(fd);
+}
 struct SlistDeleter {
   void operator()(curl_slist* l) const { curl_slist_free_all(l); }
 };
@@ -95,7 +113,7 @@ size_t WriteHeader(char* data, size_t size, size_t nitems, void* userdata) {
 // server that never answers is caught as well. Owned by one Send call.
 struct ProgressState {
   std::stop_token stop;
-  CURL* handle = nullptr;
+  const PooledHandle* handle = nullptr;
   uint64_t min_rate = 0;
   std::chrono::seconds window{30};
   std::deque<std::pair<std::chrono::steady_clock::time_point, uint64_t>> samples;
@@ -128,10 +146,9 @@ int Progress(void* userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ul
   auto* state = static_cast<ProgressState*>(userdata);
   uint64_t sent = static_cast<uint64_t>(std::max<curl_off_t>(0, ulnow));
   if (sent > 0) {
-    curl_socket_t fd = CURL_SOCKET_BAD;
+    const curl_socket_t fd = state->handle->fd;
     int queued = 0;
-    if (curl_easy_getinfo(state->handle, CURLINFO_ACTIVESOCKET, &fd) == CURLE_OK &&
-        fd != CURL_SOCKET_BAD && ::ioctl(fd, SIOCOUTQ, &queued) == 0 && queued > 0) {
+    if (fd != CURL_SOCKET_BAD && ::ioctl(fd, SIOCOUTQ, &queued) == 0 && queued > 0) {
       sent -= std::min<uint64_t>(sent, static_cast<uint64_t>(queued));
     }
   }
@@ -177,8 +194,12 @@ class CurlTransport final : public HttpTransport {
 
   Result<HttpResponse> Send(const HttpRequest& request, std::stop_token stop) override {
     CurlHandle handle = Borrow();
-    CURL* h = handle.get();
+    CURL* h = handle->curl.get();
     curl_easy_reset(h);
+    curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, &RememberSocket);
+    curl_easy_setopt(h, CURLOPT_SOCKOPTDATA, handle.get());
+    curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, &ForgetSocket);
+    curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, handle.get());
     HttpResponse response;
     ReadState body{request.body, 0};
     std::unique_ptr<curl_slist, SlistDeleter> headers;
@@ -202,7 +223,7 @@ class CurlTransport final : public HttpTransport {
     // No CURLOPT_TIMEOUT: the progress callback enforces the minimum rate.
     ProgressState progress;
     progress.stop = stop;
-    progress.handle = h;
+    progress.handle = handle.get();
     progress.min_rate = options_.min_rate;
     progress.window = std::max(std::chrono::seconds(1), options_.min_rate_window);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
@@ -233,20 +254,23 @@ class CurlTransport final : public HttpTransport {
       curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
     }
 
+    char detail[CURL_ERROR_SIZE] = {0};
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, detail);
     CURLcode code = curl_easy_perform(h);
     if (code != CURLE_OK) {
       // A failed handle may hold a broken connection: do not return it to the pool.
       if (code == CURLE_ABORTED_BY_CALLBACK && stop.stop_requested()) {
         return Status::Cancelled(request.method + " cancelled");
       }
-      if (code == CURLE_ABORTED_BY_CALLBACK && progress.too_slow) {
+      if (progress.too_slow) {  // (curl 7.88 reports the abort as a timeout)
         return Status::Unavailable(
             "transfer slower than " + std::to_string(options_.min_rate) + " bytes/s over " +
             std::to_string(progress.window.count()) + " s (--s3-min-rate) (" + request.method +
             " " + StripQuery(request.url) + ")");
       }
-      std::string msg = std::string(curl_easy_strerror(code)) + " (" + request.method + " " +
-                        StripQuery(request.url) + ")";
+      std::string msg = (detail[0] != '\0' ? std::string(detail)
+                                            : std::string(curl_easy_strerror(code))) +
+                        " (" + request.method + " " + StripQuery(request.url) + ")";
       if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE) {
         msg +=
             ": the endpoint's TLS certificate is not trusted; "
@@ -287,7 +311,9 @@ class CurlTransport final : public HttpTransport {
         return h;
       }
     }
-    return CurlHandle(curl_easy_init());
+    auto fresh = std::make_unique<PooledHandle>();
+    fresh->curl.reset(curl_easy_init());
+    return fresh;
   }
 
   void Return(CurlHandle handle) {

@@ -136,7 +136,13 @@ class S3Store final : public ObjectStore {
     std::vector<std::string> full;
     full.reserve(keys.size());
     for (const std::string& k : keys) {
-      LD_RETURN_IF_ERROR(CheckKey(k));
+      // A listed key is deleted as it is, even "a/../b": S3 keys are literal (the XML body and
+      // the signed path, sent as is, carry it unresolved), so the stray a hostile upload left is
+      // removed instead of failing `--if-exists overwrite`.
+      if (k.empty() || k.find('\0') != std::string::npos) {
+        return Status::InvalidArgument("cannot delete an empty key or a key with NUL in " +
+                                       Describe());
+      }
       full.push_back(url_.prefix + k);
     }
     return client_.DeleteObjects(full, options_.stop);

@@ -30,9 +30,10 @@ struct S3Url {
 };
 Result<S3Url> ParseS3Url(std::string_view url);
 
-// gc: aborts the multipart uploads under the URL's prefix that were initiated
-// more than older_than ago (left by a run that was killed). The keys of the
-// aborted uploads go to *aborted when it is not null.
+// gc: aborts the multipart uploads under the URL's prefix whose newest part
+// (ListParts; the Initiated time for an upload without parts) is more than
+// older_than ago: left by a run that was killed, not a live slow one. The keys
+// of the aborted uploads go to *aborted when it is not null.
 Status AbortStaleUploads(std::string_view url, std::chrono::seconds older_than,
                          const StoreOptions& options, std::vector<std::string>* aborted = nullptr);
 // verify: the keys of the multipart uploads in progress (or abandoned) under the
