@@ -7,7 +7,9 @@
 #include <mutex>
 #include <regex>
 #include <set>
+#include <thread>
 
+#include "base/checksum.h"
 #include "base/thread_pool.h"
 #include "dump/batch_pump.h"
 #include "dump/object_keys.h"
@@ -242,8 +244,10 @@ Status ExportService::CommitTable(TableState* state) {
   return Status::OK();
 }
 
-Status ExportService::SweepStrays(const std::vector<TableManifest>& tables, uint64_t* deleted) {
+Status ExportService::SweepStrays(const std::vector<TableManifest>& tables,
+                                  const nlohmann::json& schema, uint64_t* deleted) {
   std::set<std::string> keep;
+  if (schema.contains("archive")) keep.insert(schema["archive"].value("key", ""));
   for (const TableManifest& t : tables) {
     keep.insert(TableManifestKey(t.table));
     for (const DataFile& f : t.files) keep.insert(f.key);
@@ -256,6 +260,27 @@ Status ExportService::SweepStrays(const std::vector<TableManifest>& tables, uint
   *deleted = stray.size();
   if (stray.empty()) return Status::OK();
   return store_->Delete(stray).WithContext("deleting objects of the earlier dump");
+}
+
+Result<nlohmann::json> ExportService::CaptureSchema(const DumpPlan& plan) {
+  std::vector<TableRef> selected;
+  for (const PlannedTable& t : plan.tables) {
+    if (t.info.query.empty()) selected.push_back(t.info.ref);
+  }
+  SchemaCaptureOptions options;
+  options.use_source_tool = options_.schema_from_source_tool;
+  options.tool_dir = options_.pg_bin_dir;
+  LD_ASSIGN_OR_RETURN(SchemaCapture capture, db_->CaptureSchema(selected, options));
+  nlohmann::json info = std::move(capture.info);
+  if (!capture.archive.empty()) {
+    const std::string key(kPgSchemaArchiveKey);
+    LD_RETURN_IF_ERROR(store_->PutObject(key, capture.archive).WithContext(key));
+    nlohmann::json& archive = info["archive"];
+    archive["key"] = key;
+    archive["bytes"] = capture.archive.size();
+    archive["xxh64"] = Xxh64Hex(capture.archive);
+  }
+  return info;
 }
 
 Result<DumpResult> ExportService::Run(std::stop_token stop) {
@@ -279,6 +304,11 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
     states.push_back(std::move(s));
   }
   progress_.tables_total = states.size();
+
+  // The schema is captured beside the data (pg_dump is another process on its own
+  // connection to the same snapshot), and joined before the commit.
+  Result<nlohmann::json> schema = Status::Cancelled("not captured");
+  std::jthread schema_thread([this, &plan, &schema] { schema = CaptureSchema(plan); });
 
   ThreadPool pool(static_cast<size_t>(options_.table_parallelism));
   DumpResult result;
@@ -324,11 +354,13 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
     if (!s.ok()) return s;
   }
   if (stop.stop_requested()) return Status::Cancelled("interrupted");
+  schema_thread.join();
+  if (!schema.ok()) return schema.status().WithContext("schema");
 
   std::vector<TableManifest> tables;
   for (auto& s : states) tables.push_back(*s->manifest);
   if (options_.if_exists != IfExists::kFail) {
-    LD_RETURN_IF_ERROR(SweepStrays(tables, &result.deleted_objects));
+    LD_RETURN_IF_ERROR(SweepStrays(tables, *schema, &result.deleted_objects));
   }
 
   DumpManifest& d = result.manifest;
@@ -337,6 +369,7 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   d.source = RedactCredentials(db_->Describe());
   d.options = DumpOptionsToJson(options_);
   d.started_at = FormatUtc(started);
+  d.schema = std::move(schema).value();
   std::sort(tables.begin(), tables.end(), [](const TableManifest& a, const TableManifest& b) {
     return a.table.QualifiedName() < b.table.QualifiedName();
   });

@@ -51,7 +51,11 @@ class ExportService {
   Result<std::optional<TableManifest>> TryReuse(const PlannedTable& table);
   Status ExportUnit(TableState* state, const WorkUnit& unit, std::stop_token stop);
   Status CommitTable(TableState* state);
-  Status SweepStrays(const std::vector<TableManifest>& tables, uint64_t* deleted);
+  Status SweepStrays(const std::vector<TableManifest>& tables, const nlohmann::json& schema,
+                     uint64_t* deleted);
+  // Database::CaptureSchema for the planned tables; stores the archive (if any) and
+  // returns the manifest's "schema" object with the archive's key, size and checksum.
+  Result<nlohmann::json> CaptureSchema(const DumpPlan& plan);
 
   Database* db_;
   ObjectStore* store_;

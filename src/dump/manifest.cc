@@ -167,6 +167,7 @@ json ToJson(const DumpManifest& d) {
                       {"seconds", t.seconds}});
   }
   j["tables"] = tables;
+  if (!d.schema.is_null()) j["schema"] = d.schema;
   j["totals"] = {{"tables", d.tables.size()},
                  {"rows", d.total_rows},
                  {"files", d.total_files},
@@ -245,6 +246,10 @@ Result<DumpManifest> ParseDumpManifest(std::string_view text, std::string_view w
           t.at("key").get<std::string>(), t.at("rows").get<uint64_t>(),
           t.at("files").get<uint64_t>(), t.at("bytes").get<uint64_t>(), t.value("codec", ""),
           t.value("seconds", 0.0)});
+    }
+    d.schema = j.value("schema", json());
+    if (!d.schema.is_null() && !d.schema.is_object()) {
+      throw std::runtime_error("\"schema\" is not an object");
     }
     const json& totals = j.at("totals");
     d.total_rows = totals.at("rows").get<uint64_t>();

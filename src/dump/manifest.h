@@ -21,7 +21,9 @@ namespace lakedump {
 
 inline constexpr std::string_view kDumpFormatName = "lakedump-dump";
 inline constexpr int kDumpFormatVersion = 1;       // major: readers refuse a higher one
-inline constexpr int kDumpFormatMinorVersion = 0;  // minor: additive, readers ignore new fields
+inline constexpr int kDumpFormatMinorVersion = 1;  // minor: additive, readers ignore new fields
+// The schema archive of a PostgreSQL dump (pg_dump --schema-only --format=custom).
+inline constexpr std::string_view kPgSchemaArchiveKey = "_schema/postgres.dump";
 
 struct DataFile {
   std::string key;         // relative to the dump root
@@ -72,6 +74,10 @@ struct DumpManifest {
   uint64_t total_rows = 0;
   uint64_t total_files = 0;
   uint64_t total_bytes = 0;
+  // The schema beyond the tables' own definitions (minor version 1, docs/dump-format.md
+  // "Schema"): {"schema_from": "pg_dump"|"lakedump"|"sqlite_schema", "archive": {...},
+  // "objects": [...], "sequences": [...], "indexes": [...], ...}; null in older dumps.
+  nlohmann::json schema;
 };
 
 nlohmann::json ToJson(const TableManifest& table);

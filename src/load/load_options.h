@@ -32,6 +32,20 @@ struct LoadOptions {
   size_t batch_rows = 16384;
   ProgressMode progress = ProgressMode::kNone;
   StoreOptions store;  // for opening the dump's store (the CLI does)
+
+  // The one trust gate (README, "Threat model"): schema code from the dump (pg_restore
+  // of its archive, SQLite's recorded CREATE INDEX/VIEW/TRIGGER statements) runs only
+  // when true (`load --trust-dump`, or a verified signed dump). Without it, load says in
+  // one line how many schema objects it did not restore and how to restore them.
+  bool trust_schema = false;
+  // --schema-only: the schema without data; --data-only: the data without the dump's
+  // schema (tables are created as without an archive, or appended to).
+  bool schema_only = false;
+  bool data_only = false;
+  // Directory of pg_restore (`--pg-bin-dir`); empty = the newest suitable one found.
+  std::string pg_bin_dir;
+  // pg_restore --jobs for the post-data section (indexes, constraints); 0 = table_parallelism.
+  int restore_jobs = 0;
 };
 
 // "fail" | "replace" | "append" (InvalidArgument otherwise).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "load/sqlite/sqlite_load_types.h"
+#include "load/sqlite/sqlite_schema_replay.h"
 #include "source/sqlite/sqlite_connection.h"
 
 namespace lakedump {
@@ -91,6 +92,10 @@ class SqliteTarget final : public TargetDatabase {
   Result<std::unique_ptr<TableSink>> OpenSink(const TablePlan& plan) override;
   Status CommitTable(const TablePlan& plan) override;
   Status AbortTable(const TablePlan& plan) override;
+  Status RestoreSchemaAfter(const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ReplaySqliteSchema(db_.get(), plan, out);
+  }
 
   // Inserts every row of the batch in one transaction. `first_row` numbers
   // rows in errors.

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "source/sqlite/sqlite_connection.h"
+#include "source/sqlite/sqlite_schema_capture.h"
 #include "source/sqlite/sqlite_table_source.h"
 
 namespace lakedump {
@@ -168,6 +169,13 @@ class SqliteDatabase final : public Database {
                         SqliteTableSource::Open(std::move(conn), unit, options_.lax_types,
                                                 as_string, plan ? &*plan : nullptr));
     return std::unique_ptr<TableSource>(std::move(source));
+  }
+
+  Result<SchemaCapture> CaptureSchema(const std::vector<TableRef>& selected,
+                                      const SchemaCaptureOptions& /*options*/) override {
+    LD_ASSIGN_OR_RETURN(auto coord, Coordinator());
+    std::lock_guard<std::mutex> lock(coord->mu);
+    return CaptureSqliteSchema(coord->db, selected);
   }
 
   nlohmann::json Describe() const override {
