@@ -24,7 +24,8 @@ bool IsPgRestorePlan(const SchemaRestorePlan& plan) {
 }
 
 // The relation an archive entry belongs to, or an empty name when it is not a table's.
-Name OwnerOf(const PgTocEntry& e, const std::map<Name, Name>& index_tables) {
+Name OwnerOf(const PgTocEntry& e, const std::map<Name, Name>& index_tables,
+             const std::map<Name, Name>& sequence_tables) {
   static const std::set<std::string> kSelf = {"TABLE", "TABLE DATA", "TABLE ATTACH",
                                               "FOREIGN TABLE"};
   static const std::set<std::string> kFirstWord = {"DEFAULT", "CONSTRAINT", "FK CONSTRAINT",
@@ -35,6 +36,10 @@ Name OwnerOf(const PgTocEntry& e, const std::map<Name, Name>& index_tables) {
   if (e.type == "INDEX" || e.type == "INDEX ATTACH") {
     auto it = index_tables.find({e.schema, e.name});
     return it == index_tables.end() ? Name{} : it->second;
+  }
+  if (e.type == "SEQUENCE" || e.type == "SEQUENCE OWNED BY") {
+    auto it = sequence_tables.find({e.schema, e.name});
+    return it == sequence_tables.end() ? Name{} : it->second;
   }
   if ((e.type == "COMMENT" || e.type == "ACL" || e.type == "SECURITY LABEL") &&
       e.name.starts_with("TABLE ")) {
@@ -78,6 +83,13 @@ std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
   for (const nlohmann::json& ix : plan.schema.value("indexes", nlohmann::json::array())) {
     index_tables[{JsonString(ix, "schema"), JsonString(ix, "name")}] = {JsonString(ix, "schema"), JsonString(ix, "table")};
   }
+  std::map<Name, Name> sequence_tables;
+  for (const nlohmann::json& q : plan.schema.value("sequences", nlohmann::json::array())) {
+    if (!JsonString(q, "table").empty()) {
+      sequence_tables[{JsonString(q, "schema"), JsonString(q, "name")}] = {
+          JsonString(q, "table_schema"), JsonString(q, "table")};
+    }
+  }
   std::vector<PgTocEntry> out;
   for (const PgTocEntry& e : toc) {
     if (e.type == "VIEW" || e.type == "MATERIALIZED VIEW") {
@@ -87,7 +99,7 @@ std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
         continue;
       }
     }
-    Name owner = OwnerOf(e, index_tables);
+    Name owner = OwnerOf(e, index_tables, sequence_tables);
     for (int depth = 0; depth < 100; ++depth) {  // a partition belongs to its root
       auto it = parent.find(owner);
       if (it == parent.end()) break;

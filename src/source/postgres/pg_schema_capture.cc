@@ -31,9 +31,15 @@ SELECT DISTINCT n.nspname, c.relname FROM ex
 JOIN pg_catalog.pg_class c ON c.oid = ex.oid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace ORDER BY 1, 2)SQL";
 
+// Every sequence, with the table that owns it (serial: deptype 'a', identity: 'i').
 constexpr const char* kSequencesSql = R"SQL(
-SELECT n.nspname, c.relname FROM pg_catalog.pg_class c
+SELECT n.nspname, c.relname, tn.nspname, t.relname FROM pg_catalog.pg_class c
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
+  AND d.objid = c.oid AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+  AND d.deptype IN ('a', 'i')
+LEFT JOIN pg_catalog.pg_class t ON t.oid = d.refobjid
+LEFT JOIN pg_catalog.pg_namespace tn ON tn.oid = t.relnamespace
 WHERE c.relkind = 'S' AND n.nspname NOT IN ('pg_catalog', 'information_schema')
   AND n.nspname !~ '^pg_toast' AND n.nspname !~ '^pg_temp_'
 ORDER BY 1, 2)SQL";
@@ -139,6 +145,8 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const std::vector<TableRe
       const int i = std::atoi(PQgetvalue(values.get(), r, 0));
       facts.sequences.push_back({{"schema", std::string(PgValue(seqs.get(), i, 0))},
                                  {"name", std::string(PgValue(seqs.get(), i, 1))},
+                                 {"table_schema", std::string(PgValue(seqs.get(), i, 2))},
+                                 {"table", std::string(PgValue(seqs.get(), i, 3))},
                                  {"last_value", std::strtoll(PQgetvalue(values.get(), r, 1),
                                                              nullptr, 10)},
                                  {"is_called", PgValue(values.get(), r, 2) == "t"}});
