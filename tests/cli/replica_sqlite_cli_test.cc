@@ -31,7 +31,9 @@ std::string Sqlite3Cli(const std::string& db, const std::string& command) {
   char buf[4096];
   size_t n;
   while (p && (n = fread(buf, 1, sizeof(buf), p)) > 0) text.append(buf, n);
-  if (p) EXPECT_EQ(pclose(p), 0) << text;
+  if (p) {
+    EXPECT_EQ(pclose(p), 0) << text;
+  }
   return text;
 }
 
