@@ -180,22 +180,28 @@ Status PgSchemaRestorer::After(PgConn& conn, const SchemaRestorePlan& plan,
   State& s = *state_;
   if (!s.restoring) {
     // No archive restored: the indexes on plain columns, and a word about the rest.
-    if (out->method == "none") out->method = "indexes";
-    size_t built = 0;
+    std::set<std::string> built;
     for (const PlainIndex& ix : PlainIndexesToCreate(plan)) {
       LD_RETURN_IF_ERROR(conn.Exec(CreateIndexStatement(ix, QuoteQualified(ix.table.schema,
                                                                             ix.table.name)))
                              .WithContext(fmt::format("index {}", ix.name)));
-      ++built;
+      built.insert(ix.name);
     }
-    out->restored += built;
+    out->restored += built.size();
+    if (!built.empty() && out->method == "none") out->method = "indexes";
     if (JsonString(plan.schema, "schema_from") == "pg_dump" && plan.source_kind != "sqlite") {
-      const size_t total = plan.schema.value("objects", nlohmann::json::array()).size();
-      size_t tables = 0;
+      // Tables (and what the table load builds with them) are not counted as missing.
+      static const std::set<std::string> kWithTables = {"TABLE", "SCHEMA", "CONSTRAINT",
+                                                        "DEFAULT", "SEQUENCE OWNED BY"};
+      size_t missing = 0;
       for (const nlohmann::json& o : plan.schema.value("objects", nlohmann::json::array())) {
-        if (JsonString(o, "type") == "TABLE") ++tables;
+        const std::string type = JsonString(o, "type");
+        if (kWithTables.count(type) || (type == "INDEX" && built.count(JsonString(o, "name")))) {
+          continue;
+        }
+        ++missing;
       }
-      if (total > tables + built) out->warnings.push_back(UntrustedSchemaLine(total - tables - built));
+      if (missing > 0) out->warnings.push_back(UntrustedSchemaLine(missing));
     } else {
       for (std::string& w : SkippedObjectWarnings(plan, "PostgreSQL")) {
         out->warnings.push_back(std::move(w));

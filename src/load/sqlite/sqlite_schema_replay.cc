@@ -32,6 +32,10 @@ Status RunOne(sqlite3* db, const std::string& sql, std::string_view what) {
   return rc == SQLITE_DONE ? Status::OK() : SqliteStatus(db, rc, what);
 }
 
+bool TrustedSqlite(const SchemaRestorePlan& plan) {
+  return JsonString(plan.schema, "schema_from") == "sqlite_schema" && plan.trusted;
+}
+
 Status ReplayRecorded(sqlite3* db, const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) {
   std::set<std::string> tables;
   for (const TableRef& t : plan.tables) tables.insert(t.name);
@@ -81,29 +85,70 @@ Status ReplayRecorded(sqlite3* db, const SchemaRestorePlan& plan, SchemaRestoreO
       if (rc != SQLITE_DONE) return SqliteStatus(db, rc, "sqlite_sequence");
     }
   }
+  // The load's ANALYZE creates sqlite_stat1; the source had none.
+  if (!plan.schema.value("sqlite_stat1", false)) {
+    bool has_stat = false;
+    {
+      LD_ASSIGN_OR_RETURN(SqliteStmt st, Prepare(db,
+                                                 "SELECT 1 FROM sqlite_schema WHERE type = "
+                                                 "'table' AND name = 'sqlite_stat1'",
+                                                 "sqlite_stat1"));
+      has_stat = sqlite3_step(st.get()) == SQLITE_ROW;
+    }
+    if (has_stat) LD_RETURN_IF_ERROR(RunOne(db, "DROP TABLE sqlite_stat1", "sqlite_stat1"));
+  }
   out->method = "sqlite_schema";
   return Status::OK();
 }
 
 }  // namespace
 
+Status CreateRecordedSqliteTables(sqlite3* db, const SchemaRestorePlan& plan,
+                                  SchemaRestoreOutcome* out) {
+  if (!TrustedSqlite(plan)) return Status::OK();
+  std::set<std::string> tables;
+  for (const TableRef& t : plan.tables) tables.insert(t.name);
+  for (const nlohmann::json& o : plan.schema.value("objects", nlohmann::json::array())) {
+    const std::string name = JsonString(o, "name");
+    if (JsonString(o, "type") != "table" || !tables.count(name)) continue;
+    LD_ASSIGN_OR_RETURN(SqliteStmt st, Prepare(db, "SELECT 1 FROM sqlite_schema WHERE name = ?1",
+                                               "sqlite_schema"));
+    sqlite3_bind_text(st.get(), 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+    if (sqlite3_step(st.get()) == SQLITE_ROW) {
+      return Status::AlreadyExists(fmt::format(
+          "table \"{}\" already exists in the target: restoring the dump's schema needs an "
+          "empty database (or load with --data-only)",
+          name));
+    }
+  }
+  for (const nlohmann::json& o : plan.schema.value("objects", nlohmann::json::array())) {
+    const std::string name = JsonString(o, "name");
+    if (JsonString(o, "type") != "table" || !tables.count(name)) continue;
+    LD_RETURN_IF_ERROR(RunOne(db, JsonString(o, "sql"), fmt::format("creating table \"{}\"", name)));
+    out->created.push_back(TableRef{"main", name});
+    ++out->restored;
+  }
+  out->method = "sqlite_schema";
+  return Status::OK();
+}
+
 Status ReplaySqliteSchema(sqlite3* db, const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) {
   const std::string from = JsonString(plan.schema, "schema_from");
-  if (from == "sqlite_schema" && plan.trusted) return ReplayRecorded(db, plan, out);
-  size_t built = 0;
+  if (TrustedSqlite(plan)) return ReplayRecorded(db, plan, out);
+  std::set<std::string> built;
   for (const PlainIndex& ix : PlainIndexesToCreate(plan)) {
     LD_RETURN_IF_ERROR(RunOne(db, CreateIndexStatement(ix, QuoteIdentifier(ix.table.name)),
                               fmt::format("index \"{}\"", ix.name)));
-    ++built;
+    built.insert(ix.name);
   }
-  out->restored += built;
-  if (built > 0 && out->method == "none") out->method = "indexes";
+  out->restored += built.size();
+  if (!built.empty() && out->method == "none") out->method = "indexes";
   if (from == "sqlite_schema") {
-    size_t other = 0;
+    size_t missing = 0;
     for (const nlohmann::json& o : plan.schema.value("objects", nlohmann::json::array())) {
-      if (JsonString(o, "type") != "table") ++other;
+      if (JsonString(o, "type") != "table" && !built.count(JsonString(o, "name"))) ++missing;
     }
-    if (other > built) out->warnings.push_back(UntrustedSchemaLine(other - built));
+    if (missing > 0) out->warnings.push_back(UntrustedSchemaLine(missing));
   } else if (!from.empty()) {
     for (std::string& w : SkippedObjectWarnings(plan, "SQLite")) out->warnings.push_back(std::move(w));
   }

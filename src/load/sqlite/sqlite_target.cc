@@ -92,6 +92,10 @@ class SqliteTarget final : public TargetDatabase {
   Result<std::unique_ptr<TableSink>> OpenSink(const TablePlan& plan) override;
   Status CommitTable(const TablePlan& plan) override;
   Status AbortTable(const TablePlan& plan) override;
+  Status RestoreSchemaBefore(const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return CreateRecordedSqliteTables(db_.get(), plan, out);
+  }
   Status RestoreSchemaAfter(const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) override {
     std::lock_guard<std::mutex> lock(mu_);
     return ReplaySqliteSchema(db_.get(), plan, out);

@@ -100,6 +100,11 @@ Result<SchemaCapture> CaptureSqliteSchema(sqlite3* db, const std::vector<TableRe
         }));
   }
   capture.info["sqlite_sequence"] = std::move(sequences);
+  bool has_stat = false;
+  LD_RETURN_IF_ERROR(ForEachRow(
+      db, "SELECT 1 FROM main.sqlite_schema WHERE type = 'table' AND name = 'sqlite_stat1'",
+      "sqlite_stat1", [&](sqlite3_stmt*) { has_stat = true; }));
+  capture.info["sqlite_stat1"] = has_stat;
   nlohmann::json indexes = nlohmann::json::array();
   for (const std::string& t : tables) LD_RETURN_IF_ERROR(TableIndexes(db, t, &indexes));
   capture.info["indexes"] = std::move(indexes);
