@@ -83,6 +83,17 @@ std::vector<std::string> SkippedObjectWarnings(const SchemaRestorePlan& plan,
       plain.insert(JsonString(ix, "name"));
     }
   }
+  // Indexes of partitions: the data comes through the partitioned parent, whose own
+  // index (if on plain columns) is built.
+  std::set<std::pair<std::string, std::string>> partitions;
+  for (const nlohmann::json& p : plan.schema.value("partitions", nlohmann::json::array())) {
+    partitions.insert({JsonString(p, "schema"), JsonString(p, "name")});
+  }
+  for (const nlohmann::json& ix : indexes) {
+    if (partitions.count({JsonString(ix, "schema"), JsonString(ix, "table")})) {
+      plain.insert(JsonString(ix, "name"));
+    }
+  }
   for (const nlohmann::json& o : objects) {
     const std::string type = JsonString(o, "type");
     const std::string name = JsonString(o, "name");

@@ -19,6 +19,7 @@
 #include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
 #include "integration/pg_test_util.h"
+#include "integration/s3_test_env.h"
 
 namespace lakedump {
 namespace {
@@ -159,6 +160,30 @@ TEST_F(ReplicaTest, TrustedLoadIsATwin) {
             "t");
 }
 
+TEST_F(ReplicaTest, ThroughS3TheLoadIsATwinToo) {
+  auto s3 = testing_s3::UseTestS3();
+  if (!s3) GTEST_SKIP() << "LD_TEST_S3_ENDPOINT is not set";
+  const std::string prefix = fmt::format("replica-{}-{}", getpid(), std::rand());
+  const std::string url = "s3://" + s3->bucket + "/" + prefix;
+  const std::string endpoint = " --endpoint " + s3->endpoint;
+  RunResult d = Dump(url, endpoint);
+  ASSERT_EQ(d.code, 0) << d.out << d.err;
+  // The archive is an object of the dump, seen by awscli.
+  const std::string listing =
+      s3->Aws("s3 ls --recursive s3://" + s3->bucket + "/" + prefix + "/_schema/", dir_);
+  EXPECT_NE(listing.find(prefix + "/_schema/postgres.dump"), std::string::npos) << listing;
+  RunResult v = RunLakedump(fmt::format("verify {}{}", Quote(url), endpoint), dir_);
+  EXPECT_EQ(v.code, 0) << v.out << v.err;
+  ScratchDatabase replica(admin_.get());
+  RunResult l = Load(url, replica, "--trust-dump" + endpoint);
+  ASSERT_EQ(l.code, 0) << l.out << l.err;
+  ExpectSameDump(PgDumpLines(source_->conninfo(), "--schema-only"),
+                 PgDumpLines(replica.conninfo(), "--schema-only"));
+  ExpectSameDump(PgDumpLines(source_->conninfo(), "--data-only --inserts"),
+                 PgDumpLines(replica.conninfo(), "--data-only --inserts"));
+  s3->Aws("s3 rm --recursive --only-show-errors s3://" + s3->bucket + "/" + prefix, dir_);
+}
+
 TEST_F(ReplicaTest, ExistingObjectFailsNamingItAndCreatesNothing) {
   const std::string dump = dir_.Sub("d");
   ASSERT_EQ(Dump(dump).code, 0);
@@ -270,6 +295,50 @@ TEST_F(ReplicaTest, PgDumpTooOldFailsInOneLineAndTheFallbackWorks) {
   nlohmann::json manifest = nlohmann::json::parse(ReadFile(dir_.Sub("f") + "/_manifest.json"));
   EXPECT_EQ(manifest["schema"]["schema_from"], "lakedump");
   EXPECT_FALSE(manifest["schema"].contains("archive"));
+}
+
+TEST_F(ReplicaTest, AcrossEnginesPlainIndexesComeAndTheRestIsListed) {
+  // PostgreSQL -> SQLite: tables, keys and plain-column indexes; each other object one warning.
+  const std::string dump = dir_.Sub("d");
+  ASSERT_EQ(Dump(dump).code, 0);
+  const std::string db = dir_.Sub("replica.db");
+  RunResult l = RunLakedump(
+      fmt::format("load {} {} --progress none --trust-dump --json", Quote(dump), Quote(db)), dir_);
+  ASSERT_EQ(l.code, 0) << l.out << l.err;
+  nlohmann::json summary = nlohmann::json::parse(l.out);
+  const std::string skipped = summary["schema"]["skipped"].dump();
+  EXPECT_NE(skipped.find("function shop.touch()"), std::string::npos) << skipped;
+  EXPECT_NE(skipped.find("trigger shop.orders orders_touch"), std::string::npos) << skipped;
+  EXPECT_EQ(skipped.find("events_2025_kind_idx"), std::string::npos) << skipped;
+  EXPECT_EQ(std::count(l.err.begin(), l.err.end(), '\n'),
+            static_cast<long>(summary["schema"]["skipped"].size()))
+      << l.err;
+  const std::string indexes = RunText(fmt::format(
+      "sqlite3 {} \"SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL "
+      "ORDER BY name\"",
+      Quote(db)));
+  EXPECT_EQ(indexes, "events_kind_idx\norders_customer_idx\n");
+
+  // SQLite -> PostgreSQL: the plain-column index comes, the view and the trigger are listed.
+  const std::string source = dir_.Sub("source.db");
+  RunText(fmt::format(
+      "sqlite3 {} \"CREATE TABLE items (id INTEGER PRIMARY KEY, qty INTEGER); "
+      "CREATE INDEX items_qty ON items (qty); CREATE VIEW v AS SELECT * FROM items; "
+      "CREATE TRIGGER tr AFTER INSERT ON items BEGIN SELECT 1; END; "
+      "INSERT INTO items VALUES (1, 2);\"",
+      Quote(source)));
+  ASSERT_EQ(RunLakedump(fmt::format("dump {} {} --progress none", Quote(source),
+                                    Quote(dir_.Sub("s"))), dir_).code, 0);
+  ScratchDatabase target(admin_.get());
+  RunResult p = Load(dir_.Sub("s"), target, "--trust-dump --json");
+  ASSERT_EQ(p.code, 0) << p.out << p.err;
+  const std::string skipped_pg = nlohmann::json::parse(p.out)["schema"]["skipped"].dump();
+  EXPECT_NE(skipped_pg.find("SQLite view v"), std::string::npos) << skipped_pg;
+  EXPECT_NE(skipped_pg.find("SQLite trigger tr"), std::string::npos) << skipped_pg;
+  auto conn = PgConn::Connect(target.conninfo(), 10);
+  ASSERT_TRUE(conn.ok());
+  EXPECT_EQ(QueryOne(**conn, "SELECT indexdef FROM pg_indexes WHERE indexname = 'items_qty'"),
+            "CREATE INDEX items_qty ON main.items USING btree (qty)");
 }
 
 }  // namespace
