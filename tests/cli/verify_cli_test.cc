@@ -146,7 +146,7 @@ TEST_F(VerifyCliTest, LsShowsSourceFormatAndDdl) {
   const std::string dest = tmp_->Sub("dump");
   RunResult r = RunLakedump("ls " + dest + " --ddl", dir_);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("\nformat: lakedump-dump 1.0\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nformat: lakedump-dump 1.1\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\nsource: SQLite 3."), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\nsnapshot: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("CREATE TABLE"), std::string::npos) << r.out;
