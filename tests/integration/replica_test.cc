@@ -184,6 +184,26 @@ TEST_F(ReplicaTest, ThroughS3TheLoadIsATwinToo) {
   s3->Aws("s3 rm --recursive --only-show-errors s3://" + s3->bucket + "/" + prefix, dir_);
 }
 
+TEST_F(ReplicaTest, AnAlteredArchiveIsCaughtByVerifyAndLoad) {
+  const std::string dump = dir_.Sub("d");
+  ASSERT_EQ(Dump(dump).code, 0);
+  const std::string archive = dump + "/_schema/postgres.dump";
+  std::string bytes = ReadFile(archive);
+  ASSERT_GT(bytes.size(), 100u);
+  bytes[bytes.size() / 2] ^= 0x20;
+  WriteFile(archive, bytes);
+  RunResult v = RunLakedump(fmt::format("verify {}", Quote(dump)), dir_);
+  EXPECT_EQ(v.code, 1) << v.out << v.err;
+  EXPECT_NE(v.out.find("PROBLEM schema-archive: _schema/postgres.dump"), std::string::npos) << v.out;
+  ScratchDatabase replica(admin_.get());
+  RunResult l = Load(dump, replica, "--trust-dump");
+  EXPECT_EQ(l.code, 1) << l.out << l.err;
+  EXPECT_NE(l.err.find("_schema/postgres.dump: XXH64 is"), std::string::npos) << l.err;
+  auto dst = PgConn::Connect(replica.conninfo(), 10);
+  ASSERT_TRUE(dst.ok());
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM pg_namespace WHERE nspname = 'shop'"), "0");
+}
+
 TEST_F(ReplicaTest, ExistingObjectFailsNamingItAndCreatesNothing) {
   const std::string dump = dir_.Sub("d");
   ASSERT_EQ(Dump(dump).code, 0);
