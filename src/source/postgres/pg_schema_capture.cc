@@ -32,6 +32,22 @@ JOIN pg_catalog.pg_class c ON c.oid = ex.oid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace ORDER BY 1, 2)SQL";
 
 // Every sequence, with the table that owns it (serial: deptype 'a', identity: 'i').
+// Schemas holding a selected table or no table at all, and whether that is every schema.
+constexpr const char* kSchemasSql = R"SQL(
+WITH sel(nsp) AS (
+  SELECT s->>0 FROM pg_catalog.json_array_elements($1::pg_catalog.json) s
+), s AS (
+  SELECT n.nspname,
+         n.nspname IN (SELECT nsp FROM sel) OR NOT EXISTS (
+           SELECT 1 FROM pg_catalog.pg_class c
+           WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'p') AND NOT c.relispartition) AS kept
+  FROM pg_catalog.pg_namespace n
+  WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
+    AND n.nspname !~ '^pg_toast' AND n.nspname !~ '^pg_temp_'
+)
+SELECT nspname, every FROM (SELECT nspname, kept, bool_and(kept) OVER () AS every FROM s) x
+WHERE kept ORDER BY 1)SQL";
+
 constexpr const char* kSequencesSql = R"SQL(
 SELECT n.nspname, c.relname, tn.nspname, t.relname FROM pg_catalog.pg_class c
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
@@ -79,13 +95,16 @@ WHERE c.relispartition ORDER BY 1, 2)SQL";
 // Sequences per query (each is one SELECT of the UNION ALL).
 constexpr size_t kSequencesPerQuery = 500;
 
+// A pg_dump pattern matching exactly this name: double-quoted, quotes doubled (inside
+// quotes, pg_dump takes * ? . literally).
+std::string PgPatternQuote(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 std::string PgDumpPattern(const TableRef& t) {
-  auto quote = [](std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-  };
-  return quote(t.schema) + "." + quote(t.name);
+  return PgPatternQuote(t.schema) + "." + PgPatternQuote(t.name);
 }
 
 std::string SelectedJson(const std::vector<TableRef>& selected) {
@@ -103,6 +122,18 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const std::vector<TableRe
   for (int i = 0; i < PQntuples(ex.get()); ++i) {
     facts.excluded.push_back(
         TableRef{std::string(PgValue(ex.get(), i, 0)), std::string(PgValue(ex.get(), i, 1))});
+  }
+  LD_ASSIGN_OR_RETURN(PgResult schemas, conn.Query(kSchemasSql, {sel}));
+  const bool every_schema = PQntuples(schemas.get()) == 0 || PgValue(schemas.get(), 0, 1) == "t";
+  for (int i = 0; i < PQntuples(schemas.get()) && !every_schema; ++i) {
+    facts.schemas.push_back(std::string(PgValue(schemas.get(), i, 0)));
+  }
+  // Exclusions outside the schemas dumped are moot (and would make the command long).
+  if (!facts.schemas.empty()) {
+    std::erase_if(facts.excluded, [&](const TableRef& t) {
+      return std::find(facts.schemas.begin(), facts.schemas.end(), t.schema) ==
+             facts.schemas.end();
+    });
   }
   const std::string nkey = conn.server_version() >= 110000 ? "indnkeyatts" : "indnatts";
   LD_ASSIGN_OR_RETURN(PgResult ix, conn.Query(fmt::format(fmt::runtime(kIndexesSql),
@@ -220,6 +251,9 @@ Status RunPgDumpSchema(const PgDumpRequest& request, SchemaCapture* capture) {
   SubprocessSpec spec;
   spec.argv = {pg_dump.path, "--schema-only", "--format=custom", "--no-password",
                "--snapshot=" + request.snapshot_id, "--dbname=" + request.connection.conninfo};
+  for (const std::string& schema : request.schemas) {
+    spec.argv.push_back("--schema=" + PgPatternQuote(schema));
+  }
   for (const TableRef& t : request.excluded) spec.argv.push_back("--exclude-table=" + PgDumpPattern(t));
   spec.env = request.connection.env;
   StringSink archive;

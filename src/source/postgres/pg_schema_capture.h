@@ -29,6 +29,9 @@ struct PgSchemaFacts {
                                                        //   constraint, columns}]
   nlohmann::json partitions = nlohmann::json::array(); // [{schema, name, parent_schema, parent}]
   std::vector<TableRef> excluded;                      // for pg_dump --exclude-table
+  // A schema none of whose tables is selected is left out with its other objects (views,
+  // functions, types): pg_dump --schema for the others; empty = every schema.
+  std::vector<std::string> schemas;
 };
 
 // REQUIRES: `coordinator` is inside the snapshot's transaction.
@@ -41,6 +44,7 @@ struct PgDumpRequest {
   std::string tool_dir;  // --pg-bin-dir; empty = search
   PgChildConnection connection;
   std::vector<TableRef> excluded;
+  std::vector<std::string> schemas;  // pg_dump --schema for each; empty = every schema
 };
 
 // Fills capture->archive and capture->info ("archive" without key/checksum,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
@@ -341,6 +342,7 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const std::vector<TableRef
   if (!options.use_source_tool) return capture;
   request.tool_dir = options.tool_dir;
   request.excluded = std::move(facts.excluded);
+  request.schemas = std::move(facts.schemas);
   LD_RETURN_IF_ERROR(RunPgDumpSchema(request, &capture));
   return capture;
 }
