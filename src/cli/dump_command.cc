@@ -46,6 +46,8 @@ struct DumpArgs {
   std::string pg_numeric = "string", pg_infinity = "clamp", pg_numeric_nan = "error";
   bool pg_materialized_views = false;
   std::string sign_key_file;
+  std::string schema_from = "pg_dump";
+  std::string pg_bin_dir;
   S3Flags s3;
 };
 
@@ -113,6 +115,12 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   if (a.sqlite_type_mismatch != "fail" && a.sqlite_type_mismatch != "string") {
     return Status::InvalidArgument("--sqlite-type-mismatch: expected fail or string");
   }
+  if (a.schema_from != "pg_dump" && a.schema_from != "lakedump") {
+    return Status::InvalidArgument(
+        fmt::format("--schema-from \"{}\": expected pg_dump or lakedump", a.schema_from));
+  }
+  o.schema_from_source_tool = a.schema_from == "pg_dump";
+  o.pg_bin_dir = a.pg_bin_dir;
   // Local folders: one batch of fsyncs before the manifest instead of two per file.
   o.store.local_deferred_sync = true;
   LD_RETURN_IF_ERROR(ApplyS3Flags(a.s3, &o.store.s3));
@@ -322,6 +330,13 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
   app->add_option("--pg-numeric-nan", a->pg_numeric_nan,
                   "PostgreSQL numeric NaN/±Infinity in a decimal column: error or null")
       ->capture_default_str();
+  app->add_option("--schema-from", a->schema_from,
+                  "PostgreSQL: pg_dump (store pg_dump's schema-only archive: views, functions, "
+                  "types, sequences, indexes...) or lakedump (tables only)")
+      ->capture_default_str();
+  app->add_option("--pg-bin-dir", a->pg_bin_dir,
+                  "directory of the pg_dump to use (default: the newest in PATH or "
+                  "/usr/lib/postgresql/*/bin that is at least the server's version)");
   app->add_flag("--pg-materialized-views", a->pg_materialized_views,
                 "also dump PostgreSQL materialized views");
   AddS3Flags(app, &a->s3, /*with_upload=*/true);

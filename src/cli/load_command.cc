@@ -34,6 +34,10 @@ struct LoadArgs {
   bool trust_dump = false;
   std::string require_signature;  // key file
   std::string lock_timeout = "30s";
+  bool schema_only = false;
+  bool data_only = false;
+  std::string pg_bin_dir;
+  int restore_jobs = 0;
   S3Flags s3;
 };
 
@@ -71,6 +75,14 @@ Result<LoadOptions> BuildOptions(const LoadArgs& a) {
     o.schema_map.push_back(std::move(mapping));
   }
   LD_ASSIGN_OR_RETURN(o.if_exists, ParseLoadIfExists(a.if_exists));
+  if (a.schema_only && a.data_only) {
+    return Status::InvalidArgument("--schema-only and --data-only exclude each other");
+  }
+  if (a.restore_jobs < 0) return Status::InvalidArgument("--restore-jobs must be 0 or more");
+  o.schema_only = a.schema_only;
+  o.data_only = a.data_only;
+  o.pg_bin_dir = a.pg_bin_dir;
+  o.restore_jobs = a.restore_jobs;
   LD_ASSIGN_OR_RETURN(o.progress, ParseProgressMode(a.progress));
   if (a.json && a.progress == "auto") o.progress = ProgressMode::kNone;
   LD_RETURN_IF_ERROR(ApplyS3Flags(a.s3, &o.store.s3));
@@ -104,7 +116,11 @@ nlohmann::json Summary(const LoadResult& r, const std::string& dump, const std::
           {"bytes", r.bytes},
           {"seconds", r.seconds},
           {"rows_per_second", r.seconds > 0 ? r.rows / r.seconds : 0.0},
-          {"loaded", tables}};
+          {"loaded", tables},
+          {"schema",
+           {{"method", r.schema.method},
+            {"restored", r.schema.restored},
+            {"skipped", r.schema.warnings}}}};
 }
 
 int ExitCodeFor(const Status& s) {
@@ -165,6 +181,10 @@ int RunLoad(const LoadArgs& a) {
     return PrintError(s, code);
   }
   PrintWarnings(result->warnings);
+  // One line per schema object not restored (stderr: stdout stays the summary).
+  for (const std::string& w : result->schema.warnings) {
+    std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(w).c_str());
+  }
   if (a.json) {
     std::printf("%s\n", DisplayJson(Summary(*result, dump, target_name)).c_str());
   } else {
@@ -175,6 +195,11 @@ int RunLoad(const LoadArgs& a) {
         result->tables.size(), FormatCount(static_cast<double>(result->rows)).c_str(),
         static_cast<unsigned long long>(result->files), FormatBytes(result->bytes).c_str(),
         FormatSeconds(result->seconds).c_str(), FormatCount(rate).c_str(), target_name.c_str());
+    if (result->schema.method != "none") {
+      std::printf("schema: %llu objects restored (%s), %zu skipped\n",
+                  static_cast<unsigned long long>(result->schema.restored),
+                  result->schema.method.c_str(), result->schema.warnings.size());
+    }
   }
   return kExitOk;
 }
@@ -214,7 +239,9 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
   app->add_flag("--json", a->json, "print one JSON summary object on stdout");
   app->add_flag("--trust-dump", a->trust_dump,
                 "apply the dump's schema code too (DEFAULT expressions, CHECK constraints, "
-                "recorded DDL); only for a dump you trust: see 'Threat model' in README");
+                "recorded DDL, pg_restore of its pg_dump archive: views, functions, triggers, "
+                "types, indexes; SQLite's recorded statements); only for a dump you trust: see "
+                "'Threat model' in README");
   app->add_option("--require-signature", a->require_signature,
                   "refuse the dump unless it is signed with the key in this file (dump "
                   "--sign-key-file) and every object's SHA-256 matches; a verified dump is "
@@ -223,6 +250,16 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
   app->add_option("--lock-timeout", a->lock_timeout,
                   "PostgreSQL: how long --if-exists replace/append waits for the lock on the "
                   "existing table before giving up (0 = forever)")
+      ->capture_default_str();
+  app->add_flag("--schema-only", a->schema_only, "restore the schema (tables empty), no data");
+  app->add_flag("--data-only", a->data_only,
+                "the data only: no schema archive (tables created from the dump's types, or "
+                "appended to with --if-exists append)");
+  app->add_option("--pg-bin-dir", a->pg_bin_dir,
+                  "directory of the pg_restore to use (default: the newest suitable one in "
+                  "PATH or /usr/lib/postgresql/*/bin)");
+  app->add_option("--restore-jobs", a->restore_jobs,
+                  "pg_restore --jobs for indexes and constraints (default: -j)")
       ->capture_default_str();
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(

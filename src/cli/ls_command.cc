@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "dump/manifest.h"
+#include "dump/schema_archive.h"
 #include "store/open_store.h"
 
 namespace lakedump::cli {
@@ -61,6 +63,55 @@ std::vector<std::string> SourceFacts(const nlohmann::json& source) {
   return out;
 }
 
+// Control characters of names shown as \xNN, so a name cannot rewrite the terminal.
+std::string Printable(std::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// The manifest's "schema": where it came from, the archive, and its objects by type
+// (every object with --ddl).
+std::vector<std::string> SchemaLines(const nlohmann::json& schema, bool each_object) {
+  std::vector<std::string> lines;
+  const std::string from = SchemaFrom(schema);
+  if (from.empty()) return lines;
+  std::string head = "\nschema: from " + from;
+  if (schema.contains("archive") && schema["archive"].is_object()) {
+    const nlohmann::json& a = schema["archive"];
+    head += fmt::format(" {}, archive {} ({} bytes)", Printable(a.value("pg_dump_version", "")),
+                        Printable(a.value("key", "")), a.value("bytes", uint64_t{0}));
+  }
+  lines.push_back(head);
+  const nlohmann::json objects = schema.value("objects", nlohmann::json::array());
+  std::map<std::string, size_t> counts;
+  for (const nlohmann::json& o : objects) {
+    if (o.is_object()) ++counts[o.value("type", "?")];
+  }
+  std::string summary;
+  for (const auto& [type, n] : counts) {
+    summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, Printable(type));
+  }
+  if (!summary.empty()) lines.push_back("objects: " + summary);
+  const nlohmann::json sequences = schema.value("sequences", nlohmann::json::array());
+  if (!sequences.empty()) lines.push_back(fmt::format("sequences with values: {}", sequences.size()));
+  if (each_object) {
+    for (const nlohmann::json& o : objects) {
+      if (!o.is_object()) continue;
+      lines.push_back(fmt::format("  {} {} {}", Printable(o.value("type", "")),
+                                  Printable(o.value("schema", o.value("table", ""))),
+                                  Printable(o.value("name", ""))));
+    }
+  }
+  return lines;
+}
+
 int RunLs(const LsArgs& a) {
   StoreOptions store_options;
   if (Status s = ApplyS3Flags(a.s3, &store_options.s3); !s.ok()) return PrintError(s, kExitUsage);
@@ -87,6 +138,8 @@ int RunLs(const LsArgs& a) {
     nlohmann::json j = ToJson(m);
     if (a.ddl) {
       for (size_t i = 0; i < details.size(); ++i) j["tables"][i]["ddl"] = details[i].ddl;
+    } else if (j.contains("schema")) {
+      j["schema"].erase("objects");  // the archive's table of contents: with --ddl
     }
     std::printf("%s\n", DisplayJson(j, 2).c_str());
     return kExitOk;
@@ -133,6 +186,7 @@ int RunLs(const LsArgs& a) {
   std::printf("\n%zu tables, %llu rows, %llu files, %s\n", m.tables.size(),
               static_cast<unsigned long long>(m.total_rows),
               static_cast<unsigned long long>(m.total_files), FormatBytes(m.total_bytes).c_str());
+  for (const std::string& line : SchemaLines(m.schema, a.ddl)) std::printf("%s\n", line.c_str());
   for (const TableManifest& t : details) {
     std::printf("\n-- %s\n%s;\n", safe(t.table.QualifiedName()).c_str(),
                 TerminalSafe(t.ddl, /*keep_newlines=*/true).c_str());

@@ -46,6 +46,7 @@ nlohmann::json DumpOptionsToJson(const DumpOptions& o) {
   j["if_exists"] = std::string(IfExistsName(o.if_exists));
   j["batch_rows"] = o.batch_rows;
   j["read_ahead_batches"] = o.read_ahead_batches;
+  j["schema_from"] = o.schema_from_source_tool ? "source" : "lakedump";
   return j;
 }
 

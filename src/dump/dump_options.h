@@ -59,6 +59,13 @@ struct DumpOptions {
   // Big tables are split into work units of about this many bytes (Database::Split).
   uint64_t split_bytes = 1ull << 30;
 
+  // The schema beyond the tables (docs/dump-format.md, "Schema"): true = the source's
+  // own tool records it (PostgreSQL: pg_dump's schema-only archive; `--schema-from
+  // pg_dump`, the default); false = lakedump's per-table DDL only (`--schema-from
+  // lakedump`). Where pg_dump/pg_restore are (`--pg-bin-dir`); empty = search.
+  bool schema_from_source_tool = true;
+  std::string pg_bin_dir;
+
   ProgressMode progress = ProgressMode::kAuto;
   std::string trace_file;  // Chrome trace-event JSON; empty = none
 

@@ -8,7 +8,9 @@
 #include <mutex>
 #include <regex>
 #include <set>
+#include <thread>
 
+#include "base/checksum.h"
 #include "base/thread_pool.h"
 #include "base/sha256.h"
 #include "dump/batch_pump.h"
@@ -313,8 +315,10 @@ Status ExportService::CommitTable(TableState* state) {
   return Status::OK();
 }
 
-Status ExportService::SweepStrays(const std::vector<CommittedTable>& tables, uint64_t* deleted) {
+Status ExportService::SweepStrays(const std::vector<CommittedTable>& tables,
+                                  const nlohmann::json& schema, uint64_t* deleted) {
   std::set<std::string> keep = {std::string(kManifestKey), std::string(kLeaseKey)};
+  if (schema.contains("archive")) keep.insert(schema["archive"].value("key", ""));
   // An unsigned dump over a signed one: the old signature goes with the old dump.
   if (!options_.sign_key.empty()) keep.insert(std::string(kSignatureKey));
   for (const CommittedTable& t : tables) {
@@ -364,6 +368,31 @@ Status ExportService::WriteManifest(const DumpManifest& d) {
         kManifestKey));
   }
   return Status::OK();
+}
+
+Result<nlohmann::json> ExportService::CaptureSchema(const DumpPlan& plan) {
+  std::vector<TableRef> selected;
+  for (const PlannedTable& t : plan.tables) {
+    if (t.info.query.empty()) selected.push_back(t.info.ref);
+  }
+  SchemaCaptureOptions options;
+  options.use_source_tool = options_.schema_from_source_tool;
+  options.tool_dir = options_.pg_bin_dir;
+  LD_ASSIGN_OR_RETURN(SchemaCapture capture, db_->CaptureSchema(selected, options));
+  nlohmann::json info = std::move(capture.info);
+  if (!capture.archive.empty()) {
+    // Over a committed dump the archive gets a name of this run's own: the old dump's stays
+    // whole until the new manifest is written (then the sweep removes it).
+    const std::string key = old_dump_committed_ ? fmt::format("_schema/postgres-{}.dump", run_id_)
+                                                : std::string(kPgSchemaArchiveKey);
+    LD_RETURN_IF_ERROR(store_->PutObject(key, capture.archive).WithContext(key));
+    nlohmann::json& archive = info["archive"];
+    archive["key"] = key;
+    archive["bytes"] = capture.archive.size();
+    archive["xxh64"] = Xxh64Hex(capture.archive);
+    if (!options_.sign_key.empty()) archive["sha256"] = Sha256Hex(capture.archive);
+  }
+  return info;
 }
 
 Result<DumpResult> ExportService::Run(std::stop_token stop) {
@@ -432,6 +461,11 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   }
   progress_.tables_total = states.size();
 
+  // The schema is captured beside the data (pg_dump is another process on its own
+  // connection to the same snapshot), and joined before the commit.
+  Result<nlohmann::json> schema = Status::Cancelled("not captured");
+  std::jthread schema_thread([this, &plan, &schema] { schema = CaptureSchema(plan); });
+
   ThreadPool pool(static_cast<size_t>(options_.table_parallelism));
   if (options_.if_exists == IfExists::kResume) {
     TaskGroup checks(&pool, static_cast<size_t>(options_.table_parallelism), stop);
@@ -475,6 +509,8 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
     if (!s.ok()) return s;
   }
   if (stop.stop_requested()) return Status::Cancelled("interrupted");
+  schema_thread.join();
+  if (!schema.ok()) return schema.status().WithContext("schema");
 
   std::vector<CommittedTable> tables;
   for (auto& s : states) tables.push_back(CommittedTable{s->manifest_key, &*s->manifest});
@@ -488,6 +524,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   d.source = RedactCredentials(db_->Describe());
   d.options = DumpOptionsToJson(options_);
   d.started_at = FormatUtc(started);
+  d.schema = std::move(schema).value();
   std::map<std::string, nlohmann::json> runs;  // run id -> its entry in "snapshots"
   for (const CommittedTable& c : tables) {
     const TableManifest& t = *c.manifest;
@@ -521,7 +558,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   // After it: what the new manifest does not name belongs to the earlier dump
   // or to dead runs (data file names are unique per run).
   if (options_.if_exists != IfExists::kFail) {
-    Status swept = SweepStrays(tables, &result.deleted_objects);
+    Status swept = SweepStrays(tables, d.schema, &result.deleted_objects);
     if (!swept.ok()) {
       result.warnings.push_back(fmt::format(
           "the dump is committed, but objects of the earlier dump could not all be deleted "

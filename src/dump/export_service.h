@@ -74,7 +74,12 @@ class ExportService {
   Status WriteManifest(const DumpManifest& manifest);
   // Best effort: deletes every object whose key carries this run's id.
   void DeleteOwnObjects(ObjectStore& store);
-  Status SweepStrays(const std::vector<CommittedTable>& tables, uint64_t* deleted);
+  // Deletes what the new manifest does not name (keeps its schema archive).
+  Status SweepStrays(const std::vector<CommittedTable>& tables, const nlohmann::json& schema,
+                     uint64_t* deleted);
+  // Database::CaptureSchema for the planned tables; stores the archive (if any) and
+  // returns the manifest's "schema" object with the archive's key, size and checksum.
+  Result<nlohmann::json> CaptureSchema(const DumpPlan& plan);
   // Where this run commits a table: _table.json, or _table-<run>.json while
   // the destination holds a committed dump (whose _table.json must stay).
   std::string CommitKey(const TableRef& table) const;

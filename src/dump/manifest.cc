@@ -210,6 +210,7 @@ json ToJson(const DumpManifest& d) {
   j["tables"] = tables;
   j["snapshots"] = d.snapshots;
   j["single_snapshot"] = d.single_snapshot();
+  if (!d.schema.is_null()) j["schema"] = d.schema;
   j["totals"] = {{"tables", d.tables.size()},
                  {"rows", d.total_rows},
                  {"files", d.total_files},
@@ -296,6 +297,10 @@ Result<DumpManifest> ParseDumpManifest(std::string_view text, std::string_view w
     d.sha256 = j.value("sha256", false);
     d.snapshots = j.value("snapshots", json::array());
     if (!d.snapshots.is_array()) d.snapshots = json::array();
+    d.schema = j.value("schema", json());
+    if (!d.schema.is_null() && !d.schema.is_object()) {
+      throw std::runtime_error("\"schema\" is not an object");
+    }
     const json& totals = j.at("totals");
     d.total_rows = totals.at("rows").get<uint64_t>();
     d.total_files = totals.at("files").get<uint64_t>();

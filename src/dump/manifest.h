@@ -22,6 +22,8 @@ namespace lakedump {
 inline constexpr std::string_view kDumpFormatName = "lakedump-dump";
 inline constexpr int kDumpFormatVersion = 1;       // major: readers refuse a higher one
 inline constexpr int kDumpFormatMinorVersion = 1;  // minor: additive, readers ignore new fields
+// The schema archive of a PostgreSQL dump (pg_dump --schema-only --format=custom).
+inline constexpr std::string_view kPgSchemaArchiveKey = "_schema/postgres.dump";
 
 struct DataFile {
   std::string key;         // relative to the dump root
@@ -96,6 +98,10 @@ struct DumpManifest {
   // Signed dump: every object has a SHA-256 recorded, and _manifest.sig holds the HMAC of
   // these exact _manifest.json bytes (docs/dump-format.md, "Signed dumps").
   bool sha256 = false;
+  // The schema beyond the tables' own definitions (minor version 1, docs/dump-format.md
+  // "Schema"): {"schema_from": "pg_dump"|"lakedump"|"sqlite_schema", "archive": {...},
+  // "objects": [...], "sequences": [...], "indexes": [...], ...}; null in older dumps.
+  nlohmann::json schema;
 };
 
 nlohmann::json ToJson(const TableManifest& table);

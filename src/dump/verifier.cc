@@ -13,6 +13,7 @@
 #include "base/sha256.h"
 #include "base/thread_pool.h"
 #include "dump/manifest.h"
+#include "dump/schema_archive.h"
 #include "dump/object_checksum.h"
 #include "dump/object_keys.h"
 #include "dump/signature.h"
@@ -346,6 +347,18 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
       FileCheck job{f, &t.schema, std::nullopt};
       if (auto it = listed.find(f.key); it != listed.end()) job.listed_size = it->second;
       jobs.push_back(std::move(job));
+    }
+  }
+  // The schema archive: size and checksum as the manifest records them.
+  if (auto entry = ParseSchemaArchiveEntry(manifest.schema); !entry.ok()) {
+    problems.Add(std::string(kManifestKey), "manifest", std::string(entry.status().message()));
+  } else if (!entry->key.empty()) {
+    claimed.insert(entry->key);
+    auto archive = ReadSchemaArchive(store, *entry);
+    if (!archive.ok()) {
+      const Code code = archive.status().code();
+      if (code != Code::kCorruption) return archive.status();
+      problems.Add(entry->key, "schema-archive", std::string(archive.status().message()));
     }
   }
   for (const ObjectInfo& o : listing) {

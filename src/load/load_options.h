@@ -36,11 +36,23 @@ struct LoadOptions {
   // CHECK constraints, recorded DDL run only when this is true -- `load --trust-dump`, or a
   // dump whose signature verified (--require-signature). False: tables are created from the
   // logical types and the structured metadata only, and nothing of the dump is executed.
+  // The same gate holds for the schema archive (pg_restore) and SQLite's recorded CREATE
+  // INDEX/VIEW/TRIGGER statements: without it, load says in one line how many schema objects
+  // it did not restore and how to restore them.
   bool trust_schema = false;
   // --require-signature's key bytes (never printed): when set, the load refuses a dump whose
   // _manifest.sig, _table.json or data file SHA-256 does not check out (dump/signature.h), each
   // object checked as it is read, every data file before its table commits.
   std::string signing_key;
+
+  // --schema-only: the schema without data; --data-only: the data without the dump's
+  // schema (tables are created as without an archive, or appended to).
+  bool schema_only = false;
+  bool data_only = false;
+  // Directory of pg_restore (`--pg-bin-dir`); empty = the newest suitable one found.
+  std::string pg_bin_dir;
+  // pg_restore --jobs for the post-data section (indexes, constraints); 0 = table_parallelism.
+  int restore_jobs = 0;
 };
 
 // "fail" | "replace" | "append" (InvalidArgument otherwise).

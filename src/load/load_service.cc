@@ -7,6 +7,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "base/thread_pool.h"
 #include "dump/commit_check.h"
@@ -14,6 +15,7 @@
 #include "dump/object_keys.h"
 #include "dump/planner.h"
 #include "dump/signature.h"
+#include "dump/schema_archive.h"
 #include "format/parquet/parquet_reader.h"
 
 namespace lakedump {
@@ -183,13 +185,68 @@ Result<std::vector<LoadService::TableTask>> LoadService::Plan(const DumpManifest
   return tasks;
 }
 
+Result<SchemaRestorePlan> LoadService::PlanSchema(const DumpManifest& manifest,
+                                                  const std::vector<TableTask>& tasks) {
+  SchemaRestorePlan plan;
+  plan.schema = manifest.schema.is_object() ? manifest.schema : nlohmann::json::object();
+  if (manifest.source.is_object()) plan.source_kind = manifest.source.value("kind", "");
+  plan.trusted = options_.trust_schema;
+  plan.exclude_patterns = options_.exclude;
+  plan.schema_map = options_.schema_map;
+  plan.with_data = !options_.schema_only;
+  plan.if_exists = options_.if_exists;
+  plan.jobs = options_.restore_jobs > 0 ? options_.restore_jobs : options_.table_parallelism;
+  plan.tool_dir = options_.pg_bin_dir;
+  std::set<std::string> selected;
+  for (const TableTask& t : tasks) {
+    plan.tables.push_back(t.plan.source);
+    selected.insert(t.plan.source.QualifiedName());
+  }
+  for (const TableSummary& t : manifest.tables) {
+    if (!selected.count(t.table.QualifiedName())) plan.excluded.push_back(t.table);
+  }
+  LD_ASSIGN_OR_RETURN(SchemaArchiveEntry entry, ParseSchemaArchiveEntry(plan.schema));
+  if (plan.trusted && !entry.key.empty()) {
+    LD_ASSIGN_OR_RETURN(plan.archive, ReadSchemaArchive(*store_, entry));
+  }
+  return plan;
+}
+
 Result<LoadResult> LoadService::Run(std::stop_token stop) {
   const auto start = std::chrono::steady_clock::now();
   LD_ASSIGN_OR_RETURN(DumpManifest manifest,
                       options_.signing_key.empty()
                           ? ReadDumpManifest(*store_)
                           : ReadSignedManifest(*store_, options_.signing_key));
+  if (options_.schema_only && options_.data_only) {
+    return Status::InvalidArgument("--schema-only and --data-only exclude each other");
+  }
   LD_ASSIGN_OR_RETURN(std::vector<TableTask> tasks, Plan(manifest));
+  LD_ASSIGN_OR_RETURN(SchemaRestorePlan schema_plan, PlanSchema(manifest, tasks));
+  SchemaRestoreOutcome schema;
+  schema.method = "none";
+  if (!options_.data_only) {
+    Status s = target_->RestoreSchemaBefore(schema_plan, &schema);
+    if (!s.ok()) {
+      if (s.code() != Code::kInvalidArgument) started_loading_ = true;
+      return s;
+    }
+    // Tables the schema restore created are loaded into (append); materialized views
+    // are refreshed instead of loaded.
+    auto contains = [](const std::vector<TableRef>& list, const TableRef& t) {
+      return std::find(list.begin(), list.end(), t) != list.end();
+    };
+    std::vector<TableTask> kept;
+    for (TableTask& t : tasks) {
+      if (contains(schema.skip_data, t.plan.source)) continue;
+      if (contains(schema.created, t.plan.source)) {
+        if (options_.schema_only) continue;
+        t.plan.if_exists = LoadIfExists::kAppend;
+      }
+      kept.push_back(std::move(t));
+    }
+    tasks = std::move(kept);
+  }
   progress_.tables_total = tasks.size();
   for (const TableTask& t : tasks) progress_.estimated_rows += t.plan.rows;
 
@@ -212,10 +269,15 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
     file_pool_ = nullptr;
   }
   if (!status.ok()) return status;
+  if (!options_.data_only) {
+    if (stop.stop_requested()) return Status::Cancelled("cancelled");
+    LD_RETURN_IF_ERROR(target_->RestoreSchemaAfter(schema_plan, &schema));
+  }
 
   LoadResult result;
   result.dump_id = manifest.dump_id;
   result.warnings = Warnings();
+  result.schema = std::move(schema);
   for (TableTask& t : tasks) {
     result.rows += t.loaded.rows;
     result.files += t.loaded.files;
@@ -246,7 +308,7 @@ Status LoadService::LoadTable(TableTask& task, std::stop_token stop) {
   if (stop.stop_requested()) return Status::Cancelled(name);
   started_loading_ = true;
   Status s = target_->PrepareTable(task.plan);
-  if (s.ok()) s = LoadFiles(task, stop);
+  if (s.ok() && !options_.schema_only) s = LoadFiles(task, stop);
   if (s.ok() && stop.stop_requested()) s = Status::Cancelled("cancelled");
   if (s.ok()) s = target_->CommitTable(task.plan);
   if (!s.ok()) {

@@ -56,6 +56,7 @@ struct LoadedTable {
 
 struct LoadResult {
   std::string dump_id;
+  SchemaRestoreOutcome schema;  // what the schema restore did (method "none" without one)
   std::vector<LoadedTable> tables;  // in manifest order
   uint64_t rows = 0;
   uint64_t files = 0;
@@ -88,6 +89,8 @@ class LoadService {
  private:
   struct TableTask;
   Result<std::vector<TableTask>> Plan(const DumpManifest& manifest);
+  Result<SchemaRestorePlan> PlanSchema(const DumpManifest& manifest,
+                                       const std::vector<TableTask>& tasks);
   Status LoadTable(TableTask& task, std::stop_token stop);
   struct TableLoad;
   struct OpenFile;

@@ -27,8 +27,11 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <utility>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "base/status.h"
 #include "source/table_source.h"
@@ -59,6 +62,31 @@ struct TablePlan {
   // whole table (the target may then load it in the same transaction that
   // empties its staging table, e.g. PostgreSQL's COPY FREEZE).
   bool single_sink = false;
+};
+
+// The dump's schema beyond its tables (manifest "schema", docs/dump-format.md), for a
+// target to restore around the data (RestoreSchemaBefore, the tables, RestoreSchemaAfter).
+struct SchemaRestorePlan {
+  nlohmann::json schema;            // the manifest's "schema" object
+  std::string source_kind;          // manifest source.kind
+  std::string archive;              // the PostgreSQL archive's bytes (checked), or empty
+  bool trusted = false;             // may run the dump's schema code
+  std::vector<TableRef> tables;     // dump tables selected (source names)
+  std::vector<TableRef> excluded;   // dump tables not selected
+  std::vector<std::string> exclude_patterns;  // --exclude (also drops views by name)
+  std::vector<std::pair<std::string, std::string>> schema_map;
+  bool with_data = true;            // false: --schema-only
+  LoadIfExists if_exists = LoadIfExists::kFail;
+  int jobs = 2;                     // parallel post-data jobs
+  std::string tool_dir;             // --pg-bin-dir
+};
+
+struct SchemaRestoreOutcome {
+  std::string method;               // "pg_restore", "sqlite_schema", "indexes", "none"
+  std::vector<TableRef> created;    // dump tables the restore created (loaded by appending)
+  std::vector<TableRef> skip_data;  // dump tables whose data the restore rebuilds (matviews)
+  uint64_t restored = 0;            // schema objects restored
+  std::vector<std::string> warnings;  // one line each: objects skipped or not restored
 };
 
 class TableSink {
@@ -122,6 +150,19 @@ class TargetDatabase {
   virtual Status CommitTable(const TablePlan& plan) = 0;
   virtual Status AbortTable(const TablePlan& plan) = 0;
 
+  // Before any table: what the data needs (PostgreSQL: pg_restore --section=pre-data
+  // in one transaction). An object that already exists fails naming it, with
+  // nothing created. Default: nothing.
+  virtual Status RestoreSchemaBefore(const SchemaRestorePlan& /*plan*/,
+                                     SchemaRestoreOutcome* /*out*/) {
+    return Status::OK();
+  }
+  // After every table committed: indexes, constraints, triggers, sequence values,
+  // materialized views (or their cross-engine subset). Default: nothing.
+  virtual Status RestoreSchemaAfter(const SchemaRestorePlan& /*plan*/,
+                                    SchemaRestoreOutcome* /*out*/) {
+    return Status::OK();
+  }
  private:
   LoadNotes notes_;
 };

@@ -7,3 +7,14 @@ Result<std::vector<WorkUnit>> Database::Split(const TableInfo& table, uint64_t /
 }
 
 }  // namespace lakedump
+
+namespace lakedump {
+
+Result<SchemaCapture> Database::CaptureSchema(const std::vector<TableRef>& /*selected*/,
+                                              const SchemaCaptureOptions& /*options*/) {
+  SchemaCapture capture;
+  capture.info["schema_from"] = "lakedump";
+  return capture;
+}
+
+}  // namespace lakedump

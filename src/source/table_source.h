@@ -52,6 +52,21 @@ struct TableDefinition {
   std::vector<std::vector<std::string>> unique_keys;
 };
 
+// How CaptureSchema records the schema (dump --schema-from, --pg-bin-dir).
+struct SchemaCaptureOptions {
+  bool use_source_tool = true;  // false (--schema-from lakedump): no pg_dump archive
+  std::string tool_dir;         // where pg_dump is; empty = search (see pg_tools.h)
+};
+
+// The schema beyond the tables' own definitions, at the dump's snapshot: the
+// manifest's "schema" object (docs/dump-format.md, "Schema") and, for
+// PostgreSQL, the bytes of pg_dump's schema-only archive (held in memory:
+// schema-only archives are small, about 100 KB per 1000 tables).
+struct SchemaCapture {
+  nlohmann::json info = nlohmann::json::object();
+  std::string archive;  // empty: none
+};
+
 class TableSource {
  public:
   virtual ~TableSource() = default;
@@ -77,6 +92,12 @@ class Database {
   // Splits a table into units of about target_bytes; default: one unit.
   virtual Result<std::vector<WorkUnit>> Split(const TableInfo& table, uint64_t target_bytes);
   virtual Result<std::unique_ptr<TableSource>> Open(const WorkUnit& unit) = 0;
+  // Records the source's schema objects (sequences and their values, indexes,
+  // views, functions...) for the tables selected, at the snapshot; tables not in
+  // `selected` are left out of it. May run while sources stream (thread-safe).
+  // REQUIRES: BeginSnapshot() first. Default: {"schema_from": "lakedump"}.
+  virtual Result<SchemaCapture> CaptureSchema(const std::vector<TableRef>& selected,
+                                              const SchemaCaptureOptions& options);
   // Kind, version, snapshot id...: for the manifest. Never credentials.
   virtual nlohmann::json Describe() const = 0;
   // OK while whatever makes the snapshot safe is still held (PostgreSQL: the

@@ -12,6 +12,7 @@
 #include "base/units.h"
 #include "load/postgres/pg_copy_encoder.h"
 #include "load/postgres/pg_table_layout.h"
+#include "load/postgres/pg_schema_restore.h"
 #include "load/postgres/postgres_table_sink.h"
 #include "source/postgres/pg_connection_pool.h"
 
@@ -151,6 +152,20 @@ class PostgresTarget final : public TargetDatabase {
     return s;
   }
 
+  Status RestoreSchemaBefore(const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) override {
+    LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
+    Status s = restorer_.Before(*conn, plan, out);
+    pool_.Release(std::move(conn));
+    return s;
+  }
+
+  Status RestoreSchemaAfter(const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) override {
+    LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
+    Status s = restorer_.After(*conn, plan, out);
+    pool_.Release(std::move(conn));
+    return s;
+  }
+
   Status AbortTable(const TablePlan& plan) override {
     const std::string name = plan.target.QualifiedName();
     {
@@ -199,6 +214,7 @@ class PostgresTarget final : public TargetDatabase {
   std::mutex schema_mu_;  // serializes CREATE SCHEMA
   std::mutex mu_;
   std::map<std::string, StagedTable> tables_;  // guarded by mu_; by target "schema.table"
+  PgSchemaRestorer restorer_;  // used by the load's own thread, before and after the tables
 };
 
 Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan) {

@@ -10,6 +10,7 @@
 
 #include "load/sqlite/sqlite_guard.h"
 #include "load/sqlite/sqlite_load_types.h"
+#include "load/sqlite/sqlite_schema_replay.h"
 #include "source/sqlite/sqlite_connection.h"
 
 namespace lakedump {
@@ -92,6 +93,14 @@ class SqliteTarget final : public TargetDatabase {
   Result<std::unique_ptr<TableSink>> OpenSink(const TablePlan& plan) override;
   Status CommitTable(const TablePlan& plan) override;
   Status AbortTable(const TablePlan& plan) override;
+  Status RestoreSchemaBefore(const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return CreateRecordedSqliteTables(db_.get(), plan, out);
+  }
+  Status RestoreSchemaAfter(const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ReplaySqliteSchema(db_.get(), plan, out);
+  }
 
   // Inserts every row of the batch in one transaction. `first_row` numbers
   // rows in errors.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
@@ -9,6 +10,7 @@
 #include "source/postgres/pg_catalog.h"
 #include "source/postgres/pg_conn.h"
 #include "source/postgres/pg_connection_pool.h"
+#include "source/postgres/pg_schema_capture.h"
 #include "source/postgres/postgres_table_source.h"
 
 namespace lakedump {
@@ -31,6 +33,8 @@ class PostgresDatabase final : public Database {
   Result<TableDefinition> DescribeTable(const TableInfo& table) override;
   Result<std::vector<WorkUnit>> Split(const TableInfo& table, uint64_t target_bytes) override;
   Result<std::unique_ptr<TableSource>> Open(const WorkUnit& unit) override;
+  Result<SchemaCapture> CaptureSchema(const std::vector<TableRef>& selected,
+                                      const SchemaCaptureOptions& options) override;
   nlohmann::json Describe() const override;
   Status CheckSnapshotHeld() override;
   Result<nlohmann::json> Fingerprint(const TableInfo& table) override;
@@ -380,6 +384,35 @@ Result<std::unique_ptr<TableSource>> PostgresDatabase::Open(const WorkUnit& unit
   spec.decode.infinity = options_.infinity;
   spec.decode.numeric_special = options_.numeric_special;
   return PostgresTableSource::Start(&pool_, std::move(spec));
+}
+
+Result<SchemaCapture> PostgresDatabase::CaptureSchema(const std::vector<TableRef>& selected,
+                                                      const SchemaCaptureOptions& options) {
+  PgDumpRequest request;
+  PgSchemaFacts facts;
+  {
+    // The catalog facts are read inside the snapshot, on the coordinator; pg_dump then
+    // runs without the lock (it imports the snapshot on its own connection).
+    std::lock_guard lock(mu_);
+    if (!in_snapshot_) return Status::InvalidArgument("CaptureSchema() before BeginSnapshot()");
+    auto f = QueryPgSchemaFacts(*coordinator_, selected);
+    if (!f.ok()) return CoordinatorErrorLocked(f.status(), "reading the schema's sequences and indexes");
+    facts = std::move(f).value();
+    request.snapshot_id = snapshot_id_;
+    request.server_major = coordinator_->server_version() / 10000;
+    request.connection = ChildConnectionOf(coordinator_->raw());
+  }
+  SchemaCapture capture;
+  capture.info["schema_from"] = options.use_source_tool ? "pg_dump" : "lakedump";
+  capture.info["sequences"] = std::move(facts.sequences);
+  capture.info["indexes"] = std::move(facts.indexes);
+  capture.info["partitions"] = std::move(facts.partitions);
+  if (!options.use_source_tool) return capture;
+  request.tool_dir = options.tool_dir;
+  request.excluded = std::move(facts.excluded);
+  request.schemas = std::move(facts.schemas);
+  LD_RETURN_IF_ERROR(RunPgDumpSchema(request, &capture));
+  return capture;
 }
 
 nlohmann::json PostgresDatabase::Describe() const {

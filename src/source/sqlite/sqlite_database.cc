@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "source/sqlite/sqlite_connection.h"
+#include "source/sqlite/sqlite_schema_capture.h"
 #include "source/sqlite/sqlite_table_source.h"
 
 namespace lakedump {
@@ -200,6 +201,13 @@ class SqliteDatabase final : public Database {
     j["lax_types"] = options_.lax_types;
     if (!table.query.empty()) j["query"] = table.query;
     return j;
+  }
+
+  Result<SchemaCapture> CaptureSchema(const std::vector<TableRef>& selected,
+                                      const SchemaCaptureOptions& /*options*/) override {
+    LD_ASSIGN_OR_RETURN(auto coord, Coordinator());
+    std::lock_guard<std::mutex> lock(coord->mu);
+    return CaptureSqliteSchema(coord->db, selected);
   }
 
   nlohmann::json Describe() const override {

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The dump's added cost for the schema archive (issue 11): lakedump dump of TABLES small tables
+# with the archive (default, pg_dump --schema-only runs beside the data) and without it
+# (--schema-from lakedump), same run, interleaved, median of RUNS. The issue's bar: <= 5%.
+# Usage: bench/schema_archive_cost.sh [BUILD_DIR] [RUNS]
+#   Env: LD_BENCH_PG_DSN or LD_TEST_PG_DSN (URI or keyword string of a server we may create a
+#   database `lakedump_schema_bench` on); TABLES (default 1000), ROWS (default 100),
+#   PARALLEL (--table-parallelism, default: the number of cores).
+set -euo pipefail
+BUILD=${1:-build}
+RUNS=${2:-5}
+LD="$BUILD/lakedump"
+TABLES=${TABLES:-1000}
+ROWS=${ROWS:-100}
+PARALLEL=${PARALLEL:-$(nproc)}
+DSN=${LD_BENCH_PG_DSN:-${LD_TEST_PG_DSN:-}}
+[ -n "$DSN" ] || { echo "set LD_BENCH_PG_DSN (or LD_TEST_PG_DSN); scripts/start-postgres starts one" >&2; exit 2; }
+DB=lakedump_schema_bench
+BENCH_DSN="$DSN dbname=$DB"
+case "$DSN" in postgres://*|postgresql://*) BENCH_DSN="${DSN%/*}/$DB" ;; esac
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/lakedump-schemabench-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+if [ "$(psql "$DSN" -Atc "SELECT count(*) FROM pg_database WHERE datname = '$DB'")" = 0 ]; then
+  psql "$DSN" -qc "CREATE DATABASE $DB" >/dev/null
+fi
+have=$(psql "$BENCH_DSN" -Atc "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'small_%'")
+if [ "$have" != "$TABLES" ]; then
+  echo "creating $TABLES tables of $ROWS rows (with an index, a view and a sequence each 10th)..."
+  psql "$BENCH_DSN" -q >/dev/null <<SQL
+DROP SCHEMA public CASCADE; CREATE SCHEMA public;
+DO \$\$ BEGIN
+  FOR i IN 1..$TABLES LOOP
+    EXECUTE format('CREATE TABLE small_%s (id int8 PRIMARY KEY, name text, amount numeric(12,2), created timestamptz)', i);
+    EXECUTE format('INSERT INTO small_%s SELECT g, ''name '' || g, g * 1.25, TIMESTAMPTZ ''2024-01-01'' + g * INTERVAL ''1 minute'' FROM generate_series(1, $ROWS) g', i);
+    IF i % 10 = 0 THEN
+      EXECUTE format('CREATE INDEX small_%s_name ON small_%s (name)', i, i);
+      EXECUTE format('CREATE VIEW small_%s_v AS SELECT id, name FROM small_%s', i, i);
+      EXECUTE format('CREATE SEQUENCE small_%s_seq', i);
+    END IF;
+  END LOOP;
+END \$\$;
+ANALYZE;
+SQL
+fi
+
+secs() { python3 - "$@" <<'PY'
+import subprocess, sys, time
+t = time.monotonic(); subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+print(f"{time.monotonic() - t:.3f}")
+PY
+}
+median() { python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }
+
+with="" without=""
+for run in $(seq "$RUNS"); do
+  rm -rf "$WORK"/*
+  with+=" $(secs "$LD" dump "$BENCH_DSN" "$WORK/with" --table-parallelism "$PARALLEL" --progress none)"
+  without+=" $(secs "$LD" dump "$BENCH_DSN" "$WORK/without" --table-parallelism "$PARALLEL" --progress none --schema-from lakedump)"
+  echo "run $run done"
+done
+# shellcheck disable=SC2086
+mw=$(median $with)
+# shellcheck disable=SC2086
+mo=$(median $without)
+echo "$TABLES tables x $ROWS rows, -j $PARALLEL, median of $RUNS (seconds):"
+printf '  %-22s %8s   (runs:%s)\n' "with the archive" "$mw" "$with" "without (lakedump)" "$mo" "$without"
+echo "archive bytes: $(stat -c %s "$WORK/with/_schema/postgres.dump")"
+python3 -c "print(f'added cost: {($mw / $mo - 1) * 100:+.1f}%')"

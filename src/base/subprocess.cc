@@ -1,0 +1,140 @@
+#include "base/subprocess.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include <fmt/format.h>
+
+extern char** environ;
+
+namespace lakedump {
+namespace {
+
+constexpr size_t kStderrTail = 64 << 10;
+
+struct Fd {
+  int fd = -1;
+  ~Fd() { Close(); }
+  void Close() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+std::vector<std::string> ChildEnvironment(const SubprocessSpec& spec) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv(*e);
+    const size_t eq = kv.find('=');
+    if (eq == std::string_view::npos) continue;
+    env[std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
+  }
+  for (const auto& [k, v] : spec.env) env[k] = v;
+  std::vector<std::string> out;
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
+}
+
+}  // namespace
+
+Result<SubprocessOutcome> RunSubprocess(const SubprocessSpec& spec, ByteSink* out) {
+  if (spec.argv.empty()) return Status::InvalidArgument("no program to run");
+  int out_pipe[2], err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return Status::IOError("pipe: " + std::string(strerror(errno)));
+  Fd out_r{out_pipe[0]}, out_w{out_pipe[1]};
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) return Status::IOError("pipe: " + std::string(strerror(errno)));
+  Fd err_r{err_pipe[0]}, err_w{err_pipe[1]};
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  const std::string in = spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path;
+  posix_spawn_file_actions_addopen(&actions, 0, in.c_str(), O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_w.fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, err_w.fd, 2);
+
+  std::vector<char*> argv;
+  for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<std::string> env_strings = ChildEnvironment(spec);
+  std::vector<char*> envp;
+  for (std::string& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    return Status::NotFound(fmt::format("cannot run {}: {}", spec.argv[0], strerror(rc)));
+  }
+  out_w.Close();
+  err_w.Close();
+
+  SubprocessOutcome outcome;
+  Status sink_status;
+  std::string buf(1 << 16, '\0');
+  while (out_r.fd >= 0 || err_r.fd >= 0) {
+    pollfd fds[2];
+    int n = 0;
+    if (out_r.fd >= 0) fds[n++] = {out_r.fd, POLLIN, 0};
+    if (err_r.fd >= 0) fds[n++] = {err_r.fd, POLLIN, 0};
+    if (::poll(fds, n, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < n; ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t got = ::read(fds[i].fd, buf.data(), buf.size());
+      if (got < 0 && errno == EINTR) continue;
+      const bool is_out = fds[i].fd == out_r.fd;
+      if (got <= 0) {
+        (is_out ? out_r : err_r).Close();
+        continue;
+      }
+      const std::string_view chunk(buf.data(), static_cast<size_t>(got));
+      if (is_out) {
+        if (out && sink_status.ok()) sink_status = out->Append(chunk);
+      } else {
+        outcome.stderr_tail.append(chunk);
+        if (outcome.stderr_tail.size() > kStderrTail) {
+          outcome.stderr_tail.erase(0, outcome.stderr_tail.size() - kStderrTail);
+        }
+      }
+    }
+  }
+  int wstatus = 0;
+  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  outcome.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
+                                         : 128 + (WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0);
+  if (!sink_status.ok()) return sink_status;
+  return outcome;
+}
+
+std::string FirstErrorLine(std::string_view text) {
+  std::string_view last;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    if (line.empty()) continue;
+    if (line.find("ERROR") != std::string_view::npos ||
+        line.find("error") != std::string_view::npos) {
+      return std::string(line);
+    }
+    last = line;
+  }
+  return std::string(last);
+}
+
+}  // namespace lakedump

@@ -1,0 +1,41 @@
+// RunSubprocess: runs an external program (pg_dump, pg_restore) without a shell,
+// streams its standard output into a ByteSink and keeps the tail of its standard
+// error for the error message. Extra environment variables (a password) go to the
+// child only, never into argv.
+//
+// Thread-safe (each call owns its pipes and child); blocks until the child exits.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/byte_sink.h"
+#include "base/status.h"
+
+namespace lakedump {
+
+struct SubprocessSpec {
+  // argv[0] is the program: a path (with '/') or a name searched in PATH.
+  std::vector<std::string> argv;
+  // Set (or replace) in the child's environment; the parent's stays unchanged.
+  std::vector<std::pair<std::string, std::string>> env;
+  // Read by the child as its standard input; empty = /dev/null.
+  std::string stdin_path;
+};
+
+struct SubprocessOutcome {
+  int exit_code = 0;         // the exit status, or 128 + signal number
+  std::string stderr_tail;   // at most the last 64 KiB of standard error
+};
+
+// Errors: the program cannot be started (NotFound naming it), or a read/write
+// failure of the sink. A non-zero exit is not an error here: see exit_code.
+// `out` may be null: standard output is then discarded.
+Result<SubprocessOutcome> RunSubprocess(const SubprocessSpec& spec, ByteSink* out);
+
+// The first line of `text` that contains "ERROR" or "error" (pg_restore and
+// pg_dump report that way), else its last non-empty line; trimmed.
+std::string FirstErrorLine(std::string_view text);
+
+}  // namespace lakedump

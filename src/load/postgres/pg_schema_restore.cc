@@ -1,0 +1,244 @@
+#include "load/postgres/pg_schema_restore.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "base/subprocess.h"
+#include "base/temp_file.h"
+#include "dump/planner.h"
+#include "load/schema_subset.h"
+#include "source/postgres/pg_tools.h"
+
+namespace lakedump {
+namespace {
+
+using Name = std::pair<std::string, std::string>;  // schema, relation
+
+std::string FirstWord(std::string_view s) { return std::string(s.substr(0, s.find(' '))); }
+
+bool IsPgRestorePlan(const SchemaRestorePlan& plan) {
+  return JsonString(plan.schema, "schema_from") == "pg_dump" && !plan.archive.empty();
+}
+
+// The relation an archive entry belongs to, or an empty name when it is not a table's.
+Name OwnerOf(const PgTocEntry& e, const std::map<Name, Name>& index_tables,
+             const std::map<Name, Name>& sequence_tables) {
+  static const std::set<std::string> kSelf = {"TABLE", "TABLE DATA", "TABLE ATTACH",
+                                              "FOREIGN TABLE"};
+  static const std::set<std::string> kFirstWord = {"DEFAULT", "CONSTRAINT", "FK CONSTRAINT",
+                                                   "TRIGGER", "RULE", "POLICY", "ROW SECURITY",
+                                                   "CHECK CONSTRAINT"};
+  if (kSelf.count(e.type)) return {e.schema, e.name};
+  if (kFirstWord.count(e.type)) return {e.schema, FirstWord(e.name)};
+  if (e.type == "INDEX" || e.type == "INDEX ATTACH") {
+    auto it = index_tables.find({e.schema, e.name});
+    return it == index_tables.end() ? Name{} : it->second;
+  }
+  if (e.type == "SEQUENCE" || e.type == "SEQUENCE OWNED BY") {
+    auto it = sequence_tables.find({e.schema, e.name});
+    return it == sequence_tables.end() ? Name{} : it->second;
+  }
+  if ((e.type == "COMMENT" || e.type == "ACL" || e.type == "SECURITY LABEL") &&
+      e.name.starts_with("TABLE ")) {
+    return {e.schema, e.name.substr(6)};
+  }
+  return {};
+}
+
+// Runs pg_restore with `args` + the connection + the archive; the first error line
+// of its output otherwise.
+Status RunPgRestore(const PgTool& tool, const PgChildConnection& conn,
+                    std::vector<std::string> args, const std::string& archive,
+                    std::string_view what) {
+  SubprocessSpec spec;
+  spec.argv = {tool.path};
+  for (std::string& a : args) spec.argv.push_back(std::move(a));
+  spec.argv.push_back("--no-password");
+  spec.argv.push_back("--dbname=" + conn.conninfo);
+  spec.argv.push_back(archive);
+  spec.env = conn.env;
+  LD_ASSIGN_OR_RETURN(SubprocessOutcome run, RunSubprocess(spec, nullptr));
+  if (run.exit_code == 0) return Status::OK();
+  std::string line = FirstErrorLine(run.stderr_tail);
+  // "pg_restore: error: could not execute query: ERROR:  relation "t" already exists"
+  if (const size_t at = line.find("ERROR:"); at != std::string::npos) line = line.substr(at);
+  while (line.find("  ") != std::string::npos) line.replace(line.find("  "), 2, " ");
+  return Status::IOError(fmt::format("{}: {}", what, line));
+}
+
+}  // namespace
+
+std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
+                                         const SchemaRestorePlan& plan) {
+  std::set<Name> excluded;
+  for (const TableRef& t : plan.excluded) excluded.insert({t.schema, t.name});
+  std::map<Name, Name> parent;
+  for (const nlohmann::json& p : plan.schema.value("partitions", nlohmann::json::array())) {
+    parent[{JsonString(p, "schema"), JsonString(p, "name")}] = {JsonString(p, "parent_schema"), JsonString(p, "parent")};
+  }
+  std::map<Name, Name> index_tables;
+  for (const nlohmann::json& ix : plan.schema.value("indexes", nlohmann::json::array())) {
+    index_tables[{JsonString(ix, "schema"), JsonString(ix, "name")}] = {JsonString(ix, "schema"), JsonString(ix, "table")};
+  }
+  std::map<Name, Name> sequence_tables;
+  for (const nlohmann::json& q : plan.schema.value("sequences", nlohmann::json::array())) {
+    if (!JsonString(q, "table").empty()) {
+      sequence_tables[{JsonString(q, "schema"), JsonString(q, "name")}] = {
+          JsonString(q, "table_schema"), JsonString(q, "table")};
+    }
+  }
+  std::vector<PgTocEntry> out;
+  for (const PgTocEntry& e : toc) {
+    if (e.type == "VIEW" || e.type == "MATERIALIZED VIEW") {
+      const TableRef view{e.schema, e.name};
+      if (std::any_of(plan.exclude_patterns.begin(), plan.exclude_patterns.end(),
+                      [&](const std::string& p) { return TablePatternMatches(p, view); })) {
+        continue;
+      }
+    }
+    Name owner = OwnerOf(e, index_tables, sequence_tables);
+    for (int depth = 0; depth < 100; ++depth) {  // a partition belongs to its root
+      auto it = parent.find(owner);
+      if (it == parent.end()) break;
+      owner = it->second;
+    }
+    if (!owner.first.empty() && excluded.count(owner)) continue;
+    out.push_back(e);
+  }
+  return out;
+}
+
+struct PgSchemaRestorer::State {
+  PgTool tool;
+  TempFile archive;
+  TempFile list;
+  std::vector<PgTocEntry> entries;  // selected, in the archive's (dependency) order
+  bool restoring = false;           // Before() ran pg_restore
+};
+
+PgSchemaRestorer::PgSchemaRestorer() : state_(std::make_unique<State>()) {}
+PgSchemaRestorer::~PgSchemaRestorer() = default;
+
+Status PgSchemaRestorer::Before(PgConn& conn, const SchemaRestorePlan& plan,
+                                SchemaRestoreOutcome* out) {
+  if (!IsPgRestorePlan(plan)) return Status::OK();
+  if (!plan.schema_map.empty()) {
+    return Status::InvalidArgument(
+        "--schema-map cannot rename the schemas of the dump's pg_dump archive: load without "
+        "--schema-map, or with --data-only (tables only, without the archive's other objects)");
+  }
+  if (plan.if_exists != LoadIfExists::kFail) {
+    return Status::InvalidArgument(
+        "--if-exists replace/append cannot be combined with restoring the dump's schema "
+        "archive: load into an empty database, or with --data-only");
+  }
+  State& s = *state_;
+  const int major = ParsePgToolVersion(
+                        "x) " + JsonString(plan.schema.value("archive", nlohmann::json::object()),
+                                    "pg_dump_version"))
+                        .first;
+  LD_ASSIGN_OR_RETURN(
+      s.tool, FindPgTool("pg_restore", std::max(major, conn.server_version() / 10000),
+                         plan.tool_dir,
+                         "or load with --data-only (tables only, without the archive's views, "
+                         "functions, types, sequences, indexes, triggers)"));
+  LD_RETURN_IF_ERROR(s.archive.Write(plan.archive));
+  StringSink listing;
+  LD_ASSIGN_OR_RETURN(SubprocessOutcome listed,
+                      RunSubprocess({{s.tool.path, "--list", s.archive.path()}, {}, ""}, &listing));
+  if (listed.exit_code != 0) {
+    return Status::Corruption(fmt::format("pg_restore --list of the dump's schema archive: {}",
+                                          FirstErrorLine(listed.stderr_tail)));
+  }
+  s.entries = SelectTocEntries(ParsePgTocListing(listing.str()), plan);
+  std::string list;
+  for (const PgTocEntry& e : s.entries) list += e.line + "\n";
+  LD_RETURN_IF_ERROR(s.list.Write(list));
+  const PgChildConnection child = ChildConnectionOf(conn.raw());
+  LD_RETURN_IF_ERROR(RunPgRestore(
+      s.tool, child,
+      {"--section=pre-data", "--single-transaction", "--exit-on-error", "--use-list=" + s.list.path()},
+      s.archive.path(),
+      "restoring the dump's schema (pg_restore --section=pre-data) failed and created nothing; "
+      "load into an empty database"));
+  s.restoring = true;
+  out->method = "pg_restore";
+  for (const PgTocEntry& e : s.entries) {
+    const TableRef ref{e.schema, e.name};
+    const bool selected = std::find(plan.tables.begin(), plan.tables.end(), ref) != plan.tables.end();
+    if (selected && e.type == "TABLE") out->created.push_back(ref);
+    if (selected && e.type == "MATERIALIZED VIEW") out->skip_data.push_back(ref);
+  }
+  return Status::OK();
+}
+
+Status PgSchemaRestorer::After(PgConn& conn, const SchemaRestorePlan& plan,
+                               SchemaRestoreOutcome* out) {
+  State& s = *state_;
+  if (!s.restoring) {
+    // No archive restored: the indexes on plain columns, and a word about the rest.
+    std::set<std::string> built;
+    for (const PlainIndex& ix : PlainIndexesToCreate(plan)) {
+      LD_RETURN_IF_ERROR(conn.Exec(CreateIndexStatement(ix, QuoteQualified(ix.table.schema,
+                                                                            ix.table.name)))
+                             .WithContext(fmt::format("index {}", ix.name)));
+      built.insert(ix.name);
+    }
+    out->restored += built.size();
+    if (!built.empty() && out->method == "none") out->method = "indexes";
+    if (JsonString(plan.schema, "schema_from") == "pg_dump" && plan.source_kind != "sqlite") {
+      // Tables (and what the table load builds with them) are not counted as missing.
+      static const std::set<std::string> kWithTables = {"TABLE", "SCHEMA", "CONSTRAINT",
+                                                        "DEFAULT", "SEQUENCE OWNED BY"};
+      size_t missing = 0;
+      for (const nlohmann::json& o : plan.schema.value("objects", nlohmann::json::array())) {
+        const std::string type = JsonString(o, "type");
+        if (kWithTables.count(type) || (type == "INDEX" && built.count(JsonString(o, "name")))) {
+          continue;
+        }
+        ++missing;
+      }
+      if (missing > 0) out->warnings.push_back(UntrustedSchemaLine(missing));
+    } else {
+      for (std::string& w : SkippedObjectWarnings(plan, "PostgreSQL")) {
+        out->warnings.push_back(std::move(w));
+      }
+    }
+    return Status::OK();
+  }
+  LD_RETURN_IF_ERROR(RunPgRestore(
+      s.tool, ChildConnectionOf(conn.raw()),
+      {"--section=post-data", "--exit-on-error", fmt::format("--jobs={}", std::max(1, plan.jobs)),
+       "--use-list=" + s.list.path()},
+      s.archive.path(),
+      "restoring the dump's indexes, constraints and triggers (pg_restore --section=post-data) "
+      "failed"));
+  out->restored += s.entries.size();
+  // Sequences: their values at the dump's snapshot (those the archive created).
+  for (const nlohmann::json& q : plan.schema.value("sequences", nlohmann::json::array())) {
+    if (!q.is_object() || !q.contains("last_value") || !q["last_value"].is_number_integer()) {
+      continue;
+    }
+    const std::string name = QuoteQualified(JsonString(q, "schema"), JsonString(q, "name"));
+    LD_RETURN_IF_ERROR(
+        conn.Query("SELECT pg_catalog.setval(c.oid, $2::pg_catalog.int8, $3::pg_catalog.bool) "
+                   "FROM (SELECT pg_catalog.to_regclass($1) AS oid) c WHERE c.oid IS NOT NULL",
+                   {name, std::to_string(q["last_value"].get<int64_t>()),
+                    q.value("is_called", false) ? "true" : "false"})
+            .status()
+            .WithContext("setting sequence " + name));
+  }
+  if (plan.with_data) {
+    for (const PgTocEntry& e : s.entries) {
+      if (e.type != "MATERIALIZED VIEW") continue;
+      LD_RETURN_IF_ERROR(conn.Exec("REFRESH MATERIALIZED VIEW " + QuoteQualified(e.schema, e.name))
+                             .WithContext("refreshing materialized view " + e.schema + "." + e.name));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace lakedump

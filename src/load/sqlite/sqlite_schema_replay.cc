@@ -1,0 +1,158 @@
+#include "load/sqlite/sqlite_schema_replay.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "dump/planner.h"
+#include "load/schema_subset.h"
+#include "source/sqlite/sqlite_connection.h"
+
+namespace lakedump {
+namespace {
+
+// Prepares `sql` as exactly one statement and runs it to completion.
+Status RunOne(sqlite3* db, const std::string& sql, std::string_view what) {
+  sqlite3_stmt* raw = nullptr;
+  const char* tail = nullptr;
+  int rc = sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw, &tail);
+  SqliteStmt st(raw);
+  if (rc != SQLITE_OK) return SqliteStatus(db, rc, what);
+  if (!st) return Status::Corruption(fmt::format("{}: the recorded SQL is empty", what));
+  for (; tail && *tail; ++tail) {
+    if (!std::isspace(static_cast<unsigned char>(*tail)) && *tail != ';') {
+      return Status::Corruption(
+          fmt::format("{}: the recorded SQL holds more than one statement (refused)", what));
+    }
+  }
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+  }
+  return rc == SQLITE_DONE ? Status::OK() : SqliteStatus(db, rc, what);
+}
+
+bool TrustedSqlite(const SchemaRestorePlan& plan) {
+  return JsonString(plan.schema, "schema_from") == "sqlite_schema" && plan.trusted;
+}
+
+Status ReplayRecorded(sqlite3* db, const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) {
+  std::set<std::string> tables;
+  for (const TableRef& t : plan.tables) tables.insert(t.name);
+  const nlohmann::json objects = plan.schema.value("objects", nlohmann::json::array());
+  // Indexes, then views (in creation order), then triggers.
+  for (const char* kind : {"index", "view", "trigger"}) {
+    for (const nlohmann::json& o : objects) {
+      if (JsonString(o, "type") != kind) continue;
+      const std::string name = JsonString(o, "name");
+      if (std::string_view(kind) == "view") {
+        const TableRef view{"main", name};
+        if (std::any_of(plan.exclude_patterns.begin(), plan.exclude_patterns.end(),
+                        [&](const std::string& p) { return TablePatternMatches(p, view); })) {
+          continue;
+        }
+      } else if (!tables.count(JsonString(o, "table"))) {
+        continue;
+      }
+      LD_RETURN_IF_ERROR(RunOne(db, JsonString(o, "sql"), fmt::format("restoring {} \"{}\"", kind, name)));
+      ++out->restored;
+    }
+  }
+  const nlohmann::json sequences = plan.schema.value("sqlite_sequence", nlohmann::json::array());
+  for (const nlohmann::json& q : sequences) {
+    const std::string table = JsonString(q, "name");
+    if (!tables.count(table) || !q.contains("seq") || !q["seq"].is_number_integer()) continue;
+    auto st = Prepare(db,
+                      "INSERT INTO sqlite_sequence (name, seq) SELECT ?1, ?2 WHERE NOT EXISTS "
+                      "(SELECT 1 FROM sqlite_sequence WHERE name = ?1)",
+                      "sqlite_sequence");
+    if (!st.ok()) {
+      out->warnings.push_back(fmt::format(
+          "sqlite_sequence of \"{}\" not restored: the table was not created with AUTOINCREMENT",
+          table));
+      continue;
+    }
+    for (const char* sql : {"UPDATE sqlite_sequence SET seq = ?2 WHERE name = ?1", ""}) {
+      SqliteStmt update;
+      sqlite3_stmt* s = st->get();
+      if (*sql) {
+        LD_ASSIGN_OR_RETURN(update, Prepare(db, sql, "sqlite_sequence"));
+        s = update.get();
+      }
+      sqlite3_bind_text(s, 1, table.data(), static_cast<int>(table.size()), SQLITE_TRANSIENT);
+      sqlite3_bind_int64(s, 2, q["seq"].get<int64_t>());
+      const int rc = sqlite3_step(s);
+      if (rc != SQLITE_DONE) return SqliteStatus(db, rc, "sqlite_sequence");
+    }
+  }
+  // The load's ANALYZE creates sqlite_stat1; the source had none.
+  if (!plan.schema.value("sqlite_stat1", false)) {
+    bool has_stat = false;
+    {
+      LD_ASSIGN_OR_RETURN(SqliteStmt st, Prepare(db,
+                                                 "SELECT 1 FROM sqlite_schema WHERE type = "
+                                                 "'table' AND name = 'sqlite_stat1'",
+                                                 "sqlite_stat1"));
+      has_stat = sqlite3_step(st.get()) == SQLITE_ROW;
+    }
+    if (has_stat) LD_RETURN_IF_ERROR(RunOne(db, "DROP TABLE sqlite_stat1", "sqlite_stat1"));
+  }
+  out->method = "sqlite_schema";
+  return Status::OK();
+}
+
+}  // namespace
+
+Status CreateRecordedSqliteTables(sqlite3* db, const SchemaRestorePlan& plan,
+                                  SchemaRestoreOutcome* out) {
+  if (!TrustedSqlite(plan)) return Status::OK();
+  std::set<std::string> tables;
+  for (const TableRef& t : plan.tables) tables.insert(t.name);
+  for (const nlohmann::json& o : plan.schema.value("objects", nlohmann::json::array())) {
+    const std::string name = JsonString(o, "name");
+    if (JsonString(o, "type") != "table" || !tables.count(name)) continue;
+    LD_ASSIGN_OR_RETURN(SqliteStmt st, Prepare(db, "SELECT 1 FROM sqlite_schema WHERE name = ?1",
+                                               "sqlite_schema"));
+    sqlite3_bind_text(st.get(), 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+    if (sqlite3_step(st.get()) == SQLITE_ROW) {
+      return Status::AlreadyExists(fmt::format(
+          "table \"{}\" already exists in the target: restoring the dump's schema needs an "
+          "empty database (or load with --data-only)",
+          name));
+    }
+  }
+  for (const nlohmann::json& o : plan.schema.value("objects", nlohmann::json::array())) {
+    const std::string name = JsonString(o, "name");
+    if (JsonString(o, "type") != "table" || !tables.count(name)) continue;
+    LD_RETURN_IF_ERROR(RunOne(db, JsonString(o, "sql"), fmt::format("creating table \"{}\"", name)));
+    out->created.push_back(TableRef{"main", name});
+    ++out->restored;
+  }
+  out->method = "sqlite_schema";
+  return Status::OK();
+}
+
+Status ReplaySqliteSchema(sqlite3* db, const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) {
+  const std::string from = JsonString(plan.schema, "schema_from");
+  if (TrustedSqlite(plan)) return ReplayRecorded(db, plan, out);
+  std::set<std::string> built;
+  for (const PlainIndex& ix : PlainIndexesToCreate(plan)) {
+    LD_RETURN_IF_ERROR(RunOne(db, CreateIndexStatement(ix, QuoteIdentifier(ix.table.name)),
+                              fmt::format("index \"{}\"", ix.name)));
+    built.insert(ix.name);
+  }
+  out->restored += built.size();
+  if (!built.empty() && out->method == "none") out->method = "indexes";
+  if (from == "sqlite_schema") {
+    size_t missing = 0;
+    for (const nlohmann::json& o : plan.schema.value("objects", nlohmann::json::array())) {
+      if (JsonString(o, "type") != "table" && !built.count(JsonString(o, "name"))) ++missing;
+    }
+    if (missing > 0) out->warnings.push_back(UntrustedSchemaLine(missing));
+  } else if (!from.empty()) {
+    for (std::string& w : SkippedObjectWarnings(plan, "SQLite")) out->warnings.push_back(std::move(w));
+  }
+  return Status::OK();
+}
+
+}  // namespace lakedump

@@ -1,0 +1,294 @@
+#include "source/postgres/pg_schema_capture.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "base/subprocess.h"
+#include "base/temp_file.h"
+
+namespace lakedump {
+namespace {
+
+constexpr const char* kExcludedSql = R"SQL(
+WITH RECURSIVE sel(nsp, rel) AS (
+  SELECT s->>0, s->>1 FROM pg_catalog.json_array_elements($1::pg_catalog.json) s
+), ex(oid) AS (
+  SELECT c.oid FROM pg_catalog.pg_class c
+  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+  WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
+    AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+    AND n.nspname !~ '^pg_toast' AND n.nspname !~ '^pg_temp_'
+    AND NOT EXISTS (SELECT 1 FROM sel WHERE sel.nsp = n.nspname AND sel.rel = c.relname)
+  UNION ALL
+  SELECT i.inhrelid FROM ex JOIN pg_catalog.pg_inherits i ON i.inhparent = ex.oid
+)
+SELECT DISTINCT n.nspname, c.relname FROM ex
+JOIN pg_catalog.pg_class c ON c.oid = ex.oid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace ORDER BY 1, 2)SQL";
+
+// Every sequence, with the table that owns it (serial: deptype 'a', identity: 'i').
+// Schemas holding a selected table or no table at all, and whether that is every schema.
+constexpr const char* kSchemasSql = R"SQL(
+WITH sel(nsp) AS (
+  SELECT s->>0 FROM pg_catalog.json_array_elements($1::pg_catalog.json) s
+), s AS (
+  SELECT n.nspname,
+         n.nspname IN (SELECT nsp FROM sel) OR NOT EXISTS (
+           SELECT 1 FROM pg_catalog.pg_class c
+           WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'p') AND NOT c.relispartition) AS kept
+  FROM pg_catalog.pg_namespace n
+  WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
+    AND n.nspname !~ '^pg_toast' AND n.nspname !~ '^pg_temp_'
+)
+SELECT nspname, every FROM (SELECT nspname, kept, bool_and(kept) OVER () AS every FROM s) x
+WHERE kept ORDER BY 1)SQL";
+
+constexpr const char* kSequencesSql = R"SQL(
+SELECT n.nspname, c.relname, tn.nspname, t.relname FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
+  AND d.objid = c.oid AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+  AND d.deptype IN ('a', 'i')
+LEFT JOIN pg_catalog.pg_class t ON t.oid = d.refobjid
+LEFT JOIN pg_catalog.pg_namespace tn ON tn.oid = t.relnamespace
+WHERE c.relkind = 'S' AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+  AND n.nspname !~ '^pg_toast' AND n.nspname !~ '^pg_temp_'
+ORDER BY 1, 2)SQL";
+
+// Every index of user tables (load maps an archive's INDEX entries to their tables
+// with it). "columns" is null unless every key column is a plain column of a btree
+// index without predicate: only those cross engines.
+constexpr const char* kIndexesSql = R"SQL(
+SELECT n.nspname, t.relname, i.relname, x.indisunique, x.indisprimary,
+  CASE WHEN x.indexprs IS NULL AND x.indpred IS NULL AND am.amname = 'btree'
+            AND x.{nkey} = x.indnatts
+       THEN (SELECT pg_catalog.json_agg(a.attname ORDER BY k.ord)
+             FROM pg_catalog.unnest(x.indkey::pg_catalog.int2[]) WITH ORDINALITY k(attnum, ord)
+             JOIN pg_catalog.pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum)
+  END::pg_catalog.text,
+  EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k WHERE k.conindid = x.indexrelid
+          AND k.conrelid = x.indrelid AND k.contype IN ('p', 'u', 'x'))
+FROM pg_catalog.pg_index x
+JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid
+JOIN pg_catalog.pg_class t ON t.oid = x.indrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace
+JOIN pg_catalog.pg_am am ON am.oid = i.relam
+WHERE t.relkind IN ('r', 'p', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+  AND n.nspname !~ '^pg_toast' AND n.nspname !~ '^pg_temp_'
+ORDER BY 1, 2, 3)SQL";
+
+// Partitions and their parents (load maps a partition's objects to the dumped parent).
+constexpr const char* kPartitionsSql = R"SQL(
+SELECT cn.nspname, c.relname, pn.nspname, p.relname
+FROM pg_catalog.pg_inherits i
+JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
+JOIN pg_catalog.pg_namespace cn ON cn.oid = c.relnamespace
+JOIN pg_catalog.pg_class p ON p.oid = i.inhparent
+JOIN pg_catalog.pg_namespace pn ON pn.oid = p.relnamespace
+WHERE c.relispartition ORDER BY 1, 2)SQL";
+
+// Sequences per query (each is one SELECT of the UNION ALL).
+constexpr size_t kSequencesPerQuery = 500;
+
+// A pg_dump pattern matching exactly this name: double-quoted, quotes doubled (inside
+// quotes, pg_dump takes * ? . literally).
+std::string PgPatternQuote(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string PgDumpPattern(const TableRef& t) {
+  return PgPatternQuote(t.schema) + "." + PgPatternQuote(t.name);
+}
+
+std::string SelectedJson(const std::vector<TableRef>& selected) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const TableRef& t : selected) j.push_back({t.schema, t.name});
+  return j.dump();
+}
+
+}  // namespace
+
+Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const std::vector<TableRef>& selected) {
+  PgSchemaFacts facts;
+  const std::string sel = SelectedJson(selected);
+  LD_ASSIGN_OR_RETURN(PgResult ex, conn.Query(kExcludedSql, {sel}));
+  for (int i = 0; i < PQntuples(ex.get()); ++i) {
+    facts.excluded.push_back(
+        TableRef{std::string(PgValue(ex.get(), i, 0)), std::string(PgValue(ex.get(), i, 1))});
+  }
+  LD_ASSIGN_OR_RETURN(PgResult schemas, conn.Query(kSchemasSql, {sel}));
+  const bool every_schema = PQntuples(schemas.get()) == 0 || PgValue(schemas.get(), 0, 1) == "t";
+  for (int i = 0; i < PQntuples(schemas.get()) && !every_schema; ++i) {
+    facts.schemas.push_back(std::string(PgValue(schemas.get(), i, 0)));
+  }
+  // Exclusions outside the schemas dumped are moot (and would make the command long).
+  if (!facts.schemas.empty()) {
+    std::erase_if(facts.excluded, [&](const TableRef& t) {
+      return std::find(facts.schemas.begin(), facts.schemas.end(), t.schema) ==
+             facts.schemas.end();
+    });
+  }
+  const std::string nkey = conn.server_version() >= 110000 ? "indnkeyatts" : "indnatts";
+  LD_ASSIGN_OR_RETURN(PgResult ix, conn.Query(fmt::format(fmt::runtime(kIndexesSql),
+                                                          fmt::arg("nkey", nkey))));
+  for (int i = 0; i < PQntuples(ix.get()); ++i) {
+    nlohmann::json index = {{"schema", std::string(PgValue(ix.get(), i, 0))},
+                            {"table", std::string(PgValue(ix.get(), i, 1))},
+                            {"name", std::string(PgValue(ix.get(), i, 2))},
+                            {"unique", PgValue(ix.get(), i, 3) == "t"},
+                            {"primary", PgValue(ix.get(), i, 4) == "t"},
+                            {"columns", nullptr},
+                            {"constraint", PgValue(ix.get(), i, 6) == "t"}};
+    if (!PQgetisnull(ix.get(), i, 5)) {
+      index["columns"] = nlohmann::json::parse(std::string(PgValue(ix.get(), i, 5)), nullptr, false);
+    }
+    facts.indexes.push_back(std::move(index));
+  }
+  LD_ASSIGN_OR_RETURN(PgResult parts, conn.Query(kPartitionsSql));
+  for (int i = 0; i < PQntuples(parts.get()); ++i) {
+    facts.partitions.push_back({{"schema", std::string(PgValue(parts.get(), i, 0))},
+                                {"name", std::string(PgValue(parts.get(), i, 1))},
+                                {"parent_schema", std::string(PgValue(parts.get(), i, 2))},
+                                {"parent", std::string(PgValue(parts.get(), i, 3))}});
+  }
+  LD_ASSIGN_OR_RETURN(PgResult seqs, conn.Query(kSequencesSql));
+  const size_t n = static_cast<size_t>(PQntuples(seqs.get()));
+  for (size_t first = 0; first < n; first += kSequencesPerQuery) {
+    std::string sql;
+    const size_t last = std::min(n, first + kSequencesPerQuery);
+    for (size_t i = first; i < last; ++i) {
+      if (!sql.empty()) sql += " UNION ALL ";
+      sql += fmt::format("SELECT {}, last_value::pg_catalog.text, is_called FROM {}", i,
+                         QuoteQualified(PgValue(seqs.get(), static_cast<int>(i), 0),
+                                        PgValue(seqs.get(), static_cast<int>(i), 1)));
+    }
+    auto queried = conn.Query(sql);
+    if (!queried.ok()) return queried.status().WithContext("reading the sequences' values");
+    PgResult values = std::move(queried).value();
+    for (int r = 0; r < PQntuples(values.get()); ++r) {
+      const int i = std::atoi(PQgetvalue(values.get(), r, 0));
+      facts.sequences.push_back({{"schema", std::string(PgValue(seqs.get(), i, 0))},
+                                 {"name", std::string(PgValue(seqs.get(), i, 1))},
+                                 {"table_schema", std::string(PgValue(seqs.get(), i, 2))},
+                                 {"table", std::string(PgValue(seqs.get(), i, 3))},
+                                 {"last_value", std::strtoll(PQgetvalue(values.get(), r, 1),
+                                                             nullptr, 10)},
+                                 {"is_called", PgValue(values.get(), r, 2) == "t"}});
+    }
+  }
+  return facts;
+}
+
+std::vector<PgTocEntry> ParsePgTocListing(std::string_view listing) {
+  // pg_dump's object descriptions; the longest match wins ("TABLE DATA" over "TABLE").
+  static const std::vector<std::string> kTypes = [] {
+    std::vector<std::string> t = {
+        "ACCESS METHOD", "ACL", "AGGREGATE", "BLOB", "BLOB DATA", "BLOBS", "CAST",
+        "CHECK CONSTRAINT", "COLLATION", "COMMENT", "CONSTRAINT", "CONVERSION", "DATABASE",
+        "DATABASE PROPERTIES", "DEFAULT", "DEFAULT ACL", "DOMAIN", "ENCODING", "EVENT TRIGGER",
+        "EXTENSION", "FK CONSTRAINT", "FOREIGN DATA WRAPPER", "FOREIGN SERVER", "FOREIGN TABLE",
+        "FUNCTION", "INDEX", "INDEX ATTACH", "LARGE OBJECT", "MATERIALIZED VIEW",
+        "MATERIALIZED VIEW DATA", "OPERATOR", "OPERATOR CLASS", "OPERATOR FAMILY", "POLICY",
+        "PROCEDURAL LANGUAGE", "PROCEDURE", "PUBLICATION", "PUBLICATION TABLE",
+        "PUBLICATION TABLES IN SCHEMA", "ROW SECURITY", "RULE", "SCHEMA", "SEARCHPATH",
+        "SECURITY LABEL", "SEQUENCE", "SEQUENCE OWNED BY", "SEQUENCE SET", "SERVER",
+        "SHELL TYPE", "STATISTICS", "STDSTRINGS", "SUBSCRIPTION", "TABLE", "TABLE ATTACH",
+        "TABLE DATA", "TEXT SEARCH CONFIGURATION", "TEXT SEARCH DICTIONARY",
+        "TEXT SEARCH PARSER", "TEXT SEARCH TEMPLATE", "TRANSFORM", "TRIGGER", "TYPE",
+        "USER MAPPING", "VIEW"};
+    std::sort(t.begin(), t.end(),
+              [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+    return t;
+  }();
+  std::vector<PgTocEntry> out;
+  size_t pos = 0;
+  while (pos < listing.size()) {
+    size_t nl = listing.find('\n', pos);
+    if (nl == std::string_view::npos) nl = listing.size();
+    std::string_view line = listing.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (line.empty() || line[0] == ';') continue;
+    const size_t semi = line.find("; ");
+    if (semi == std::string_view::npos) continue;
+    std::string_view rest = line.substr(semi + 2);
+    for (int skip = 0; skip < 2; ++skip) {  // catalog oid, object oid
+      const size_t sp = rest.find(' ');
+      rest = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
+    }
+    PgTocEntry e;
+    e.line = std::string(line);
+    for (const std::string& t : kTypes) {
+      if (rest.starts_with(t) && rest.size() > t.size() && rest[t.size()] == ' ') {
+        e.type = t;
+        rest.remove_prefix(t.size() + 1);
+        break;
+      }
+    }
+    if (e.type.empty()) continue;
+    const size_t sp = rest.find(' ');
+    e.schema = std::string(rest.substr(0, sp));
+    rest = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
+    const size_t owner = rest.rfind(' ');
+    e.name = std::string(owner == std::string_view::npos ? rest : rest.substr(0, owner));
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Status RunPgDumpSchema(const PgDumpRequest& request, SchemaCapture* capture) {
+  LD_ASSIGN_OR_RETURN(
+      PgTool pg_dump,
+      FindPgTool("pg_dump", request.server_major, request.tool_dir,
+                 "or dump with --schema-from lakedump (tables only: no views, functions, types, "
+                 "sequences or secondary indexes)"));
+  SubprocessSpec spec;
+  spec.argv = {pg_dump.path, "--schema-only", "--format=custom", "--no-password",
+               "--snapshot=" + request.snapshot_id, "--dbname=" + request.connection.conninfo};
+  for (const std::string& schema : request.schemas) {
+    spec.argv.push_back("--schema=" + PgPatternQuote(schema));
+  }
+  for (const TableRef& t : request.excluded) spec.argv.push_back("--exclude-table=" + PgDumpPattern(t));
+  spec.env = request.connection.env;
+  StringSink archive;
+  LD_ASSIGN_OR_RETURN(SubprocessOutcome run, RunSubprocess(spec, &archive));
+  if (run.exit_code != 0) {
+    return Status::IOError(fmt::format("pg_dump --schema-only failed (exit {}): {}", run.exit_code,
+                                       FirstErrorLine(run.stderr_tail)));
+  }
+  // The table of contents, for `ls --ddl`, load's selection and its messages.
+  const std::filesystem::path restore =
+      std::filesystem::path(pg_dump.path).parent_path() / "pg_restore";
+  TempFile file;
+  LD_RETURN_IF_ERROR(file.Write(archive.str()));
+  StringSink listing;
+  LD_ASSIGN_OR_RETURN(
+      SubprocessOutcome list,
+      RunSubprocess({{pg_dump.path.find('/') == std::string::npos ? std::string("pg_restore")
+                                                                  : restore.string(),
+                      "--list", file.path()},
+                     {},
+                     ""},
+                    &listing));
+  if (list.exit_code != 0) {
+    return Status::IOError(fmt::format("pg_restore --list of the schema archive failed: {}",
+                                       FirstErrorLine(list.stderr_tail)));
+  }
+  nlohmann::json objects = nlohmann::json::array();
+  for (const PgTocEntry& e : ParsePgTocListing(listing.str())) {
+    objects.push_back({{"type", e.type}, {"schema", e.schema}, {"name", e.name}});
+  }
+  capture->info["archive"] = {{"format", "pg_dump custom"},
+                              {"pg_dump_version", pg_dump.version}};
+  capture->info["objects"] = std::move(objects);
+  capture->archive = std::move(archive.mutable_str());
+  return Status::OK();
+}
+
+}  // namespace lakedump

@@ -1,0 +1,66 @@
+// The PostgreSQL schema of a dump (docs/dump-format.md, "Schema"), captured at
+// the dump's exported snapshot:
+//   QueryPgSchemaFacts  on the coordinator session, inside the snapshot
+//                       transaction: every sequence's last_value/is_called, the
+//                       indexes of the selected tables (with their columns when
+//                       they are on plain columns), and the relations to leave
+//                       out of the archive (tables not selected and their
+//                       partitions);
+//   RunPgDumpSchema     pg_dump --schema-only --format=custom --snapshot=ID as a
+//                       child process (password in its environment), then
+//                       pg_restore --list of the archive for its table of contents.
+// Stateless functions; the coordinator is used by the calling thread only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "source/postgres/pg_conn.h"
+#include "source/postgres/pg_tools.h"
+#include "source/table_source.h"
+
+namespace lakedump {
+
+struct PgSchemaFacts {
+  nlohmann::json sequences = nlohmann::json::array();  // [{schema, name, last_value, is_called}]
+  nlohmann::json indexes = nlohmann::json::array();    // [{schema, table, name, unique, primary,
+                                                       //   constraint, columns}]
+  nlohmann::json partitions = nlohmann::json::array(); // [{schema, name, parent_schema, parent}]
+  std::vector<TableRef> excluded;                      // for pg_dump --exclude-table
+  // A schema none of whose tables is selected is left out with its other objects (views,
+  // functions, types): pg_dump --schema for the others; empty = every schema.
+  std::vector<std::string> schemas;
+};
+
+// REQUIRES: `coordinator` is inside the snapshot's transaction.
+Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& coordinator,
+                                         const std::vector<TableRef>& selected);
+
+struct PgDumpRequest {
+  std::string snapshot_id;
+  int server_major = 0;
+  std::string tool_dir;  // --pg-bin-dir; empty = search
+  PgChildConnection connection;
+  std::vector<TableRef> excluded;
+  std::vector<std::string> schemas;  // pg_dump --schema for each; empty = every schema
+};
+
+// Fills capture->archive and capture->info ("archive" without key/checksum,
+// which the dump adds when it stores it, and "objects"). Errors: no suitable
+// pg_dump (NotFound, one line saying what to do), pg_dump failing (IOError with
+// its first error line).
+Status RunPgDumpSchema(const PgDumpRequest& request, SchemaCapture* capture);
+
+// One entry of `pg_restore --list`: "218; 1259 16402 TABLE shop customers postgres".
+struct PgTocEntry {
+  std::string line;    // as listed (for --use-list)
+  std::string type;    // "TABLE", "FK CONSTRAINT", "MATERIALIZED VIEW", ...
+  std::string schema;  // "-" when none
+  std::string name;    // the tag without the owner ("orders orders_pkey" for a constraint)
+};
+// Parses the listing; comment and blank lines are skipped.
+std::vector<PgTocEntry> ParsePgTocListing(std::string_view listing);
+
+}  // namespace lakedump

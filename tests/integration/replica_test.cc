@@ -1,0 +1,365 @@
+// A restore that is a replica (issue 11): a PostgreSQL database with every kind of
+// schema object (tests/data/replica/rich_schema.sql: domains, an enum, a partitioned
+// table, views, a materialized view, triggers and functions, secondary indexes,
+// foreign keys, standalone sequences with values, a nextval default) dumped and loaded
+// with --trust-dump into an empty database: `pg_dump -s` and `pg_dump --data-only` of
+// source and replica are equal. Also: the clear error when an object exists, the
+// untrusted load's one line, --tables/--exclude through the archive, --schema-only,
+// and a pg_dump too old (a fake one in a temp dir) with the --schema-from fallback.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "fakes/cli_run.h"
+#include "fakes/temp_dir.h"
+#include "integration/pg_test_util.h"
+#include "integration/s3_test_env.h"
+
+namespace lakedump {
+namespace {
+
+using testing_cli::Quote;
+using testing_cli::ReadFile;
+using testing_cli::RunLakedump;
+using testing_cli::RunResult;
+using testing_cli::WriteFile;
+using testing_pg::AdminConn;
+using testing_pg::QueryOne;
+using testing_pg::ScratchDatabase;
+
+std::string RunText(const std::string& cmd) {
+  FILE* p = popen(cmd.c_str(), "r");
+  EXPECT_NE(p, nullptr);
+  if (p == nullptr) return "";
+  std::string text;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) text.append(buf, n);
+  EXPECT_EQ(pclose(p), 0) << cmd << "\n" << text.substr(0, 2000);
+  return text;
+}
+
+// `pg_dump ARGS` of a database as sorted lines. Only pg_dump's per-run random
+// `\restrict KEY` / `\unrestrict KEY` lines (PostgreSQL 15.14+) are left out.
+std::vector<std::string> PgDumpLines(const std::string& conninfo, const std::string& args) {
+  const std::string text =
+      RunText(fmt::format("pg_dump {} --dbname={} 2>&1", args, Quote(conninfo)));
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("\\restrict ") || line.starts_with("\\unrestrict ")) continue;
+    lines.push_back(line);
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+void ExpectSameDump(const std::vector<std::string>& source, const std::vector<std::string>& replica) {
+  std::vector<std::string> only_source, only_replica;
+  std::set_difference(source.begin(), source.end(), replica.begin(), replica.end(),
+                      std::back_inserter(only_source));
+  std::set_difference(replica.begin(), replica.end(), source.begin(), source.end(),
+                      std::back_inserter(only_replica));
+  for (size_t i = 0; i < std::min<size_t>(only_source.size(), 10); ++i) {
+    ADD_FAILURE() << "only in the source: " << only_source[i];
+  }
+  for (size_t i = 0; i < std::min<size_t>(only_replica.size(), 10); ++i) {
+    ADD_FAILURE() << "only in the replica: " << only_replica[i];
+  }
+  EXPECT_EQ(source.size(), replica.size());
+}
+
+class ReplicaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (testing_pg::TestDsn() == nullptr) GTEST_SKIP() << "LD_TEST_PG_DSN is not set";
+    admin_ = AdminConn();
+    ASSERT_TRUE(admin_);
+    source_ = std::make_unique<ScratchDatabase>(admin_.get());
+    auto conn = PgConn::Connect(source_->conninfo(), 10);
+    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+    const std::string sql =
+        ReadFile(std::string(LAKEDUMP_SOURCE_DIR) + "/tests/data/replica/rich_schema.sql");
+    ASSERT_FALSE(sql.empty());
+    Status s = (*conn)->Exec("SET search_path = public; " + sql);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
+  RunResult Dump(const std::string& dest, const std::string& extra = "") {
+    return RunLakedump(fmt::format("dump {} {} --progress none {}", Quote(source_->conninfo()),
+                                   Quote(dest), extra),
+                       dir_);
+  }
+  RunResult Load(const std::string& dump, const ScratchDatabase& target,
+                 const std::string& extra = "") {
+    return RunLakedump(fmt::format("load {} {} --progress none {}", Quote(dump),
+                                   Quote(target.conninfo()), extra),
+                       dir_);
+  }
+
+  std::unique_ptr<PgConn> admin_;
+  std::unique_ptr<ScratchDatabase> source_;
+  TempDir dir_;
+};
+
+TEST_F(ReplicaTest, TrustedLoadIsATwin) {
+  const std::string dump = dir_.Sub("d");
+  RunResult d = Dump(dump);
+  ASSERT_EQ(d.code, 0) << d.out << d.err;
+  nlohmann::json manifest = nlohmann::json::parse(ReadFile(dump + "/_manifest.json"));
+  ASSERT_EQ(manifest["schema"]["schema_from"], "pg_dump");
+  EXPECT_EQ(manifest["schema"]["archive"]["key"], "_schema/postgres.dump");
+  EXPECT_EQ(manifest["schema"]["archive"]["bytes"].get<uint64_t>(),
+            std::filesystem::file_size(dump + "/_schema/postgres.dump"));
+  bool unused_seq = false;
+  for (const auto& q : manifest["schema"]["sequences"]) {
+    if (q["name"] == "unused_seq") unused_seq = q["last_value"] == 42 && q["is_called"] == true;
+  }
+  EXPECT_TRUE(unused_seq) << manifest["schema"]["sequences"].dump();
+
+  RunResult v = RunLakedump(fmt::format("verify {}", Quote(dump)), dir_);
+  EXPECT_EQ(v.code, 0) << v.out << v.err;
+  RunResult ls = RunLakedump(fmt::format("ls {} --ddl", Quote(dump)), dir_);
+  EXPECT_EQ(ls.code, 0) << ls.err;
+  EXPECT_NE(ls.out.find("schema: from pg_dump"), std::string::npos) << ls.out;
+  EXPECT_NE(ls.out.find("TRIGGER shop orders orders_touch"), std::string::npos) << ls.out;
+
+  ScratchDatabase replica(admin_.get());
+  RunResult l = Load(dump, replica, "--trust-dump --json");
+  ASSERT_EQ(l.code, 0) << l.out << l.err;
+  nlohmann::json summary = nlohmann::json::parse(l.out);
+  EXPECT_EQ(summary["schema"]["method"], "pg_restore");
+
+  ExpectSameDump(PgDumpLines(source_->conninfo(), "--schema-only"),
+                 PgDumpLines(replica.conninfo(), "--schema-only"));
+  ExpectSameDump(PgDumpLines(source_->conninfo(), "--data-only --inserts"),
+                 PgDumpLines(replica.conninfo(), "--data-only --inserts"));
+
+  // The nextval default and the identity column hand out the next values on both.
+  auto src = PgConn::Connect(source_->conninfo(), 10);
+  auto dst = PgConn::Connect(replica.conninfo(), 10);
+  ASSERT_TRUE(src.ok() && dst.ok());
+  const std::string insert =
+      "INSERT INTO shop.orders (customer_id, qty) VALUES (1, 4) RETURNING id";
+  const std::string source_id = QueryOne(**src, insert);
+  EXPECT_FALSE(source_id.empty());
+  EXPECT_EQ(QueryOne(**dst, insert), source_id);
+  const std::string customer = "INSERT INTO shop.customers (email) VALUES ('z@x') RETURNING id";
+  EXPECT_EQ(QueryOne(**dst, customer), QueryOne(**src, customer));
+  // The trigger is there and fires after the load, not during it.
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM shop.orders WHERE updated_at IS NOT NULL"), "0");
+  EXPECT_EQ(QueryOne(**dst, "UPDATE shop.orders SET note = 'x' WHERE id = 1000 "
+                            "RETURNING updated_at IS NOT NULL"),
+            "t");
+}
+
+TEST_F(ReplicaTest, ThroughS3TheLoadIsATwinToo) {
+  auto s3 = testing_s3::UseTestS3();
+  if (!s3) GTEST_SKIP() << "LD_TEST_S3_ENDPOINT is not set";
+  const std::string prefix = fmt::format("replica-{}-{}", getpid(), std::rand());
+  const std::string url = "s3://" + s3->bucket + "/" + prefix;
+  const std::string endpoint = " --endpoint " + s3->endpoint;
+  RunResult d = Dump(url, endpoint);
+  ASSERT_EQ(d.code, 0) << d.out << d.err;
+  // The archive is an object of the dump, seen by awscli.
+  const std::string listing =
+      s3->Aws("s3 ls --recursive s3://" + s3->bucket + "/" + prefix + "/_schema/", dir_);
+  EXPECT_NE(listing.find(prefix + "/_schema/postgres.dump"), std::string::npos) << listing;
+  RunResult v = RunLakedump(fmt::format("verify {}{}", Quote(url), endpoint), dir_);
+  EXPECT_EQ(v.code, 0) << v.out << v.err;
+  ScratchDatabase replica(admin_.get());
+  RunResult l = Load(url, replica, "--trust-dump" + endpoint);
+  ASSERT_EQ(l.code, 0) << l.out << l.err;
+  ExpectSameDump(PgDumpLines(source_->conninfo(), "--schema-only"),
+                 PgDumpLines(replica.conninfo(), "--schema-only"));
+  ExpectSameDump(PgDumpLines(source_->conninfo(), "--data-only --inserts"),
+                 PgDumpLines(replica.conninfo(), "--data-only --inserts"));
+  s3->Aws("s3 rm --recursive --only-show-errors s3://" + s3->bucket + "/" + prefix, dir_);
+}
+
+TEST_F(ReplicaTest, AnAlteredArchiveIsCaughtByVerifyAndLoad) {
+  const std::string dump = dir_.Sub("d");
+  ASSERT_EQ(Dump(dump).code, 0);
+  const std::string archive = dump + "/_schema/postgres.dump";
+  std::string bytes = ReadFile(archive);
+  ASSERT_GT(bytes.size(), 100u);
+  bytes[bytes.size() / 2] ^= 0x20;
+  WriteFile(archive, bytes);
+  RunResult v = RunLakedump(fmt::format("verify {}", Quote(dump)), dir_);
+  EXPECT_EQ(v.code, 1) << v.out << v.err;
+  EXPECT_NE(v.out.find("PROBLEM schema-archive: _schema/postgres.dump"), std::string::npos) << v.out;
+  ScratchDatabase replica(admin_.get());
+  RunResult l = Load(dump, replica, "--trust-dump");
+  EXPECT_EQ(l.code, 1) << l.out << l.err;
+  EXPECT_NE(l.err.find("_schema/postgres.dump: XXH64 is"), std::string::npos) << l.err;
+  auto dst = PgConn::Connect(replica.conninfo(), 10);
+  ASSERT_TRUE(dst.ok());
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM pg_namespace WHERE nspname = 'shop'"), "0");
+}
+
+TEST_F(ReplicaTest, ExistingObjectFailsNamingItAndCreatesNothing) {
+  const std::string dump = dir_.Sub("d");
+  ASSERT_EQ(Dump(dump).code, 0);
+  ScratchDatabase replica(admin_.get());
+  {
+    auto dst = PgConn::Connect(replica.conninfo(), 10);
+    ASSERT_TRUE(dst.ok());
+    ASSERT_TRUE((*dst)->Exec("CREATE SCHEMA shop; CREATE TABLE shop.orders (x int)").ok());
+  }
+  RunResult l = Load(dump, replica, "--trust-dump");
+  EXPECT_EQ(l.code, 1) << l.out << l.err;
+  EXPECT_NE(l.err.find("already exists"), std::string::npos) << l.err;
+  EXPECT_NE(l.err.find("created nothing"), std::string::npos) << l.err;
+  EXPECT_EQ(std::count(l.err.begin(), l.err.end(), '\n'), 1) << l.err;
+  auto dst = PgConn::Connect(replica.conninfo(), 10);
+  ASSERT_TRUE(dst.ok());
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON "
+                            "n.oid = c.relnamespace WHERE n.nspname = 'shop'"),
+            "1");
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM pg_type t JOIN pg_namespace n ON "
+                            "n.oid = t.typnamespace WHERE n.nspname = 'shop' AND t.typtype IN "
+                            "('d', 'e')"),
+            "0");
+}
+
+TEST_F(ReplicaTest, UntrustedLoadRunsNoSchemaCodeAndSaysSoInOneLine) {
+  const std::string dump = dir_.Sub("d");
+  ASSERT_EQ(Dump(dump).code, 0);
+  ScratchDatabase replica(admin_.get());
+  RunResult l = Load(dump, replica);
+  ASSERT_EQ(l.code, 0) << l.out << l.err;
+  EXPECT_NE(l.err.find("were not restored"), std::string::npos) << l.err;
+  EXPECT_NE(l.err.find("--trust-dump"), std::string::npos) << l.err;
+  auto dst = PgConn::Connect(replica.conninfo(), 10);
+  ASSERT_TRUE(dst.ok());
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON "
+                            "n.oid = p.pronamespace WHERE n.nspname = 'shop'"),
+            "0");
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM shop.orders"), "3");
+  // The index on a plain column comes across from the structured metadata.
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'shop' AND "
+                            "indexname = 'orders_customer_idx'"),
+            "1");
+}
+
+TEST_F(ReplicaTest, TablesAndExcludeApplyToTheSchema) {
+  const std::string dump = dir_.Sub("d");
+  ASSERT_EQ(Dump(dump, "--exclude shop.events").code, 0);
+  ScratchDatabase replica(admin_.get());
+  RunResult l = Load(dump, replica, "--trust-dump");
+  ASSERT_EQ(l.code, 0) << l.out << l.err;
+  auto dst = PgConn::Connect(replica.conninfo(), 10);
+  ASSERT_TRUE(dst.ok());
+  EXPECT_EQ(QueryOne(**dst, "SELECT pg_catalog.to_regclass('shop.events_2025') IS NULL"), "t");
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM shop.customer_orders"), "3");
+
+  // At load time: --exclude drops a table with its indexes, constraints and partitions.
+  const std::string full = dir_.Sub("full");
+  ASSERT_EQ(Dump(full).code, 0);
+  ScratchDatabase partial(admin_.get());
+  RunResult p = Load(full, partial, "--trust-dump --exclude shop.events");
+  ASSERT_EQ(p.code, 0) << p.out << p.err;
+  auto pc = PgConn::Connect(partial.conninfo(), 10);
+  ASSERT_TRUE(pc.ok());
+  EXPECT_EQ(QueryOne(**pc, "SELECT pg_catalog.to_regclass('shop.events') IS NULL AND "
+                           "pg_catalog.to_regclass('shop.events_2026') IS NULL"),
+            "t");
+  EXPECT_EQ(QueryOne(**pc, "SELECT count(*) FROM shop.order_counts"), "2");
+}
+
+TEST_F(ReplicaTest, SchemaOnlyRestoresEmptyTablesAndSequenceValues) {
+  const std::string dump = dir_.Sub("d");
+  ASSERT_EQ(Dump(dump).code, 0);
+  ScratchDatabase replica(admin_.get());
+  RunResult l = Load(dump, replica, "--trust-dump --schema-only");
+  ASSERT_EQ(l.code, 0) << l.out << l.err;
+  ExpectSameDump(PgDumpLines(source_->conninfo(), "--schema-only"),
+                 PgDumpLines(replica.conninfo(), "--schema-only"));
+  auto dst = PgConn::Connect(replica.conninfo(), 10);
+  ASSERT_TRUE(dst.ok());
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM shop.orders"), "0");
+  EXPECT_EQ(QueryOne(**dst, "SELECT last_value FROM shop.unused_seq"), "42");
+}
+
+TEST_F(ReplicaTest, SchemaMapWithTheArchiveIsRefused) {
+  const std::string dump = dir_.Sub("d");
+  ASSERT_EQ(Dump(dump).code, 0);
+  ScratchDatabase replica(admin_.get());
+  RunResult l = Load(dump, replica, "--trust-dump --schema-map shop=other");
+  EXPECT_EQ(l.code, 2) << l.out << l.err;
+  EXPECT_NE(l.err.find("--schema-map cannot rename"), std::string::npos) << l.err;
+}
+
+TEST_F(ReplicaTest, PgDumpTooOldFailsInOneLineAndTheFallbackWorks) {
+  // A pg_dump that says it is 9.6: the failure path, as a fake in a temp dir.
+  const std::string bin = dir_.Sub("oldbin");
+  std::filesystem::create_directories(bin);
+  WriteFile(bin + "/pg_dump", "#!/bin/sh\necho 'pg_dump (PostgreSQL) 9.6.24'\n");
+  std::filesystem::permissions(bin + "/pg_dump", std::filesystem::perms::owner_all);
+  RunResult d = Dump(dir_.Sub("d"), "--pg-bin-dir " + Quote(bin));
+  EXPECT_EQ(d.code, 1) << d.out << d.err;
+  EXPECT_NE(d.err.find("pg_dump of PostgreSQL 15 or later is needed"), std::string::npos) << d.err;
+  EXPECT_NE(d.err.find("--schema-from lakedump"), std::string::npos) << d.err;
+  EXPECT_EQ(std::count(d.err.begin(), d.err.end(), '\n'), 1) << d.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_.Sub("d") + "/_manifest.json"));
+
+  RunResult f = Dump(dir_.Sub("f"), "--pg-bin-dir " + Quote(bin) + " --schema-from lakedump");
+  ASSERT_EQ(f.code, 0) << f.out << f.err;
+  nlohmann::json manifest = nlohmann::json::parse(ReadFile(dir_.Sub("f") + "/_manifest.json"));
+  EXPECT_EQ(manifest["schema"]["schema_from"], "lakedump");
+  EXPECT_FALSE(manifest["schema"].contains("archive"));
+}
+
+TEST_F(ReplicaTest, AcrossEnginesPlainIndexesComeAndTheRestIsListed) {
+  // PostgreSQL -> SQLite: tables, keys and plain-column indexes; each other object one warning.
+  const std::string dump = dir_.Sub("d");
+  ASSERT_EQ(Dump(dump).code, 0);
+  const std::string db = dir_.Sub("replica.db");
+  RunResult l = RunLakedump(
+      fmt::format("load {} {} --progress none --trust-dump --json", Quote(dump), Quote(db)), dir_);
+  ASSERT_EQ(l.code, 0) << l.out << l.err;
+  nlohmann::json summary = nlohmann::json::parse(l.out);
+  const std::string skipped = summary["schema"]["skipped"].dump();
+  EXPECT_NE(skipped.find("function shop.touch()"), std::string::npos) << skipped;
+  EXPECT_NE(skipped.find("trigger shop.orders orders_touch"), std::string::npos) << skipped;
+  EXPECT_EQ(skipped.find("events_2025_kind_idx"), std::string::npos) << skipped;
+  EXPECT_EQ(std::count(l.err.begin(), l.err.end(), '\n'),
+            static_cast<long>(summary["schema"]["skipped"].size()))
+      << l.err;
+  const std::string indexes = RunText(fmt::format(
+      "sqlite3 {} \"SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL "
+      "ORDER BY name\"",
+      Quote(db)));
+  EXPECT_EQ(indexes, "events_kind_idx\norders_customer_idx\n");
+
+  // SQLite -> PostgreSQL: the plain-column index comes, the view and the trigger are listed.
+  const std::string source = dir_.Sub("source.db");
+  RunText(fmt::format(
+      "sqlite3 {} \"CREATE TABLE items (id INTEGER PRIMARY KEY, qty INTEGER); "
+      "CREATE INDEX items_qty ON items (qty); CREATE VIEW v AS SELECT * FROM items; "
+      "CREATE TRIGGER tr AFTER INSERT ON items BEGIN SELECT 1; END; "
+      "INSERT INTO items VALUES (1, 2);\"",
+      Quote(source)));
+  ASSERT_EQ(RunLakedump(fmt::format("dump {} {} --progress none", Quote(source),
+                                    Quote(dir_.Sub("s"))), dir_).code, 0);
+  ScratchDatabase target(admin_.get());
+  RunResult p = Load(dir_.Sub("s"), target, "--trust-dump --json");
+  ASSERT_EQ(p.code, 0) << p.out << p.err;
+  const std::string skipped_pg = nlohmann::json::parse(p.out)["schema"]["skipped"].dump();
+  EXPECT_NE(skipped_pg.find("SQLite view v"), std::string::npos) << skipped_pg;
+  EXPECT_NE(skipped_pg.find("SQLite trigger tr"), std::string::npos) << skipped_pg;
+  auto conn = PgConn::Connect(target.conninfo(), 10);
+  ASSERT_TRUE(conn.ok());
+  EXPECT_EQ(QueryOne(**conn, "SELECT indexdef FROM pg_indexes WHERE indexname = 'items_qty'"),
+            "CREATE INDEX items_qty ON main.items USING btree (qty)");
+}
+
+}  // namespace
+}  // namespace lakedump
