@@ -253,6 +253,14 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
     }
   }
   if (stop.stop_requested()) return Status::Cancelled("cancelled");
+  if (schema.num_columns() == 0 && rows > 0) {
+    // Parquet keeps rows only in column data: such a file would claim rows that no
+    // reader (ours included, see verify) can check, so the dump would not restore.
+    return Status::InvalidArgument(fmt::format(
+        "table {} has no columns but {} rows: Parquet cannot hold rows without columns (leave it "
+        "out with --exclude {})",
+        ref.QualifiedName(), rows, ref.QualifiedName()));
+  }
   LD_ASSIGN_OR_RETURN(std::vector<DataFile> files, writer.Finish(unit.index == 0));
   span.args()["rows"] = rows;
   bool last = false;
@@ -347,10 +355,18 @@ void ExportService::DeleteOwnObjects(ObjectStore& store) {
 
 Status ExportService::WriteManifest(const DumpManifest& d) {
   LD_ASSIGN_OR_RETURN(std::string body, SerializeMetadata(ToJson(d), kManifestKey));
+  std::string previous_signature;
   if (d.sha256) {
     // The signature of these exact bytes goes first: _manifest.json stays the commit point.
-    LD_RETURN_IF_ERROR(store_->PutObject(kSignatureKey, SignatureObject(options_.sign_key, body))
-                           .WithContext(std::string(kSignatureKey)));
+    // It carries the committed manifest's signature too, so the old dump stays verifiable
+    // until the new manifest lands.
+    if (auto old = store_->GetObject(kSignatureKey, 64 * 1024); old.ok()) {
+      previous_signature = std::move(*old);
+    }
+    LD_RETURN_IF_ERROR(
+        store_->PutObject(kSignatureKey,
+                          SignatureObject(options_.sign_key, body, previous_signature))
+            .WithContext(std::string(kSignatureKey)));
   }
   Status put = store_->PutObject(kManifestKey, body);
   if (!put.ok()) {
@@ -358,6 +374,11 @@ Status ExportService::WriteManifest(const DumpManifest& d) {
     // not this run's means "not committed".
     auto stored = store_->GetObject(kManifestKey);
     if (!stored.ok() || *stored != body) return put.WithContext(std::string(kManifestKey));
+  }
+  if (d.sha256 && !previous_signature.empty()) {
+    // Committed: the old manifest's entry is no longer needed. Should this fail, the
+    // signature still checks (the new entry is the main one).
+    store_->PutObject(kSignatureKey, SignatureObject(options_.sign_key, body)).IgnoreError();
   }
   Status sync = store_->SyncWritten();
   if (!sync.ok()) {
