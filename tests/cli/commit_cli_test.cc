@@ -214,6 +214,9 @@ TEST_F(CommitCliTest, UnfinishedWritesAreListedByVerifyAndCleanedByTheNextRun) {
         fs::path(dest + "/" + m["tables"][0]["key"].get<std::string>()).parent_path().string();
     const std::string dead = table_dir + "/.part-00000.parquet.tmp-deadrun01";
     WriteFile(dead, std::string(1000, 'x'));
+    // Another run's lease being created right now is alive: never swept from under it.
+    const std::string contender = dest + "/._lease.json.tmp-contender";
+    WriteFile(contender, "{}");
 
     RunResult v = RunLakedump("verify " + dest, dir_);
     EXPECT_EQ(v.code, 0) << v.out << v.err;
@@ -223,13 +226,15 @@ TEST_F(CommitCliTest, UnfinishedWritesAreListedByVerifyAndCleanedByTheNextRun) {
     EXPECT_NE(v.out.find(".part-00000.parquet.tmp-deadrun01"), std::string::npos) << v.out;
     RunResult vj = RunLakedump("verify " + dest + " --json", dir_);
     ASSERT_EQ(vj.code, 0) << vj.out << vj.err;
-    EXPECT_EQ(json::parse(vj.out)["unfinished_writes"].size(), 1u) << vj.out;
+    EXPECT_EQ(json::parse(vj.out)["unfinished_writes"].size(), 2u) << vj.out;
 
     RunResult again = RunLakedump(
         "dump " + two_ + " " + dest + " --if-exists " + mode + " --progress none --json", dir_);
     ASSERT_EQ(again.code, 0) << again.out << again.err;
     EXPECT_EQ(json::parse(again.out)["removed_unfinished_writes"], 1) << again.out;
     EXPECT_FALSE(fs::exists(dead));
+    EXPECT_TRUE(fs::exists(contender));
+    fs::remove(contender);
     RunResult after = RunLakedump("verify " + dest + " --json", dir_);
     ASSERT_EQ(after.code, 0) << after.out << after.err;
     EXPECT_TRUE(json::parse(after.out)["unfinished_writes"].empty()) << after.out;
