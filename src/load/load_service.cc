@@ -231,8 +231,8 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
       if (s.code() != Code::kInvalidArgument) started_loading_ = true;
       return s;
     }
-    // Tables the schema restore created are loaded into (append); materialized views
-    // are refreshed instead of loaded.
+    // Tables the schema restore created are loaded into (append, straight into the empty
+    // table where the target can); materialized views are refreshed instead of loaded.
     auto contains = [](const std::vector<TableRef>& list, const TableRef& t) {
       return std::find(list.begin(), list.end(), t) != list.end();
     };
@@ -242,6 +242,7 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
       if (contains(schema.created, t.plan.source)) {
         if (options_.schema_only) continue;
         t.plan.if_exists = LoadIfExists::kAppend;
+        t.plan.restored_empty = true;
       }
       kept.push_back(std::move(t));
     }

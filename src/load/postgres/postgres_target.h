@@ -20,6 +20,18 @@
 //   AbortTable    drops the staging table.
 // So a reader sees the old table or the whole new one, never a part; a failed
 // or killed load leaves at most a staging table, which the next run replaces.
+//
+// A table the schema restore has just created (TablePlan::restored_empty: empty, no
+// indexes yet) is loaded straight into, when every column has a binary encoding (no
+// kAsText, pg_copy_encoder.h; otherwise that table takes the staging path above):
+//   PrepareTable  reads the table's column types; no staging table.
+//   OpenSink      BEGIN, COPY table FROM STDIN (FORMAT binary); the only sink of a plain
+//                 table runs BEGIN; TRUNCATE ONLY table; COPY ... (FORMAT binary, FREEZE),
+//                 so its whole load is one transaction; several sinks commit each their part.
+//   CommitTable   ANALYZE.
+//   AbortTable    empties the table (TRUNCATE), so no part of it stays loaded.
+// The restore is into an empty database and fails as a whole: its post-data (indexes,
+// constraints, triggers) never runs after a failed table (README "A replica").
 // Mapping and limits: docs/type-mapping.md, "Loading into PostgreSQL".
 //
 // Thread-safe (TargetDatabase contract). Sinks borrow the target: REQUIRES
