@@ -77,20 +77,23 @@ Result<std::vector<const TargetColumn*>> MatchDumpColumns(const std::vector<Targ
   return matched;
 }
 
-// COPY table (columns) FROM STDIN (FORMAT binary). `columns` are quoted.
-std::string CopySql(const std::string& table, const std::vector<std::string>& columns) {
+// COPY table (columns) FROM STDIN (FORMAT binary|text). `columns` are quoted.
+std::string CopySql(const std::string& table, const std::vector<std::string>& columns,
+                    PgCopyFormat format = PgCopyFormat::kBinary) {
   std::string sql = "COPY " + table;
   for (size_t i = 0; i < columns.size(); ++i) sql += (i ? ", " : " (") + columns[i];
   if (!columns.empty()) sql += ")";  // "()" is a syntax error
-  return sql + " FROM STDIN (FORMAT binary)";
+  return sql + (format == PgCopyFormat::kText ? " FROM STDIN (FORMAT text)"
+                                              : " FROM STDIN (FORMAT binary)");
 }
 
 // One table between PrepareTable and Commit/AbortTable.
 struct StagedTable {
-  // Loaded straight into the table the schema restore just created (TablePlan::restored_empty,
-  // every column binary-encodable): no staging table, CommitTable only analyzes, AbortTable
-  // empties the table with `truncate_sql`.
+  // Loaded straight into the table the schema restore just created (TablePlan::restored_empty):
+  // no staging table, CommitTable only analyzes, AbortTable empties the table with
+  // `truncate_sql`. In text format when a column has no binary encoding (kAsText).
   bool direct = false;
+  PgCopyFormat format = PgCopyFormat::kBinary;
   std::string target;                // "schema"."table" (quoted)
   std::string truncate_sql;          // direct: TRUNCATE ONLY t, or TRUNCATE t when partitioned
   bool freezable = false;            // direct: a plain table (COPY FREEZE after TRUNCATE ONLY)
@@ -137,6 +140,7 @@ class PostgresTarget final : public TargetDatabase {
     const std::string name = plan.target.QualifiedName();
     std::string copy_sql, truncate;
     bool freezable = false;
+    PgCopyFormat format = PgCopyFormat::kBinary;
     std::vector<PgEncodeField> fields;
     {
       std::lock_guard lock(mu_);
@@ -148,6 +152,7 @@ class PostgresTarget final : public TargetDatabase {
       copy_sql = t.copy_sql;
       truncate = t.direct ? t.truncate_sql : "TRUNCATE " + t.staging;
       freezable = !t.direct || t.freezable;
+      format = t.format;
       fields = t.fields;
     }
     // The only sink of the table: it empties the table it loads (the staging table, or the
@@ -157,12 +162,12 @@ class PostgresTarget final : public TargetDatabase {
     std::vector<std::string> begin = {"BEGIN"};
     if (plan.single_sink && options_.copy_freeze && freezable) {
       begin.push_back(truncate);
-      copy_sql.insert(copy_sql.size() - 1, ", FREEZE");  // "(FORMAT binary)" -> ", FREEZE)"
+      copy_sql.insert(copy_sql.size() - 1, ", FREEZE");  // "(FORMAT x)" -> "(FORMAT x, FREEZE)"
     }
     LD_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+    PgCopyEncoder encoder(name, std::move(fields), format);
     LD_ASSIGN_OR_RETURN(auto sink, PostgresTableSink::Start(&pool_, std::move(conn), begin,
-                                                            copy_sql,
-                                                            PgCopyEncoder(name, std::move(fields)),
+                                                            copy_sql, std::move(encoder),
                                                             options_.copy_buffer_bytes,
                                                             plan.definition.schema));
     return std::unique_ptr<TableSink>(std::move(sink));
@@ -248,8 +253,8 @@ class PostgresTarget final : public TargetDatabase {
   }
 
   Result<StagedTable> Prepare(PgConn& conn, const TablePlan& plan);
-  // The direct load of a restored table (`relkind` its pg_class.relkind), or nullopt when a
-  // column needs a text staging column (kAsText): that table takes the staging path.
+  // The direct load of a restored table (`relkind` its pg_class.relkind), or nullopt when it
+  // is neither a plain nor a partitioned table (it then takes the staging path).
   Result<std::optional<StagedTable>> PrepareDirect(PgConn& conn, const TablePlan& plan,
                                                    char relkind);
   Status Commit(PgConn& conn, const TablePlan& plan, const StagedTable& staged);
@@ -379,11 +384,13 @@ Result<std::optional<StagedTable>> PostgresTarget::PrepareDirect(PgConn& conn,
     f.name = schema.column(i).name;
     f.pg_type = matched[i]->format_type;
     f.encoding = ChoosePgEncoding(schema.column(i).type, matched[i]->type);
-    if (IsTextStaged(f.encoding)) return std::optional<StagedTable>();
+    // No binary form: the whole COPY goes as text, each value into its column's input function
+    // (what the staging path's CAST(text AS type) runs), straight into the real type.
+    if (IsTextStaged(f.encoding)) staged.format = PgCopyFormat::kText;
     staged.columns.push_back(QuoteIdent(f.name));
     staged.fields.push_back(std::move(f));
   }
-  staged.copy_sql = CopySql(staged.target, staged.columns);
+  staged.copy_sql = CopySql(staged.target, staged.columns, staged.format);
   return std::optional<StagedTable>(std::move(staged));
 }
 

@@ -22,11 +22,13 @@
 // or killed load leaves at most a staging table, which the next run replaces.
 //
 // A table the schema restore has just created (TablePlan::restored_empty: empty, no
-// indexes yet) is loaded straight into, when every column has a binary encoding (no
-// kAsText, pg_copy_encoder.h; otherwise that table takes the staging path above):
-//   PrepareTable  reads the table's column types; no staging table.
-//   OpenSink      BEGIN, COPY table FROM STDIN (FORMAT binary); the only sink of a plain
-//                 table runs BEGIN; TRUNCATE ONLY table; COPY ... (FORMAT binary, FREEZE),
+// indexes yet; a plain or partitioned table, else the staging path above) is loaded
+// straight into:
+//   PrepareTable  reads the table's column types; no staging table. A column without a
+//                 binary encoding (kAsText, pg_copy_encoder.h) makes the table's COPY
+//                 FORMAT text (every value in its type's text input form).
+//   OpenSink      BEGIN, COPY table FROM STDIN (FORMAT binary|text); the only sink of a plain
+//                 table runs BEGIN; TRUNCATE ONLY table; COPY ... (FORMAT ..., FREEZE),
 //                 so its whole load is one transaction; several sinks commit each their part.
 //   CommitTable   ANALYZE.
 //   AbortTable    empties the table (TRUNCATE), so no part of it stays loaded.
