@@ -313,14 +313,14 @@ Status LoadService::LoadTable(TableTask& task, std::stop_token stop) {
   if (s.ok() && stop.stop_requested()) s = Status::Cancelled("cancelled");
   if (s.ok()) s = target_->CommitTable(task.plan);
   if (!s.ok()) {
-    // The load's own error is the one to report; a staging table left behind is named in
-    // it too, so that it can be dropped by hand.
+    // The load's own error is the one to report; a cleanup that failed (the target's error
+    // says which: dropping a staging table, or emptying a table restored straight into) is
+    // named in it too, so that it can be finished by hand.
     Status abort = target_->AbortTable(task.plan);
     if (!abort.ok()) {
-      return Status(s.code(),
-                    fmt::format("{}: {} (and its staging table could not be removed: {}; drop "
-                                "it by hand)",
-                                name, s.message(), abort.message()));
+      return Status(s.code(), fmt::format("{}: {} (and the cleanup failed too: {}; finish it "
+                                          "by hand)",
+                                          name, s.message(), abort.message()));
     }
     return s.WithContext(name);
   }
