@@ -13,18 +13,13 @@ LD="$BUILD/lakedump"
 TABLES=${TABLES:-1000}
 ROWS=${ROWS:-100}
 PARALLEL=${PARALLEL:-$(nproc)}
-DSN=${LD_BENCH_PG_DSN:-${LD_TEST_PG_DSN:-}}
-[ -n "$DSN" ] || { echo "set LD_BENCH_PG_DSN (or LD_TEST_PG_DSN); scripts/start-postgres starts one" >&2; exit 2; }
+# shellcheck source=bench/_pg_lib.sh
+. "$(dirname "$0")/_pg_lib.sh"
 command -v pg_dump >/dev/null || { echo "pg_dump not found (apt-get install postgresql-client-15)" >&2; exit 2; }
 DB=lakedump_small_bench
-BENCH_DSN="$DSN dbname=$DB"
-case "$DSN" in postgres://*|postgresql://*) BENCH_DSN="${DSN%/*}/$DB" ;; esac
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/lakedump-pgsmall-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-
-if [ "$(psql "$DSN" -Atc "SELECT count(*) FROM pg_database WHERE datname = '$DB'")" = 0 ]; then
-  psql "$DSN" -qc "CREATE DATABASE $DB" >/dev/null
-fi
+BENCH_DSN=$(pg_db_dsn $DB)
+bench_workdir pgsmall
+pg_ensure_db $DB
 have=$(psql "$BENCH_DSN" -Atc "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'small_%'")
 if [ "$have" != "$TABLES" ]; then
   echo "creating $TABLES tables of $ROWS rows..."
@@ -40,18 +35,10 @@ ANALYZE;
 SQL
 fi
 
-secs() { python3 - "$@" <<'PY'
-import subprocess, sys, time
-t = time.monotonic(); subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
-print(f"{time.monotonic() - t:.3f}")
-PY
-}
-median() { python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }
-
 declare -A t
 names=(pg_dump_j1 pg_dump_j2 lakedump_p1 "lakedump_p$PARALLEL")
 for run in $(seq "$RUNS"); do
-  rm -rf "$WORK"/*
+  rm -rf "${WORK:?}"/*
   t[pg_dump_j1]+=" $(secs pg_dump -d "$BENCH_DSN" -Fd -j 1 -f "$WORK/pgd1")"
   t[pg_dump_j2]+=" $(secs pg_dump -d "$BENCH_DSN" -Fd -j 2 -f "$WORK/pgd2")"
   t[lakedump_p1]+=" $(secs "$LD" dump "$BENCH_DSN" "$WORK/ld1" --table-parallelism 1 --progress none)"

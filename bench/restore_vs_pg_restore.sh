@@ -6,7 +6,7 @@
 # with 3 secondary indexes and a foreign key to `customers` (ROWS/100 rows), plus TABLES small
 # tables (default 1000) of 100 rows each with a primary key.
 # Usage: bench/restore_vs_pg_restore.sh [BUILD_DIR] [RUNS]
-#   env: LD_BENCH_PG_DSN (or LD_TEST_PG_DSN) = postgresql://user@host:port/anydb (URI form);
+#   env: LD_BENCH_PG_DSN (or LD_TEST_PG_DSN), URI or keyword form;
 #        ROWS, TABLES, JOBS (pg_restore --jobs and pg_dump --jobs, default 2),
 #        PARALLEL (lakedump load -j, default: the number of cores)
 set -euo pipefail
@@ -17,14 +17,11 @@ ROWS=${ROWS:-10000000}
 TABLES=${TABLES:-1000}
 JOBS=${JOBS:-2}
 PARALLEL=${PARALLEL:-$(nproc)}
-DSN=${LD_BENCH_PG_DSN:-${LD_TEST_PG_DSN:?set LD_BENCH_PG_DSN or LD_TEST_PG_DSN (URI form)}}
-BASE=${DSN%%\?*}
-BASE=${BASE%/*}
-url() { echo "$BASE/$1"; }
-SRC=$(url lakedump_restore_bench)
-DST=$(url lakedump_restore_target)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/lakedump-restorebench-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# shellcheck source=bench/_pg_lib.sh
+. "$(dirname "$0")/_pg_lib.sh"
+SRC=$(pg_db_dsn lakedump_restore_bench)
+DST=$(pg_db_dsn lakedump_restore_target)
+bench_workdir restorebench
 echo "rows: $ROWS, small tables: $TABLES, work dir: $WORK"
 
 if [ "$(psql "$DSN" -Atc "SELECT count(*) FROM pg_database WHERE datname = 'lakedump_restore_bench'")" = 0 ] ||
@@ -56,13 +53,6 @@ echo "dumping both ways (not timed)..."
 "$LD" dump "$SRC" "$WORK/ld" --progress none >/dev/null
 pg_dump -d "$SRC" -Fd --jobs "$JOBS" -f "$WORK/pgd"
 
-secs() { python3 - "$@" <<'PY'
-import subprocess, sys, time
-t = time.monotonic(); subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
-print(f"{time.monotonic() - t:.3f}")
-PY
-}
-median() { python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }
 fresh() {
   psql "$DSN" -qc "DROP DATABASE IF EXISTS lakedump_restore_target WITH (FORCE)" >/dev/null
   psql "$DSN" -qc "CREATE DATABASE lakedump_restore_target" >/dev/null

@@ -13,17 +13,12 @@ LD="$BUILD/lakedump"
 TABLES=${TABLES:-1000}
 ROWS=${ROWS:-100}
 PARALLEL=${PARALLEL:-$(nproc)}
-DSN=${LD_BENCH_PG_DSN:-${LD_TEST_PG_DSN:-}}
-[ -n "$DSN" ] || { echo "set LD_BENCH_PG_DSN (or LD_TEST_PG_DSN); scripts/start-postgres starts one" >&2; exit 2; }
+# shellcheck source=bench/_pg_lib.sh
+. "$(dirname "$0")/_pg_lib.sh"
 DB=lakedump_schema_bench
-BENCH_DSN="$DSN dbname=$DB"
-case "$DSN" in postgres://*|postgresql://*) BENCH_DSN="${DSN%/*}/$DB" ;; esac
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/lakedump-schemabench-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-
-if [ "$(psql "$DSN" -Atc "SELECT count(*) FROM pg_database WHERE datname = '$DB'")" = 0 ]; then
-  psql "$DSN" -qc "CREATE DATABASE $DB" >/dev/null
-fi
+BENCH_DSN=$(pg_db_dsn $DB)
+bench_workdir schemabench
+pg_ensure_db $DB
 have=$(psql "$BENCH_DSN" -Atc "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'small_%'")
 if [ "$have" != "$TABLES" ]; then
   echo "creating $TABLES tables of $ROWS rows (with an index, a view and a sequence each 10th)..."
@@ -44,17 +39,9 @@ ANALYZE;
 SQL
 fi
 
-secs() { python3 - "$@" <<'PY'
-import subprocess, sys, time
-t = time.monotonic(); subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
-print(f"{time.monotonic() - t:.3f}")
-PY
-}
-median() { python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }
-
 with="" without=""
 for run in $(seq "$RUNS"); do
-  rm -rf "$WORK"/*
+  rm -rf "${WORK:?}"/*
   with+=" $(secs "$LD" dump "$BENCH_DSN" "$WORK/with" --table-parallelism "$PARALLEL" --progress none)"
   without+=" $(secs "$LD" dump "$BENCH_DSN" "$WORK/without" --table-parallelism "$PARALLEL" --progress none --schema-from lakedump)"
   echo "run $run done"

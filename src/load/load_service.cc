@@ -231,8 +231,8 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
       if (s.code() != Code::kInvalidArgument) started_loading_ = true;
       return s;
     }
-    // Tables the schema restore created are loaded into (append); materialized views
-    // are refreshed instead of loaded.
+    // Tables the schema restore created are loaded into (append, straight into the empty
+    // table where the target can); materialized views are refreshed instead of loaded.
     auto contains = [](const std::vector<TableRef>& list, const TableRef& t) {
       return std::find(list.begin(), list.end(), t) != list.end();
     };
@@ -242,6 +242,7 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
       if (contains(schema.created, t.plan.source)) {
         if (options_.schema_only) continue;
         t.plan.if_exists = LoadIfExists::kAppend;
+        t.plan.restored_empty = true;
       }
       kept.push_back(std::move(t));
     }
@@ -312,14 +313,14 @@ Status LoadService::LoadTable(TableTask& task, std::stop_token stop) {
   if (s.ok() && stop.stop_requested()) s = Status::Cancelled("cancelled");
   if (s.ok()) s = target_->CommitTable(task.plan);
   if (!s.ok()) {
-    // The load's own error is the one to report; a staging table left behind is named in
-    // it too, so that it can be dropped by hand.
+    // The load's own error is the one to report; a cleanup that failed (the target's error
+    // says which: dropping a staging table, or emptying a table restored straight into) is
+    // named in it too, so that it can be finished by hand.
     Status abort = target_->AbortTable(task.plan);
     if (!abort.ok()) {
-      return Status(s.code(),
-                    fmt::format("{}: {} (and its staging table could not be removed: {}; drop "
-                                "it by hand)",
-                                name, s.message(), abort.message()));
+      return Status(s.code(), fmt::format("{}: {} (and the cleanup failed too: {}; finish it "
+                                          "by hand)",
+                                          name, s.message(), abort.message()));
     }
     return s.WithContext(name);
   }

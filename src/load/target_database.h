@@ -62,6 +62,11 @@ struct TablePlan {
   // whole table (the target may then load it in the same transaction that
   // empties its staging table, e.g. PostgreSQL's COPY FREEZE).
   bool single_sink = false;
+  // Set by LoadService for a table that RestoreSchemaBefore created in this load (listed in
+  // SchemaRestoreOutcome::created): it exists, is empty and has no indexes, constraints or
+  // triggers yet (post-data comes after the data). The target may load straight into it,
+  // without a staging table; if_exists is then kAppend.
+  bool restored_empty = false;
 };
 
 // The dump's schema beyond its tables (manifest "schema", docs/dump-format.md), for a

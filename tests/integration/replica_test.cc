@@ -5,7 +5,9 @@
 // with --trust-dump into an empty database: `pg_dump -s` and `pg_dump --data-only` of
 // source and replica are equal. Also: the clear error when an object exists, the
 // untrusted load's one line, --tables/--exclude through the archive, --schema-only,
-// and a pg_dump too old (a fake one in a temp dir) with the --schema-from fallback.
+// and a pg_dump too old (a fake one in a temp dir) with the --schema-from fallback;
+// the data copied straight into the restored tables (no staging table), and a failed
+// table left empty.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -362,6 +364,110 @@ TEST_F(ReplicaTest, AcrossEnginesPlainIndexesComeAndTheRestIsListed) {
   ASSERT_TRUE(conn.ok());
   EXPECT_EQ(QueryOne(**conn, "SELECT indexdef FROM pg_indexes WHERE indexname = 'items_qty'"),
             "CREATE INDEX items_qty ON main.items USING btree (qty)");
+}
+
+// Records every CREATE TABLE run in `conninfo`'s database (an event trigger into
+// lakedump_audit.created), so a test sees which relations a load created.
+void RecordCreateTable(const std::string& conninfo) {
+  auto conn = PgConn::Connect(conninfo, 10);
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  Status s = (*conn)->Exec(R"SQL(
+    CREATE SCHEMA lakedump_audit;
+    CREATE TABLE lakedump_audit.created (identity text NOT NULL);
+    CREATE FUNCTION lakedump_audit.record() RETURNS event_trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO lakedump_audit.created
+        SELECT object_identity FROM pg_catalog.pg_event_trigger_ddl_commands()
+        WHERE command_tag = 'CREATE TABLE';
+    END $$;
+    CREATE EVENT TRIGGER lakedump_audit_created ON ddl_command_end WHEN TAG IN ('CREATE TABLE')
+      EXECUTE FUNCTION lakedump_audit.record();)SQL");
+  ASSERT_TRUE(s.ok()) << s.ToString();
+}
+
+// The restore copies straight into the tables pg_restore's pre-data created: no staging
+// table is ever created (an event trigger in the target records every CREATE TABLE),
+// neither for a table loaded by one sink (COPY FREEZE) nor by several in parallel, nor for
+// the partitioned table, nor for a table with columns that have no binary encoding (inet,
+// interval, arrays, ...: kinds.t, copied in text form). Every row comes back exact.
+TEST_F(ReplicaTest, RestoreCopiesStraightIntoTheRestoredTables) {
+  {
+    auto src = PgConn::Connect(source_->conninfo(), 10);
+    ASSERT_TRUE(src.ok());
+    ASSERT_TRUE((*src)->Exec("CREATE SCHEMA kinds").ok());
+    Status s = testing_pg::CreateEveryTypeTable(**src, "kinds");
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    s = (*src)->Exec(
+        "CREATE TABLE kinds.many (id int8 PRIMARY KEY, name text, amount numeric(12,2), "
+        "at timestamptz); INSERT INTO kinds.many SELECT g, 'name ' || g, g * 1.25, "
+        "TIMESTAMPTZ '2024-01-01' + g * INTERVAL '1 minute' FROM generate_series(1, 5000) g");
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+  const std::string dump = dir_.Sub("d");
+  // Five row groups in one file: kinds.many is loaded by two sinks at once.
+  RunResult d = Dump(dump, "--row-group-size 1000");
+  ASSERT_EQ(d.code, 0) << d.out << d.err;
+  ScratchDatabase replica(admin_.get());
+  RecordCreateTable(replica.conninfo());
+  RunResult l = Load(dump, replica, "--trust-dump --file-parallelism 2");
+  ASSERT_EQ(l.code, 0) << l.out << l.err;
+
+  auto dst = PgConn::Connect(replica.conninfo(), 10);
+  ASSERT_TRUE(dst.ok());
+  // The trigger saw pg_restore create the tables, so it would have seen staging tables too.
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM lakedump_audit.created WHERE identity IN "
+                            "('shop.orders', 'shop.events', 'kinds.many', 'kinds.t')"),
+            "4");
+  EXPECT_EQ(QueryOne(**dst, "SELECT coalesce(string_agg(identity, ',' ORDER BY identity), '') "
+                            "FROM lakedump_audit.created WHERE identity LIKE '%_lakedump_load_%'"),
+            "");
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM pg_class WHERE relname LIKE '_lakedump_load_%'"),
+            "0");
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM kinds.many"), "5000");
+  for (const std::string schema : {"shop", "kinds"}) {
+    const auto source = testing_pg::PgDumpInserts(source_->conninfo(), schema);
+    EXPECT_GT(source.size(), 3u) << schema;
+    EXPECT_EQ(source, testing_pg::PgDumpInserts(replica.conninfo(), schema)) << schema;
+  }
+}
+
+// A restore whose table fails after some of its sinks committed (a data file altered: its
+// checksum is checked once every row group was streamed) leaves that table empty and runs
+// no post-data: exit 1, nothing presented as loaded.
+TEST_F(ReplicaTest, AFailedDirectLoadLeavesTheTableEmpty) {
+  {
+    auto src = PgConn::Connect(source_->conninfo(), 10);
+    ASSERT_TRUE(src.ok());
+    Status s = (*src)->Exec(
+        "CREATE TABLE shop.many (id int8 PRIMARY KEY, name text); INSERT INTO shop.many "
+        "SELECT g, 'name ' || g FROM generate_series(1, 5000) g");
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+  const std::string dump = dir_.Sub("d");
+  RunResult d = Dump(dump, "--row-group-size 1000 --compression none");
+  ASSERT_EQ(d.code, 0) << d.out << d.err;
+  std::string file;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dump + "/shop/many")) {
+    if (e.path().extension() == ".parquet") file = e.path().string();
+  }
+  ASSERT_FALSE(file.empty());
+  // A byte of the last row group's values (the text column's, near the footer) flipped: the
+  // first row groups stream and commit, the checksum fails afterwards.
+  std::string bytes = ReadFile(file);
+  ASSERT_GT(bytes.size(), 4000u);
+  const size_t at = bytes.find("name 4999");
+  ASSERT_NE(at, std::string::npos) << "the values are not stored plain";
+  bytes[at + 5] = '8';  // "name 4899": still decodes, the checksum differs
+  WriteFile(file, bytes);
+
+  ScratchDatabase replica(admin_.get());
+  RunResult l = Load(dump, replica, "--trust-dump --file-parallelism 2");
+  EXPECT_EQ(l.code, 1) << l.out << l.err;
+  EXPECT_NE(l.err.find("does not match its recorded checksum"), std::string::npos) << l.err;
+  auto dst = PgConn::Connect(replica.conninfo(), 10);
+  ASSERT_TRUE(dst.ok());
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM shop.many"), "0");
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM pg_indexes WHERE tablename = 'many'"), "0");
 }
 
 // A dump of some schemas never touches the sequences of others: a sequence being

@@ -272,6 +272,43 @@ TEST(PgCopyEncoderTest, JsonArraysBecomeArrayLiterals) {
   EXPECT_EQ(lit("[\"\\u0000\"]").substr(0, 6), "ERROR:");
 }
 
+// FORMAT text: no header or trailer, tab-separated text forms with COPY's escapes, \N for
+// NULL, and a row whose field cannot be written is left out whole (the rows before it kept).
+TEST(PgCopyEncoderTest, TextFormatEscapesAndMarksNulls) {
+  Schema schema({Column{"s", LogicalType::Of(TypeId::kString), true, ""},
+                 Column{"a", LogicalType::Of(TypeId::kJson), true, ""},
+                 Column{"d", LogicalType::Of(TypeId::kDate), true, ""}});
+  RowBatch batch(schema);
+  batch.column(0).AppendBytes("tab\there\nnew\\line\r");
+  batch.column(1).AppendBytes("[1,null]");
+  batch.column(2).Append(int32_t{0});
+  batch.column(0).AppendBytes("\\N");
+  batch.column(1).AppendNull();
+  batch.column(2).AppendNull();
+  batch.column(0).AppendBytes("x");
+  batch.column(1).AppendBytes("{not an array}");
+  batch.column(2).Append(int32_t{1});
+  PgCopyEncoder encoder("s.t", {PgEncodeField{"s", "text", PgEncoding::kText},
+                                PgEncodeField{"a", "int4[]", PgEncoding::kArrayAsText},
+                                PgEncodeField{"d", "date", PgEncoding::kDate}},
+                        PgCopyFormat::kText);
+  std::string out;
+  encoder.Begin(&out);
+  EXPECT_EQ(out, "");
+  size_t row = 0;
+  Status s = encoder.Encode(batch, &row, &out, SIZE_MAX);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("table s.t, column \"a\" (int4[]), row 3"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(row, 2u);
+  EXPECT_EQ(encoder.rows(), 2u);
+  EXPECT_EQ(out,
+            "tab\\there\\nnew\\\\line\\r\t{1,NULL}\t1970-01-01\n"
+            "\\\\N\t\\N\t\\N\n");
+  encoder.End(&out);
+  EXPECT_EQ(out.back(), '\n');
+}
+
 TEST(PgCopyEncoderTest, ChoosesEncodingByTargetType) {
   auto choose = [](TypeId from, uint32_t oid, char typtype = 'b', char cat = 'U') {
     return ChoosePgEncoding(LogicalType::Of(from), PgTargetType{oid, typtype, cat});

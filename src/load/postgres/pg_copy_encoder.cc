@@ -152,16 +152,20 @@ PgEncoding ChoosePgEncoding(const LogicalType& from, const PgTargetType& to) {
   return PgEncoding::kAsText;
 }
 
-PgCopyEncoder::PgCopyEncoder(std::string table, std::vector<PgEncodeField> fields)
-    : table_(std::move(table)), fields_(std::move(fields)) {}
+PgCopyEncoder::PgCopyEncoder(std::string table, std::vector<PgEncodeField> fields,
+                             PgCopyFormat format)
+    : table_(std::move(table)), fields_(std::move(fields)), format_(format) {}
 
 void PgCopyEncoder::Begin(std::string* out) const {
+  if (format_ == PgCopyFormat::kText) return;
   out->append(kSignature, sizeof(kSignature));
   PutBe32(out, 0);  // flags
   PutBe32(out, 0);  // header extension length
 }
 
-void PgCopyEncoder::End(std::string* out) const { PutBe16(out, 0xffff); }
+void PgCopyEncoder::End(std::string* out) const {
+  if (format_ == PgCopyFormat::kBinary) PutBe16(out, 0xffff);
+}
 
 Status PgCopyEncoder::FieldError(size_t c, std::string_view what, size_t block_row) const {
   return Status::InvalidArgument(fmt::format("table {}, column \"{}\" ({}), row {}: {}", table_,
@@ -252,6 +256,7 @@ Status PgCopyEncoder::Encode(const RowBatch& batch, size_t* next_row, std::strin
     return Status::InvalidArgument(fmt::format("table {}: batch has {} columns, expected {}",
                                                table_, batch.num_columns(), ncols));
   }
+  if (format_ == PgCopyFormat::kText) return EncodeText(batch, next_row, out, limit);
   columns_.resize(ncols);
   const size_t nrows = batch.num_rows();
   size_t row = *next_row;
@@ -518,6 +523,47 @@ void PgCopyEncoder::WriteColumn(size_t c, const ColumnVector& col, size_t row, s
     case PgEncoding::kArrayAsText:
       return;  // rendered, above
   }
+}
+
+Status PgCopyEncoder::EncodeText(const RowBatch& batch, size_t* next_row, std::string* out,
+                                 size_t limit) {
+  size_t row = *next_row;
+  for (; row < batch.num_rows() && out->size() < limit; ++row) {
+    const size_t row_start = out->size();  // a failing row is taken back whole
+    for (size_t c = 0; c < fields_.size(); ++c) {
+      if (c > 0) out->push_back('\t');
+      const ColumnVector& col = batch.column(c);
+      if (col.IsNull(row)) {
+        out->append("\\N");
+        continue;
+      }
+      scratch_.clear();
+      if (fields_[c].encoding == PgEncoding::kArrayAsText) {
+        Status s = JsonArrayToPgLiteral(col.BytesAt(row), &scratch_);
+        if (!s.ok()) {
+          out->resize(row_start);
+          *next_row = row;
+          return FieldError(c, s.message());
+        }
+      } else {
+        AppendPgText(col, row, &scratch_);
+      }
+      // COPY text escapes: the delimiter, the line ends and the backslash itself.
+      for (char ch : scratch_) {
+        switch (ch) {
+          case '\\': out->append("\\\\"); break;
+          case '\t': out->append("\\t"); break;
+          case '\n': out->append("\\n"); break;
+          case '\r': out->append("\\r"); break;
+          default: out->push_back(ch);
+        }
+      }
+    }
+    out->push_back('\n');
+    ++rows_;
+  }
+  *next_row = row;
+  return Status::OK();
 }
 
 Status PgCopyEncoder::RenderField(size_t c, const ColumnVector& col, size_t row,

@@ -13,6 +13,10 @@
 // ±INT32_MAX days, timestamps at ±INT64_MAX us, see PgInfinityPolicy::kClamp)
 // become PostgreSQL's ±infinity again.
 //
+// PgCopyFormat::kText writes `COPY ... (FORMAT text)` instead, every field in its
+// PostgreSQL text input form (the kAsText form, escaped; NULL = \N): for a table loaded
+// straight into its real types that has a column without a binary encoding.
+//
 // Not thread-safe; one encoder per COPY stream. Pure apart from the output.
 #pragma once
 
@@ -71,6 +75,9 @@ inline bool IsTextStaged(PgEncoding e) {
   return e == PgEncoding::kAsText || e == PgEncoding::kArrayAsText;
 }
 
+// The COPY stream's format (FORMAT binary or FORMAT text).
+enum class PgCopyFormat : uint8_t { kBinary, kText };
+
 struct PgEncodeField {
   std::string name;     // column name, for errors
   std::string pg_type;  // target type (format_type), for errors
@@ -80,16 +87,17 @@ struct PgEncodeField {
 class PgCopyEncoder {
  public:
   // `table` ("schema.table") names the table in errors. fields[i] encodes batch column i.
-  PgCopyEncoder(std::string table, std::vector<PgEncodeField> fields);
+  PgCopyEncoder(std::string table, std::vector<PgEncodeField> fields,
+                PgCopyFormat format = PgCopyFormat::kBinary);
 
-  // Appends the header. Call once, first.
+  // Appends the header (binary; text has none). Call once, first.
   void Begin(std::string* out) const;
   // Appends rows *next_row.. of `batch` to *out until out->size() >= limit or
   // the batch ends; advances *next_row. Errors name table, column and row
   // (counted over every batch of this encoder, from 1).
   // REQUIRES: batch.num_columns() == fields.size().
   Status Encode(const RowBatch& batch, size_t* next_row, std::string* out, size_t limit);
-  // Appends the trailer.
+  // Appends the trailer (binary; text has none).
   void End(std::string* out) const;
 
   uint64_t rows() const { return rows_; }
@@ -112,11 +120,14 @@ class PgCopyEncoder {
   // Renders one field (length word + value) of a value-dependent encoding into *out.
   Status RenderField(size_t c, const ColumnVector& col, size_t row, size_t block_row,
                      std::string* out);
+  // Encode for PgCopyFormat::kText: row by row, every field's text form.
+  Status EncodeText(const RowBatch& batch, size_t* next_row, std::string* out, size_t limit);
   // `block_row`: the row's index among the rows not yet counted in rows_.
   Status FieldError(size_t c, std::string_view what, size_t block_row = 0) const;
 
   std::string table_;
   std::vector<PgEncodeField> fields_;
+  PgCopyFormat format_;
   uint64_t rows_ = 0;
   std::string scratch_;
   std::vector<uint32_t> sizes_;  // per block row

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <span>
 
 #include "base/units.h"
@@ -55,9 +56,48 @@ WHERE t.typtype <> 'd' ORDER BY a.attnum)SQL",
   return columns;
 }
 
+// The existing table's column for each dump column (by name), or the clear error for a dump
+// column the table lacks.
+Result<std::vector<const TargetColumn*>> MatchDumpColumns(const std::vector<TargetColumn>& existing,
+                                                          const Schema& schema,
+                                                          const std::string& name) {
+  std::vector<const TargetColumn*> matched;
+  for (size_t i = 0; i < schema.num_columns(); ++i) {
+    const std::string& col = schema.column(i).name;
+    auto it = std::find_if(existing.begin(), existing.end(),
+                           [&](const TargetColumn& t) { return t.name == col; });
+    if (it == existing.end()) {
+      return Status::InvalidArgument(fmt::format(
+          "table {}: column \"{}\" of the dump is not in the existing table (append needs "
+          "every dumped column; use --if-exists replace to recreate the table)",
+          name, col));
+    }
+    matched.push_back(&*it);
+  }
+  return matched;
+}
+
+// COPY table (columns) FROM STDIN (FORMAT binary|text). `columns` are quoted.
+std::string CopySql(const std::string& table, const std::vector<std::string>& columns,
+                    PgCopyFormat format = PgCopyFormat::kBinary) {
+  std::string sql = "COPY " + table;
+  for (size_t i = 0; i < columns.size(); ++i) sql += (i ? ", " : " (") + columns[i];
+  if (!columns.empty()) sql += ")";  // "()" is a syntax error
+  return sql + (format == PgCopyFormat::kText ? " FROM STDIN (FORMAT text)"
+                                              : " FROM STDIN (FORMAT binary)");
+}
+
 // One table between PrepareTable and Commit/AbortTable.
 struct StagedTable {
-  std::string staging;               // "schema"."_lakedump_load_..." (quoted)
+  // Loaded straight into the table the schema restore just created (TablePlan::restored_empty):
+  // no staging table, CommitTable only analyzes, AbortTable empties the table with
+  // `truncate_sql`. In text format when a column has no binary encoding (kAsText).
+  bool direct = false;
+  PgCopyFormat format = PgCopyFormat::kBinary;
+  std::string target;                // "schema"."table" (quoted)
+  std::string truncate_sql;          // direct: TRUNCATE ONLY t, or TRUNCATE t when partitioned
+  bool freezable = false;            // direct: a plain table (COPY FREEZE after TRUNCATE ONLY)
+  std::string staging;               // "schema"."_lakedump_load_..." (quoted); empty if direct
   std::string staging_name;          // unquoted relation name
   std::string copy_sql;
   std::vector<PgEncodeField> fields;  // per dump column
@@ -98,7 +138,9 @@ class PostgresTarget final : public TargetDatabase {
 
   Result<std::unique_ptr<TableSink>> OpenSink(const TablePlan& plan) override {
     const std::string name = plan.target.QualifiedName();
-    std::string copy_sql, staging;
+    std::string copy_sql, truncate;
+    bool freezable = false;
+    PgCopyFormat format = PgCopyFormat::kBinary;
     std::vector<PgEncodeField> fields;
     {
       std::lock_guard lock(mu_);
@@ -106,23 +148,26 @@ class PostgresTarget final : public TargetDatabase {
       if (it == tables_.end()) {
         return Status::Internal(fmt::format("table {}: OpenSink before PrepareTable", name));
       }
-      copy_sql = it->second.copy_sql;
-      staging = it->second.staging;
-      fields = it->second.fields;
+      const StagedTable& t = it->second;
+      copy_sql = t.copy_sql;
+      truncate = t.direct ? t.truncate_sql : "TRUNCATE " + t.staging;
+      freezable = !t.direct || t.freezable;
+      format = t.format;
+      fields = t.fields;
     }
-    // The only sink of the table: it empties the staging table in its own transaction, which
-    // allows COPY FREEZE (rows written frozen: the key build, ANALYZE and later readers skip
-    // the visibility checks and hint-bit writes). Atomicity is unchanged: a failed sink rolls
-    // back, the staging table is renamed into place in CommitTable.
+    // The only sink of the table: it empties the table it loads (the staging table, or the
+    // restored table, empty already) in its own transaction, which allows COPY FREEZE (rows
+    // written frozen: the key build, ANALYZE and later readers skip the visibility checks and
+    // hint-bit writes), and makes the table's load one transaction. A failed sink rolls back.
     std::vector<std::string> begin = {"BEGIN"};
-    if (plan.single_sink && options_.copy_freeze) {
-      begin.push_back("TRUNCATE " + staging);
-      copy_sql.insert(copy_sql.size() - 1, ", FREEZE");  // "(FORMAT binary)" -> ", FREEZE)"
+    if (plan.single_sink && options_.copy_freeze && freezable) {
+      begin.push_back(truncate);
+      copy_sql.insert(copy_sql.size() - 1, ", FREEZE");  // "(FORMAT x)" -> "(FORMAT x, FREEZE)"
     }
     LD_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+    PgCopyEncoder encoder(name, std::move(fields), format);
     LD_ASSIGN_OR_RETURN(auto sink, PostgresTableSink::Start(&pool_, std::move(conn), begin,
-                                                            copy_sql,
-                                                            PgCopyEncoder(name, std::move(fields)),
+                                                            copy_sql, std::move(encoder),
                                                             options_.copy_buffer_bytes,
                                                             plan.definition.schema));
     return std::unique_ptr<TableSink>(std::move(sink));
@@ -168,24 +213,31 @@ class PostgresTarget final : public TargetDatabase {
 
   Status AbortTable(const TablePlan& plan) override {
     const std::string name = plan.target.QualifiedName();
+    // Loaded straight into the restored table: emptied (sinks that committed left rows in it),
+    // so that no part of it is presented as loaded. Otherwise the staging table is dropped.
+    const std::string staging = PgStagingTableName(plan.target.name);
+    std::string cleanup = "DROP TABLE IF EXISTS " + QuoteQualified(plan.target.schema, staging);
+    std::string step = "dropping the staging table";
     {
       std::lock_guard lock(mu_);
-      tables_.erase(name);
+      auto it = tables_.find(name);
+      if (it != tables_.end() && it->second.direct) {
+        cleanup = it->second.truncate_sql;
+        step = "emptying the partly loaded table";
+      }
+      if (it != tables_.end()) tables_.erase(it);
     }
     LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
     // Bounded like the swap: a staging table is ours, but a session may still wait on it.
     Status s = conn->ExecOne("BEGIN");
     if (s.ok()) s = SetLockTimeout(*conn);
-    if (s.ok()) {
-      s = conn->ExecOne("DROP TABLE IF EXISTS " +
-                        QuoteQualified(plan.target.schema, PgStagingTableName(plan.target.name)));
-    }
+    if (s.ok()) s = conn->ExecOne(cleanup);
     if (s.ok()) s = conn->ExecOne("COMMIT");
     if (!s.ok() && !conn->broken() && PQtransactionStatus(conn->raw()) != PQTRANS_IDLE) {
       conn->Exec("ROLLBACK").IgnoreError();
     }
     pool_.Release(std::move(conn));
-    return s.WithContext(fmt::format("table {}: dropping the staging table", name));
+    return s.WithContext(fmt::format("table {}: {}", name, step));
   }
 
  private:
@@ -201,6 +253,10 @@ class PostgresTarget final : public TargetDatabase {
   }
 
   Result<StagedTable> Prepare(PgConn& conn, const TablePlan& plan);
+  // The direct load of a restored table (`relkind` its pg_class.relkind), or nullopt when it
+  // is neither a plain nor a partitioned table (it then takes the staging path).
+  Result<std::optional<StagedTable>> PrepareDirect(PgConn& conn, const TablePlan& plan,
+                                                   char relkind);
   Status Commit(PgConn& conn, const TablePlan& plan, const StagedTable& staged);
   // SET LOCAL lock_timeout = --lock-timeout. REQUIRES: in a transaction.
   Status SetLockTimeout(PgConn& conn);
@@ -229,16 +285,23 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
   LD_ASSIGN_OR_RETURN(
       PgResult found,
       conn.Query("SELECT (SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = $1), "
-                 "(SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
-                 "ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2)",
+                 "(SELECT c.relkind::text FROM pg_catalog.pg_class c "
+                 "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                 "WHERE n.nspname = $1 AND c.relname = $2)",
                  {plan.target.schema, plan.target.name}));
   const bool schema_exists = PgValue(found.get(), 0, 0) != "0";
-  const bool table_exists = PgValue(found.get(), 0, 1) != "0";
+  const bool table_exists = !PQgetisnull(found.get(), 0, 1);
   if (table_exists && plan.if_exists == LoadIfExists::kFail) {
     return Status::AlreadyExists(fmt::format(
         "table {} already exists in the target (use --if-exists replace|append)", name));
   }
   staged.append = table_exists && plan.if_exists == LoadIfExists::kAppend;
+  if (staged.append && plan.restored_empty) {
+    const std::string_view relkind = PgValue(found.get(), 0, 1);
+    LD_ASSIGN_OR_RETURN(std::optional<StagedTable> direct,
+                        PrepareDirect(conn, plan, relkind.empty() ? '?' : relkind[0]));
+    if (direct) return std::move(*direct);
+  }
   if (!schema_exists) {
     // Tables of one new schema are prepared at once: concurrent CREATE SCHEMA IF NOT
     // EXISTS can still fail on the catalog's unique index, so one at a time.
@@ -251,17 +314,9 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
   PgTableLayout layout;
   if (staged.append) {
     LD_ASSIGN_OR_RETURN(auto existing, DescribeColumns(conn, final_table));
-    for (size_t i = 0; i < schema.num_columns(); ++i) {
-      const std::string& col = schema.column(i).name;
-      auto it = std::find_if(existing.begin(), existing.end(),
-                             [&](const TargetColumn& t) { return t.name == col; });
-      if (it == existing.end()) {
-        return Status::InvalidArgument(fmt::format(
-            "table {}: column \"{}\" of the dump is not in the existing table (append needs "
-            "every dumped column; use --if-exists replace to recreate the table)",
-            name, col));
-      }
-      layout.types.push_back(it->format_type);
+    LD_ASSIGN_OR_RETURN(auto matched, MatchDumpColumns(existing, schema, name));
+    for (const TargetColumn* column : matched) {
+      layout.types.push_back(column->format_type);
       layout.defaults.emplace_back();
     }
   } else {
@@ -304,13 +359,39 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
   if (!to_text.empty()) {
     LD_RETURN_IF_ERROR(context(conn.ExecOne("ALTER TABLE " + staged.staging + " " + to_text)));
   }
-  staged.copy_sql = "COPY " + staged.staging;
-  for (size_t i = 0; i < staged.columns.size(); ++i) {
-    staged.copy_sql += (i ? ", " : " (") + staged.columns[i];
-  }
-  if (!staged.columns.empty()) staged.copy_sql += ")";  // "()" is a syntax error
-  staged.copy_sql += " FROM STDIN (FORMAT binary)";
+  staged.copy_sql = CopySql(staged.staging, staged.columns);
   return staged;
+}
+
+Result<std::optional<StagedTable>> PostgresTarget::PrepareDirect(PgConn& conn,
+                                                                 const TablePlan& plan,
+                                                                 char relkind) {
+  if (relkind != 'r' && relkind != 'p') return std::optional<StagedTable>();  // foreign, ...
+  const std::string name = plan.target.QualifiedName();
+  const Schema& schema = plan.definition.schema;
+  StagedTable staged;
+  staged.direct = true;
+  staged.append = true;
+  staged.target = QuoteQualified(plan.target.schema, plan.target.name);
+  // A partitioned table cannot be truncated ONLY nor loaded with FREEZE; ONLY keeps the
+  // children of an inheritance parent (loaded as tables of their own) out of it.
+  staged.freezable = relkind == 'r';
+  staged.truncate_sql = (relkind == 'p' ? "TRUNCATE " : "TRUNCATE ONLY ") + staged.target;
+  LD_ASSIGN_OR_RETURN(auto existing, DescribeColumns(conn, staged.target));
+  LD_ASSIGN_OR_RETURN(auto matched, MatchDumpColumns(existing, schema, name));
+  for (size_t i = 0; i < schema.num_columns(); ++i) {
+    PgEncodeField f;
+    f.name = schema.column(i).name;
+    f.pg_type = matched[i]->format_type;
+    f.encoding = ChoosePgEncoding(schema.column(i).type, matched[i]->type);
+    // No binary form: the whole COPY goes as text, each value into its column's input function
+    // (what the staging path's CAST(text AS type) runs), straight into the real type.
+    if (IsTextStaged(f.encoding)) staged.format = PgCopyFormat::kText;
+    staged.columns.push_back(QuoteIdent(f.name));
+    staged.fields.push_back(std::move(f));
+  }
+  staged.copy_sql = CopySql(staged.target, staged.columns, staged.format);
+  return std::optional<StagedTable>(std::move(staged));
 }
 
 Status PostgresTarget::SetLockTimeout(PgConn& conn) {
@@ -345,6 +426,7 @@ Status PostgresTarget::Commit(PgConn& conn, const TablePlan& plan, const StagedT
   auto context = [&](const Status& s, std::string_view step) {
     return s.WithContext(fmt::format("table {}: {}", name, step));
   };
+  if (staged.direct) return Analyze(conn, plan);  // every sink committed into the table
   if (staged.append) {
     std::string cols, select;
     for (size_t i = 0; i < staged.columns.size(); ++i) {

@@ -20,6 +20,20 @@
 //   AbortTable    drops the staging table.
 // So a reader sees the old table or the whole new one, never a part; a failed
 // or killed load leaves at most a staging table, which the next run replaces.
+//
+// A table the schema restore has just created (TablePlan::restored_empty: empty, no
+// indexes yet; a plain or partitioned table, else the staging path above) is loaded
+// straight into:
+//   PrepareTable  reads the table's column types; no staging table. A column without a
+//                 binary encoding (kAsText, pg_copy_encoder.h) makes the table's COPY
+//                 FORMAT text (every value in its type's text input form).
+//   OpenSink      BEGIN, COPY table FROM STDIN (FORMAT binary|text); the only sink of a plain
+//                 table runs BEGIN; TRUNCATE ONLY table; COPY ... (FORMAT ..., FREEZE),
+//                 so its whole load is one transaction; several sinks commit each their part.
+//   CommitTable   ANALYZE.
+//   AbortTable    empties the table (TRUNCATE), so no part of it stays loaded.
+// The restore is into an empty database and fails as a whole: its post-data (indexes,
+// constraints, triggers) never runs after a failed table (README "A replica").
 // Mapping and limits: docs/type-mapping.md, "Loading into PostgreSQL".
 //
 // Thread-safe (TargetDatabase contract). Sinks borrow the target: REQUIRES
