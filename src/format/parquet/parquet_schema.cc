@@ -44,7 +44,7 @@ Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
   std::vector<ColumnSpec> specs;
   specs.reserve(schema.num_columns());
   for (const Column& c : schema.columns()) {
-    ColumnSpec s;
+    ColumnSpec s{};
     s.name = c.name;
     s.nullable = c.nullable;
     s.max_def = c.nullable ? 1 : 0;
@@ -62,6 +62,10 @@ Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
       s.max_rep = 1;
       e.name = "element";
       e.repetition = c.type.element_nullable ? Repetition::kOptional : Repetition::kRequired;
+    }
+    if (t.id == TypeId::kList) {
+      return Status::InvalidArgument(
+          fmt::format("column \"{}\": a list of lists cannot be written", c.name));
     }
     switch (t.id) {
       case TypeId::kBool: s.physical = Type::kBoolean; break;
@@ -153,9 +157,8 @@ Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
         e.type_length = 16;
         e.logical_type = Simple(LogicalType::kUuid);
         break;
-      case TypeId::kList:
-        return Status::InvalidArgument(
-            fmt::format("column \"{}\": a list of lists cannot be written", c.name));
+      case TypeId::kList:  // refused above
+        break;
     }
     e.type = s.physical;
     specs.push_back(std::move(s));
