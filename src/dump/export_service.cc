@@ -222,6 +222,12 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
         "--partition-by {}: table {} has no column {} (choose its tables with --tables)",
         options_.partition_by, ref.QualifiedName(), options_.partition_by));
   }
+  if (!options_.partition_by.empty() &&
+      schema.column(*schema.FindColumn(options_.partition_by)).type.is_list()) {
+    return Status::InvalidArgument(fmt::format(
+        "--partition-by {}: column {} of table {} is a list (an array), which cannot name a "
+        "partition", options_.partition_by, options_.partition_by, ref.QualifiedName()));
+  }
   {
     std::lock_guard<std::mutex> lock(state->mu);
     if (!state->have_schema) {

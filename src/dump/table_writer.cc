@@ -4,6 +4,7 @@
 
 #include "dump/object_keys.h"
 #include "table/temporal.h"
+#include "table/uuid_text.h"
 
 namespace lakedump {
 
@@ -32,19 +33,12 @@ std::optional<std::string> PartitionValueText(const ColumnVector& c, size_t i) {
     case TypeId::kString:
     case TypeId::kBinary:
     case TypeId::kJson: return std::string(c.BytesAt(i));
+    case TypeId::kList: return std::nullopt;  // refused before the table is read
     case TypeId::kDate: return FormatDate(c.ValueAt<int32_t>(i));
     case TypeId::kTime: return FormatTime(c.ValueAt<int64_t>(i));
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz: return FormatTimestamp(c.ValueAt<int64_t>(i));
-    case TypeId::kUuid: {
-      const Uuid u = c.ValueAt<Uuid>(i);
-      std::string s;
-      for (int k = 0; k < 16; ++k) {
-        if (k == 4 || k == 6 || k == 8 || k == 10) s += '-';
-        s += fmt::format("{:02x}", u.bytes[k]);
-      }
-      return s;
-    }
+    case TypeId::kUuid: return FormatUuid(c.ValueAt<Uuid>(i));
   }
   return std::nullopt;
 }
@@ -56,6 +50,10 @@ void AppendRowValue(const ColumnVector& src, size_t i, ColumnVector* dst) {
   }
   if (IsVariableLength(src.type().id)) {
     dst->AppendBytes(src.BytesAt(i));
+    return;
+  }
+  if (src.type().is_list()) {
+    dst->AppendFrom(src, i, 1);
     return;
   }
   switch (FixedWidth(src.type().id)) {

@@ -7,6 +7,26 @@ namespace lakedump {
 ColumnVector::ColumnVector(LogicalType type, bool nullable)
     : type_(type), nullable_(nullable), width_(FixedWidth(type.id)) {
   if (width_ == 0) offsets_.push_back(0);
+  if (type.is_list()) {
+    elements_ = std::make_unique<ColumnVector>(type.ElementType(), type.element_nullable);
+  }
+}
+
+ColumnVector::ColumnVector(const ColumnVector& other)
+    : type_(other.type_),
+      nullable_(other.nullable_),
+      width_(other.width_),
+      size_(other.size_),
+      null_count_(other.null_count_),
+      data_(other.data_),
+      offsets_(other.offsets_),
+      arena_(other.arena_),
+      validity_(other.validity_),
+      elements_(other.elements_ ? std::make_unique<ColumnVector>(*other.elements_) : nullptr) {}
+
+ColumnVector& ColumnVector::operator=(const ColumnVector& other) {
+  if (this != &other) *this = ColumnVector(other);
+  return *this;
 }
 
 void ColumnVector::Clear() {
@@ -17,6 +37,7 @@ void ColumnVector::Clear() {
   validity_.clear();
   offsets_.clear();
   if (width_ == 0) offsets_.push_back(0);
+  if (elements_) elements_->Clear();
 }
 
 void ColumnVector::Reserve(size_t rows, size_t arena_bytes) {
@@ -33,7 +54,7 @@ void ColumnVector::AppendNull() {
   if (width_ != 0) {
     data_.resize(data_.size() + width_, 0);
   } else {
-    offsets_.push_back(arena_.size());
+    offsets_.push_back(elements_ ? elements_->size() : arena_.size());
   }
   validity_.push_back(0);
   ++null_count_;
@@ -59,6 +80,14 @@ void ColumnVector::AppendFrom(const ColumnVector& src, size_t begin, size_t n) {
   if (width_ != 0) {
     const uint8_t* d = src.data_.data() + begin * width_;
     data_.insert(data_.end(), d, d + n * width_);
+  } else if (elements_) {
+    assert(src.elements_ != nullptr);
+    const uint64_t from = src.offsets_[begin], to = src.offsets_[begin + n];
+    const uint64_t base = elements_->size();
+    elements_->AppendFrom(*src.elements_, from, to - from);
+    const size_t at = offsets_.size();
+    offsets_.resize(at + n);
+    for (size_t i = 0; i < n; ++i) offsets_[at + i] = base + (src.offsets_[begin + i + 1] - from);
   } else {
     const uint64_t from = src.offsets_[begin], to = src.offsets_[begin + n];
     const uint64_t base = arena_.size();

@@ -1,6 +1,7 @@
 // ColumnVector: one column of a batch, columnar: fixed-width values (see
 // types.h for the storage of each type), an optional validity vector, and for
-// variable-length types an offsets array into a byte arena.
+// variable-length types an offsets array into a byte arena; for lists an
+// offsets array into a child ColumnVector of the elements (elements()).
 // RowBatch: a set of equally long columns matching a Schema.
 //
 // Ownership: a batch owns all its memory; Clear() keeps capacity so a source
@@ -40,6 +41,11 @@ struct DefaultInitAllocator : std::allocator<T> {
 class ColumnVector {
  public:
   ColumnVector(LogicalType type, bool nullable);
+  // Copies are deep (a list's elements too).
+  ColumnVector(const ColumnVector& other);
+  ColumnVector& operator=(const ColumnVector& other);
+  ColumnVector(ColumnVector&&) noexcept = default;
+  ColumnVector& operator=(ColumnVector&&) noexcept = default;
 
   const LogicalType& type() const { return type_; }
   bool nullable() const { return nullable_; }
@@ -64,6 +70,21 @@ class ColumnVector {
     assert(width_ == 0);
     arena_.insert(arena_.end(), bytes.begin(), bytes.end());
     offsets_.push_back(arena_.size());
+    PushValid();
+  }
+  // Lists: append the row's elements to elements(), then close the row with AppendList(); a
+  // null list is AppendNull(). Row i's elements are elements()[offsets()[i], offsets()[i+1]).
+  ColumnVector& elements() {
+    assert(elements_ != nullptr);
+    return *elements_;
+  }
+  const ColumnVector& elements() const {
+    assert(elements_ != nullptr);
+    return *elements_;
+  }
+  void AppendList() {
+    assert(elements_ != nullptr);
+    offsets_.push_back(elements_->size());
     PushValid();
   }
   // A null: a zero placeholder keeps positions aligned. Allowed on non-nullable
@@ -101,7 +122,8 @@ class ColumnVector {
     return std::string_view(reinterpret_cast<const char*>(arena_.data()) + offsets_[i],
                             offsets_[i + 1] - offsets_[i]);
   }
-  // offsets()[i]..offsets()[i+1] delimit value i in arena(); size()+1 entries.
+  // offsets()[i]..offsets()[i+1] delimit value i in arena() (lists: its elements in
+  // elements()); size()+1 entries.
   const uint64_t* offsets() const { return offsets_.data(); }
   // Fixed-width types: size() * FixedWidth(type) bytes (null rows hold placeholders).
   const uint8_t* raw_values() const { return data_.data(); }
@@ -109,7 +131,10 @@ class ColumnVector {
   size_t arena_size() const { return arena_.size(); }
 
   // Approximate bytes held (for batch sizing).
-  size_t ByteSize() const { return data_.size() + arena_.size() + offsets_.size() * 8 + validity_.size(); }
+  size_t ByteSize() const {
+    return data_.size() + arena_.size() + offsets_.size() * 8 + validity_.size() +
+           (elements_ ? elements_->ByteSize() : 0);
+  }
 
  private:
   void PushValid() {
@@ -130,6 +155,7 @@ class ColumnVector {
   Buffer<uint64_t> offsets_;   // variable-length: size_+1 entries, starts {0}
   Buffer<uint8_t> arena_;      // variable-length bytes
   Buffer<uint8_t> validity_;   // empty while no null has been appended
+  std::unique_ptr<ColumnVector> elements_;  // lists only
 };
 
 class RowBatch {

@@ -19,7 +19,11 @@ Status Schema::Validate() const {
     if (c.name.empty()) return Status::InvalidArgument(fmt::format("column {} has no name", i));
     if (!seen.insert(c.name).second)
       return Status::InvalidArgument(fmt::format("duplicate column name \"{}\"", c.name));
-    if (c.type.id == TypeId::kDecimal &&
+    if (c.type.is_list() && c.type.element == TypeId::kList) {
+      return Status::InvalidArgument(fmt::format("column \"{}\": a list of lists", c.name));
+    }
+    const TypeId scalar = c.type.is_list() ? c.type.element : c.type.id;
+    if (scalar == TypeId::kDecimal &&
         (c.type.precision < 1 || c.type.precision > kMaxDecimalPrecision || c.type.scale < 0 ||
          c.type.scale > c.type.precision)) {
       return Status::InvalidArgument(fmt::format("column \"{}\": invalid decimal({},{})", c.name,

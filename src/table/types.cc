@@ -25,6 +25,9 @@ constexpr TypeName kNames[] = {
 }  // namespace
 
 std::string LogicalType::ToString() const {
+  if (id == TypeId::kList) {
+    return fmt::format("list<{}{}>", ElementType().ToString(), element_nullable ? "" : " not null");
+  }
   if (id == TypeId::kDecimal) return fmt::format("decimal({},{})", precision, scale);
   for (const auto& n : kNames)
     if (n.id == id) return std::string(n.name);
@@ -32,6 +35,19 @@ std::string LogicalType::ToString() const {
 }
 
 Result<LogicalType> LogicalType::Parse(std::string_view text) {
+  if (text.starts_with("list<") && text.ends_with(">")) {
+    std::string_view inner = text.substr(5, text.size() - 6);
+    bool nullable = true;
+    if (inner.ends_with(" not null")) {
+      inner.remove_suffix(9);
+      nullable = false;
+    }
+    if (!inner.starts_with("list<")) {
+      Result<LogicalType> element = Parse(inner);
+      if (element.ok()) return LogicalType::List(*element, nullable);
+    }
+    return Status::InvalidArgument(fmt::format("unknown type \"{}\"", text));
+  }
   for (const auto& n : kNames)
     if (n.name == text) return LogicalType::Of(n.id);
   if (text.starts_with("decimal(") && text.ends_with(")")) {
@@ -68,7 +84,8 @@ size_t FixedWidth(TypeId id) {
     case TypeId::kUuid: return 16;
     case TypeId::kString:
     case TypeId::kBinary:
-    case TypeId::kJson: return 0;
+    case TypeId::kJson:
+    case TypeId::kList: return 0;
   }
   return 0;
 }

@@ -20,6 +20,8 @@ namespace lakedump {
 //   kTimestamp, kTimestampTz: int64_t microseconds since 1970-01-01 00:00:00 (UTC for Tz)
 //   kUuid: 16 bytes, big-endian as in RFC 4122 (struct Uuid)
 //   kString (UTF-8), kBinary, kJson (UTF-8 text): variable length, offsets + arena
+//   kList: a list of one scalar element type (LogicalType::element); offsets into a child
+//          ColumnVector of the elements (ColumnVector::elements()), which has its own validity
 enum class TypeId : uint8_t {
   kBool,
   kInt8,
@@ -37,6 +39,7 @@ enum class TypeId : uint8_t {
   kTimestampTz,
   kUuid,
   kJson,
+  kList,
 };
 
 using int128_t = __int128;
@@ -49,15 +52,26 @@ inline constexpr int kMaxDecimalPrecision = 38;
 
 struct LogicalType {
   TypeId id = TypeId::kInt64;
-  int precision = 0;  // kDecimal only: 1..38
-  int scale = 0;      // kDecimal only: 0..precision
+  int precision = 0;  // kDecimal, and kList of kDecimal: 1..38
+  int scale = 0;      // kDecimal, and kList of kDecimal: 0..precision
+  TypeId element = TypeId::kInt64;  // kList only: the element type, a scalar (never kList)
+  bool element_nullable = true;     // kList only: elements may be null
 
   static LogicalType Of(TypeId id) { return LogicalType{id, 0, 0}; }
   static LogicalType Decimal(int precision, int scale) {
     return LogicalType{TypeId::kDecimal, precision, scale};
   }
+  // REQUIRES: element is not a list.
+  static LogicalType List(const LogicalType& element, bool element_nullable) {
+    return LogicalType{TypeId::kList, element.precision, element.scale, element.id,
+                       element_nullable};
+  }
+  bool is_list() const { return id == TypeId::kList; }
+  // kList: the type of its elements.
+  LogicalType ElementType() const { return LogicalType{element, precision, scale}; }
 
-  // "bool", "int32", "decimal(10,2)", "timestamptz", ...; Parse() is its inverse.
+  // "bool", "int32", "decimal(10,2)", "timestamptz", "list<int32>", "list<string not null>",
+  // ...; Parse() is its inverse.
   std::string ToString() const;
   static Result<LogicalType> Parse(std::string_view text);
 

@@ -72,6 +72,14 @@ std::string Value(const LogicalType& t, const ColumnVector& c, size_t i) {
       return Quote(h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" +
                    h.substr(16, 4) + "-" + h.substr(20));
     }
+    case TypeId::kList: {
+      std::string out = "[";
+      for (uint64_t k = c.offsets()[i]; k < c.offsets()[i + 1]; ++k) {
+        if (k != c.offsets()[i]) out.push_back(',');
+        out += Value(t.ElementType(), c.elements(), k);
+      }
+      return out + "]";
+    }
   }
   return "null";
 }
@@ -94,7 +102,9 @@ inline std::string CanonicalDocument(const Schema& schema, const std::string& ro
   nlohmann::json columns = nlohmann::json::array(), types = nlohmann::json::array();
   for (const Column& c : schema.columns()) {
     columns.push_back(c.name);
-    types.push_back(c.type.ToString());
+    // The oracle's list type names the element only (readers do not all show its nullability).
+    types.push_back(c.type.is_list() ? "list<" + c.type.ElementType().ToString() + ">"
+                                     : c.type.ToString());
   }
   return "{\"columns\":" + columns.dump() + ",\"types\":" + types.dump() + ",\"rows\":[\n" +
          rows_json + "]}\n";

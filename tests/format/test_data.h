@@ -23,6 +23,10 @@ enum class NullPattern { kNone, kSome, kAll };
 // kNone makes the columns NOT NULL.
 Schema AllTypesSchema(NullPattern nulls);
 
+// One list column per column of AllTypesSchema ("l_" + its name, elements nullable), plus
+// "l_int32_nn" and "l_string_nn" whose elements are NOT NULL. kNone makes the lists NOT NULL.
+Schema ListTypesSchema(NullPattern nulls);
+
 // Appends rows [first, first+count) to `batch` (which matches `schema`).
 // Row r of every column is a pure function of (r, seed).
 void FillRows(const Schema& schema, NullPattern nulls, uint64_t first, size_t count,
@@ -87,6 +91,20 @@ inline Schema AllTypesSchema(NullPattern nulls) {
       {"c_uuid", LogicalType::Of(TypeId::kUuid), nullable, ""},
       {"c_json", LogicalType::Of(TypeId::kJson), nullable, ""},
   };
+  return Schema(std::move(cols));
+}
+
+inline Schema ListTypesSchema(NullPattern nulls) {
+  const bool nullable = nulls != NullPattern::kNone;
+  std::vector<Column> cols;
+  const Schema scalars = AllTypesSchema(nulls);
+  for (const Column& c : scalars.columns()) {
+    cols.push_back({"l_" + c.name.substr(2), LogicalType::List(c.type, true), nullable, ""});
+  }
+  cols.push_back({"l_int32_nn", LogicalType::List(LogicalType::Of(TypeId::kInt32), false),
+                  nullable, ""});
+  cols.push_back({"l_string_nn", LogicalType::List(LogicalType::Of(TypeId::kString), false),
+                  nullable, ""});
   return Schema(std::move(cols));
 }
 
@@ -199,6 +217,22 @@ void FillValue(const LogicalType& t, uint64_t r, uint64_t seed, ColumnVector* c)
       std::memcpy(u.bytes, &a, 8);
       std::memcpy(u.bytes + 8, &b, 8);
       c->Append<Uuid>(u);
+      break;
+    }
+    case TypeId::kList: {
+      // Lengths 0..4 (every 7th row empty), elements from the element type's values (its
+      // edge values in the first rows), every 4th element null when elements may be null.
+      const size_t n = r % 7 == 3 ? 0 : 1 + h % 4;
+      ColumnVector& e = c->elements();
+      for (size_t k = 0; k < n; ++k) {
+        const uint64_t er = r < kEdgeCount ? (r + k) % kEdgeCount : r * 5 + k;
+        if (t.element_nullable && Mix(h + k) % 4 == 0) {
+          e.AppendNull();
+        } else {
+          FillValue(t.ElementType(), er, seed, &e);
+        }
+      }
+      c->AppendList();
       break;
     }
   }

@@ -21,7 +21,15 @@ export function parseDecimalType(t) {
   return m ? { p: Number(m[1]), s: Number(m[2]) } : null;
 }
 
+// "list<int32>" -> "int32"; null for a type that is not a list.
+export function listElementType(t) {
+  const m = /^list<(.+)>$/.exec(t);
+  return m ? m[1] : null;
+}
+
 export function isKnownType(t) {
+  const element = listElementType(t);
+  if (element !== null) return isKnownType(element);
   return INT_TYPES.has(t) || parseDecimalType(t) !== null ||
     ['bool', 'float', 'double', 'string', 'binary', 'date', 'time', 'timetz', 'timestamp',
       'timestamptz', 'uuid', 'json', 'other'].includes(t);
@@ -186,6 +194,11 @@ export class Unscaled { constructor(u, s) { this.u = u; this.s = s; } } // decim
 // and the (more lenient) forms allowed in expected.json.
 export function canon(type, v) {
   if (v === null || v === undefined) return null;
+  const element = listElementType(type);
+  if (element !== null) {
+    if (typeof v === 'string' || typeof v[Symbol.iterator] !== 'function') throw new Error(`not a list: ${describe(v)}`);
+    return Array.from(v, x => canon(element, x));
+  }
   if (INT_TYPES.has(type)) {
     if (typeof v === 'bigint') return v.toString();
     if (typeof v === 'number') {
@@ -267,6 +280,10 @@ export function canon(type, v) {
 // Returns true when a reader that inferred `got` is consistent with expected type `want`.
 export function typeCompatible(reader, got, want) {
   if (got === want) return true;
+  const gotElement = listElementType(got), wantElement = listElementType(want);
+  if (gotElement !== null || wantElement !== null) {
+    return gotElement !== null && wantElement !== null && typeCompatible(reader, gotElement, wantElement);
+  }
   if (reader === 'parquet-wasm') {
     // arrow-rs drops the JSON and (here) UUID annotations, and Arrow time types carry no zone.
     if (want === 'json' && got === 'string') return true;
@@ -279,6 +296,8 @@ export function typeCompatible(reader, got, want) {
 }
 
 function canonTypeForReading(t) {
+  const element = listElementType(t);
+  if (element !== null) return `list<${canonTypeForReading(element)}>`;
   return /^fixed_binary\(\d+\)$/.test(t) ? 'binary' : t;
 }
 
@@ -318,6 +337,7 @@ export class DuckReader {
     const sel = schema.map(c => {
       const id = DuckReader.ident(c.name);
       if (c.type === 'uuid') return `CAST(${id} AS VARCHAR)`;
+      if (c.type === 'list<uuid>') return `CAST(${id} AS VARCHAR[])`;
       if (c.type === 'other') return `CAST(to_json(${id}) AS VARCHAR)`;
       return id;
     });
@@ -334,6 +354,11 @@ export class DuckReader {
 }
 
 export function duckTypeToCanon(t) {
+  const list = /^(.*)\[\]$/.exec(t);
+  if (list) {
+    const element = duckTypeToCanon(list[1]);
+    return element === 'other' || listElementType(element) !== null ? 'other' : `list<${element}>`;
+  }
   const map = {
     BOOLEAN: 'bool', TINYINT: 'int8', SMALLINT: 'int16', INTEGER: 'int32', BIGINT: 'int64',
     HUGEINT: 'int128', UTINYINT: 'uint8', USMALLINT: 'uint16', UINTEGER: 'uint32', UBIGINT: 'uint64',
@@ -364,6 +389,7 @@ function duckValue(v) {
     case 'DuckDBTimestampNanosecondsValue': return new Micros(floorDiv(v.nanos, 1000n));
     case 'DuckDBTimestampMillisecondsValue': return new Micros(v.millis * 1000n);
     case 'DuckDBTimestampSecondsValue': return new Micros(v.seconds * 1000000n);
+    case 'DuckDBListValue': return v.items.map(duckValue);
     default: return String(v);
   }
 }
@@ -456,12 +482,26 @@ export class HyparquetReader {
     const colInfo = top.map(c => {
       const e = c.element;
       const leaf = !c.children || c.children.length === 0;
-      return { name: e.name, element: e, type: leaf ? hyparquetElementType(e) : 'other' };
+      if (leaf) {
+        // An unannotated repeated primitive is a list of required elements.
+        if (e.repetition_type === 'REPEATED') return { name: e.name, element: e, type: `list<${hyparquetElementType(e)}>` };
+        return { name: e.name, element: e, type: hyparquetElementType(e) };
+      }
+      // The spec's 3-level LIST: <name> (LIST) { repeated group list { <element> } }, or the
+      // legacy 2-level form <name> (LIST) { repeated <primitive> element }
+      const isList = e.converted_type === 'LIST' || e.logical_type?.type === 'LIST';
+      const inner = c.children.length === 1 ? c.children[0] : null;
+      const innerLeaf = inner && (!inner.children || inner.children.length === 0);
+      const item = innerLeaf ? inner : (inner?.children?.length === 1 ? inner.children[0] : null);
+      if (isList && item && (!item.children || item.children.length === 0)) {
+        return { name: e.name, element: item.element, type: `list<${hyparquetElementType(item.element)}>` };
+      }
+      return { name: e.name, element: e, type: 'other' };
     });
     // copy of the metadata without DECIMAL annotations so that we get raw unscaled values
-    const decimalNames = new Set(colInfo.filter(c => c.type.startsWith('decimal(')).map(c => c.name));
+    const decimalLeaves = new Set(colInfo.filter(c => (listElementType(c.type) ?? c.type).startsWith('decimal(')).map(c => c.element));
     const schema = md.schema.map(e => {
-      if (!decimalNames.has(e.name) || !(e.converted_type === 'DECIMAL' || e.logical_type?.type === 'DECIMAL')) return e;
+      if (!decimalLeaves.has(e) || !(e.converted_type === 'DECIMAL' || e.logical_type?.type === 'DECIMAL')) return e;
       const copy = { ...e };
       delete copy.converted_type;
       delete copy.logical_type;
@@ -474,10 +514,8 @@ export class HyparquetReader {
       rowFormat: 'array', onComplete: r => { rows = r; },
     });
     const types = colInfo.map((c, j) => (wantTypes && wantTypes[j]) ? wantTypes[j] : canonTypeForReading(c.type));
-    const out = rows.map(row => colInfo.map((c, j) => {
-      let v = row[j];
+    const convert = (c, t, v) => {
       if (v === null || v === undefined) return null;
-      const t = c.type;
       if (t.startsWith('decimal(')) {
         const scale = Number(c.element.logical_type?.scale ?? c.element.scale ?? 0);
         const u = (v instanceof Uint8Array) ? unscaledFromBytes(v) : BigInt(v);
@@ -492,7 +530,14 @@ export class HyparquetReader {
       } else if (t === 'other') {
         v = JSON.stringify(v, jsonReplacer);
       }
-      return canon(types[j], v);
+      return v;
+    };
+    const out = rows.map(row => colInfo.map((c, j) => {
+      const v = row[j];
+      if (v === null || v === undefined) return null;
+      const element = listElementType(c.type);
+      if (element !== null && Array.isArray(v)) return canon(types[j], v.map(x => convert(c, element, x)));
+      return canon(types[j], convert(c, c.type, v));
     }));
     return { columns: colInfo.map(c => c.name), types: colInfo.map(c => c.type), rows: out };
   }
@@ -525,6 +570,10 @@ function arrowType(arrow, t) {
     case T.Date: return 'date';
     case T.Time: return 'time';
     case T.Timestamp: return t.timezone ? 'timestamptz' : 'timestamp';
+    case T.List: {
+      const element = arrowType(arrow, t.children[0].type);
+      return element === 'other' || listElementType(element) !== null ? 'other' : `list<${element}>`;
+    }
     default: return 'other';
   }
 }
@@ -561,46 +610,59 @@ export class ParquetWasmReader {
     const n = table.numRows;
     const rows = Array.from({ length: n }, () => new Array(fields.length));
     fields.forEach((f, j) => {
-      const vec = table.getChildAt(j);
-      const t = f.type;
-      const T = arrow.Type;
-      let r = 0;
-      for (const d of vec.data) {
-        for (let i = 0; i < d.length; i++, r++) {
-          if (!d.getValid(i)) { rows[r][j] = null; continue; }
-          let v;
-          switch (t.typeId) {
-            case T.Decimal: {
-              const stride = t.bitWidth / 32;
-              v = new Unscaled(decimalWordsToBigInt(d.values.subarray(i * stride, (i + 1) * stride)), t.scale);
-              break;
-            }
-            case T.Date:
-              v = t.unit === arrow.DateUnit.DAY ? new Days(d.values[i])
-                : new Days(Number(floorDiv(BigInt(d.values[i]), 86400000n)));
-              break;
-            case T.Time:
-              v = new Micros(arrowUnitToMicros(arrow, t.unit, d.values[i]));
-              break;
-            case T.Timestamp:
-              v = new Micros(arrowUnitToMicros(arrow, t.unit, d.values[i]));
-              break;
-            case T.Bool: case T.Int: case T.Float: case T.Utf8: case T.LargeUtf8: case T.Utf8View:
-            case T.Binary: case T.LargeBinary: case T.BinaryView: case T.FixedSizeBinary:
-              v = vec.get(r);
-              break;
-            default: {
-              const x = vec.get(r);
-              v = JSON.stringify(x?.toJSON ? x.toJSON() : x, jsonReplacer);
-            }
-          }
-          rows[r][j] = canon(types[j], v);
-        }
-      }
+      const values = arrowValues(arrow, table.getChildAt(j), f.type);
+      for (let r = 0; r < n; r++) rows[r][j] = canon(types[j], values[r]);
     });
     // intoIPCStream() consumed (freed) the wasm table
     return { columns: fields.map(f => f.name), types: ctypes, rows };
   }
+}
+
+// The values of an Arrow vector of type t as canon() takes them (null for nulls); a list's
+// values are arrays of its elements' values.
+function arrowValues(arrow, vec, t) {
+  const T = arrow.Type;
+  const out = [];
+  let r = 0;
+  for (const d of vec.data) {
+    for (let i = 0; i < d.length; i++, r++) {
+      if (!d.getValid(i)) { out.push(null); continue; }
+      let v;
+      switch (t.typeId) {
+        case T.Decimal: {
+          const stride = t.bitWidth / 32;
+          v = new Unscaled(decimalWordsToBigInt(d.values.subarray(i * stride, (i + 1) * stride)), t.scale);
+          break;
+        }
+        case T.Date:
+          v = t.unit === arrow.DateUnit.DAY ? new Days(d.values[i])
+            : new Days(Number(floorDiv(BigInt(d.values[i]), 86400000n)));
+          break;
+        case T.Time:
+          v = new Micros(arrowUnitToMicros(arrow, t.unit, d.values[i]));
+          break;
+        case T.Timestamp:
+          v = new Micros(arrowUnitToMicros(arrow, t.unit, d.values[i]));
+          break;
+        case T.Bool: case T.Int: case T.Float: case T.Utf8: case T.LargeUtf8: case T.Utf8View:
+        case T.Binary: case T.LargeBinary: case T.BinaryView: case T.FixedSizeBinary:
+          v = vec.get(r);
+          break;
+        case T.List:
+          if (arrowType(arrow, t) !== 'other') {
+            v = arrowValues(arrow, vec.get(r), t.children[0].type);
+            break;
+          }
+        // fall through
+        default: {
+          const x = vec.get(r);
+          v = JSON.stringify(x?.toJSON ? x.toJSON() : x, jsonReplacer);
+        }
+      }
+      out.push(v);
+    }
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

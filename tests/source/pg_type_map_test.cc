@@ -53,9 +53,32 @@ TEST(PgTypeMapTest, SelectExpressionsAreQuoted) {
   PgColumnMapping direct = MapPgColumn(Info(20), options);
   EXPECT_EQ(direct.select_expr, "\"c\"\"ol\"");
   EXPECT_EQ(direct.column.type, LogicalType::Of(TypeId::kInt64));
-  PgColumnMapping array = MapPgColumn(Info(1007, -1, 'A'), options);
-  EXPECT_EQ(array.select_expr, "pg_catalog.array_to_json(\"c\"\"ol\")::pg_catalog.text");
-  EXPECT_EQ(array.column.type, LogicalType::Of(TypeId::kJson));
+  // Arrays: a list of the element's mapping (binary elements), elements without one as
+  // text[]; a column holding other shapes (or an unknown element type) as its exact text.
+  PgColumnInfo ints = Info(1007, -1, 'A');
+  ints.element_oid = 23;
+  PgColumnMapping array = MapPgColumn(ints, options);
+  EXPECT_EQ(array.select_expr, "\"c\"\"ol\"");
+  EXPECT_EQ(array.column.type, LogicalType::List(LogicalType::Of(TypeId::kInt32), true));
+  EXPECT_TRUE(array.field.array);
+  EXPECT_EQ(array.field.wire, PgWire::kInt4);
+  PgColumnInfo intervals = Info(1187, -1, 'A');
+  intervals.element_oid = 1186;
+  intervals.element_category = 'T';
+  PgColumnMapping texts = MapPgColumn(intervals, options);
+  EXPECT_EQ(texts.select_expr, "\"c\"\"ol\"::pg_catalog.text[]");
+  EXPECT_EQ(texts.column.type, LogicalType::List(LogicalType::Of(TypeId::kString), true));
+  PgColumnInfo numerics = Info(1231, (12 << 16) + 2 + 4, 'A');
+  numerics.element_oid = 1700;
+  EXPECT_EQ(MapPgColumn(numerics, options).column.type,
+            LogicalType::List(LogicalType::Decimal(12, 2), true));
+  ints.array_as_text = true;
+  PgColumnMapping exact = MapPgColumn(ints, options);
+  EXPECT_EQ(exact.select_expr, "\"c\"\"ol\"::pg_catalog.text");
+  EXPECT_EQ(exact.column.type, LogicalType::Of(TypeId::kString));
+  EXPECT_FALSE(exact.field.array);
+  EXPECT_EQ(MapPgColumn(Info(1007, -1, 'A'), options).column.type,
+            LogicalType::Of(TypeId::kString));
   PgColumnMapping interval = MapPgColumn(Info(1186, -1, 'T'), options);
   EXPECT_EQ(interval.select_expr, "\"c\"\"ol\"::pg_catalog.text");
   EXPECT_TRUE(interval.text_fallback);

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "source/table_source.h"
+#include "table/list_json.h"
 #include "table/row_batch.h"
 #include "table/temporal.h"
 
@@ -68,6 +69,7 @@ inline std::string Render(const ColumnVector& c, size_t i) {
     case TypeId::kDecimal: return FormatDecimal(c.ValueAt<int128_t>(i), c.type().scale);
     case TypeId::kString:
     case TypeId::kJson: return std::string(c.BytesAt(i));
+    case TypeId::kList: return ListToJson(c, i);
     case TypeId::kBinary: {
       std::string out = "0x";
       for (unsigned char b : c.BytesAt(i)) out += fmt::format("{:02x}", b);

@@ -1,5 +1,7 @@
 #include "format/parquet/batch_append.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -30,6 +32,25 @@ Status ValidateColumn(const Column& column, const ColumnVector& col, uint64_t fi
     }
   }
   switch (column.type.id) {
+    case TypeId::kList: {
+      // The elements, as a column of their own; a message names the row holding the element.
+      const Column elements{column.name, column.type.ElementType(), column.type.element_nullable,
+                            ""};
+      Status s = ValidateColumn(elements, col.elements(), 0);
+      if (!s.ok()) {
+        const uint64_t* off = col.offsets();
+        size_t k = 0;  // the element the message names, from its "row N"
+        const std::string& m = s.message();
+        const size_t at = m.find(", row ", column.name.size() + 9);  // after `column "<name>"`
+        if (at != std::string::npos) k = std::strtoull(m.c_str() + at + 6, nullptr, 10);
+        const size_t row = static_cast<size_t>(std::upper_bound(off, off + n + 1, k) - off) - 1;
+        const size_t colon = m.find(": ", at == std::string::npos ? 0 : at);
+        return RowError(column, first_row + row,
+                        fmt::format("element {} of the list: {}", k - off[row] + 1,
+                                    colon == std::string::npos ? m : m.substr(colon + 2)));
+      }
+      break;
+    }
     case TypeId::kString:
     case TypeId::kJson: {
       // Fast: the whole arena at once; only if that fails, find the value.
@@ -102,8 +123,83 @@ void AppendRaw(const ColumnVector& col, size_t begin, size_t end, std::vector<ui
 
 }  // namespace
 
+namespace {
+
+size_t SlotWidth(const ColumnSpec& spec) {
+  switch (spec.physical) {
+    case Type::kBoolean: return 1;
+    case Type::kInt32:
+    case Type::kFloat: return 4;
+    case Type::kInt64:
+    case Type::kDouble: return 8;
+    case Type::kFixedLenByteArray: return static_cast<size_t>(spec.type_length);
+    case Type::kInt96: return 12;
+    case Type::kByteArray: return 0;
+  }
+  return 0;
+}
+
+// A slot without a value (a null or empty list), at definition level `def`.
+void AppendEmptySlot(const ColumnSpec& spec, uint8_t def, ColumnBuffer* buf) {
+  if (buf->validity.empty()) buf->validity.assign(buf->rows, 1);
+  buf->validity.push_back(0);
+  ++buf->null_count;
+  const size_t w = SlotWidth(spec);
+  if (w == 0) {
+    buf->offsets.push_back(buf->arena.size());
+  } else {
+    buf->data.insert(buf->data.end(), w, 0);
+  }
+  buf->rep_levels.push_back(0);
+  buf->def_levels.push_back(def);
+  ++buf->rows;
+}
+
+// Rows [begin, end) of list column `col` as level entries and leaf slots.
+void AppendListColumn(const ColumnSpec& spec, const lakedump::LogicalType& type,
+                      const ColumnVector& col, size_t begin, size_t end, ColumnBuffer* buf) {
+  ColumnSpec leaf = spec;
+  leaf.list = false;
+  leaf.nullable = true;
+  const ColumnVector& elements = col.elements();
+  const lakedump::LogicalType element_type = type.ElementType();
+  const uint64_t* off = col.offsets();
+  const uint8_t list_def = spec.list_nullable ? 1 : 0;   // an empty list
+  const uint8_t max_def = static_cast<uint8_t>(spec.max_def);
+  // Elements of consecutive non-empty rows are contiguous: appended in runs.
+  uint64_t run_begin = off[begin], run_end = off[begin];
+  auto flush = [&] {
+    if (run_end == run_begin) return;
+    AppendColumn(leaf, element_type, elements, run_begin, run_end, buf);
+    const uint8_t* valid = elements.validity();
+    for (uint64_t k = run_begin; k < run_end; ++k) {
+      buf->def_levels.push_back(valid == nullptr || valid[k] ? max_def : max_def - 1);
+    }
+    run_begin = run_end;
+  };
+  for (size_t i = begin; i < end; ++i) {
+    const uint64_t from = off[i], to = off[i + 1];
+    if (col.IsNull(i) || from == to) {
+      flush();
+      AppendEmptySlot(spec, col.IsNull(i) ? 0 : list_def, buf);
+      run_begin = run_end = to;
+      continue;
+    }
+    buf->rep_levels.push_back(0);
+    buf->rep_levels.insert(buf->rep_levels.end(), to - from - 1, 1);
+    run_end = to;
+  }
+  flush();
+}
+
+}  // namespace
+
 void AppendColumn(const ColumnSpec& spec, const lakedump::LogicalType& type, const ColumnVector& col,
                   size_t begin, size_t end, ColumnBuffer* buf) {
+  if (spec.list) {
+    AppendListColumn(spec, type, col, begin, end, buf);
+    return;
+  }
   const size_t count = end - begin;
   // Validity first (only nullable columns keep it).
   if (spec.nullable) {
@@ -171,6 +267,8 @@ void AppendColumn(const ColumnSpec& spec, const lakedump::LogicalType& type, con
       for (size_t i = 0; i < count; ++i) dst[i] = off[begin + i + 1] - base + shift;
       break;
     }
+    case TypeId::kList:  // handled above
+      break;
   }
   buf->rows += count;
 }

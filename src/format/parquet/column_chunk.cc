@@ -190,6 +190,23 @@ struct ChunkEncoder::State {
     const uint32_t len = static_cast<uint32_t>(page.size() - at - 4);
     std::memcpy(page.data() + at, &len, 4);
   }
+
+  // Levels of slots [begin, end) as a data page v1 holds them: repetition levels, then
+  // definition levels, each RLE with a 4-byte length prefix (none for a required column).
+  void AppendLevels(const ColumnSpec& spec, const ColumnBuffer& b, size_t begin, size_t end) {
+    if (spec.max_rep == 0) {
+      if (spec.nullable) AppendDefLevels(b, begin, end);
+      return;
+    }
+    for (const std::vector<uint8_t>* levels : {&b.rep_levels, &b.def_levels}) {
+      const int bw = BitWidth(levels == &b.rep_levels ? spec.max_rep : spec.max_def);
+      const size_t at = page.size();
+      page.append(4, '\0');
+      RleEncode(levels->data() + begin, end - begin, bw, &page);
+      const uint32_t len = static_cast<uint32_t>(page.size() - at - 4);
+      std::memcpy(page.data() + at, &len, 4);
+    }
+  }
 };
 
 namespace {
@@ -201,6 +218,19 @@ PageHeader DataPage(size_t rows, Encoding encoding) {
   d.num_values = static_cast<int32_t>(rows);
   d.encoding = encoding;
   return h;
+}
+
+// Repeated columns: the first slot at or after `at` that starts a row (pages and the switch
+// from dictionary to PLAIN fall on row boundaries, so no row spans two pages).
+size_t RowStartAtOrAfter(const ColumnSpec& spec, const ColumnBuffer& b, size_t at) {
+  if (spec.max_rep == 0) return at;
+  while (at < b.rows && b.rep_levels[at] != 0) ++at;
+  return at;
+}
+size_t RowStartAtOrBefore(const ColumnSpec& spec, const ColumnBuffer& b, size_t at) {
+  if (spec.max_rep == 0) return at;
+  while (at > 0 && at < b.rows && b.rep_levels[at] != 0) --at;
+  return at;
 }
 
 size_t CountValid(const ColumnBuffer& b, size_t begin, size_t end) {
@@ -243,7 +273,7 @@ Status EncodeTyped(ChunkEncoder::State& st, const ColumnSpec& spec, const Column
         break;
       }
     }
-    dict_rows = i;
+    dict_rows = RowStartAtOrBefore(spec, b, i);
     if (abandoned || st.indices.empty()) {
       dict_rows = 0;
     } else if (dict_rows == rows) {
@@ -302,10 +332,10 @@ Status EncodeTyped(ChunkEncoder::State& st, const ColumnSpec& spec, const Column
   size_t value_cursor = 0;
   size_t r = 0;
   while (r < rows) {
-    size_t end = std::min(rows, r + rows_per_page);
+    size_t end = RowStartAtOrAfter(spec, b, std::min(rows, r + rows_per_page));
     if (r < dict_rows) end = std::min(end, dict_rows);
     st.page.clear();
-    if (spec.nullable) st.AppendDefLevels(b, r, end);
+    st.AppendLevels(spec, b, r, end);
     Encoding encoding;
     if (r < dict_rows) {
       const size_t nv = CountValid(b, r, end);
@@ -326,7 +356,9 @@ Status EncodeTyped(ChunkEncoder::State& st, const ColumnSpec& spec, const Column
   if (dict_rows > 0) meta.encodings.push_back(Encoding::kRleDictionary);
 
   Statistics& s = meta.statistics.emplace();
-  s.null_count = static_cast<int64_t>(b.null_count);
+  // A list leaf's slots without a value are null and empty lists as well as null elements:
+  // no null count that readers would take for "null values" (min/max are the elements').
+  if (spec.max_rep == 0) s.null_count = static_cast<int64_t>(b.null_count);
   if (min && max) {
     if constexpr (Traits::kFloat) {
       if (*min == 0) *min = -static_cast<V>(0.0);
@@ -357,9 +389,9 @@ Status EncodeBoolean(ChunkEncoder::State& st, const ColumnSpec& spec, const Colu
   meta.data_page_offset = static_cast<int64_t>(out->bytes.size());
   bool seen_false = false, seen_true = false;
   for (size_t r = 0; r < rows;) {
-    const size_t end = std::min(rows, r + rows_per_page);
+    const size_t end = RowStartAtOrAfter(spec, b, std::min(rows, r + rows_per_page));
     st.page.clear();
-    if (spec.nullable) st.AppendDefLevels(b, r, end);
+    st.AppendLevels(spec, b, r, end);
     uint8_t acc = 0;
     int bits = 0;
     for (size_t i = r; i < end; ++i) {
@@ -381,7 +413,7 @@ Status EncodeBoolean(ChunkEncoder::State& st, const ColumnSpec& spec, const Colu
   meta.encodings.push_back(Encoding::kPlain);
   if (spec.nullable) meta.encodings.push_back(Encoding::kRle);
   Statistics& s = meta.statistics.emplace();
-  s.null_count = static_cast<int64_t>(b.null_count);
+  if (spec.max_rep == 0) s.null_count = static_cast<int64_t>(b.null_count);
   if (seen_false || seen_true) {
     s.min_value = std::string(1, seen_false ? '\0' : '\1');
     s.max_value = std::string(1, seen_true ? '\1' : '\0');
@@ -422,6 +454,7 @@ Status ChunkEncoder::Encode(const ColumnSpec& spec, const ColumnBuffer& buffer,
   out->meta = ColumnMetaData();
   out->meta.type = spec.physical;
   out->meta.path_in_schema = {spec.name};
+  if (spec.list) out->meta.path_in_schema = {spec.name, "list", "element"};
   out->meta.codec = options.codec;
   out->meta.num_values = static_cast<int64_t>(buffer.rows);
   State& st = *state_;

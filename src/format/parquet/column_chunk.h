@@ -27,12 +27,24 @@ struct ColumnSpec {
   bool utf8 = false;         // string/json: statistics truncate on character boundaries
   bool signed_flba = false;  // FLBA decimals compare as signed big-endian integers
   SchemaElement element;     // the leaf's schema element
+  // A list column (the spec's 3-level LIST): `<name> (LIST) { repeated group list {
+  // <element> } }`, `element` being the leaf named "element". Its leaf has repetition and
+  // definition levels (ColumnBuffer::rep_levels/def_levels); nullable is then true (the leaf
+  // may be absent).
+  bool list = false;
+  bool list_nullable = true;     // the list itself may be null
+  bool element_nullable = true;  // an element may be null
+  int max_def = 0;  // 0 required, 1 optional; a list: list_nullable + 1 + element_nullable
+  int max_rep = 0;  // 1 for a list
 };
 
 // Values of one column of the row group being built, in physical form:
 //   BOOLEAN: uint8_t per row; INT32/FLOAT: 4 bytes; INT64/DOUBLE: 8 bytes;
 //   FLBA: type_length bytes; BYTE_ARRAY: offsets (rows+1) into arena.
 // Null rows hold a zero placeholder (fixed) or an empty value (variable).
+// A list column holds one slot per level entry instead of one per row: a null or empty list is
+// one slot without a value, a list of n elements n slots (a null element without a value);
+// `rows` then counts slots and `validity` says which slots hold a value.
 struct ColumnBuffer {
   size_t rows = 0;
   size_t null_count = 0;
@@ -40,6 +52,8 @@ struct ColumnBuffer {
   std::vector<uint8_t> data;
   std::vector<uint64_t> offsets{0};
   std::vector<uint8_t> arena;
+  std::vector<uint8_t> rep_levels;  // lists: one per slot (0 = a new row)
+  std::vector<uint8_t> def_levels;  // lists: one per slot
 
   void Clear() {
     rows = 0;
@@ -48,11 +62,16 @@ struct ColumnBuffer {
     data.clear();
     offsets.assign(1, 0);
     arena.clear();
+    rep_levels.clear();
+    def_levels.clear();
   }
-  size_t ByteSize() const { return data.size() + arena.size() + validity.size(); }
+  size_t ByteSize() const {
+    return data.size() + arena.size() + validity.size() + rep_levels.size() + def_levels.size();
+  }
   // Heap bytes held, used or not (for the writer's bounded buffer pool).
   size_t CapacityBytes() const {
-    return validity.capacity() + data.capacity() + offsets.capacity() * 8 + arena.capacity();
+    return validity.capacity() + data.capacity() + offsets.capacity() * 8 + arena.capacity() +
+           rep_levels.capacity() + def_levels.capacity();
   }
   // Makes room for `more_rows` more rows of `value_width` bytes each (or, if
   // `variable`, their offsets and `arena_bytes` of values) so appends do not

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "format/parquet/rle.h"
 #include "format/parquet/rle_decoder.h"
 
 namespace lakedump::parquet {
@@ -163,9 +164,11 @@ void ConvertPhysical(Conv conv, const uint8_t* src, const uint8_t* valid, size_t
 
 ColumnChunkReader::ColumnChunkReader(const FieldInfo& field, bool verify_crc)
     : field_(field),
+      value_type_(field.column.type.is_list() ? field.column.type.ElementType()
+                                              : field.column.type),
       verify_crc_(verify_crc),
-      dict_(field.column.type, false),
-      conv_(field.column.type, false) {}
+      dict_(value_type_, false),
+      conv_(value_type_, false) {}
 
 ColumnChunkReader::ColumnChunkReader(const FieldInfo& field, std::string chunk, int64_t num_rows,
                                      const lakedump::Codec* codec, std::string context,
@@ -206,6 +209,7 @@ void ColumnChunkReader::Reset(int64_t num_rows, const lakedump::Codec* codec,
   page_rows_ = 0;
   row_pos_ = 0;
   value_pos_ = 0;
+  list_row_ = ListRow::kNone;
 }
 
 Status ColumnChunkReader::Error(const std::string& what) const {
@@ -247,6 +251,7 @@ Status ColumnChunkReader::Decompress(std::string_view in, size_t size, std::stri
 }
 
 Status ColumnChunkReader::Read(size_t n, ColumnVector* out) {
+  if (field_.leaf.max_rep > 0) return ReadList(n, out);
   while (n > 0) {
     if (row_pos_ >= page_rows_) {
       LD_RETURN_IF_ERROR(LoadNextPage());
@@ -260,6 +265,80 @@ Status ColumnChunkReader::Read(size_t n, ColumnVector* out) {
   return Status::OK();
 }
 
+void ColumnChunkReader::CloseListRow(ColumnVector* out) {
+  if (list_row_ == ListRow::kNull) out->AppendNull();
+  if (list_row_ == ListRow::kOpen) out->AppendList();
+  list_row_ = ListRow::kNone;
+}
+
+// A row is known to be complete when the next slot starts a row (repetition level 0) or the
+// chunk ends, so a row may span pages (as writers other than ours may do).
+Status ColumnChunkReader::ReadList(size_t n, ColumnVector* out) {
+  ColumnVector& elements = out->elements();
+  const LeafInfo& leaf = field_.leaf;
+  size_t done = 0;
+  while (done < n || list_row_ != ListRow::kNone) {
+    if (row_pos_ >= page_rows_) {
+      if (pos_ >= chunk_.size() && list_row_ != ListRow::kNone) {
+        CloseListRow(out);  // the chunk's last row
+        ++done;
+        continue;
+      }
+      LD_RETURN_IF_ERROR(LoadNextPage());
+      continue;
+    }
+    const uint8_t rep = rep_levels_[row_pos_];
+    if (rep == 0) {
+      if (list_row_ != ListRow::kNone) {
+        CloseListRow(out);
+        ++done;
+        if (done == n) break;  // the slot starts the next call's first row
+      }
+      const uint8_t def = def_levels_[row_pos_];
+      if (def < leaf.list_def) {
+        list_row_ = ListRow::kNull;
+        ++row_pos_;
+        continue;
+      }
+      list_row_ = ListRow::kOpen;
+      if (def < leaf.elem_def) {  // an empty list
+        ++row_pos_;
+        continue;
+      }
+    } else if (list_row_ == ListRow::kNone) {
+      return Error("a list's first value has a repetition level above 0");
+    } else if (list_row_ == ListRow::kNull || def_levels_[row_pos_] < leaf.elem_def) {
+      return Error("a list holds a value after a level that ends it");
+    }
+    // A run of elements of this row: up to the next slot that starts a row or the page's end.
+    size_t end = row_pos_ + 1;
+    while (end < page_rows_ && rep_levels_[end] != 0) {
+      if (def_levels_[end] < leaf.elem_def) {
+        return Error("a list holds a value after a level that ends it");
+      }
+      ++end;
+    }
+    Emit(end - row_pos_, &elements);
+  }
+  rows_left_ -= static_cast<int64_t>(n);
+  return Status::OK();
+}
+
+Status ColumnChunkReader::DecodeLevels(std::string_view in, size_t n, int bit_width, int max,
+                                       const char* what, std::vector<uint8_t>* levels) {
+  levels->resize(n);
+  RleDecoder dec(in, bit_width);
+  Status s = dec.Get(n, levels->data());
+  if (!s.ok()) return Error(fmt::format("{} levels: {}", what, s.message()));
+  for (size_t i = 0; i < n; ++i) {
+    if ((*levels)[i] > max) {
+      return Error(fmt::format("{} level {} above the column's maximum of {}", what,
+                               (*levels)[i], max));
+    }
+  }
+  return Status::OK();
+}
+
 void ColumnChunkReader::Emit(size_t k, ColumnVector* out) {
   const uint8_t* valid = has_levels_ ? levels_.data() + row_pos_ : nullptr;
   size_t nn = k;
@@ -269,7 +348,7 @@ void ColumnChunkReader::Emit(size_t k, ColumnVector* out) {
     if (nn == k) valid = nullptr;
   }
   const size_t nulls = k - nn;
-  const size_t width = FixedWidth(field_.column.type.id);
+  const size_t width = FixedWidth(value_type_.id);
   if (width == 0) {
     // Variable-length values: views of the non-null ones, then one bulk append.
     const std::string_view* vals;
@@ -378,6 +457,8 @@ Status ColumnChunkReader::DecodeDataPage(const PageHeader& h, std::string_view b
   }
   const size_t n = static_cast<size_t>(num_values);
   const bool optional = field_.leaf.max_def > 0;
+  const bool repeated = field_.leaf.max_rep > 0;
+  const int def_width = BitWidth(static_cast<uint64_t>(field_.leaf.max_def));
   // The page is replaced below: nothing of the previous one may be returned any more.
   page_rows_ = 0;
   row_pos_ = 0;
@@ -391,7 +472,31 @@ Status ColumnChunkReader::DecodeDataPage(const PageHeader& h, std::string_view b
       LD_RETURN_IF_ERROR(
           Decompress(body, static_cast<size_t>(h.uncompressed_page_size), &data));
     }
-    if (optional) {
+    // Levels: repetition (lists), then definition, each RLE with a 4-byte length.
+    auto levels = [&](int32_t encoding, const char* what, int bit_width, int max,
+                      std::vector<uint8_t>* out) -> Status {
+      if (encoding != kEncRle) {
+        return Status::Unimplemented(fmt::format("{}: {} level encoding {} is not supported",
+                                                 context_, what, encoding));
+      }
+      uint32_t len;
+      if (data.size() < 4) return Error(fmt::format("data page too short for its {} levels", what));
+      std::memcpy(&len, data.data(), 4);
+      if (len > data.size() - 4) return Error(fmt::format("{} levels run past the page", what));
+      LD_RETURN_IF_ERROR(DecodeLevels(data.substr(4, len), n, bit_width, max, what, out));
+      data = data.substr(4 + len);
+      return Status::OK();
+    };
+    if (repeated) {
+      LD_RETURN_IF_ERROR(
+          levels(static_cast<int32_t>(h.data_page_header->repetition_level_encoding),
+                 "repetition", BitWidth(static_cast<uint64_t>(field_.leaf.max_rep)),
+                 field_.leaf.max_rep, &rep_levels_));
+      LD_RETURN_IF_ERROR(
+          levels(static_cast<int32_t>(h.data_page_header->definition_level_encoding),
+                 "definition", def_width, field_.leaf.max_def, &def_levels_));
+      for (size_t i = 0; i < n; ++i) levels_[i] = def_levels_[i] == field_.leaf.max_def;
+    } else if (optional) {
       const int32_t def_encoding =
           static_cast<int32_t>(h.data_page_header->definition_level_encoding);
       if (def_encoding != kEncRle) {
@@ -415,7 +520,15 @@ Status ColumnChunkReader::DecodeDataPage(const PageHeader& h, std::string_view b
         rep + def > h.uncompressed_page_size) {
       return Error("data page v2 level lengths do not fit the page");
     }
-    if (optional) {
+    if (repeated) {
+      LD_RETURN_IF_ERROR(DecodeLevels(body.substr(0, static_cast<size_t>(rep)), n,
+                                      BitWidth(static_cast<uint64_t>(field_.leaf.max_rep)),
+                                      field_.leaf.max_rep, "repetition", &rep_levels_));
+      LD_RETURN_IF_ERROR(DecodeLevels(
+          body.substr(static_cast<size_t>(rep), static_cast<size_t>(def)), n, def_width,
+          field_.leaf.max_def, "definition", &def_levels_));
+      for (size_t i = 0; i < n; ++i) levels_[i] = def_levels_[i] == field_.leaf.max_def;
+    } else if (optional) {
       RleDecoder dec(body.substr(static_cast<size_t>(rep), static_cast<size_t>(def)), 1);
       Status s = dec.Get(n, levels_.data());
       if (!s.ok()) return Error(fmt::format("definition levels: {}", s.message()));
@@ -431,6 +544,9 @@ Status ColumnChunkReader::DecodeDataPage(const PageHeader& h, std::string_view b
     nn = 0;
     for (size_t i = 0; i < n; ++i) nn += levels_[i];
     has_levels_ = nn != n;
+  }
+  if (repeated && n > 0 && rows_in_pages_ == 0 && rep_levels_[0] != 0) {
+    return Error("the column chunk's first value has a repetition level above 0");
   }
   const bool dictionary = encoding == kEncRleDictionary || encoding == kEncPlainDictionary;
   if (dictionary) {
@@ -460,7 +576,7 @@ Status ColumnChunkReader::DecodeDataPage(const PageHeader& h, std::string_view b
     if (!s.ok()) return Error(s.message());
     if (IsDirect(field_.leaf.conv)) {
       source_ = Source::kPhysical;
-      if (FixedWidth(field_.column.type.id) == 0 && values_.var.size() < nn) {
+      if (FixedWidth(value_type_.id) == 0 && values_.var.size() < nn) {
         return Error("fewer values than the page's rows");
       }
     } else {

@@ -55,7 +55,8 @@ class ColumnChunkReader {
   void Reset(int64_t num_rows, const lakedump::Codec* codec, std::string context,
              int64_t chunk_uncompressed_bytes = 0);
 
-  // Appends exactly n rows to *out; Corruption if the chunk holds fewer.
+  // Appends exactly n rows to *out; Corruption if the chunk holds fewer. A list column's rows
+  // are assembled from its repetition and definition levels, across pages.
   Status Read(size_t n, ColumnVector* out);
   // Rows not yet returned.
   int64_t rows_left() const { return rows_left_; }
@@ -68,6 +69,12 @@ class ColumnChunkReader {
     kConverted,   // conv_: already converted (conversions with checks or odd widths)
   };
 
+  Status ReadList(size_t n, ColumnVector* out);
+  // Closes the list row being assembled (ReadList), if any.
+  void CloseListRow(ColumnVector* out);
+  // Decodes n levels (RLE, `bit_width`) from `in` into *levels, each at most `max`.
+  Status DecodeLevels(std::string_view in, size_t n, int bit_width, int max, const char* what,
+                      std::vector<uint8_t>* levels);
   Status LoadNextPage();
   Status LoadDictionary(const PageHeader& h, std::string_view body);
   Status DecodeDataPage(const PageHeader& h, std::string_view body);
@@ -80,6 +87,7 @@ class ColumnChunkReader {
   Status Decompress(std::string_view in, size_t size, std::string_view* out);
 
   const FieldInfo& field_;
+  const lakedump::LogicalType value_type_;  // the leaf's values: a list's element type
   bool verify_crc_;
   std::string chunk_;
   size_t pos_ = 0;
@@ -100,6 +108,11 @@ class ColumnChunkReader {
   size_t row_pos_ = 0;    // rows of the page returned
   size_t value_pos_ = 0;  // non-null values of the page returned
   bool has_levels_ = false;
+  // Lists: the page's levels, and the row being assembled.
+  std::vector<uint8_t> rep_levels_;
+  std::vector<uint8_t> def_levels_;
+  enum class ListRow : uint8_t { kNone, kNull, kOpen };
+  ListRow list_row_ = ListRow::kNone;
 
   // Scratch, reused.
   std::string decompressed_;

@@ -30,7 +30,7 @@ void EncodeLogicalTypeBody(const LogicalType& lt, ThriftWriter& w) {
       w.FieldI8(1, lt.bit_width);
       w.FieldBool(2, lt.is_signed);
       break;
-    default:  // STRING, DATE, JSON, UUID: empty structs
+    default:  // STRING, LIST, DATE, JSON, UUID: empty structs
       break;
   }
   w.EndStruct();

@@ -20,7 +20,7 @@ enum class Type : int32_t {
   kByteArray = 6, kFixedLenByteArray = 7,
 };
 enum class ConvertedType : int32_t {
-  kUtf8 = 0, kDecimal = 5, kDate = 6, kTimeMicros = 8, kTimestampMicros = 10,
+  kUtf8 = 0, kList = 3, kDecimal = 5, kDate = 6, kTimeMicros = 8, kTimestampMicros = 10,
   kInt8 = 15, kInt16 = 16, kInt32 = 17, kInt64 = 18, kJson = 19,
 };
 enum class Repetition : int32_t { kRequired = 0, kOptional = 1, kRepeated = 2 };
@@ -35,7 +35,7 @@ enum class PageType : int32_t { kDataPage = 0, kIndexPage = 1, kDictionaryPage =
 // The LogicalType union; `kind` is the union's field id (0 = absent).
 struct LogicalType {
   enum Kind : int16_t {
-    kNone = 0, kString = 1, kDecimal = 5, kDate = 6, kTime = 7, kTimestamp = 8, kInteger = 10,
+    kNone = 0, kString = 1, kList = 3, kDecimal = 5, kDate = 6, kTime = 7, kTimestamp = 8, kInteger = 10,
     kJson = 12, kUuid = 14,
   };
   int16_t kind = kNone;        // may hold other ids when decoded

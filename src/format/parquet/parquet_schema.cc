@@ -44,13 +44,30 @@ Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
   std::vector<ColumnSpec> specs;
   specs.reserve(schema.num_columns());
   for (const Column& c : schema.columns()) {
-    ColumnSpec s;
+    ColumnSpec s{};
     s.name = c.name;
     s.nullable = c.nullable;
+    s.max_def = c.nullable ? 1 : 0;
     SchemaElement& e = s.element;
     e.name = c.name;
     e.repetition = c.nullable ? Repetition::kOptional : Repetition::kRequired;
-    switch (c.type.id) {
+    // A list's leaf is its element; the groups around it come from MakeSchemaElements.
+    const lakedump::LogicalType t = c.type.is_list() ? c.type.ElementType() : c.type;
+    if (c.type.is_list()) {
+      s.list = true;
+      s.list_nullable = c.nullable;
+      s.element_nullable = c.type.element_nullable;
+      s.nullable = true;
+      s.max_def = (c.nullable ? 1 : 0) + 1 + (c.type.element_nullable ? 1 : 0);
+      s.max_rep = 1;
+      e.name = "element";
+      e.repetition = c.type.element_nullable ? Repetition::kOptional : Repetition::kRequired;
+    }
+    if (t.id == TypeId::kList) {
+      return Status::InvalidArgument(
+          fmt::format("column \"{}\": a list of lists cannot be written", c.name));
+    }
+    switch (t.id) {
       case TypeId::kBool: s.physical = Type::kBoolean; break;
       case TypeId::kInt8:
         s.physical = Type::kInt32;
@@ -75,7 +92,7 @@ Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
       case TypeId::kFloat: s.physical = Type::kFloat; break;
       case TypeId::kDouble: s.physical = Type::kDouble; break;
       case TypeId::kDecimal: {
-        const int p = c.type.precision, sc = c.type.scale;
+        const int p = t.precision, sc = t.scale;
         if (p < 1 || p > kMaxDecimalPrecision || sc < 0 || sc > p) {
           return Status::InvalidArgument(fmt::format(
               "column \"{}\": decimal({},{}) cannot be written; precision must be 1..38", c.name,
@@ -140,6 +157,8 @@ Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
         e.type_length = 16;
         e.logical_type = Simple(LogicalType::kUuid);
         break;
+      case TypeId::kList:  // refused above
+        break;
     }
     e.type = s.physical;
     specs.push_back(std::move(s));
@@ -154,7 +173,24 @@ std::vector<SchemaElement> MakeSchemaElements(const std::vector<ColumnSpec>& spe
   root.name = "schema";
   root.num_children = static_cast<int32_t>(specs.size());
   out.push_back(root);
-  for (const ColumnSpec& s : specs) out.push_back(s.element);
+  for (const ColumnSpec& s : specs) {
+    if (s.list) {
+      // <name> (LIST) { repeated group list { <element> } }, as LogicalTypes.md "Lists".
+      SchemaElement outer;
+      outer.name = s.name;
+      outer.repetition = s.list_nullable ? Repetition::kOptional : Repetition::kRequired;
+      outer.num_children = 1;
+      outer.converted_type = ConvertedType::kList;
+      outer.logical_type = Simple(LogicalType::kList);
+      out.push_back(std::move(outer));
+      SchemaElement repeated;
+      repeated.name = "list";
+      repeated.repetition = Repetition::kRepeated;
+      repeated.num_children = 1;
+      out.push_back(std::move(repeated));
+    }
+    out.push_back(s.element);
+  }
   return out;
 }
 

@@ -180,6 +180,69 @@ Status SkipSubtree(const std::vector<SchemaElement>& el, size_t* idx, size_t* le
   return Status::OK();
 }
 
+bool IsListAnnotated(const SchemaElement& e) {
+  return (e.logical_type && e.logical_type->kind == kLtList) ||
+         (e.converted_type && static_cast<int32_t>(*e.converted_type) == kCtList);
+}
+
+bool IsPrimitive(const SchemaElement& e) {
+  return e.type.has_value() && e.num_children.value_or(0) == 0;
+}
+
+// The field at el[at] as a list of a primitive type, if it is one of the shapes of
+// LogicalTypes.md "Lists" (with its backward-compatibility rules):
+//   <opt|req> group a (LIST) { repeated group <any> { <opt|req> <primitive> element; } }
+//   <opt|req> group a (LIST) { repeated <primitive> element; }        (2-level: required elements)
+//   repeated <primitive> a;                                           (a required list)
+// Sets *leaf_at and the levels; returns "" or why the field cannot be read.
+std::string MapList(const std::vector<SchemaElement>& el, size_t at, FieldInfo* f,
+                    size_t* leaf_at) {
+  const SchemaElement& e = el[at];
+  const Repetition rep = e.repetition.value_or(Repetition::kOptional);
+  LeafInfo& leaf = f->leaf;
+  leaf.max_rep = 1;
+  if (IsPrimitive(e)) {  // an unannotated repeated primitive
+    leaf.list_def = 0;
+    leaf.elem_def = 1;
+    leaf.max_def = 1;
+    f->column.nullable = false;
+    *leaf_at = at;
+    return "";
+  }
+  if (!IsListAnnotated(e)) {
+    return "nested (group, list, map or struct) columns are not supported";
+  }
+  if (e.num_children.value_or(0) != 1 || at + 1 >= el.size()) {
+    return "a LIST group must have exactly one (repeated) child";
+  }
+  const SchemaElement& r = el[at + 1];
+  if (r.repetition.value_or(Repetition::kOptional) != Repetition::kRepeated) {
+    return "the child of a LIST group must be repeated";
+  }
+  f->column.nullable = rep != Repetition::kRequired;
+  leaf.list_def = f->column.nullable ? 1 : 0;
+  leaf.elem_def = leaf.list_def + 1;
+  if (IsPrimitive(r)) {  // 2-level: the repeated field is the (required) element
+    leaf.max_def = leaf.elem_def;
+    *leaf_at = at + 1;
+    return "";
+  }
+  if (r.num_children.value_or(0) != 1 || at + 2 >= el.size()) {
+    return "lists of structs are not supported";
+  }
+  if (r.name == "array" || r.name == e.name + "_tuple") {
+    // The backward-compatibility rule makes the repeated group itself the element: a struct.
+    return "lists of structs are not supported";
+  }
+  const SchemaElement& x = el[at + 2];
+  if (!IsPrimitive(x)) return "lists of lists, structs or maps are not supported";
+  const Repetition xr = x.repetition.value_or(Repetition::kOptional);
+  if (xr == Repetition::kRepeated) return "lists of lists are not supported";
+  leaf.max_def = leaf.elem_def + (xr == Repetition::kOptional ? 1 : 0);
+  *leaf_at = at + 2;
+  return "";
+}
+
 }  // namespace
 
 Result<std::vector<FieldInfo>> MapParquetSchema(const std::vector<SchemaElement>& el) {
@@ -192,6 +255,7 @@ Result<std::vector<FieldInfo>> MapParquetSchema(const std::vector<SchemaElement>
   size_t idx = 1, leaves = 0;
   for (int32_t i = 0; i < n; ++i) {
     FieldInfo f;
+    const size_t at = idx;
     const SchemaElement& e = el[idx];
     f.column.name = e.name;
     f.first_leaf = leaves;
@@ -199,10 +263,22 @@ Result<std::vector<FieldInfo>> MapParquetSchema(const std::vector<SchemaElement>
     LD_RETURN_IF_ERROR(SkipSubtree(el, &idx, &leaves, 1));
     f.num_leaves = leaves - f.first_leaf;
     const Repetition rep = e.repetition.value_or(Repetition::kOptional);
-    if (group) {
-      f.unsupported = "nested (group, list, map or struct) columns are not supported";
-    } else if (rep == Repetition::kRepeated) {
-      f.unsupported = "repeated columns are not supported";
+    if (group || rep == Repetition::kRepeated) {
+      size_t leaf_at = 0;
+      f.unsupported = MapList(el, at, &f, &leaf_at);
+      if (f.unsupported.empty()) {
+        const SchemaElement& x = el[leaf_at];
+        Mapped m;
+        f.unsupported = MapLeaf(x, &m);
+        const lakedump::LogicalType element =
+            m.id == TypeId::kDecimal ? lakedump::LogicalType::Decimal(m.precision, m.scale)
+                                     : lakedump::LogicalType::Of(m.id);
+        f.column.type = lakedump::LogicalType::List(element, f.leaf.max_def > f.leaf.elem_def);
+        f.leaf.physical = *x.type;
+        f.leaf.type_length = x.type_length.value_or(0);
+        f.leaf.conv = m.conv;
+        f.column.source_type = fmt::format("LIST<{}>", PhysicalName(*x.type));
+      }
     } else {
       Mapped m;
       f.unsupported = MapLeaf(e, &m);

@@ -1,8 +1,10 @@
 // Mapping a Parquet file schema (FileMetaData.schema, flattened tree) back to a
 // lakedump Schema: for each top-level field, the lakedump type and how its
-// physical values convert to it (LeafConversion). Nested, repeated and
-// unsupported fields are recorded with the reason so that the reader can
-// refuse them by name when selected. Values; thread-safe.
+// physical values convert to it (LeafConversion). Lists of a primitive type
+// (the spec's 3-level LIST, the legacy 2-level form, an unannotated repeated
+// primitive) become lakedump lists; other nested, repeated and unsupported
+// fields are recorded with the reason so that the reader can refuse them by
+// name when selected. Values; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -40,8 +42,13 @@ enum class Conv : uint8_t {
 struct LeafInfo {
   Type physical = Type::kInt32;
   int32_t type_length = 0;  // FIXED_LEN_BYTE_ARRAY
-  int max_def = 0;          // 0 (required) or 1 (optional)
+  int max_def = 0;          // 0 (required) or 1 (optional); lists: up to 3
   Conv conv = Conv::kI32;
+  // Lists (max_rep 1): a slot's definition level below list_def is a null list, below
+  // elem_def an empty list, below max_def a null element; max_def is a value.
+  int max_rep = 0;
+  int list_def = 0;
+  int elem_def = 0;
 };
 
 struct FieldInfo {

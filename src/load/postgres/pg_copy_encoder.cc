@@ -148,6 +148,8 @@ PgEncoding ChoosePgEncoding(const LogicalType& from, const PgTargetType& to) {
     case TypeId::kUuid:
       if (oid == kPgUuidOid) return PgEncoding::kUuid;
       break;
+    case TypeId::kList:  // staged as the array's text form (AppendPgText), cast by the server
+      break;
   }
   return PgEncoding::kAsText;
 }

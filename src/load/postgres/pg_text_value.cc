@@ -296,6 +296,28 @@ void AppendPgText(const ColumnVector& col, size_t row, std::string* out) {
       }
       return;
     }
+    case TypeId::kList: {
+      // An array literal with every element quoted: {"1",NULL,"a \"b\""}.
+      const ColumnVector& elements = col.elements();
+      out->push_back('{');
+      for (uint64_t k = col.offsets()[row]; k < col.offsets()[row + 1]; ++k) {
+        if (k != col.offsets()[row]) out->push_back(',');
+        if (elements.IsNull(k)) {
+          out->append("NULL");
+          continue;
+        }
+        std::string text;
+        AppendPgText(elements, k, &text);
+        out->push_back('"');
+        for (char ch : text) {
+          if (ch == '"' || ch == '\\') out->push_back('\\');
+          out->push_back(ch);
+        }
+        out->push_back('"');
+      }
+      out->push_back('}');
+      return;
+    }
   }
 }
 

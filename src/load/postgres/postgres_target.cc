@@ -542,6 +542,7 @@ std::string PgTypeForLogical(const LogicalType& type) {
     case TypeId::kTimestampTz: return "timestamp with time zone";
     case TypeId::kUuid: return "uuid";
     case TypeId::kJson: return "json";
+    case TypeId::kList: return PgTypeForLogical(type.ElementType()) + "[]";
   }
   return "text";
 }

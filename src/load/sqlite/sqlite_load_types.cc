@@ -11,7 +11,9 @@
 #include "load/sqlite/sqlite_guard.h"
 #include "source/sqlite/sqlite_connection.h"
 #include "source/sqlite/sqlite_types.h"
+#include "table/list_json.h"
 #include "table/temporal.h"
+#include "table/uuid_text.h"
 
 namespace lakedump {
 namespace {
@@ -29,18 +31,6 @@ void AppendFraction(std::string* out, int64_t micros) {
   while (n > 0 && buf[n - 1] == '0') --n;
   out->push_back('.');
   out->append(buf, static_cast<size_t>(n));
-}
-
-std::string UuidToText(const Uuid& u) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(36);
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) s.push_back('-');
-    s.push_back(kHex[u.bytes[i] >> 4]);
-    s.push_back(kHex[u.bytes[i] & 15]);
-  }
-  return s;
 }
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
@@ -141,6 +131,7 @@ std::string SqliteDeclaredType(const LogicalType& type) {
     case TypeId::kUuid:
       return "UUID";
     case TypeId::kJson:
+    case TypeId::kList:  // a JSON array (ListToJson)
       return "JSON";
   }
   return "TEXT";
@@ -315,7 +306,9 @@ int BindSqliteValue(sqlite3_stmt* stmt, int param, const ColumnVector& column, s
     case TypeId::kTimestampTz:
       return bind_text(SqliteTimestampText(column.ValueAt<int64_t>(row), true));
     case TypeId::kUuid:
-      return bind_text(UuidToText(column.ValueAt<Uuid>(row)));
+      return bind_text(FormatUuid(column.ValueAt<Uuid>(row)));
+    case TypeId::kList:
+      return bind_text(ListToJson(column, row));
   }
   return SQLITE_MISUSE;
 }

@@ -166,7 +166,7 @@ Result<std::vector<TableInfo>> PgCatalog::ListTables(PgConn& conn, bool material
 Status PgCatalog::LoadTypes(PgConn& conn) {
   LD_ASSIGN_OR_RETURN(PgResult r,
                       conn.Query("SELECT oid, typname, typtype, typcategory, typbasetype, "
-                                 "typtypmod FROM pg_catalog.pg_type"));
+                                 "typtypmod, typelem FROM pg_catalog.pg_type"));
   types_.clear();
   for (int i = 0; i < PQntuples(r.get()); ++i) {
     TypeRow row;
@@ -175,6 +175,7 @@ Status PgCatalog::LoadTypes(PgConn& conn) {
     row.category = PgValue(r.get(), i, 3).empty() ? 'U' : PgValue(r.get(), i, 3)[0];
     row.basetype = static_cast<uint32_t>(ToInt(PgValue(r.get(), i, 4)));
     row.typmod = static_cast<int32_t>(ToInt(PgValue(r.get(), i, 5)));
+    row.elem = static_cast<uint32_t>(ToInt(PgValue(r.get(), i, 6)));
     types_[static_cast<uint32_t>(ToInt(PgValue(r.get(), i, 0)))] = std::move(row);
   }
   return Status::OK();
@@ -200,6 +201,48 @@ Status PgCatalog::ResolveType(PgConn& conn, uint32_t type_oid, int32_t typmod,
   }
   info->base_oid = type_oid;
   info->base_typmod = typmod;
+  if (info->base_category == 'A') {
+    // The element type, domains resolved too (an array's binary form carries the base type's
+    // values); the column's typmod is the elements'.
+    uint32_t elem = types_.at(type_oid).elem;
+    for (int depth = 0; depth < 100 && elem != 0; ++depth) {
+      auto it = types_.find(elem);
+      if (it == types_.end()) break;
+      if (it->second.typtype != 'd') {
+        info->element_oid = elem;
+        info->element_name = it->second.name;
+        info->element_typtype = it->second.typtype;
+        info->element_category = it->second.category;
+        break;
+      }
+      elem = it->second.basetype;
+    }
+  }
+  return Status::OK();
+}
+
+Status PgCatalog::CheckArrayShapes(PgConn& conn, const PgTablePlan& plan,
+                                   std::vector<PgColumnInfo>* infos) {
+  std::string select;
+  std::vector<size_t> arrays;
+  for (size_t i = 0; i < infos->size(); ++i) {
+    const PgColumnInfo& c = (*infos)[i];
+    if (c.base_category != 'A' || c.element_oid == 0) continue;
+    const std::string q = QuoteIdent(c.name);
+    select += fmt::format("{}pg_catalog.bool_or(pg_catalog.array_ndims({}) <> 1 OR "
+                          "pg_catalog.array_lower({}, 1) <> 1)",
+                          select.empty() ? "" : ", ", q, q);
+    arrays.push_back(i);
+  }
+  if (arrays.empty()) return Status::OK();
+  const std::string from = plan.relkind == 'q'
+                               ? fmt::format("({}) AS q", plan.query)
+                               : QuoteQualified(plan.ref.schema, plan.ref.name);
+  LD_ASSIGN_OR_RETURN(PgResult r,
+                      conn.Query(fmt::format("SELECT {} FROM {}", select, from)));
+  for (size_t k = 0; k < arrays.size(); ++k) {
+    (*infos)[arrays[k]].array_as_text = PgValue(r.get(), 0, static_cast<int>(k)) == "t";
+  }
   return Status::OK();
 }
 
@@ -246,6 +289,7 @@ Result<PgTablePlan> PgCatalog::DescribeQuery(PgConn& conn, const TableRef& ref,
   }
   std::set<std::string> names;
   std::vector<std::string> ddl_lines;
+  std::vector<PgColumnInfo> infos;
   for (int i = 0; i < PQnfields(d); ++i) {
     PgColumnInfo info;
     info.name = PQfname(d, i);
@@ -263,9 +307,12 @@ Result<PgTablePlan> PgCatalog::DescribeQuery(PgConn& conn, const TableRef& ref,
     info.format_type = std::string(PgValue(ft.get(), 0, 0));
     LD_RETURN_IF_ERROR(ResolveType(
         conn, type_oid, typmod, fmt::format("query {}, column \"{}\"", name, info.name), &info));
-    AddMappedColumn(info, options, &plan);
     ddl_lines.push_back("  " + QuoteIdent(info.name) + " " + info.format_type);
+    infos.push_back(std::move(info));
   }
+  LD_RETURN_IF_ERROR(CheckArrayShapes(conn, plan, &infos).WithContext(
+      fmt::format("--query {}: checking its arrays' dimensions", ref.name)));
+  for (const PgColumnInfo& info : infos) AddMappedColumn(info, options, &plan);
   plan.definition.ddl = CreateTableDdl(ref, ddl_lines);
   return plan;
 }
@@ -331,6 +378,7 @@ Result<std::vector<PgTablePlan>> PgCatalog::DescribeMany(PgConn& conn,
                      has_generated ? "a.attgenerated" : "''"),
                  {oids}));
   std::vector<std::vector<std::string>> ddl_lines(plans.size());
+  std::vector<std::vector<PgColumnInfo>> infos(plans.size());
   for (int row = 0; row < PQntuples(cols.get()); ++row) {
     const size_t t = by_oid.at(static_cast<uint32_t>(ToInt(PgValue(cols.get(), row, 0))));
     PgTablePlan& plan = plans[t];
@@ -344,7 +392,6 @@ Result<std::vector<PgTablePlan>> PgCatalog::DescribeMany(PgConn& conn,
     LD_RETURN_IF_ERROR(ResolveType(
         conn, type_oid, typmod,
         fmt::format("table {}, column \"{}\"", plan.ref.QualifiedName(), info.name), &info));
-    AddMappedColumn(info, options, &plan);
 
     std::string line = "  " + QuoteIdent(info.name) + " " + info.format_type;
     const std::string_view identity = cell(6);
@@ -362,6 +409,14 @@ Result<std::vector<PgTablePlan>> PgCatalog::DescribeMany(PgConn& conn,
     }
     if (info.not_null) line += " NOT NULL";
     ddl_lines[t].push_back(std::move(line));
+    infos[t].push_back(std::move(info));
+  }
+  for (size_t t = 0; t < plans.size(); ++t) {
+    // Arrays are lists unless a value has several dimensions or bounds other than [1:n]
+    // (one scan of the table, in the snapshot, when it has array columns).
+    LD_RETURN_IF_ERROR(CheckArrayShapes(conn, plans[t], &infos[t]).WithContext(
+        fmt::format("table {}: checking its arrays' dimensions", plans[t].ref.QualifiedName())));
+    for (const PgColumnInfo& info : infos[t]) AddMappedColumn(info, options, &plans[t]);
   }
   {
     LD_ASSIGN_OR_RETURN(

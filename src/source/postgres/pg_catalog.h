@@ -59,11 +59,17 @@ class PgCatalog {
     char category = 'U';
     uint32_t basetype = 0;
     int32_t typmod = -1;
+    uint32_t elem = 0;  // arrays: the element type
   };
   Status LoadTypes(PgConn& conn);
-  // Fills info.base_* from a declared type, resolving domains to their base type.
+  // Fills info.base_* (and for arrays info.element_*) from a declared type, resolving domains
+  // to their base type.
   Status ResolveType(PgConn& conn, uint32_t type_oid, int32_t typmod, std::string_view what,
                      PgColumnInfo* info);
+  // Sets array_as_text on the array columns of `infos` holding a value of several dimensions
+  // or with a lower bound other than 1 (one query over the table, or the --query's result).
+  static Status CheckArrayShapes(PgConn& conn, const PgTablePlan& plan,
+                                 std::vector<PgColumnInfo>* infos);
   std::unordered_map<uint32_t, TypeRow> types_;
 };
 

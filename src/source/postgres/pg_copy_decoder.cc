@@ -194,9 +194,51 @@ Status PgCopyDecoder::Decode(RowBatch* batch, size_t max_rows) {
   return Status::OK();
 }
 
-Status PgCopyDecoder::DecodeField(size_t column, const uint8_t* p, int32_t len,
+// The array's binary form (array_send): ndim, has-null flag, element type, then per dimension
+// its length and lower bound, then each element as a length (-1 = NULL) and its bytes.
+Status PgCopyDecoder::DecodeArray(size_t column, const uint8_t* p, int32_t len,
                                   ColumnVector* out) {
+  const size_t n = static_cast<size_t>(len);
+  if (n < 12) return FieldError(column, "array header cut short");
+  const int32_t ndim = static_cast<int32_t>(Be32(p));
+  if (ndim == 0) {
+    out->AppendList();
+    return Status::OK();
+  }
+  if (ndim != 1 || n < 20) {
+    return FieldError(column, fmt::format("array of {} dimensions in a column read as a list", ndim));
+  }
+  const int32_t count = static_cast<int32_t>(Be32(p + 12));
+  const int32_t lower = static_cast<int32_t>(Be32(p + 16));
+  if (lower != 1 || count < 0) {
+    return FieldError(column, fmt::format("array with lower bound {} in a column read as a list",
+                                          lower));
+  }
+  ColumnVector& elements = out->elements();
+  size_t q = 20;
+  for (int32_t k = 0; k < count; ++k) {
+    if (n - q < 4) return FieldError(column, "array element cut short");
+    const int32_t elen = static_cast<int32_t>(Be32(p + q));
+    q += 4;
+    if (elen == -1) {
+      elements.AppendNull();
+      continue;
+    }
+    if (elen < 0 || static_cast<size_t>(elen) > n - q) {
+      return FieldError(column, "array element cut short");
+    }
+    LD_RETURN_IF_ERROR(DecodeField(column, p + q, elen, &elements, /*element=*/true));
+    q += static_cast<size_t>(elen);
+  }
+  if (q != n) return FieldError(column, "array has bytes after its last element");
+  out->AppendList();
+  return Status::OK();
+}
+
+Status PgCopyDecoder::DecodeField(size_t column, const uint8_t* p, int32_t len,
+                                  ColumnVector* out, bool element) {
   const PgFieldSpec& f = fields_[column];
+  if (f.array && !element) return DecodeArray(column, p, len, out);
   const size_t width = ExpectedWidth(f.wire);
   if (width != 0 && static_cast<size_t>(len) != width) {
     return Status::Corruption(fmt::format("table {}, column \"{}\", row {}: {} value of {} bytes",

@@ -56,6 +56,9 @@ struct PgFieldSpec {
   PgWire wire = PgWire::kText;
   LogicalType type;       // the batch column's type
   bool round = false;     // kNumericDecimal: round extra fraction digits instead of failing
+  // A one-dimensional array (lower bound 1) read as a list: `wire` is its elements' and
+  // `type` the list type.
+  bool array = false;
 };
 
 struct PgDecodeOptions {
@@ -87,7 +90,9 @@ class PgCopyDecoder {
 
  private:
   Status DecodeHeader(bool* complete);
-  Status DecodeField(size_t column, const uint8_t* p, int32_t len, ColumnVector* out);
+  Status DecodeField(size_t column, const uint8_t* p, int32_t len, ColumnVector* out,
+                     bool element = false);
+  Status DecodeArray(size_t column, const uint8_t* p, int32_t len, ColumnVector* out);
   Status FieldError(size_t column, std::string_view what) const;
   void Stash();  // copies the incomplete tail aside
 

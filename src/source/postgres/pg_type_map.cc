@@ -96,10 +96,29 @@ PgColumnMapping MapPgColumn(const PgColumnInfo& info, const PgTypeOptions& optio
     default: break;
   }
   if (info.base_category == 'A') {
-    // Arrays (any element type, any dimensions) as JSON text: the foundation's
-    // types have no LIST yet.
-    Direct(&m, PgWire::kText, LogicalType::Of(TypeId::kJson));
-    m.select_expr = fmt::format("pg_catalog.array_to_json({})::pg_catalog.text", quoted);
+    PgColumnInfo element;
+    element.name = info.name;
+    element.base_oid = info.element_oid;
+    element.base_typmod = info.base_typmod;
+    element.base_typtype = info.element_typtype;
+    element.base_category = info.element_category;
+    element.base_name = info.element_name;
+    if (info.array_as_text || info.element_oid == 0 || info.element_category == 'A') {
+      // Several dimensions or other bounds somewhere in the column: the exact text
+      // ('[0:1]={5,6}'), which load casts back to the array type.
+      Direct(&m, PgWire::kText, LogicalType::Of(TypeId::kString));
+      m.select_expr = quoted + "::pg_catalog.text";
+      return m;
+    }
+    // One-dimensional arrays from 1: a list of the element type's mapping; elements without
+    // a binary mapping are read as text (the array cast to text[]).
+    const PgColumnMapping em = MapPgColumn(element, options);
+    m.field.wire = em.field.wire;
+    m.field.round = em.field.round;
+    m.field.array = true;
+    m.column.type = LogicalType::List(em.column.type, true);
+    m.field.type = m.column.type;
+    if (em.select_expr != quoted) m.select_expr = quoted + "::pg_catalog.text[]";
     return m;
   }
   if (info.base_typtype == 'e' || info.base_name == "citext") {

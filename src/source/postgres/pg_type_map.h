@@ -36,12 +36,20 @@ struct PgColumnInfo {
   std::string base_name;     // pg_type.typname of the base type
   std::string format_type;   // format_type(atttypid, atttypmod) of the declared type
   bool not_null = false;
+  // Arrays (base_category 'A'): the element type, domains resolved (0: unknown).
+  uint32_t element_oid = 0;
+  char element_typtype = 'b';
+  char element_category = 'U';
+  std::string element_name;
+  // An array column holding a value with several dimensions or a lower bound other than 1:
+  // read as its exact text (PgCatalog::CheckArrayShapes), not as a list.
+  bool array_as_text = false;
 };
 
 struct PgColumnMapping {
   Column column;
   PgFieldSpec field;
-  std::string select_expr;  // e.g. "c", "c"::text, array_to_json("c")::text
+  std::string select_expr;  // e.g. "c", "c"::text, "c"::text[]
   bool text_fallback = false;  // no native mapping: read as its text output
 };
 

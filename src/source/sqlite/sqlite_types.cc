@@ -385,6 +385,8 @@ bool DecodeSqliteValue(sqlite3_value* v, bool lax_text, ColumnVector* out, std::
         }
       }
       return Fail(v, "JSON (UTF-8 TEXT)", why);
+    case TypeId::kList:
+      return Fail(v, "a list (SQLite has none)", why);
     case TypeId::kDate:
       if (t == SQLITE_TEXT) {
         if (auto d = ParseSqliteDate(ValueText(v))) {
