@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Sourced by the PostgreSQL benchmarks (pg_small_tables.sh, schema_archive_cost.sh,
-# restore_vs_pg_restore.sh): the server to use, a work dir and the timing helpers.
+# restore_vs_pg_restore.sh, pg_small_tables_s3.sh): the server to use, a work dir, the timing
+# helpers and the small-tables database.
 # Sets DSN from LD_BENCH_PG_DSN or LD_TEST_PG_DSN (URI or keyword form; exits 2 without one)
 # and defines:
 #   pg_db_dsn NAME     the DSN of database NAME on that server
@@ -43,3 +44,29 @@ PY
 }
 
 median() { python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }
+
+# pg_ensure_small_tables DB_DSN TABLES ROWS [EXTRAS]: makes public hold exactly TABLES tables
+# small_1..small_TABLES of ROWS rows each (id int8 PRIMARY KEY, name, amount, created),
+# recreating the schema when the count differs. EXTRAS=1: every 10th table also gets an
+# index, a view and a sequence (schema objects for the archive to carry).
+pg_ensure_small_tables() {
+  local dsn=$1 tables=$2 rows=$3 extras=${4:-0} have
+  have=$(psql "$dsn" -Atc "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'small_%'")
+  [ "$have" = "$tables" ] && return 0
+  echo "creating $tables tables of $rows rows..."
+  psql "$dsn" -q >/dev/null <<SQL
+DROP SCHEMA public CASCADE; CREATE SCHEMA public;
+DO \$\$ BEGIN
+  FOR i IN 1..$tables LOOP
+    EXECUTE format('CREATE TABLE small_%s (id int8 PRIMARY KEY, name text, amount numeric(12,2), created timestamptz)', i);
+    EXECUTE format('INSERT INTO small_%s SELECT g, ''name '' || g, g * 1.25, TIMESTAMPTZ ''2024-01-01'' + g * INTERVAL ''1 minute'' FROM generate_series(1, $rows) g', i);
+    IF $extras = 1 AND i % 10 = 0 THEN
+      EXECUTE format('CREATE INDEX small_%s_name ON small_%s (name)', i, i);
+      EXECUTE format('CREATE VIEW small_%s_v AS SELECT id, name FROM small_%s', i, i);
+      EXECUTE format('CREATE SEQUENCE small_%s_seq', i);
+    END IF;
+  END LOOP;
+END \$\$;
+ANALYZE;
+SQL
+}

@@ -20,20 +20,7 @@ DB=lakedump_small_bench
 BENCH_DSN=$(pg_db_dsn $DB)
 bench_workdir pgsmall
 pg_ensure_db $DB
-have=$(psql "$BENCH_DSN" -Atc "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'small_%'")
-if [ "$have" != "$TABLES" ]; then
-  echo "creating $TABLES tables of $ROWS rows..."
-  psql "$BENCH_DSN" -q >/dev/null <<SQL
-DROP SCHEMA public CASCADE; CREATE SCHEMA public;
-DO \$\$ BEGIN
-  FOR i IN 1..$TABLES LOOP
-    EXECUTE format('CREATE TABLE small_%s (id int8 PRIMARY KEY, name text, amount numeric(12,2), created timestamptz)', i);
-    EXECUTE format('INSERT INTO small_%s SELECT g, ''name '' || g, g * 1.25, TIMESTAMPTZ ''2024-01-01'' + g * INTERVAL ''1 minute'' FROM generate_series(1, $ROWS) g', i);
-  END LOOP;
-END \$\$;
-ANALYZE;
-SQL
-fi
+pg_ensure_small_tables "$BENCH_DSN" "$TABLES" "$ROWS"
 
 declare -A t
 names=(pg_dump_j1 pg_dump_j2 lakedump_p1 "lakedump_p$PARALLEL")

@@ -19,25 +19,7 @@ DB=lakedump_schema_bench
 BENCH_DSN=$(pg_db_dsn $DB)
 bench_workdir schemabench
 pg_ensure_db $DB
-have=$(psql "$BENCH_DSN" -Atc "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'small_%'")
-if [ "$have" != "$TABLES" ]; then
-  echo "creating $TABLES tables of $ROWS rows (with an index, a view and a sequence each 10th)..."
-  psql "$BENCH_DSN" -q >/dev/null <<SQL
-DROP SCHEMA public CASCADE; CREATE SCHEMA public;
-DO \$\$ BEGIN
-  FOR i IN 1..$TABLES LOOP
-    EXECUTE format('CREATE TABLE small_%s (id int8 PRIMARY KEY, name text, amount numeric(12,2), created timestamptz)', i);
-    EXECUTE format('INSERT INTO small_%s SELECT g, ''name '' || g, g * 1.25, TIMESTAMPTZ ''2024-01-01'' + g * INTERVAL ''1 minute'' FROM generate_series(1, $ROWS) g', i);
-    IF i % 10 = 0 THEN
-      EXECUTE format('CREATE INDEX small_%s_name ON small_%s (name)', i, i);
-      EXECUTE format('CREATE VIEW small_%s_v AS SELECT id, name FROM small_%s', i, i);
-      EXECUTE format('CREATE SEQUENCE small_%s_seq', i);
-    END IF;
-  END LOOP;
-END \$\$;
-ANALYZE;
-SQL
-fi
+pg_ensure_small_tables "$BENCH_DSN" "$TABLES" "$ROWS" 1
 
 with="" without=""
 for run in $(seq "$RUNS"); do
