@@ -1,6 +1,9 @@
 #include "cli/cli_util.h"
 
 #include "base/units.h"
+#include "cli/numeric_option.h"
+#include "store/open_store.h"
+#include "store/s3/s3_multipart_writer.h"
 
 #include <fmt/format.h>
 #include <poll.h>
@@ -10,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 
@@ -99,6 +103,11 @@ Result<std::unique_ptr<Database>> OpenDatabase(const std::string& source,
 #endif
 }
 
+int DefaultParallelism() {
+  return static_cast<int>(
+      std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, kMaxThreads));
+}
+
 void AddS3Flags(CLI::App* app, S3Flags* flags, bool with_upload) {
   app->add_option("--endpoint", flags->endpoint, "S3 endpoint URL");
   app->add_option("--region", flags->region, "S3 region");
@@ -108,14 +117,15 @@ void AddS3Flags(CLI::App* app, S3Flags* flags, bool with_upload) {
                   "in the host name (default on AWS); AWS config: s3.addressing_style")
       ->check(CLI::IsMember({"auto", "path", "virtual"}));
   if (!with_upload) return;
-  app->add_option("--upload-parallelism", flags->upload_parallelism,
-                  "S3 parts of one file in flight (0 = one after another)")
-      ->capture_default_str();
-  app->add_option("--part-size", flags->part_size, "S3 multipart part size (0 = default)")
-      ->capture_default_str();
-  app->add_option("--max-connections", flags->max_connections,
-                  "S3 connections for the whole run")
-      ->capture_default_str();
+  AddIntOption(app, "--upload-parallelism", &flags->upload_parallelism, 0, 64,
+               "S3 parts of one file in flight (0 = one after another)");
+  // S3's own limits on a multipart part (the last part may be smaller).
+  AddSizeOption(app, "--part-size", &flags->part_size,
+                {NumericRange::Kind::kSize, static_cast<int64_t>(kMinPartSize),
+                 static_cast<int64_t>(kMaxPartSize), "default", ""},
+                "S3 multipart part size");
+  AddIntOption(app, "--max-connections", &flags->max_connections, 1, 1024,
+               "S3 connections for the whole run");
 }
 
 Status ApplyS3Flags(const S3Flags& flags, S3Options* out) {
@@ -123,18 +133,27 @@ Status ApplyS3Flags(const S3Flags& flags, S3Options* out) {
   out->region = flags.region;
   out->profile = flags.profile;
   out->addressing = flags.addressing;
-  if (flags.upload_parallelism < 0) {
-    return Status::InvalidArgument("--upload-parallelism must be 0 or more");
-  }
+  // The numeric flags' ranges were checked while parsing (numeric_option.h).
   out->upload_parallelism = flags.upload_parallelism;
   auto part = ParseSize(flags.part_size);
   if (!part.ok()) return part.status().WithContext("--part-size");
   out->part_size = *part;
-  if (flags.max_connections < 1) {
-    return Status::InvalidArgument("--max-connections must be at least 1");
-  }
   out->max_connections = flags.max_connections;
   return Status::OK();
+}
+
+int OpenCommandStore(const std::string& url, const S3Flags& flags, StoreOptions options,
+                     std::unique_ptr<ObjectStore>* store) {
+  Status s = ApplyS3Flags(flags, &options.s3);
+  if (!s.ok()) return PrintError(s, kExitUsage);
+  auto opened = OpenStore(url, options);
+  if (!opened.ok()) {
+    return PrintError(opened.status(), opened.status().code() == Code::kInvalidArgument
+                                           ? kExitUsage
+                                           : kExitFailed);
+  }
+  *store = std::move(*opened);
+  return kExitOk;
 }
 
 InterruptWatcher::InterruptWatcher(std::string what_happens)

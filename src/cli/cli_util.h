@@ -14,6 +14,7 @@
 
 #include "base/status.h"
 #include "source/table_source.h"
+#include "store/object_store.h"
 #include "store/store_options.h"
 
 namespace lakedump::cli {
@@ -53,11 +54,22 @@ struct S3Flags {
   std::string part_size = "0";
   int max_connections = 16;
 };
+// The number of cores, at least 1 and at most kMaxThreads: the default of -j options.
+int DefaultParallelism();
+
 // Registers --endpoint, --region, --profile, --s3-addressing, and for commands that upload
 // (with_upload) --upload-parallelism, --part-size, --max-connections.
 void AddS3Flags(CLI::App* app, S3Flags* flags, bool with_upload);
 // Checks the flags and copies them into *out.
 Status ApplyS3Flags(const S3Flags& flags, S3Options* out);
+
+// Opens the store at `url` for a command (dump, load, verify, ls, gc: all go through here, so a
+// URL gets the same answer from each), with `flags` applied over `options`. On success sets
+// *store and returns kExitOk. Otherwise prints the one error line and returns the exit code:
+// kExitUsage for a URL or flag that can never work (not a store URL, s3:// without a bucket, a
+// path to a regular file), kExitFailed for a store that cannot be reached or read.
+int OpenCommandStore(const std::string& url, const S3Flags& flags, StoreOptions options,
+                     std::unique_ptr<ObjectStore>* store);
 
 // Turns SIGINT/SIGTERM into a stop request on `source` (from a watcher thread,
 // since a signal handler may not touch locks). A second signal exits at once.

@@ -8,8 +8,8 @@
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/numeric_option.h"
 #include "dump/verifier.h"
-#include "store/open_store.h"
 
 namespace lakedump::cli {
 namespace {
@@ -24,25 +24,15 @@ struct VerifyArgs {
 
 int RunVerify(const VerifyArgs& a) {
   InterruptWatcher interrupt;
-  if (a.parallelism < 1) {
-    return PrintError(Status::InvalidArgument(fmt::format(
-                          "--parallelism must be at least 1 (got {})", a.parallelism)),
-                      kExitUsage);
-  }
   StoreOptions store_options;
-  if (Status s = ApplyS3Flags(a.s3, &store_options.s3); !s.ok()) return PrintError(s, kExitUsage);
   store_options.stop = interrupt.token();
-  auto store = OpenStore(a.dest, store_options);
-  if (!store.ok()) {
-    return PrintError(store.status(), store.status().code() == Code::kInvalidArgument
-                                          ? kExitUsage
-                                          : kExitFailed);
-  }
+  std::unique_ptr<ObjectStore> store;
+  if (int rc = OpenCommandStore(a.dest, a.s3, store_options, &store); rc != kExitOk) return rc;
   VerifyOptions options;
   options.deep = a.deep;
   options.parallelism = a.parallelism;
   options.stop = interrupt.token();
-  Result<VerifyReport> report = Verify(**store, options);
+  Result<VerifyReport> report = Verify(*store, options);
   if (!report.ok()) {
     Status s = report.status();
     if (interrupt.interrupted()) s = Status::Cancelled("verify interrupted");
@@ -92,8 +82,7 @@ CommandEntry AddVerifyCommand(CLI::App& parent) {
   app->add_flag("--deep", a->deep,
                 "also decode every page of every file and check row counts (reads all data)");
   app->add_flag("--json", a->json, "print the report as one JSON object on stdout");
-  app->add_option("--parallelism,-j", a->parallelism, "files checked at once")
-      ->capture_default_str();
+  AddIntOption(app, "--parallelism,-j", &a->parallelism, 1, kMaxThreads, "files checked at once");
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"

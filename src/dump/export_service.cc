@@ -100,7 +100,9 @@ Status ExportService::PrepareDestination(std::vector<std::string>* stale_table_k
       if (options_.if_exists == IfExists::kOverwrite) {
         // No table of the old dump may be re-used by a later resume of this one.
         for (const ObjectInfo& o : objects) {
-          const std::string suffix = "/" + std::string(kTableFileName);
+          std::string suffix;  // append, not operator+: GCC 12 -O3 warns -Wrestrict on it
+          suffix.reserve(1 + kTableFileName.size());
+          suffix.append("/").append(kTableFileName);
           if (o.key.size() > suffix.size() &&
               o.key.compare(o.key.size() - suffix.size(), suffix.size(), suffix) == 0) {
             stale_table_keys->push_back(o.key);

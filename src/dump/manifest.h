@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/checksum.h"
 #include "base/status.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
@@ -21,7 +22,15 @@ namespace lakedump {
 
 inline constexpr std::string_view kDumpFormatName = "lakedump-dump";
 inline constexpr int kDumpFormatVersion = 1;       // major: readers refuse a higher one
-inline constexpr int kDumpFormatMinorVersion = 0;  // minor: additive, readers ignore new fields
+// minor: additive, readers ignore new fields. 1: files carry row_groups and footer checksums.
+inline constexpr int kDumpFormatMinorVersion = 1;
+
+// The XXH64 of the bytes [offset, offset + bytes) of a data file.
+struct ByteRangeChecksum {
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+  std::string xxh64;  // 16 lower-case hex digits
+};
 
 struct DataFile {
   std::string key;         // relative to the dump root
@@ -29,7 +38,16 @@ struct DataFile {
   uint64_t bytes = 0;
   std::string xxh64;       // 16 lower-case hex digits of XXH64(file bytes, seed 0)
   std::string partition;   // "col=value" (escaped) or empty
+  // Format 1.1: one range per row group (the first from byte 0, so with the leading magic),
+  // then the footer's range to the end of the file; together they tile the file, so a load
+  // stream that reads one row group checks it without reading the file again. Both empty in
+  // older dumps (then only xxh64 checks the file).
+  std::vector<ByteRangeChecksum> row_groups;
+  std::optional<ByteRangeChecksum> footer;
 };
+
+// The row_groups and footer of a file from the sections its ChecksumSink hashed.
+void SetSectionChecksums(const std::vector<SectionChecksum>& sections, DataFile* file);
 
 struct TableManifest {
   TableRef table;

@@ -18,18 +18,24 @@ namespace lakedump {
 Result<std::string> HashObject(ObjectReader& reader, uint64_t size);
 
 // An ObjectReader that passes reads through to `inner` (borrowed; must outlive it)
-// and hashes the object's bytes as they go by. Reads in file order (a Parquet
-// reader after its footer) are hashed without a second read; small gaps are read
-// to fill them; whatever was not hashed on the way is read at Verify() time. So a
-// consumer that reads a whole file in order checks it for the cost of the hash.
+// and hashes one section of the object -- the whole object unless StartSection()
+// says otherwise -- as its bytes go by. Reads in file order (a Parquet reader
+// after its footer) are hashed without a second read; small gaps are read to fill
+// them; whatever of the section was not hashed on the way is read at Verify()
+// time. So a consumer that reads a whole file (or a row group) in order checks it
+// for the cost of the hash. Reads outside the section pass through unhashed.
 class HashingReader final : public ObjectReader {
  public:
-  explicit HashingReader(ObjectReader* inner) : inner_(inner) {}
+  explicit HashingReader(ObjectReader* inner) : inner_(inner), end_(inner->size()) {}
 
   uint64_t size() const override { return inner_->size(); }
   Status ReadAt(uint64_t offset, uint64_t length, std::string* out) override;
 
-  // Hashes the rest of the object and compares with `expected_hex` (16 hex
+  // Starts hashing the section [offset, offset + bytes) afresh (what was hashed so far is
+  // dropped). REQUIRES: offset + bytes <= size().
+  void StartSection(uint64_t offset, uint64_t bytes);
+
+  // Hashes the rest of the section and compares with `expected_hex` (16 hex
   // digits): Corruption naming `name`, both digests and what to do, if different.
   Status Verify(std::string_view expected_hex, std::string_view name);
 
@@ -38,7 +44,8 @@ class HashingReader final : public ObjectReader {
 
   ObjectReader* const inner_;
   Xxh64Hasher hasher_;
-  uint64_t hashed_ = 0;  // bytes [0, hashed_) are in hasher_
+  uint64_t hashed_ = 0;  // bytes [section start, hashed_) are in hasher_
+  uint64_t end_;         // the section's end
   std::string gap_;
 };
 

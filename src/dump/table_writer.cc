@@ -162,6 +162,7 @@ Status TableFileWriter::CloseFile(std::unique_ptr<OpenFile> f) {
   if (f->span) f->span->args() = {{"rows", f->rows}, {"bytes", f->hash->bytes_written()}};
   done_.push_back(DataFile{f->key, f->rows, f->hash->bytes_written(), f->hash->hex_digest(),
                            f->partition});
+  SetSectionChecksums(f->hash->sections(), &done_.back());
   return Status::OK();
 }
 

@@ -91,9 +91,15 @@ class LoadService {
   // One stream of a table: takes units (files or row groups) until none are left, through
   // one sink.
   Status Stream(TableLoad& load, std::stop_token stop);
-  // Opens data file `index` of the table and checks its size, schema and row count; with
-  // `hash`, the file's bytes are hashed as they are read (OpenFile::hashing).
-  Status Open(TableLoad& load, size_t index, bool hash, OpenFile* out);
+  // How the bytes of a data file are checked while a stream reads them.
+  enum class FileCheck {
+    kNone,       // not while reading (an old dump's file split across streams: hashed after)
+    kWholeFile,  // the file's XXH64, hashed as it is read whole (OpenFile::hashing)
+    kSections,   // its footer's range at open, then each row group's range as it is read
+  };
+  // Opens data file `index` of the table and checks its size, schema and row count, and
+  // with kSections its footer's checksum and that each row group lies in its range.
+  Status Open(TableLoad& load, size_t index, FileCheck check, OpenFile* out);
 
   ObjectStore* store_;
   TargetDatabase* target_;
