@@ -121,6 +121,23 @@ Status NumericRange::Check(std::string_view text) const {
   return Status::OK();
 }
 
+namespace {
+
+// Makes CLI11 check every value of `option` against `range` while parsing (a refusal is a
+// CLI::ValidationError: "--name: <message>") and records the range.
+CLI::Option* Checked(CLI::App* app, CLI::Option* option, const NumericRange& range) {
+  option->check(CLI::Validator(
+      [range](std::string& text) {
+        Status s = range.Check(text);
+        return s.ok() ? std::string() : s.message();
+      },
+      "", "range"));
+  Record(app, option, range);
+  return option;
+}
+
+}  // namespace
+
 CLI::Option* AddIntOptionWith(CLI::App* app, const std::string& name,
                               std::function<void(int64_t)> store, std::string default_text,
                               int64_t min, int64_t max, const std::string& description) {
@@ -137,14 +154,7 @@ CLI::Option* AddIntOptionWith(CLI::App* app, const std::string& name,
       fmt::format("{} [{}]", description, range.Describe()));
   option->type_name(min < 0 ? "INT" : "N");
   option->default_str(std::move(default_text));
-  option->check(CLI::Validator(
-      [range](std::string& text) {
-        Status s = range.Check(text);
-        return s.ok() ? std::string() : s.message();
-      },
-      "", "range"));
-  Record(app, option, range);
-  return option;
+  return Checked(app, option, range);
 }
 
 CLI::Option* AddSizeOption(CLI::App* app, const std::string& name, std::string* target,
@@ -153,14 +163,7 @@ CLI::Option* AddSizeOption(CLI::App* app, const std::string& name, std::string* 
       name, *target, fmt::format("{} [{}]", description, range.Describe()));
   option->type_name(range.kind == NumericRange::Kind::kDuration ? "DURATION" : "SIZE");
   option->default_str(*target);
-  option->check(CLI::Validator(
-      [range](std::string& text) {
-        Status s = range.Check(text);
-        return s.ok() ? std::string() : s.message();
-      },
-      "", "range"));
-  Record(app, option, range);
-  return option;
+  return Checked(app, option, range);
 }
 
 const NumericRange* NumericRangeOf(const CLI::App* command, const CLI::Option* option) {

@@ -287,7 +287,7 @@ Result<TableManifest> ParseTableManifest(std::string_view text, std::string_view
       return Status::Corruption(fmt::format("{}: file key \"{}\" is not a safe relative key",
                                             what, f.key));
     }
-    LD_RETURN_IF_ERROR(CheckSectionChecksums(f).WithContext(what));
+    if (Status s = CheckSectionChecksums(f); !s.ok()) return s.WithContext(what);
   }
   if (rows != t.rows) {
     return Status::Corruption(fmt::format("{}: rows {} but its files hold {} rows", what, t.rows,
