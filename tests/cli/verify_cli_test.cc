@@ -132,7 +132,7 @@ TEST_F(VerifyCliTest, NotADump) {
 
 TEST_F(VerifyCliTest, BadUsageExitsTwo) {
   RunResult r = RunLakedump("verify " + dir_.path() + " --parallelism 0", dir_);
-  ExpectOneLineError(r, 2, "--parallelism must be at least 1");
+  ExpectOneLineError(r, 2, "--parallelism: \"0\" is out of range; accepted: 1 to 256");
   r = RunLakedump("verify " + dir_.path() + " --no-such-flag", dir_);
   EXPECT_EQ(r.code, 2) << r.err;
   r = RunLakedump("verify", dir_);
@@ -146,7 +146,7 @@ TEST_F(VerifyCliTest, LsShowsSourceFormatAndDdl) {
   const std::string dest = tmp_->Sub("dump");
   RunResult r = RunLakedump("ls " + dest + " --ddl", dir_);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("\nformat: lakedump-dump 1.0\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nformat: lakedump-dump 1.1\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\nsource: SQLite 3."), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\nsnapshot: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("CREATE TABLE"), std::string::npos) << r.out;
