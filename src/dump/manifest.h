@@ -46,6 +46,12 @@ struct DataFile {
   std::optional<ByteRangeChecksum> footer;
 };
 
+// OK when `file` has no range checksums, or when they tile it: row groups from 0, each where
+// the previous ended, and the footer from the end of the last to the file's size (a reader
+// relies on it: every byte it reads of a row group is in that row group's range). Checked by
+// the reader that uses them (load), so that verify still reports a wrong size as such.
+Status CheckSectionChecksums(const DataFile& file);
+
 // The row_groups and footer of a file from the sections its ChecksumSink hashed.
 void SetSectionChecksums(const std::vector<SectionChecksum>& sections, DataFile* file);
 

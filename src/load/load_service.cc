@@ -291,6 +291,7 @@ Status LoadService::LoadFiles(TableTask& task, std::stop_token stop) {
     // Few files: their row groups are the units (the footers are read twice; few files).
     for (size_t f = 0; f < files.size(); ++f) {
       OpenFile file;
+      LD_RETURN_IF_ERROR(CheckSectionChecksums(files[f]).WithContext(task.manifest.table.QualifiedName()));
       LD_RETURN_IF_ERROR(Open(
           load, f, HasRangeChecksums(files[f]) ? FileCheck::kSections : FileCheck::kNone, &file));
       const size_t groups = file.parquet->num_row_groups();
