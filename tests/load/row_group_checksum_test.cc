@@ -38,8 +38,9 @@ class ReadCountingStore final : public ObjectStore {
     return times;
   }
 
-  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override {
-    return target_->NewWriter(key);
+  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
+                                                  WriteOptions options) override {
+    return target_->NewWriter(key, options);
   }
   Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override {
     LD_ASSIGN_OR_RETURN(auto inner, target_->NewReader(key));
@@ -91,6 +92,7 @@ class RowGroupChecksumTest : public ::testing::Test {
     o.parquet.codec = CodecKind::kNone;
     o.parquet.dictionary = false;
     o.progress = ProgressMode::kNone;
+    o.sign_key = SignKey();
     ExportService dump(&db, &memory_, o);
     auto r = dump.Run();
     ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -104,6 +106,7 @@ class RowGroupChecksumTest : public ::testing::Test {
     o.table_parallelism = 1;
     o.file_parallelism = 2;
     o.batch_rows = 300;
+    o.signing_key = SignKey();
     LoadService service(store, target, std::move(o));
     return service.Run();
   }
@@ -117,8 +120,18 @@ class RowGroupChecksumTest : public ::testing::Test {
         memory_.PutObject(TableManifestKey(TableRef{"main", "a"}), table_.dump()).ok());
   }
 
+  // Non-empty: the dump is signed with it and loaded with --require-signature.
+  virtual std::string SignKey() const { return ""; }
+
   MemoryStore memory_;
   json table_;
+};
+
+// A signed dump's sha256 is of the whole file: a load that checks the signature hashes every
+// file whole (not by row-group range), even when its row groups are split across streams.
+class SignedRowGroupChecksumTest : public RowGroupChecksumTest {
+ protected:
+  std::string SignKey() const override { return "0123456789abcdef0123456789abcdef-test"; }
 };
 
 TEST_F(RowGroupChecksumTest, RangesTileEachFileAndMatchItsBytes) {
@@ -232,6 +245,34 @@ TEST_F(RowGroupChecksumTest, OldDumpWithAFlippedByteIsStillCaught) {
   auto r = Load(&memory_, &target);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("does not match its recorded checksum"), std::string::npos)
+      << r.status().ToString();
+  EXPECT_FALSE(target.Table("main.a")->committed);
+}
+
+TEST_F(SignedRowGroupChecksumTest, SplitFilesOfASignedDumpAreHashedWhole) {
+  ASSERT_FALSE(table_["files"][0].value("sha256", "").empty()) << table_.dump();
+  ReadCountingStore store(&memory_);
+  FakeTargetDatabase target(/*max_sinks=*/4);
+  auto r = Load(&store, &target);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(target.Table("main.a")->ids.size(), 3000u);
+  EXPECT_FALSE(target.Table("main.a")->single_sink);  // split across streams
+  for (const json& f : table_["files"]) {
+    std::vector<int> times = store.Coverage(f["key"], f["bytes"]);
+    // Read by the streams, then once more whole for XXH64 + SHA-256.
+    for (uint64_t b = 4; b < times.size() - 8; ++b) ASSERT_GE(times[b], 2) << b;
+  }
+}
+
+TEST_F(SignedRowGroupChecksumTest, AFlippedByteIsRefusedAsAlteredBySha256) {
+  FlipLastByteOfRowGroup(&memory_, table_["files"][1], 2);
+  FakeTargetDatabase target(/*max_sinks=*/4);
+  auto r = Load(&memory_, &target);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kPermissionDenied) << r.status().ToString();
+  const std::string key = table_["files"][1]["key"];
+  EXPECT_NE(r.status().message().find("data file " + key + " was altered after the dump"),
+            std::string::npos)
       << r.status().ToString();
   EXPECT_FALSE(target.Table("main.a")->committed);
 }
