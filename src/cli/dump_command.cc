@@ -52,6 +52,11 @@ struct DumpArgs {
 };
 
 // The numeric options' ranges are checked while parsing (numeric_option.h).
+// --wait-for-lock: a duration, or "forever" (the flag alone).
+NumericRange WaitForLockRange() {
+  return {NumericRange::Kind::kDuration, 0, 30LL * 86'400'000, "", "forever"};
+}
+
 Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   DumpOptions o;
   o.table_parallelism = a.table_parallelism;
@@ -94,6 +99,10 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   o.partition_by = a.partition_by;
   o.max_open_partitions = a.max_partitions;
   LD_ASSIGN_OR_RETURN(o.if_exists, ParseIfExists(a.if_exists));
+  // CLI11 does not run the range check on an empty value ("--wait-for-lock ''"): run it here.
+  if (Status s = WaitForLockRange().Check(a.wait_for_lock); !s.ok()) {
+    return Status::InvalidArgument("--wait-for-lock: " + s.message());
+  }
   if (a.wait_for_lock == "forever") {
     o.wait_for_lock.reset();
   } else {
@@ -289,7 +298,7 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
                   "fail | overwrite | resume, when DEST already holds something")
       ->capture_default_str();
   AddSizeOption(app, "--wait-for-lock", &a->wait_for_lock,
-                {NumericRange::Kind::kDuration, 0, 30LL * 86'400'000, "", "forever"},
+                WaitForLockRange(),
                 "when another run holds DEST's lease (_lease.json), wait up to DURATION for "
                 "it (alone: without limit) instead of failing at once")
       ->expected(0, 1)

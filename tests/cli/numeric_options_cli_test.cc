@@ -56,7 +56,10 @@ std::vector<std::string> BadValues(const NumericRange& r) {
   const bool sized = r.kind != NumericRange::Kind::kInteger;
   bad.push_back(r.min > 0 || sized ? "-1" : std::to_string(r.min - 1));
   if (r.min > 0 && (!sized || r.zero_means.empty())) bad.push_back("0");
-  if (r.min > 1 && sized) bad.push_back(std::to_string(r.min - 1));  // bytes, just below
+  if (r.min > 1 && sized) {  // bytes or milliseconds, just below
+    bad.push_back(std::to_string(r.min - 1) +
+                  (r.kind == NumericRange::Kind::kDuration ? "ms" : ""));
+  }
   if (r.kind == NumericRange::Kind::kDuration) {
     bad.push_back(std::to_string(r.max + 1) + "ms");
     bad.push_back("-5s");
