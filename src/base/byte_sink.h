@@ -18,6 +18,10 @@ class ByteSink {
   virtual Status Append(std::string_view data) = 0;
   // Total bytes accepted so far.
   virtual uint64_t bytes_written() const = 0;
+  // A hint from the producer: a section that a reader reads on its own (a Parquet row group)
+  // ends at bytes_written(). Sinks that checksum sections (ChecksumSink) close one; others
+  // ignore it.
+  virtual void MarkSectionEnd() {}
 };
 
 // Collects everything in memory. For tests and small metadata files.

@@ -46,8 +46,23 @@ Status ChecksumSink::Append(std::string_view data) {
   LD_RETURN_IF_ERROR(target_->Append(data));
   hasher_.Update(data);
   if (sha256_) sha256_->Update(data);
+  section_hasher_.Update(data);
   bytes_hashed_ += data.size();
   return Status::OK();
+}
+
+void ChecksumSink::MarkSectionEnd() {
+  closed_sections_.push_back(
+      {section_start_, bytes_hashed_ - section_start_, section_hasher_.Digest()});
+  section_hasher_ = Xxh64Hasher();
+  section_start_ = bytes_hashed_;
+  target_->MarkSectionEnd();
+}
+
+std::vector<SectionChecksum> ChecksumSink::sections() const {
+  std::vector<SectionChecksum> out = closed_sections_;
+  out.push_back({section_start_, bytes_hashed_ - section_start_, section_hasher_.Digest()});
+  return out;
 }
 
 }  // namespace lakedump

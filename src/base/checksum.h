@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/byte_sink.h"
 #include "base/sha256.h"
@@ -51,15 +52,30 @@ std::string Xxh64Hex(std::string_view data);
 // 16 lowercase hex digits, most significant first.
 std::string FormatXxh64(uint64_t value);
 
+// The checksum of one byte range of a file.
+struct SectionChecksum {
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+  uint64_t xxh64 = 0;
+};
+
 // A ByteSink that forwards to another sink and hashes every byte that sink
 // accepted, so a file's checksum is known when it is closed without reading it
-// back. The target is borrowed and must outlive this sink; closing the target
+// back. It also hashes each section the producer marks (MarkSectionEnd: a
+// Parquet row group), so that a reader of one section can check it alone.
+// The target is borrowed and must outlive this sink; closing the target
 // (e.g. ObjectWriter::Close) stays the caller's job.
 class ChecksumSink final : public ByteSink {
  public:
   explicit ChecksumSink(ByteSink* target) : target_(target) {}
 
   Status Append(std::string_view data) override;
+  // Closes the section that began at the previous mark (or at 0) and ends here.
+  void MarkSectionEnd() override;
+  // The closed sections, then the open one (from the last mark to the end, even when
+  // empty): they tile the bytes hashed. For a Parquet file, its row groups (the first one
+  // with the leading magic) and then its footer.
+  std::vector<SectionChecksum> sections() const;
   // What this sink passed on (stays valid after the target is closed or gone).
   uint64_t bytes_written() const override { return bytes_hashed_; }
 
@@ -77,6 +93,9 @@ class ChecksumSink final : public ByteSink {
   Xxh64Hasher hasher_;
   std::unique_ptr<Sha256Hasher> sha256_;
   uint64_t bytes_hashed_ = 0;
+  Xxh64Hasher section_hasher_;  // the open section, from section_start_
+  uint64_t section_start_ = 0;
+  std::vector<SectionChecksum> closed_sections_;
 };
 
 }  // namespace lakedump

@@ -13,10 +13,13 @@ namespace lakedump {
 
 // "16MiB", "8MB", "1.5GiB", "4096", "64k" -> bytes. Binary (KiB, MiB, GiB, TiB, and the
 // single letters K, M, G, T) are powers of 1024; decimal (KB, MB, GB, TB) powers of 1000.
-// Errors name the text: `invalid size "12XB": unknown unit "XB"`.
+// The number is plain digits with at most one '.' (no sign, exponent or hex); whole numbers
+// are exact, fractions round to the nearest byte. Errors name the text: `invalid size "12XB":
+// unknown unit "XB"`, `invalid size "-5": expected a number...`, `... too large` past 2^64-1.
 Result<uint64_t> ParseSize(std::string_view text);
 
-// "30s", "1h", "15m", "500ms", "2d" -> duration.
+// "30s", "1h", "15m", "500ms", "2d" -> duration (same number rules as ParseSize; a bare
+// number is seconds).
 Result<std::chrono::milliseconds> ParseDuration(std::string_view text);
 
 // 1536 -> "1.5 KiB".

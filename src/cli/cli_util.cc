@@ -2,6 +2,9 @@
 
 #include "base/units.h"
 #include "base/utf8.h"
+#include "cli/numeric_option.h"
+#include "store/open_store.h"
+#include "store/s3/s3_multipart_writer.h"
 
 #include <fmt/format.h>
 #include <poll.h>
@@ -11,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 
@@ -141,6 +145,11 @@ Result<std::unique_ptr<Database>> OpenDatabase(const std::string& source,
 #endif
 }
 
+int DefaultParallelism() {
+  return static_cast<int>(
+      std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, kMaxThreads));
+}
+
 void AddS3Flags(CLI::App* app, S3Flags* flags, bool with_upload) {
   app->add_option("--endpoint", flags->endpoint, "S3 endpoint URL");
   app->add_option("--region", flags->region, "S3 region");
@@ -149,25 +158,25 @@ void AddS3Flags(CLI::App* app, S3Flags* flags, bool with_upload) {
                   "auto | path | virtual: bucket in the path (default for custom endpoints) or "
                   "in the host name (default on AWS); AWS config: s3.addressing_style")
       ->check(CLI::IsMember({"auto", "path", "virtual"}));
-  app->add_option("--s3-connect-timeout", flags->connect_timeout,
-                  "S3: give up a TCP/TLS connect after this long (then retried)")
-      ->capture_default_str();
-  app->add_option("--s3-min-rate", flags->min_rate,
-                  "S3: a transfer slower than this (bytes/s, e.g. 1KiB/s; 0 = never) over "
-                  "--s3-min-rate-window is abandoned and retried; there is no cap on a "
-                  "request's total time")
-      ->capture_default_str();
-  app->add_option("--s3-min-rate-window", flags->min_rate_window,
-                  "S3: the window --s3-min-rate is averaged over (whole seconds)")
-      ->capture_default_str();
-  app->add_option("--s3-retry-budget", flags->retry_budget,
-                  "S3: keep retrying a failed request (connection refused or reset, 5xx, "
-                  "SlowDown, timeouts, replies cut short) for this long, with exponential "
-                  "backoff and jitter")
-      ->capture_default_str();
-  app->add_option("--s3-max-attempts", flags->max_attempts,
-                  "S3: at most this many attempts per request (first included)")
-      ->capture_default_str();
+  constexpr int64_t kDay = 86'400'000;
+  AddSizeOption(app, "--s3-connect-timeout", &flags->connect_timeout,
+                {NumericRange::Kind::kDuration, 1, kDay, "", ""},
+                "S3: give up a TCP/TLS connect after this long (then retried)");
+  AddSizeOption(app, "--s3-min-rate", &flags->min_rate,
+                {NumericRange::Kind::kSize, 1, kGiB, "never", "", /*per_second=*/true},
+                "S3: a transfer slower than this (bytes/s, e.g. 1KiB/s) over "
+                "--s3-min-rate-window is abandoned and retried; there is no cap on a "
+                "request's total time");
+  AddSizeOption(app, "--s3-min-rate-window", &flags->min_rate_window,
+                {NumericRange::Kind::kDuration, 1000, kDay, "", ""},
+                "S3: the window --s3-min-rate is averaged over (whole seconds)");
+  AddSizeOption(app, "--s3-retry-budget", &flags->retry_budget,
+                {NumericRange::Kind::kDuration, 1, kDay, "", ""},
+                "S3: keep retrying a failed request (connection refused or reset, 5xx, "
+                "SlowDown, timeouts, replies cut short) for this long, with exponential "
+                "backoff and jitter");
+  AddIntOption(app, "--s3-max-attempts", &flags->max_attempts, 1, 1000,
+               "S3: at most this many attempts per request (first included)");
   if (!with_upload) return;
   app->add_flag("--s3-content-md5", flags->content_md5,
                 "S3: send Content-MD5 with each part and object (buckets with object lock "
@@ -177,14 +186,15 @@ void AddS3Flags(CLI::App* app, S3Flags* flags, bool with_upload) {
                   "(hardware CRC; AWS checks it, radosgw 16 ignores it)")
       ->check(CLI::IsMember({"none", "crc32c"}))
       ->capture_default_str();
-  app->add_option("--upload-parallelism", flags->upload_parallelism,
-                  "S3 parts of one file in flight (0 = one after another)")
-      ->capture_default_str();
-  app->add_option("--part-size", flags->part_size, "S3 multipart part size (0 = default)")
-      ->capture_default_str();
-  app->add_option("--max-connections", flags->max_connections,
-                  "S3 connections for the whole run")
-      ->capture_default_str();
+  AddIntOption(app, "--upload-parallelism", &flags->upload_parallelism, 0, 64,
+               "S3 parts of one file in flight (0 = one after another)");
+  // S3's own limits on a multipart part (the last part may be smaller).
+  AddSizeOption(app, "--part-size", &flags->part_size,
+                {NumericRange::Kind::kSize, static_cast<int64_t>(kMinPartSize),
+                 static_cast<int64_t>(kMaxPartSize), "default", ""},
+                "S3 multipart part size");
+  AddIntOption(app, "--max-connections", &flags->max_connections, 1, 1024,
+               "S3 connections for the whole run");
 }
 
 Status ApplyS3Flags(const S3Flags& flags, S3Options* out) {
@@ -192,16 +202,11 @@ Status ApplyS3Flags(const S3Flags& flags, S3Options* out) {
   out->region = flags.region;
   out->profile = flags.profile;
   out->addressing = flags.addressing;
-  if (flags.upload_parallelism < 0) {
-    return Status::InvalidArgument("--upload-parallelism must be 0 or more");
-  }
+  // The numeric flags' ranges were checked while parsing (numeric_option.h).
   out->upload_parallelism = flags.upload_parallelism;
   auto part = ParseSize(flags.part_size);
   if (!part.ok()) return part.status().WithContext("--part-size");
   out->part_size = *part;
-  if (flags.max_connections < 1) {
-    return Status::InvalidArgument("--max-connections must be at least 1");
-  }
   out->max_connections = flags.max_connections;
   out->content_md5 = flags.content_md5;
   out->checksum_crc32c = flags.checksum == "crc32c";
@@ -241,6 +246,20 @@ Status ApplyS3RetryFlags(const S3Flags& flags, S3Options* out) {
   }
   out->max_attempts = flags.max_attempts;
   return Status::OK();
+}
+
+int OpenCommandStore(const std::string& url, const S3Flags& flags, StoreOptions options,
+                     std::unique_ptr<ObjectStore>* store) {
+  Status s = ApplyS3Flags(flags, &options.s3);
+  if (!s.ok()) return PrintError(s, kExitUsage);
+  auto opened = OpenStore(url, options);
+  if (!opened.ok()) {
+    return PrintError(opened.status(), opened.status().code() == Code::kInvalidArgument
+                                           ? kExitUsage
+                                           : kExitFailed);
+  }
+  *store = std::move(*opened);
+  return kExitOk;
 }
 
 InterruptWatcher::InterruptWatcher(std::string what_happens)

@@ -15,6 +15,7 @@
 
 #include "base/status.h"
 #include "source/table_source.h"
+#include "store/object_store.h"
 #include "store/store_options.h"
 
 namespace lakedump::cli {
@@ -77,15 +78,27 @@ struct S3Flags {
   bool content_md5 = false;
   std::string checksum = "none";
 };
+// The number of cores, at least 1 and at most kMaxThreads: the default of -j options.
+int DefaultParallelism();
+
 // Registers --endpoint, --region, --profile, --s3-addressing, the timeout and retry
 // options (--s3-connect-timeout, --s3-min-rate, --s3-min-rate-window, --s3-retry-budget,
 // --s3-max-attempts), and for commands that upload (with_upload) --upload-parallelism,
-// --part-size, --max-connections, --s3-content-md5, --s3-checksum.
+// --part-size, --max-connections, --s3-content-md5, --s3-checksum. The numeric ones go
+// through cli/numeric_option.h (range checked at parse, exit 2).
 void AddS3Flags(CLI::App* app, S3Flags* flags, bool with_upload);
 // Checks the flags and copies them into *out.
 Status ApplyS3Flags(const S3Flags& flags, S3Options* out);
 // The timeout and retry part of ApplyS3Flags.
 Status ApplyS3RetryFlags(const S3Flags& flags, S3Options* out);
+
+// Opens the store at `url` for a command (dump, load, verify, ls, gc: all go through here, so a
+// URL gets the same answer from each), with `flags` applied over `options`. On success sets
+// *store and returns kExitOk. Otherwise prints the one error line and returns the exit code:
+// kExitUsage for a URL or flag that can never work (not a store URL, s3:// without a bucket, a
+// path to a regular file), kExitFailed for a store that cannot be reached or read.
+int OpenCommandStore(const std::string& url, const S3Flags& flags, StoreOptions options,
+                     std::unique_ptr<ObjectStore>* store);
 
 // Turns SIGINT/SIGTERM into a stop request on `source` (from a watcher thread,
 // since a signal handler may not touch locks). A second signal exits at once.

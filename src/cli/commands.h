@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +14,14 @@ struct CommandEntry {
   CLI::App* app = nullptr;
   std::function<int()> run;
 };
+
+// Defines the whole command line on `app` (description, --version, every command below) and
+// returns the commands in order. main() parses with it; the docs generator and the tests walk it.
+// The returned entries own the variables the options write: keep them while `app` is used.
+std::vector<CommandEntry> DefineCli(CLI::App& app);
+
+// Parses argv, runs the chosen command, returns the process exit code (cli_util.h's kExit*).
+int RunCli(int argc, char** argv);
 
 CommandEntry AddDemoCommand(CLI::App& parent);
 CommandEntry AddDumpCommand(CLI::App& parent);

@@ -11,11 +11,11 @@
 #include "cli/dump_failure.h"
 #include "cli/unfinished_writes.h"
 #include "dump/signature.h"
+#include "cli/numeric_option.h"
 #include "dump/export_service.h"
 #include "dump/manifest.h"
 #include "dump/progress.h"
 #include "dump/trace.h"
-#include "store/open_store.h"
 
 namespace lakedump::cli {
 namespace {
@@ -23,7 +23,7 @@ namespace {
 struct DumpArgs {
   std::string source;
   std::string dest;
-  int table_parallelism = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int table_parallelism = DefaultParallelism();
   std::vector<std::string> tables;
   std::vector<std::string> exclude;
   std::vector<std::string> queries;
@@ -52,12 +52,14 @@ struct DumpArgs {
   S3Flags s3;
 };
 
+// The numeric options' ranges are checked while parsing (numeric_option.h).
+// --wait-for-lock: a duration, or "forever" (the flag alone).
+NumericRange WaitForLockRange() {
+  return {NumericRange::Kind::kDuration, 0, 30LL * 86'400'000, "", "forever"};
+}
+
 Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   DumpOptions o;
-  if (a.table_parallelism < 1) {
-    return Status::InvalidArgument(
-        fmt::format("--table-parallelism must be at least 1 (got {})", a.table_parallelism));
-  }
   o.table_parallelism = a.table_parallelism;
   o.include = a.tables;
   o.exclude = a.exclude;
@@ -78,7 +80,6 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   }
   o.parquet.codec = *codec;
   o.parquet.compression_level = a.compression_level;
-  if (a.row_group_rows < 1) return Status::InvalidArgument("--row-group-size must be at least 1");
   o.parquet.row_group_rows = a.row_group_rows;
   LD_ASSIGN_OR_RETURN(o.parquet.row_group_bytes, ParseSize(a.row_group_bytes));
   auto file_size = ParseSize(a.file_size);
@@ -99,6 +100,10 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   o.partition_by = a.partition_by;
   o.max_open_partitions = a.max_partitions;
   LD_ASSIGN_OR_RETURN(o.if_exists, ParseIfExists(a.if_exists));
+  // CLI11 does not run the range check on an empty value ("--wait-for-lock ''"): run it here.
+  if (Status s = WaitForLockRange().Check(a.wait_for_lock); !s.ok()) {
+    return Status::InvalidArgument("--wait-for-lock: " + s.message());
+  }
   if (a.wait_for_lock == "forever") {
     o.wait_for_lock.reset();
   } else {
@@ -109,9 +114,7 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   LD_ASSIGN_OR_RETURN(o.progress, ParseProgressMode(a.progress));
   if (a.json && a.progress == "auto") o.progress = ProgressMode::kNone;
   o.trace_file = a.trace;
-  if (a.batch_rows < 1) return Status::InvalidArgument("--batch-rows must be at least 1");
   o.batch_rows = a.batch_rows;
-  if (a.read_ahead < 0) return Status::InvalidArgument("--read-ahead must be 0 or more");
   o.read_ahead_batches = a.read_ahead;
   if (a.sqlite_type_mismatch != "fail" && a.sqlite_type_mismatch != "string") {
     return Status::InvalidArgument("--sqlite-type-mismatch: expected fail or string");
@@ -168,28 +171,29 @@ int RunDump(const DumpArgs& a) {
                                                                                 : kExitFailed);
   }
   options->store.stop = interrupt.token();  // SIGINT aborts uploads in flight too
-  auto store = OpenStore(a.dest, options->store);
-  if (!store.ok()) {
-    return PrintError(store.status(), store.status().code() == Code::kInvalidArgument
-                                          ? kExitUsage
-                                          : kExitFailed);
-  }
-  const std::string dest = (*store)->Describe();
+  std::unique_ptr<ObjectStore> store;
+  if (int rc = OpenCommandStore(a.dest, a.s3, options->store, &store); rc != kExitOk) return rc;
+  const std::string dest = store->Describe();
   // The lease goes through a second handle that SIGINT does not cancel, so an
   // interrupted run still deletes it.
   StoreOptions lease_store_options = options->store;
   lease_store_options.stop = {};
+  S3Flags lease_s3_flags = a.s3;
+  lease_s3_flags.max_connections = 2;
   lease_store_options.s3.max_connections = 2;
-  auto lease_store = OpenStore(a.dest, lease_store_options);
-  if (!lease_store.ok()) return PrintError(lease_store.status(), kExitFailed);
+  std::unique_ptr<ObjectStore> lease_store;
+  if (int rc = OpenCommandStore(a.dest, lease_s3_flags, lease_store_options, &lease_store);
+      rc != kExitOk) {
+    return rc;
+  }
 
   std::unique_ptr<TraceRecorder> trace;
   if (!a.trace.empty()) trace = std::make_unique<TraceRecorder>();
-  ExportService service(db->get(), store->get(), *options);
+  ExportService service(db->get(), store.get(), *options);
   service.set_trace(trace.get());
-  service.set_lease_store(lease_store->get());
+  service.set_lease_store(lease_store.get());
   service.set_unfinished_write_cleaner([&](std::vector<std::string>* removed) {
-    return RemoveUnfinishedWrites(a.dest, **lease_store, lease_store_options, removed);
+    return RemoveUnfinishedWrites(a.dest, *lease_store, lease_store_options, removed);
   });
   ProgressReporter reporter(&service.progress(), options->progress);
   reporter.Start();
@@ -201,8 +205,8 @@ int RunDump(const DumpArgs& a) {
   }
   if (!result.ok()) {
     // Through the store handle that the interrupt does not cancel.
-    Status s = DumpFailureStatus(result.status(), interrupt.interrupted(), **lease_store,
-                                 service.run_id(), (*store)->Stats().unaborted_uploads, a.dest);
+    Status s = DumpFailureStatus(result.status(), interrupt.interrupted(), *lease_store,
+                                 service.run_id(), store->Stats().unaborted_uploads, a.dest);
     const int code = (s.code() == Code::kInvalidArgument && !service.started_writing())
                          ? kExitUsage
                          : kExitFailed;
@@ -216,11 +220,11 @@ int RunDump(const DumpArgs& a) {
   for (const std::string& w : result->warnings) {
     std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(w).c_str());
   }
-  if (const uint64_t n = (*store)->Stats().unaborted_uploads; n > 0) {
+  if (const uint64_t n = store->Stats().unaborted_uploads; n > 0) {
     std::fprintf(stderr, "lakedump: warning: %s\n", UnabortedUploadsHint(n, a.dest).c_str());
   }
   if (a.json) {
-    std::printf("%s\n", DisplayJson(Summary(*result, dest, (*store)->Stats())).c_str());
+    std::printf("%s\n", DisplayJson(Summary(*result, dest, store->Stats())).c_str());
   } else {
     const DumpManifest& m = result->manifest;
     std::printf("dumped %zu tables (%llu reused), %s rows, %llu files, %s in %s to %s\n",
@@ -232,7 +236,7 @@ int RunDump(const DumpArgs& a) {
       std::printf("removed %llu unfinished writes of earlier runs\n",
                   static_cast<unsigned long long>(result->removed_unfinished));
     }
-    const StoreStats stats = (*store)->Stats();
+    const StoreStats stats = store->Stats();
     if (stats.retries > 0) {
       std::printf("store: %llu requests retried (%llu throttled by the server)\n",
                   static_cast<unsigned long long>(stats.retries),
@@ -252,9 +256,8 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
       ->required();
   app->add_option("DEST", a->dest, "file:///dir, a plain directory path, or s3://bucket/prefix")
       ->required();
-  app->add_option("--table-parallelism,-j", a->table_parallelism,
-                  "table tasks at once (default: number of cores)")
-      ->capture_default_str();
+  AddIntOption(app, "--table-parallelism,-j", &a->table_parallelism, 1, kMaxThreads,
+               "table tasks at once (default: number of cores)");
   app->add_option("--tables", a->tables, "only these tables: globs over schema.table or table")
       ->delimiter(',');
   app->add_option("--exclude", a->exclude, "skip these tables (globs)")->delimiter(',');
@@ -262,29 +265,30 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
       ->type_name("NAME=SQL");
   app->add_option("--compression", a->compression, "none, snappy, zstd, gzip, lz4_raw")
       ->capture_default_str();
-  app->add_option("--compression-level", a->compression_level, "0 = the codec's default")
-      ->capture_default_str();
-  app->add_option("--row-group-size", a->row_group_rows, "rows per row group")
-      ->capture_default_str();
-  app->add_option("--row-group-bytes", a->row_group_bytes, "row group ends past this size")
-      ->capture_default_str();
-  app->add_option("--file-size", a->file_size,
-                  "start a new file past this size, e.g. 256MiB (0 = one file per table)")
-      ->capture_default_str();
-  app->add_option("--split-size", a->split_size,
-                  "export a table bigger than this as several ranges in parallel (0 = never; "
-                  "auto = 256MiB for PostgreSQL, 1GiB for SQLite)")
-      ->capture_default_str();
+  AddIntOption(app, "--compression-level", &a->compression_level, -7, 22,
+               "0 = the codec's default; zstd -7..22, gzip 1..9");
+  AddIntOption(app, "--row-group-size", &a->row_group_rows, 1, 1'000'000'000,
+               "rows per row group");
+  AddSizeOption(app, "--row-group-bytes", &a->row_group_bytes,
+                {NumericRange::Kind::kSize, 64 * kKiB, 4 * kGiB, "", ""},
+                "row group ends past this size");
+  AddSizeOption(app, "--file-size", &a->file_size,
+                {NumericRange::Kind::kSize, 64 * kKiB, kTiB, "one file per table", ""},
+                "start a new file past this size, e.g. 256MiB");
+  AddSizeOption(app, "--split-size", &a->split_size,
+                {NumericRange::Kind::kSize, kMiB, kTiB, "never", "auto"},
+                "export a table bigger than this as several ranges in parallel (auto = 256MiB "
+                "for PostgreSQL, 1GiB for SQLite)");
   app->add_option("--partition-by", a->partition_by, "Hive-style COLUMN=value/ folders");
-  app->add_option("--max-partitions", a->max_partitions,
-                  "distinct --partition-by values allowed per table task")
-      ->capture_default_str();
+  AddIntOption(app, "--max-partitions", &a->max_partitions, 1, 100'000,
+               "distinct --partition-by values allowed per table task");
   app->add_option("--if-exists", a->if_exists,
                   "fail | overwrite | resume, when DEST already holds something")
       ->capture_default_str();
-  app->add_option("--wait-for-lock", a->wait_for_lock,
-                  "when another run holds DEST's lease (_lease.json), wait up to DURATION for "
-                  "it (alone: without limit) instead of failing at once")
+  AddSizeOption(app, "--wait-for-lock", &a->wait_for_lock,
+                WaitForLockRange(),
+                "when another run holds DEST's lease (_lease.json), wait up to DURATION for "
+                "it (alone: without limit) instead of failing at once")
       ->expected(0, 1)
       ->default_str("forever")
       ->type_name("[=DURATION]");
@@ -296,17 +300,16 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
                   "verify/load --require-signature")
       ->type_name("FILE");
   app->add_option("--trace", a->trace, "write a Chrome trace-event JSON file (open in Perfetto)");
-  app->add_option("--read-ahead", a->read_ahead,
-                  "batches a big table's reader thread may fill while the encoder works "
-                  "(0 or 1 = read and encode in turn)")
-      ->capture_default_str();
-  app->add_option("--batch-rows", a->batch_rows, "rows read from the source at a time")
-      ->capture_default_str();
+  AddIntOption(app, "--read-ahead", &a->read_ahead, 0, 64,
+               "batches a big table's reader thread may fill while the encoder works "
+               "(0 or 1 = read and encode in turn)");
+  AddIntOption(app, "--batch-rows", &a->batch_rows, 1, kMaxBatchRows,
+               "rows read from the source at a time");
   app->add_option("--sqlite-type-mismatch", a->sqlite_type_mismatch,
                   "fail | string: what to do with SQLite values that do not fit their column")
       ->capture_default_str();
-  app->add_option("--source-connections", a->source_connections,
-                  "source connections (default: table parallelism)");
+  AddIntOption(app, "--source-connections", &a->source_connections, 0, kMaxThreads,
+               "source connections (0 = table parallelism)");
   app->add_option("--pg-numeric", a->pg_numeric,
                   "PostgreSQL numeric without precision (or wider than 38 digits): string "
                   "(exact text), double, or decimal(38,S)")

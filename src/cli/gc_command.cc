@@ -7,8 +7,8 @@
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/numeric_option.h"
 #include "store/local/local_store.h"
-#include "store/open_store.h"
 #include "store/s3/s3_store.h"
 
 namespace lakedump::cli {
@@ -20,13 +20,11 @@ struct GcArgs {
   S3Flags s3;
 };
 
-int RunLocalGc(const GcArgs& a, std::chrono::seconds age) {
-  auto store = OpenStore(a.dest, StoreOptions{});
-  if (!store.ok()) return PrintError(store.status(), kExitUsage);
-  auto* local = dynamic_cast<LocalStore*>(store->get());
+int RunLocalGc(const GcArgs& a, ObjectStore* store, std::chrono::seconds age) {
+  auto* local = dynamic_cast<LocalStore*>(store);
   if (local == nullptr) {
     return PrintError(Status::InvalidArgument("gc works on s3:// and local destinations, not " +
-                                              (*store)->Describe()),
+                                              store->Describe()),
                       kExitUsage);
   }
   std::vector<std::string> removed;
@@ -34,7 +32,7 @@ int RunLocalGc(const GcArgs& a, std::chrono::seconds age) {
   for (const std::string& path : removed) std::printf("removed temp file %s\n", path.c_str());
   if (!s.ok()) return PrintError(s, kExitFailed);
   std::printf("%zu temp files older than %s removed under %s\n", removed.size(),
-              a.older_than.c_str(), (*store)->Describe().c_str());
+              a.older_than.c_str(), store->Describe().c_str());
   return kExitOk;
 }
 
@@ -42,7 +40,10 @@ int RunGc(const GcArgs& a) {
   auto age = ParseDuration(a.older_than);
   if (!age.ok()) return PrintError(age.status().WithContext("--older-than"), kExitUsage);
   const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(*age);
-  if (!a.dest.starts_with("s3://")) return RunLocalGc(a, seconds);
+  // Opened as every command opens its store, so a bad URL gets the same answer here.
+  std::unique_ptr<ObjectStore> store;
+  if (int rc = OpenCommandStore(a.dest, a.s3, StoreOptions{}, &store); rc != kExitOk) return rc;
+  if (!a.dest.starts_with("s3://")) return RunLocalGc(a, store.get(), seconds);
   StoreOptions options;
   if (Status s = ApplyS3Flags(a.s3, &options.s3); !s.ok()) return PrintError(s, kExitUsage);
   std::vector<std::string> aborted;
@@ -63,10 +64,11 @@ CommandEntry AddGcCommand(CLI::App& parent) {
       "Clean what killed runs left: incomplete S3 multipart uploads, local temp files.");
   app->add_option("DEST", a->dest, "s3://bucket/prefix, file:///dir or a folder path")
       ->required();
-  app->add_option("--older-than", a->older_than,
-                  "only uploads whose newest part (or start, without parts) is older than "
-                  "this, and temp files written longer ago (default 1h; 0s = all: make sure "
-                  "no dump is running there)");
+  AddSizeOption(app, "--older-than", &a->older_than,
+                {NumericRange::Kind::kDuration, 0, 3650LL * 86'400'000, "", ""},
+                "only uploads whose newest part (or start, without parts) is older than "
+                "this, and temp files written longer ago (0s = all: make sure no dump is "
+                "running there)");
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"

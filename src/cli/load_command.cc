@@ -10,11 +10,11 @@
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/numeric_option.h"
 #include "dump/manifest.h"
 #include "dump/signature.h"
 #include "load/load_service.h"
 #include "load/open_target.h"
-#include "store/open_store.h"
 
 namespace lakedump::cli {
 namespace {
@@ -26,7 +26,7 @@ struct LoadArgs {
   std::vector<std::string> exclude;
   std::vector<std::string> schema_map;
   std::string if_exists = "fail";
-  int table_parallelism = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int table_parallelism = DefaultParallelism();
   int file_parallelism = 2;
   size_t batch_rows = 16384;
   std::string progress = "auto";
@@ -55,16 +55,7 @@ void PrintWarnings(const std::vector<std::string>& warnings) {
 }
 
 Result<LoadOptions> BuildOptions(const LoadArgs& a) {
-  LoadOptions o;
-  if (a.table_parallelism < 1) {
-    return Status::InvalidArgument(
-        fmt::format("--table-parallelism must be at least 1 (got {})", a.table_parallelism));
-  }
-  if (a.file_parallelism < 1) {
-    return Status::InvalidArgument(
-        fmt::format("--file-parallelism must be at least 1 (got {})", a.file_parallelism));
-  }
-  if (a.batch_rows < 1) return Status::InvalidArgument("--batch-rows must be at least 1");
+  LoadOptions o;  // the numeric options' ranges are checked while parsing
   o.table_parallelism = a.table_parallelism;
   o.file_parallelism = a.file_parallelism;
   o.batch_rows = a.batch_rows;
@@ -78,7 +69,6 @@ Result<LoadOptions> BuildOptions(const LoadArgs& a) {
   if (a.schema_only && a.data_only) {
     return Status::InvalidArgument("--schema-only and --data-only exclude each other");
   }
-  if (a.restore_jobs < 0) return Status::InvalidArgument("--restore-jobs must be 0 or more");
   o.schema_only = a.schema_only;
   o.data_only = a.data_only;
   o.pg_bin_dir = a.pg_bin_dir;
@@ -143,11 +133,11 @@ int RunLoad(const LoadArgs& a) {
   if (!options.ok()) return PrintError(options.status(), kExitUsage);
 
   options->store.stop = interrupt.token();
-  auto store = OpenStore(a.dump, options->store);
-  if (!store.ok()) return PrintError(store.status(), ExitCodeFor(store.status()));
-  const std::string dump = (*store)->Describe();
+  std::unique_ptr<ObjectStore> store;
+  if (int rc = OpenCommandStore(a.dump, a.s3, options->store, &store); rc != kExitOk) return rc;
+  const std::string dump = store->Describe();
   // Refuse a missing or unreadable dump before creating the target file.
-  if (auto manifest = ReadDumpManifest(**store); !manifest.ok()) {
+  if (auto manifest = ReadDumpManifest(*store); !manifest.ok()) {
     return PrintError(manifest.status(), kExitFailed);
   }
 
@@ -160,7 +150,7 @@ int RunLoad(const LoadArgs& a) {
   if (!target.ok()) return PrintError(target.status(), ExitCodeFor(target.status()));
   const std::string target_name = (*target)->Describe();
 
-  LoadService service(store->get(), target->get(), *options);
+  LoadService service(store.get(), target->get(), *options);
   ProgressReporter reporter(&service.progress(), options->progress);
   reporter.Start();
   Result<LoadResult> result = service.Run(interrupt.token());
@@ -226,15 +216,13 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
   app->add_option("--if-exists", a->if_exists,
                   "fail | replace | append, when a target table already exists")
       ->capture_default_str();
-  app->add_option("--table-parallelism,-j", a->table_parallelism,
-                  "table tasks at once (default: number of cores)")
-      ->capture_default_str();
-  app->add_option("--file-parallelism", a->file_parallelism,
-                  "streams (connections) loading one table at once; 1 = one transaction "
-                  "per table (PostgreSQL: COPY FREEZE) (SQLite: always 1)")
-      ->capture_default_str();
-  app->add_option("--batch-rows", a->batch_rows, "rows read from a Parquet file at a time")
-      ->capture_default_str();
+  AddIntOption(app, "--table-parallelism,-j", &a->table_parallelism, 1, kMaxThreads,
+               "table tasks at once (default: number of cores)");
+  AddIntOption(app, "--file-parallelism", &a->file_parallelism, 1, 64,
+               "streams (connections) loading one table at once; 1 = one transaction "
+               "per table (PostgreSQL: COPY FREEZE) (SQLite: always 1)");
+  AddIntOption(app, "--batch-rows", &a->batch_rows, 1, kMaxBatchRows,
+               "rows read from a Parquet file at a time");
   app->add_option("--progress", a->progress, "auto | plain | none")->capture_default_str();
   app->add_flag("--json", a->json, "print one JSON summary object on stdout");
   app->add_flag("--trust-dump", a->trust_dump,
@@ -247,10 +235,10 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
                   "--sign-key-file) and every object's SHA-256 matches; a verified dump is "
                   "trusted (as --trust-dump)")
       ->type_name("KEYFILE");
-  app->add_option("--lock-timeout", a->lock_timeout,
-                  "PostgreSQL: how long --if-exists replace/append waits for the lock on the "
-                  "existing table before giving up (0 = forever)")
-      ->capture_default_str();
+  AddSizeOption(app, "--lock-timeout", &a->lock_timeout,
+                {NumericRange::Kind::kDuration, 1, 86'400'000, "forever", ""},
+                "PostgreSQL: how long --if-exists replace/append waits for the lock on the "
+                "existing table before giving up");
   app->add_flag("--schema-only", a->schema_only, "restore the schema (tables empty), no data");
   app->add_flag("--data-only", a->data_only,
                 "the data only: no schema archive (tables created from the dump's types, or "
@@ -258,9 +246,8 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
   app->add_option("--pg-bin-dir", a->pg_bin_dir,
                   "directory of the pg_restore to use (default: the newest suitable one in "
                   "PATH or /usr/lib/postgresql/*/bin)");
-  app->add_option("--restore-jobs", a->restore_jobs,
-                  "pg_restore --jobs for indexes and constraints (default: -j)")
-      ->capture_default_str();
+  AddIntOption(app, "--restore-jobs", &a->restore_jobs, 0, kMaxThreads,
+               "pg_restore --jobs for indexes and constraints (0 = as -j)");
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"

@@ -12,7 +12,6 @@
 #include "cli/commands.h"
 #include "dump/manifest.h"
 #include "dump/schema_archive.h"
-#include "store/open_store.h"
 
 namespace lakedump::cli {
 namespace {
@@ -113,11 +112,9 @@ std::vector<std::string> SchemaLines(const nlohmann::json& schema, bool each_obj
 }
 
 int RunLs(const LsArgs& a) {
-  StoreOptions store_options;
-  if (Status s = ApplyS3Flags(a.s3, &store_options.s3); !s.ok()) return PrintError(s, kExitUsage);
-  auto store = OpenStore(a.dest, store_options);
-  if (!store.ok()) return PrintError(store.status(), ExitCodeForStatus(store.status()));
-  auto manifest = ReadDumpManifest(**store);
+  std::unique_ptr<ObjectStore> store;
+  if (int rc = OpenCommandStore(a.dest, a.s3, StoreOptions{}, &store); rc != kExitOk) return rc;
+  auto manifest = ReadDumpManifest(*store);
   if (!manifest.ok()) {
     Status s = manifest.status();
     if (s.code() == Code::kNotFound) {
@@ -129,7 +126,7 @@ int RunLs(const LsArgs& a) {
   std::vector<TableManifest> details;
   if (a.ddl) {
     for (const TableSummary& t : m.tables) {
-      auto tm = ReadTableManifest(**store, t.key);
+      auto tm = ReadTableManifest(*store, t.key);
       if (!tm.ok()) return PrintError(tm.status(), kExitFailed);
       details.push_back(std::move(*tm));
     }

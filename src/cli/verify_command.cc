@@ -8,10 +8,10 @@
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/numeric_option.h"
 #include "cli/unfinished_writes.h"
 #include "dump/signature.h"
 #include "dump/verifier.h"
-#include "store/open_store.h"
 
 namespace lakedump::cli {
 namespace {
@@ -27,20 +27,12 @@ struct VerifyArgs {
 
 int RunVerify(const VerifyArgs& a) {
   InterruptWatcher interrupt;
-  if (a.parallelism < 1) {
-    return PrintError(Status::InvalidArgument(fmt::format(
-                          "--parallelism must be at least 1 (got {})", a.parallelism)),
-                      kExitUsage);
-  }
   StoreOptions store_options;
-  if (Status s = ApplyS3Flags(a.s3, &store_options.s3); !s.ok()) return PrintError(s, kExitUsage);
   store_options.stop = interrupt.token();
-  auto store = OpenStore(a.dest, store_options);
-  if (!store.ok()) {
-    return PrintError(store.status(), store.status().code() == Code::kInvalidArgument
-                                          ? kExitUsage
-                                          : kExitFailed);
-  }
+  // Also for the listing of unfinished writes below (S3 endpoint, credentials).
+  if (Status s = ApplyS3Flags(a.s3, &store_options.s3); !s.ok()) return PrintError(s, kExitUsage);
+  std::unique_ptr<ObjectStore> store;
+  if (int rc = OpenCommandStore(a.dest, a.s3, store_options, &store); rc != kExitOk) return rc;
   VerifyOptions options;
   if (!a.require_signature.empty()) {
     auto key = ReadSigningKey(a.require_signature);
@@ -50,7 +42,7 @@ int RunVerify(const VerifyArgs& a) {
   options.deep = a.deep;
   options.parallelism = a.parallelism;
   options.stop = interrupt.token();
-  Result<VerifyReport> report = Verify(**store, options);
+  Result<VerifyReport> report = Verify(*store, options);
   if (!report.ok()) {
     Status s = report.status();
     if (interrupt.interrupted()) s = Status::Cancelled("verify interrupted");
@@ -65,7 +57,7 @@ int RunVerify(const VerifyArgs& a) {
   // Not part of the dump and no problem of it, but space that someone should
   // reclaim (lakedump gc, or the next --if-exists resume).
   std::vector<std::string> unfinished;
-  if (auto listed = ListUnfinishedWrites(a.dest, **store, store_options); listed.ok()) {
+  if (auto listed = ListUnfinishedWrites(a.dest, *store, store_options); listed.ok()) {
     unfinished = std::move(*listed);
   }
   if (a.json) {
@@ -114,8 +106,7 @@ CommandEntry AddVerifyCommand(CLI::App& parent) {
   app->add_flag("--deep", a->deep,
                 "also decode every page of every file and check row counts (reads all data)");
   app->add_flag("--json", a->json, "print the report as one JSON object on stdout");
-  app->add_option("--parallelism,-j", a->parallelism, "files checked at once")
-      ->capture_default_str();
+  AddIntOption(app, "--parallelism,-j", &a->parallelism, 1, kMaxThreads, "files checked at once");
   app->add_option("--require-signature", a->require_signature,
                   "the dump must be signed with the key in this file (dump --sign-key-file): "
                   "checks _manifest.sig and the SHA-256 of every object")

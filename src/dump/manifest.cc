@@ -153,6 +153,60 @@ Result<std::string> SerializeMetadata(const json& j, std::string_view what) {
   }
 }
 
+void SetSectionChecksums(const std::vector<SectionChecksum>& sections, DataFile* file) {
+  file->row_groups.clear();
+  file->footer.reset();
+  if (sections.empty()) return;
+  for (const SectionChecksum& s : sections) {
+    file->row_groups.push_back({s.offset, s.bytes, FormatXxh64(s.xxh64)});
+  }
+  file->footer = std::move(file->row_groups.back());
+  file->row_groups.pop_back();
+}
+
+namespace {
+
+json RangeToJson(const ByteRangeChecksum& r) {
+  return {{"offset", r.offset}, {"bytes", r.bytes}, {"xxh64", r.xxh64}};
+}
+
+// Throws (json errors) on a malformed entry; Guard() turns that into Corruption.
+ByteRangeChecksum RangeFromJson(const json& j) {
+  return {j.at("offset").get<uint64_t>(), j.at("bytes").get<uint64_t>(),
+          j.at("xxh64").get<std::string>()};
+}
+
+bool IsHex16(std::string_view s) {
+  return s.size() == 16 &&
+         s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+}  // namespace
+
+Status CheckSectionChecksums(const DataFile& f) {
+  if (!f.footer) return Status::OK();
+  uint64_t at = 0;
+  auto check = [&](const ByteRangeChecksum& r, std::string_view what) {
+    if (r.offset != at || r.bytes > f.bytes - std::min(f.bytes, r.offset) || !IsHex16(r.xxh64)) {
+      return Status::Corruption(fmt::format(
+          "file {}: {} checksum range (offset {}, {} bytes, xxh64 \"{}\") does not continue the "
+          "ranges before it at byte {} of {}",
+          f.key, what, r.offset, r.bytes, r.xxh64, at, f.bytes));
+    }
+    at += r.bytes;
+    return Status::OK();
+  };
+  for (size_t g = 0; g < f.row_groups.size(); ++g) {
+    LD_RETURN_IF_ERROR(check(f.row_groups[g], fmt::format("row group {}", g)));
+  }
+  LD_RETURN_IF_ERROR(check(*f.footer, "footer"));
+  if (at != f.bytes) {
+    return Status::Corruption(fmt::format(
+        "file {}: its checksum ranges end at byte {}, not at its size {}", f.key, at, f.bytes));
+  }
+  return Status::OK();
+}
+
 json ToJson(const TableManifest& t) {
   json j = FormatHeader();
   j["schema"] = t.table.schema;
@@ -172,6 +226,12 @@ json ToJson(const TableManifest& t) {
     json fj = {{"key", f.key}, {"rows", f.rows}, {"bytes", f.bytes}, {"xxh64", f.xxh64}};
     if (!f.partition.empty()) fj["partition"] = f.partition;
     if (!f.sha256.empty()) fj["sha256"] = f.sha256;
+    if (f.footer) {
+      json groups = json::array();
+      for (const ByteRangeChecksum& r : f.row_groups) groups.push_back(RangeToJson(r));
+      fj["row_groups"] = std::move(groups);
+      fj["footer"] = RangeToJson(*f.footer);
+    }
     files.push_back(std::move(fj));
   }
   j["files"] = files;
@@ -252,6 +312,12 @@ Result<TableManifest> ParseTableManifest(std::string_view text, std::string_view
       t.files.push_back(DataFile{f.at("key").get<std::string>(), f.at("rows").get<uint64_t>(),
                                  f.at("bytes").get<uint64_t>(), f.at("xxh64").get<std::string>(),
                                  f.value("partition", ""), f.value("sha256", "")});
+      if (f.contains("footer")) {
+        for (const json& r : f.at("row_groups")) {
+          t.files.back().row_groups.push_back(RangeFromJson(r));
+        }
+        t.files.back().footer = RangeFromJson(f.at("footer"));
+      }
     }
     t.rows = j.at("rows").get<uint64_t>();
     t.bytes = j.value("bytes", uint64_t{0});

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/checksum.h"
 #include "base/status.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
@@ -21,7 +22,16 @@ namespace lakedump {
 
 inline constexpr std::string_view kDumpFormatName = "lakedump-dump";
 inline constexpr int kDumpFormatVersion = 1;       // major: readers refuse a higher one
-inline constexpr int kDumpFormatMinorVersion = 1;  // minor: additive, readers ignore new fields
+// minor: additive, readers ignore new fields. 1: everything docs/dump-format.md lists under
+// 1.1 (row-group checksums, signed dumps, run ids, unique_keys, the schema archive, ...).
+inline constexpr int kDumpFormatMinorVersion = 1;
+
+// The XXH64 of the bytes [offset, offset + bytes) of a data file.
+struct ByteRangeChecksum {
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+  std::string xxh64;  // 16 lower-case hex digits
+};
 // The schema archive of a PostgreSQL dump (pg_dump --schema-only --format=custom).
 inline constexpr std::string_view kPgSchemaArchiveKey = "_schema/postgres.dump";
 
@@ -32,7 +42,22 @@ struct DataFile {
   std::string xxh64;       // 16 lower-case hex digits of XXH64(file bytes, seed 0)
   std::string partition;   // "col=value" (escaped) or empty
   std::string sha256;      // 64 lower-case hex digits; only in signed dumps (--sign-key-file)
+  // Format 1.1: one range per row group (the first from byte 0, so with the leading magic),
+  // then the footer's range to the end of the file; together they tile the file, so a load
+  // stream that reads one row group checks it without reading the file again. Both empty in
+  // older dumps (then only xxh64 checks the file).
+  std::vector<ByteRangeChecksum> row_groups;
+  std::optional<ByteRangeChecksum> footer;
 };
+
+// OK when `file` has no range checksums, or when they tile it: row groups from 0, each where
+// the previous ended, and the footer from the end of the last to the file's size (a reader
+// relies on it: every byte it reads of a row group is in that row group's range). Checked by
+// the reader that uses them (load), so that verify still reports a wrong size as such.
+Status CheckSectionChecksums(const DataFile& file);
+
+// The row_groups and footer of a file from the sections its ChecksumSink hashed.
+void SetSectionChecksums(const std::vector<SectionChecksum>& sections, DataFile* file);
 
 struct TableManifest {
   TableRef table;

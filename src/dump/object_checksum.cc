@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 
 namespace lakedump {
 
@@ -45,19 +46,31 @@ Status HashingReader::HashUpTo(uint64_t end) {
 }
 
 Status HashingReader::ReadAt(uint64_t offset, uint64_t length, std::string* out) {
-  if (offset > hashed_ && offset - hashed_ <= kMaxGapRead) LD_RETURN_IF_ERROR(HashUpTo(offset));
+  if (offset > hashed_ && offset - hashed_ <= kMaxGapRead) {
+    LD_RETURN_IF_ERROR(HashUpTo(std::min(offset, end_)));
+  }
   LD_RETURN_IF_ERROR(inner_->ReadAt(offset, length, out));
-  const uint64_t end = offset + out->size();
+  const uint64_t end = std::min(offset + out->size(), end_);
   if (offset <= hashed_ && end > hashed_) {
-    hasher_.Update(std::string_view(*out).substr(hashed_ - offset));
-    if (sha_) sha_->Update(std::string_view(*out).substr(hashed_ - offset));
+    const std::string_view fresh = std::string_view(*out).substr(hashed_ - offset, end - hashed_);
+    hasher_.Update(fresh);
+    if (sha_) sha_->Update(fresh);
     hashed_ = end;
   }
   return Status::OK();
 }
 
+void HashingReader::StartSection(uint64_t offset, uint64_t bytes) {
+  // A whole-object SHA-256 cannot be computed section by section: the caller keeps
+  // signed dumps on the whole-file path (see the header).
+  assert(!sha_);
+  hasher_ = Xxh64Hasher();
+  hashed_ = offset;
+  end_ = offset + bytes;
+}
+
 Status HashingReader::Verify(std::string_view expected_hex, std::string_view name) {
-  LD_RETURN_IF_ERROR(HashUpTo(inner_->size()));
+  LD_RETURN_IF_ERROR(HashUpTo(end_));
   const std::string found = hasher_.HexDigest();
   if (found == expected_hex) return Status::OK();
   return Status::Corruption(fmt::format(

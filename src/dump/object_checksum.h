@@ -26,21 +26,30 @@ struct ObjectDigests {
 Result<ObjectDigests> HashObjectDigests(ObjectReader& reader, uint64_t size, bool sha256);
 
 // An ObjectReader that passes reads through to `inner` (borrowed; must outlive it)
-// and hashes the object's bytes as they go by. Reads in file order (a Parquet
-// reader after its footer) are hashed without a second read; small gaps are read
-// to fill them; whatever was not hashed on the way is read at Verify() time. So a
-// consumer that reads a whole file in order checks it for the cost of the hash.
+// and hashes one section of the object -- the whole object unless StartSection()
+// says otherwise -- as its bytes go by. Reads in file order (a Parquet reader
+// after its footer) are hashed without a second read; small gaps are read to fill
+// them; whatever of the section was not hashed on the way is read at Verify()
+// time. So a consumer that reads a whole file (or a row group) in order checks it
+// for the cost of the hash. Reads outside the section pass through unhashed.
 class HashingReader final : public ObjectReader {
  public:
-  // With `sha256`, the bytes also go through SHA-256 (signed dumps; VerifySha256).
-  explicit HashingReader(ObjectReader* inner, bool sha256 = false) : inner_(inner) {
+  // With `sha256`, the bytes also go through SHA-256 (signed dumps): the reader then
+  // hashes the whole object and StartSection() must not be called.
+  explicit HashingReader(ObjectReader* inner, bool sha256 = false)
+      : inner_(inner), end_(inner->size()) {
     if (sha256) sha_ = std::make_unique<Sha256Hasher>();
   }
 
   uint64_t size() const override { return inner_->size(); }
   Status ReadAt(uint64_t offset, uint64_t length, std::string* out) override;
 
-  // Hashes the rest of the object and compares with `expected_hex` (16 hex
+  // Starts hashing the section [offset, offset + bytes) afresh (what was hashed so far is
+  // dropped). REQUIRES: offset + bytes <= size(), and no `sha256` (a signed dump's
+  // file is hashed whole).
+  void StartSection(uint64_t offset, uint64_t bytes);
+
+  // Hashes the rest of the section and compares with `expected_hex` (16 hex
   // digits): Corruption naming `name`, both digests and what to do, if different.
   Status Verify(std::string_view expected_hex, std::string_view name);
   // After Verify(): the object's SHA-256 (64 hex digits), "" without `sha256`.
@@ -51,8 +60,9 @@ class HashingReader final : public ObjectReader {
 
   ObjectReader* const inner_;
   Xxh64Hasher hasher_;
-  std::unique_ptr<Sha256Hasher> sha_;
-  uint64_t hashed_ = 0;  // bytes [0, hashed_) are in hasher_
+  std::unique_ptr<Sha256Hasher> sha_;  // whole object only (no sections)
+  uint64_t hashed_ = 0;  // bytes [section start, hashed_) are in hasher_
+  uint64_t end_;         // the section's end
   std::string gap_;
 };
 

@@ -166,6 +166,7 @@ Status TableFileWriter::CloseFile(std::unique_ptr<OpenFile> f) {
   if (f->span) f->span->args() = {{"rows", f->rows}, {"bytes", f->hash->bytes_written()}};
   done_.push_back(DataFile{f->key, f->rows, f->hash->bytes_written(), f->hash->hex_digest(),
                            f->partition, f->hash->sha256_hex()});
+  SetSectionChecksums(f->hash->sections(), &done_.back());
   return Status::OK();
 }
 

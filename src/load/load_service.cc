@@ -337,7 +337,44 @@ namespace {
 constexpr size_t kSplitBelowFilesPerStream = 4;
 constexpr size_t kWholeFile = SIZE_MAX;
 
+
+// Whether the dump recorded a checksum per row group of `f` (format 1.1): then a stream that
+// reads one row group checks it; else the file is hashed whole after its streams.
+bool HasRangeChecksums(const DataFile& f) { return f.footer.has_value() && !f.xxh64.empty(); }
+
+// The footer (checked against its own checksum) must place each row group's column chunks
+// inside that row group's recorded range: a stream reading the row group then hashes every
+// byte it takes.
+Status CheckRowGroupsInRanges(const parquet::FileMetaData& meta, const DataFile& file) {
+  if (meta.row_groups.size() != file.row_groups.size()) {
+    return Status::Corruption(fmt::format(
+        "data file {} has {} row groups but _table.json records checksums for {}", file.key,
+        meta.row_groups.size(), file.row_groups.size()));
+  }
+  for (size_t g = 0; g < meta.row_groups.size(); ++g) {
+    const ByteRangeChecksum& range = file.row_groups[g];
+    for (const parquet::ColumnChunk& cc : meta.row_groups[g].columns) {
+      if (!cc.meta_data) continue;  // the reader refuses it when it gets there
+      const int64_t start = parquet::ColumnChunkStart(*cc.meta_data);
+      const int64_t len = cc.meta_data->total_compressed_size;
+      if (start < 0 || len < 0 || static_cast<uint64_t>(start) < range.offset ||
+          static_cast<uint64_t>(start) - range.offset > range.bytes ||
+          static_cast<uint64_t>(len) > range.offset + range.bytes - static_cast<uint64_t>(start)) {
+        return Status::Corruption(fmt::format(
+            "data file {}: row group {} has a column chunk at bytes {}+{}, outside the range "
+            "_table.json records for it ({} bytes at offset {})",
+            file.key, g, start, len, range.bytes, range.offset));
+      }
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
+
+bool LoadService::UseSections(const DataFile& f) const {
+  return HasRangeChecksums(f) && !signed_dump();
+}
 
 // One table's loading state shared by its streams.
 struct LoadService::TableLoad {
@@ -380,7 +417,9 @@ Status LoadService::LoadFiles(TableTask& task, std::stop_token stop) {
     // Few files: their row groups are the units (the footers are read twice; few files).
     for (size_t f = 0; f < files.size(); ++f) {
       OpenFile file;
-      LD_RETURN_IF_ERROR(Open(load, f, /*hash=*/false, &file));
+      LD_RETURN_IF_ERROR(CheckSectionChecksums(files[f]).WithContext(task.manifest.table.QualifiedName()));
+      LD_RETURN_IF_ERROR(
+          Open(load, f, UseSections(files[f]) ? FileCheck::kSections : FileCheck::kNone, &file));
       const size_t groups = file.parquet->num_row_groups();
       for (size_t g = 0; g < groups; ++g) load.units.push_back({f, g});
       if (groups == 0) ++progress_.files;
@@ -412,10 +451,13 @@ Status LoadService::LoadFiles(TableTask& task, std::stop_token stop) {
                       files[f].key, got, files[f].rows));
     }
   }
-  // Files split into row groups were read in parts by several streams: hashed now, in one
-  // more sequential read (still before the target commits the table).
+  // Files split into row groups without range checks (older dumps, and every file of a signed
+  // dump, whose SHA-256 covers the whole file) were read in parts by several streams: hashed
+  // now, in one more sequential read (still before the target commits the table). The other
+  // files were checked range by range as they were read.
   if (split) {
     for (const DataFile& f : files) {
+      if (UseSections(f)) continue;
       if (stop.stop_requested()) return Status::Cancelled(f.key);
       auto object = store_->NewReader(f.key);
       if (!object.ok()) return object.status().WithContext(f.key);
@@ -444,9 +486,12 @@ Status LoadService::Stream(TableLoad& load, std::stop_token stop) {
     if (stop.stop_requested()) return Status::Cancelled(task.plan.source.QualifiedName());
     const TableLoad::Unit unit = load.units[u];
     const DataFile& df = files[unit.file];
+    const FileCheck check = unit.row_group == kWholeFile ? FileCheck::kWholeFile
+                            : UseSections(df)            ? FileCheck::kSections
+                                                         : FileCheck::kNone;
     if (file.index != unit.file) {
       file.Close();
-      LD_RETURN_IF_ERROR(Open(load, unit.file, unit.row_group == kWholeFile, &file));
+      LD_RETURN_IF_ERROR(Open(load, unit.file, check, &file));
     }
     if (!sink) {
       LD_ASSIGN_OR_RETURN(sink, target_->OpenSink(task.plan));
@@ -454,6 +499,10 @@ Status LoadService::Stream(TableLoad& load, std::stop_token stop) {
     // Rows to stream: the row group's, or the whole file's (until the reader's end).
     uint64_t want = df.rows;
     if (unit.row_group != kWholeFile) {
+      if (check == FileCheck::kSections) {
+        const ByteRangeChecksum& range = df.row_groups[unit.row_group];
+        file.hashing->StartSection(range.offset, range.bytes);
+      }
       file.parquet->SeekRowGroup(unit.row_group);
       want = static_cast<uint64_t>(file.parquet->metadata().row_groups[unit.row_group].num_rows);
     }
@@ -488,6 +537,11 @@ Status LoadService::Stream(TableLoad& load, std::stop_token stop) {
         LD_RETURN_IF_ERROR(CheckFileSha256(df.key, df.sha256, file.hashing->sha256_hex()));
       }
       LD_RETURN_IF_ERROR(xxh64);
+    } else if (check == FileCheck::kSections) {
+      const ByteRangeChecksum& range = df.row_groups[unit.row_group];
+      LD_RETURN_IF_ERROR(file.hashing->Verify(
+          range.xxh64, fmt::format("{} (row group {}, {} bytes at offset {})", df.key,
+                                   unit.row_group, range.bytes, range.offset)));
     }
     sent += streamed;
     const uint64_t file_total = load.file_rows[unit.file].fetch_add(streamed) + streamed;
@@ -515,7 +569,7 @@ Status LoadService::CheckSha256(const std::vector<DataFile>& files, std::stop_to
   return Status::OK();
 }
 
-Status LoadService::Open(TableLoad& load, size_t index, bool hash, OpenFile* out) {
+Status LoadService::Open(TableLoad& load, size_t index, FileCheck check, OpenFile* out) {
   const TableManifest& table = load.task->manifest;
   const DataFile& file = table.files[index];
   auto object = store_->NewReader(file.key);
@@ -530,14 +584,18 @@ Status LoadService::Open(TableLoad& load, size_t index, bool hash, OpenFile* out
   // takes): a file changed after the dump fails its table before the target commits it.
   std::unique_ptr<HashingReader> hashing;
   ObjectReader* reader = object->get();
-  if (hash) {
-    hashing = std::make_unique<HashingReader>(reader, signed_dump());
+  if (check != FileCheck::kNone) {
+    // A signed dump's SHA-256 is of the whole file: only a file read whole computes it here
+    // (UseSections is false for signed dumps, so ranges never mix with it).
+    hashing = std::make_unique<HashingReader>(
+        reader, signed_dump() && check == FileCheck::kWholeFile);
     reader = hashing.get();
   }
   if (reader->size() != file.bytes) {  // bytes > 0 is required by ParseTableManifest
     return Status::Corruption(fmt::format("data file {} has {} bytes but _table.json says {}",
                                           file.key, reader->size(), file.bytes));
   }
+  if (check == FileCheck::kSections) hashing->StartSection(file.footer->offset, file.footer->bytes);
   ParquetReaderOptions ro;
   ro.name = file.key;
   auto parquet = ParquetReader::Open(
@@ -554,6 +612,10 @@ Status LoadService::Open(TableLoad& load, size_t index, bool hash, OpenFile* out
   if ((*parquet)->num_rows() != file.rows) {
     return Status::Corruption(fmt::format("data file {} holds {} rows but _table.json says {}",
                                           file.key, (*parquet)->num_rows(), file.rows));
+  }
+  if (check == FileCheck::kSections) {
+    LD_RETURN_IF_ERROR(hashing->Verify(file.footer->xxh64, file.key + " (footer)"));
+    LD_RETURN_IF_ERROR(CheckRowGroupsInRanges((*parquet)->metadata(), file));
   }
   out->index = index;
   out->object = std::move(object).value();

@@ -98,13 +98,23 @@ class LoadService {
   // One stream of a table: takes units (files or row groups) until none are left, through
   // one sink.
   Status Stream(TableLoad& load, std::stop_token stop);
-  // Opens data file `index` of the table and checks its size, schema and row count; with
-  // `hash`, the file's bytes are hashed as they are read (OpenFile::hashing).
-  Status Open(TableLoad& load, size_t index, bool hash, OpenFile* out);
   // PermissionDenied for the first file whose SHA-256 is not its recorded one (re-reads them).
   Status CheckSha256(const std::vector<DataFile>& files, std::stop_token stop);
   // --require-signature: every object's SHA-256 is checked as it is read.
   bool signed_dump() const { return !options_.signing_key.empty(); }
+  // Whether a stream reading one row group of `f` checks that row group's recorded range
+  // (format 1.1 row_groups). Never for a signed dump: its SHA-256 covers the whole file, which
+  // is then hashed whole after its streams (every byte once, like an older dump's file).
+  bool UseSections(const DataFile& f) const;
+  // How the bytes of a data file are checked while a stream reads them.
+  enum class FileCheck {
+    kNone,       // not while reading (a file split across streams without UseSections: hashed after)
+    kWholeFile,  // the file's XXH64 (and SHA-256 when signed), hashed as it is read whole
+    kSections,   // its footer's range at open, then each row group's range as it is read
+  };
+  // Opens data file `index` of the table and checks its size, schema and row count, and
+  // with kSections its footer's checksum and that each row group lies in its range.
+  Status Open(TableLoad& load, size_t index, FileCheck check, OpenFile* out);
 
   ObjectStore* store_;
   TargetDatabase* target_;

@@ -132,7 +132,7 @@ TEST_F(VerifyCliTest, NotADump) {
 
 TEST_F(VerifyCliTest, BadUsageExitsTwo) {
   RunResult r = RunLakedump("verify " + dir_.path() + " --parallelism 0", dir_);
-  ExpectOneLineError(r, 2, "--parallelism must be at least 1");
+  ExpectOneLineError(r, 2, "--parallelism: \"0\" is out of range; accepted: 1 to 256");
   r = RunLakedump("verify " + dir_.path() + " --no-such-flag", dir_);
   EXPECT_EQ(r.code, 2) << r.err;
   r = RunLakedump("verify", dir_);

@@ -277,6 +277,12 @@ TEST_F(LoadServiceTest, ChecksumMismatchFailsTheTableBeforeItsCommit) {
   json t = ReadJson(TableKey("b"));
   const std::string file = t["files"][1]["key"];
   t["files"][1]["xxh64"] = "0123456789abcdef";
+  // As a dump from before format 1.1 (no row-group checksums): the whole file's XXH64 is the
+  // check (row_group_checksum_test.cc covers the newer one).
+  for (json& f : t["files"]) {
+    f.erase("row_groups");
+    f.erase("footer");
+  }
   WriteJson(TableKey("b"), t);
   FakeTargetDatabase target;
   auto r = Load(&target, Options());

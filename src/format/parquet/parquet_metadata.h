@@ -159,6 +159,17 @@ struct PageHeader {
   bool operator==(const PageHeader&) const = default;
 };
 
+// Where a column chunk's bytes start: its dictionary page when that comes before the data
+// pages, else its first data page. Its bytes are [start, start + total_compressed_size).
+inline int64_t ColumnChunkStart(const ColumnMetaData& m) {
+  int64_t start = m.data_page_offset;
+  if (m.dictionary_page_offset.has_value() && *m.dictionary_page_offset > 0 &&
+      *m.dictionary_page_offset < start) {
+    start = *m.dictionary_page_offset;
+  }
+  return start;
+}
+
 // Appends the compact encoding of the struct to *out.
 void EncodeFileMetaData(const FileMetaData& m, std::string* out);
 void EncodePageHeader(const PageHeader& h, std::string* out);

@@ -162,11 +162,7 @@ class ParquetReader::Impl {
       if (m.type != f.leaf.physical) {
         return Status::Corruption(ctx + ": the column chunk's type differs from the schema's");
       }
-      int64_t start = m.data_page_offset;
-      if (m.dictionary_page_offset.has_value() && *m.dictionary_page_offset > 0 &&
-          *m.dictionary_page_offset < start) {
-        start = *m.dictionary_page_offset;
-      }
+      const int64_t start = parquet::ColumnChunkStart(m);
       const int64_t len = m.total_compressed_size;
       if (start < 4 || len < 0 || static_cast<uint64_t>(start) > file_size_ ||
           static_cast<uint64_t>(len) > file_size_ - static_cast<uint64_t>(start)) {

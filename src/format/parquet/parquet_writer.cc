@@ -350,6 +350,7 @@ class ParquetWriter::Impl {
     group.ordinal = static_cast<int16_t>(row_groups_.size() & 0x7fff);
     row_groups_.push_back(std::move(group));
     rows_written_ += job.rows;
+    sink_->MarkSectionEnd();  // a load stream reads (and checks) each row group on its own
     return Status::OK();
   }
 
