@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -195,10 +196,12 @@ class ParquetWriter::Impl {
     stats_.rows = rows_written_;
     stats_.bytes = sink_->bytes_written() - sink_start_;
     stats_.row_groups = footer.row_groups.size();
+    footer_ = std::move(footer);
     return Status::OK();
   }
 
   const ParquetFileStats& stats() const { return stats_; }
+  const pq::FileMetaData* footer() const { return footer_ ? &*footer_ : nullptr; }
 
   uint64_t EstimatedFileSize() const {
     uint64_t n = sink_->bytes_written() - sink_start_ + BufferedBytes();
@@ -349,6 +352,7 @@ class ParquetWriter::Impl {
   std::vector<std::unique_ptr<RowGroupJob>> free_;
   std::vector<pq::RowGroup> row_groups_;
   ParquetFileStats stats_;
+  std::optional<pq::FileMetaData> footer_;  // set by Close()
 };
 
 ParquetWriter::ParquetWriter(Schema schema, ParquetWriterOptions options, ByteSink* sink)
@@ -357,6 +361,7 @@ ParquetWriter::~ParquetWriter() = default;
 Status ParquetWriter::Write(const RowBatch& batch) { return impl_->Write(batch); }
 Status ParquetWriter::Close() { return impl_->Close(); }
 const ParquetFileStats& ParquetWriter::stats() const { return impl_->stats(); }
+const parquet::FileMetaData* ParquetWriter::footer() const { return impl_->footer(); }
 uint64_t ParquetWriter::EstimatedFileSize() const { return impl_->EstimatedFileSize(); }
 
 }  // namespace lakedump
