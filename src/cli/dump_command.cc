@@ -32,6 +32,7 @@ struct DumpArgs {
   std::string partition_by;
   int max_partitions = 1000;
   std::string if_exists = "fail";
+  std::string table_format = "parquet";
   std::string progress = "auto";
   bool json = false;
   std::string trace;
@@ -91,6 +92,7 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   o.partition_by = a.partition_by;
   o.max_open_partitions = a.max_partitions;
   LD_ASSIGN_OR_RETURN(o.if_exists, ParseIfExists(a.if_exists));
+  LD_ASSIGN_OR_RETURN(o.table_format, ParseTableFormat(a.table_format));
   LD_ASSIGN_OR_RETURN(o.progress, ParseProgressMode(a.progress));
   if (a.json && a.progress == "auto") o.progress = ProgressMode::kNone;
   o.trace_file = a.trace;
@@ -234,6 +236,10 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
   app->add_option("--if-exists", a->if_exists,
                   "fail | overwrite | resume, when DEST already holds something")
       ->capture_default_str();
+  app->add_option("--table-format", a->table_format,
+                  "parquet | iceberg: iceberg also writes each table as an Apache Iceberg v2 "
+                  "table (metadata/ in its folder; docs/iceberg.md)")
+      ->capture_default_str();
   app->add_option("--progress", a->progress, "auto | plain | none")->capture_default_str();
   app->add_flag("--json", a->json, "print one JSON summary object on stdout");
   app->add_option("--trace", a->trace, "write a Chrome trace-event JSON file (open in Perfetto)");
@@ -271,6 +277,7 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
       "  lakedump dump app.db ./out --query 'recent=SELECT * FROM orders WHERE day > 20000'\n"
       "  lakedump dump app.db ./out --file-size 256MiB --partition-by region\n"
       "  lakedump dump app.db ./out --if-exists resume      # after an interrupted run\n"
+      "  lakedump dump app.db s3://bucket/lake --table-format iceberg   # Iceberg tables\n"
       "  lakedump dump app.db s3://bucket/dumps/app --endpoint http://127.0.0.1:7480\n\n"
       "Exit codes: 0 complete, 1 failed (nothing committed), 2 bad usage.");
   return {app, [a] { return RunDump(*a); }};

@@ -10,6 +10,7 @@
 
 #include "base/thread_pool.h"
 #include "dump/batch_pump.h"
+#include "dump/iceberg_commit.h"
 #include "dump/object_keys.h"
 #include "dump/table_writer.h"
 
@@ -92,6 +93,8 @@ Status ExportService::PrepareDestination(std::vector<std::string>* stale_table_k
       return Status::OK();
     case IfExists::kOverwrite:
     case IfExists::kResume: {
+      // Nothing is deleted when the destination holds someone else's Iceberg table.
+      LD_RETURN_IF_ERROR(CheckNoForeignIcebergTables(*store_, objects));
       // The old dump stops being committed before anything of it is touched.
       if (has_manifest) {
         const std::string key(kManifestKey);
@@ -137,6 +140,10 @@ Result<std::optional<TableManifest>> ExportService::TryReuse(const PlannedTable&
     if ((*reader)->size() != f.bytes) return std::optional<TableManifest>();
     LD_ASSIGN_OR_RETURN(std::string digest, HashObject(**reader, f.bytes));
     if (digest != f.xxh64) return std::optional<TableManifest>();
+  }
+  if (options_.table_format == TableFormat::kIceberg) {
+    LD_ASSIGN_OR_RETURN(bool present, IcebergMetadataPresent(*store_, m));
+    if (!present) return std::optional<TableManifest>();  // dumped again, with its metadata
   }
   return std::optional<TableManifest>(std::move(m));
 }
@@ -234,6 +241,10 @@ Status ExportService::CommitTable(TableState* state) {
     m.bytes += f.bytes;
   }
   m.finished_at = FormatUtc(Clock::now());
+  if (options_.table_format == TableFormat::kIceberg) {
+    // The table's Iceberg metadata, version-hint.text last, before the table commit.
+    LD_RETURN_IF_ERROR(WriteIcebergTable(*store_, m).WithContext("Iceberg metadata"));
+  }
   LD_RETURN_IF_ERROR(
       store_->PutObject(TableManifestKey(info.ref), ToJson(m).dump(2) + "\n")
           .WithContext(TableManifestKey(info.ref)));
@@ -247,6 +258,9 @@ Status ExportService::SweepStrays(const std::vector<TableManifest>& tables, uint
   for (const TableManifest& t : tables) {
     keep.insert(TableManifestKey(t.table));
     for (const DataFile& f : t.files) keep.insert(f.key);
+    if (options_.table_format == TableFormat::kIceberg) {
+      for (const std::string& k : IcebergMetadataKeys(t)) keep.insert(k);
+    }
   }
   LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store_->List(""));
   std::vector<std::string> stray;

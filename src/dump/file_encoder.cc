@@ -10,6 +10,7 @@ class ParquetEncoder final : public FileEncoder {
   Status Write(const RowBatch& batch) override { return writer_.Write(batch); }
   Status Close() override { return writer_.Close(); }
   uint64_t EstimatedFileSize() const override { return writer_.EstimatedFileSize(); }
+  const parquet::FileMetaData* footer() const override { return writer_.footer(); }
 
  private:
   ParquetWriter writer_;

@@ -21,6 +21,9 @@ class FileEncoder {
   virtual Status Close() = 0;
   // Bytes written plus buffered, to decide when a file rolls over.
   virtual uint64_t EstimatedFileSize() const = 0;
+  // After Close(): the Parquet footer written (for Iceberg metrics), or null
+  // for a format without one.
+  virtual const parquet::FileMetaData* footer() const { return nullptr; }
 };
 
 using FileEncoderFactory =

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,12 +24,17 @@ inline constexpr std::string_view kDumpFormatName = "lakedump-dump";
 inline constexpr int kDumpFormatVersion = 1;       // major: readers refuse a higher one
 inline constexpr int kDumpFormatMinorVersion = 0;  // minor: additive, readers ignore new fields
 
+struct IcebergFileMetrics;  // dump/iceberg_commit.h
+
 struct DataFile {
   std::string key;         // relative to the dump root
   uint64_t rows = 0;
   uint64_t bytes = 0;
   std::string xxh64;       // 16 lower-case hex digits of XXH64(file bytes, seed 0)
   std::string partition;   // "col=value" (escaped) or empty
+  // --table-format iceberg: metrics for the table's Iceberg manifest, from the
+  // writer (not in _table.json). shared_ptr: DataFile is copied, the metrics never change.
+  std::shared_ptr<const IcebergFileMetrics> iceberg;
 };
 
 struct TableManifest {

@@ -34,7 +34,8 @@ nlohmann::ordered_json SchemaJson(const Schema& schema, int schema_id);
 nlohmann::ordered_json NameMappingJson(const Schema& schema);
 
 // The partition spec's fields: [] or one identity field on `partition_column`.
-nlohmann::ordered_json PartitionFieldsJson(const Schema& schema, std::optional<size_t> partition_column);
+nlohmann::ordered_json PartitionFieldsJson(const Schema& schema,
+                                           std::optional<size_t> partition_column);
 
 // The Avro type of a value of `type` in a manifest's partition record (Iceberg's
 // Avro mapping): "int", "long", {"type":"fixed",...,"logicalType":"decimal"}, ...

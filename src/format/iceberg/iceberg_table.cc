@@ -131,7 +131,8 @@ std::string EncodePartitionSummary(const SnapshotInput& in) {
   return r;
 }
 
-Result<std::string> WriteAvro(const json& schema, std::vector<std::pair<std::string, std::string>> meta,
+Result<std::string> WriteAvro(const json& schema,
+                              std::vector<std::pair<std::string, std::string>> meta,
                               const std::vector<std::string>& records, std::mt19937_64& rng) {
   StringSink sink;
   avro::AvroFileOptions options;
@@ -280,7 +281,8 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
       {"schemas", json::array({schema})},
       {"default-spec-id", kSpecId},
       {"partition-specs", json::array({{{"spec-id", kSpecId}, {"fields", partition_fields}}})},
-      {"last-partition-id", in.partition_column ? kFirstPartitionFieldId : kFirstPartitionFieldId - 1},
+      {"last-partition-id",
+       in.partition_column ? kFirstPartitionFieldId : kFirstPartitionFieldId - 1},
       {"default-sort-order-id", 0},
       {"sort-orders", json::array({{{"order-id", 0}, {"fields", json::array()}}})},
       {"properties", std::move(properties)},
