@@ -1,5 +1,7 @@
 #include "dump/verifier.h"
 
+#include "dump/iceberg_commit.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -300,6 +302,19 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
       FileCheck job{f, &t.schema, std::nullopt};
       if (auto it = listed.find(f.key); it != listed.end()) job.listed_size = it->second;
       jobs.push_back(std::move(job));
+    }
+  }
+  // --table-format iceberg: each table's Iceberg metadata is claimed, and must be there.
+  if (manifest.options.is_object() && manifest.options.value("table_format", "") == "iceberg") {
+    for (const TableManifest& t : tables) {
+      for (const std::string& k : IcebergMetadataKeys(t)) {
+        claimed.insert(k);
+        if (!listed.count(k)) {
+          problems.Add(k, "missing",
+                       fmt::format("Iceberg metadata of table {} is missing",
+                                   t.table.QualifiedName()));
+        }
+      }
     }
   }
   for (const ObjectInfo& o : listing) {

@@ -13,6 +13,7 @@
 
 #include "dump/export_service.h"
 #include "dump/object_keys.h"
+#include "dump/verifier.h"
 #include "fakes/fake_database.h"
 #include "fakes/fault_injection_store.h"
 #include "store/memory/memory_store.h"
@@ -206,6 +207,26 @@ TEST(IcebergCommitTest, OverwriteRefusesAForeignIcebergTable) {
   const auto keys = store.Keys();
   EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()),
             std::set<std::string>({foreign, "warehouse/t/data/x.parquet"}));
+}
+
+TEST(IcebergCommitTest, VerifyClaimsTheMetadataAndReportsWhatIsMissing) {
+  FakeDatabase db;
+  db.AddTable(FakeTable{TableRef{"main", "a"}, 100});
+  MemoryStore store("v");
+  ExportService service(&db, &store, IcebergOptions());
+  ASSERT_TRUE(service.Run().ok());
+  auto clean = Verify(store);
+  ASSERT_TRUE(clean.ok()) << clean.status().ToString();
+  EXPECT_TRUE(clean->ok()) << (clean->problems.empty() ? "" : clean->problems[0].message);
+  auto t = ReadTableManifest(store, TableManifestKey(TableRef{"main", "a"}));
+  ASSERT_TRUE(t.ok());
+  const std::string hint = IcebergMetadataKeys(*t)[3];
+  ASSERT_TRUE(store.Delete(std::span<const std::string>(&hint, 1)).ok());
+  auto broken = Verify(store);
+  ASSERT_TRUE(broken.ok());
+  ASSERT_EQ(broken->problems.size(), 1u);
+  EXPECT_EQ(broken->problems[0].key, hint);
+  EXPECT_EQ(broken->problems[0].kind, "missing");
 }
 
 TEST(IcebergCommitTest, RootUris) {
