@@ -14,6 +14,7 @@
 #include "base/thread_pool.h"
 #include "base/sha256.h"
 #include "dump/batch_pump.h"
+#include "dump/iceberg_commit.h"
 #include "dump/object_keys.h"
 #include "dump/signature.h"
 #include "dump/table_reuse.h"
@@ -100,6 +101,8 @@ Status ExportService::PrepareDestination() {
       break;
     case IfExists::kOverwrite:
     case IfExists::kResume:
+      // Nothing is deleted when the destination holds someone else's Iceberg table.
+      LD_RETURN_IF_ERROR(CheckNoForeignIcebergTables(*store_, objects));
       // A committed dump stays committed (and whole) until the new manifest
       // replaces it: its _manifest.json and _table.json files are not touched.
       old_dump_committed_ = has_manifest;
@@ -197,6 +200,10 @@ Status ExportService::TryReuse(TableState* state) {
       }
     }
     if (!files_ok) continue;
+    if (options_.table_format == TableFormat::kIceberg) {
+      LD_ASSIGN_OR_RETURN(bool present, IcebergMetadataPresent(*store_, m));
+      if (!present) continue;  // dumped again, with its metadata
+    }
     state->manifest_key = key;
     state->manifest = std::move(m);
     return Status::OK();
@@ -305,6 +312,18 @@ Status ExportService::CommitTable(TableState* state) {
     m.bytes += f.bytes;
   }
   m.finished_at = FormatUtc(Clock::now());
+  if (options_.table_format == TableFormat::kIceberg) {
+    // The table's Iceberg metadata before the table commit. Over a committed dump
+    // its fixed-name objects wait for the new manifest (WriteDeferredIceberg).
+    std::vector<std::pair<std::string, std::string>> deferred;
+    LD_RETURN_IF_ERROR(
+        WriteIcebergTable(*store_, m, old_dump_committed_ ? &deferred : nullptr)
+            .WithContext("Iceberg metadata"));
+    if (!deferred.empty()) {
+      std::lock_guard<std::mutex> lock(deferred_mu_);
+      for (auto& object : deferred) deferred_iceberg_.push_back(std::move(object));
+    }
+  }
   const std::string key = CommitKey(info.ref);
   LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(ToJson(m), key));
   if (!options_.sign_key.empty()) m.json_sha256 = Sha256Hex(text);
@@ -324,6 +343,9 @@ Status ExportService::SweepStrays(const std::vector<CommittedTable>& tables,
   for (const CommittedTable& t : tables) {
     keep.insert(t.key);
     for (const DataFile& f : t.manifest->files) keep.insert(f.key);
+    if (options_.table_format == TableFormat::kIceberg) {
+      for (const std::string& k : IcebergMetadataKeys(*t.manifest)) keep.insert(k);
+    }
   }
   LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store_->List(""));
   std::vector<std::string> stray;
@@ -554,6 +576,13 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   manifest_written_ = true;  // from here a failure may leave it stored: never delete ours
   d.sha256 = !options_.sign_key.empty();
   LD_RETURN_IF_ERROR(WriteManifest(d));
+  // Over a committed dump: the Iceberg tables switch to this run's files only now.
+  // A failure leaves the new manifest committed (the CLI says so) and the old
+  // dump's files unswept, so the Iceberg tables still read the old data whole.
+  for (const auto& [key, bytes] : deferred_iceberg_) {
+    LD_RETURN_IF_ERROR(store_->PutObject(key, bytes)
+                           .WithContext(fmt::format("Iceberg metadata {} (after the manifest)", key)));
+  }
 
   // After it: what the new manifest does not name belongs to the earlier dump
   // or to dead runs (data file names are unique per run).

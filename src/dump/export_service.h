@@ -11,7 +11,11 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <stop_token>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "dump/dump_lease.h"
 #include "dump/dump_options.h"
@@ -91,6 +95,10 @@ class ExportService {
   TraceRecorder* trace_ = nullptr;
   ObjectStore* lease_store_ = nullptr;
   std::function<Status(std::vector<std::string>*)> cleaner_;
+  // --table-format iceberg over a committed dump: (key, bytes) of each table's
+  // v1.metadata.json then version-hint.text, written after the new manifest.
+  std::mutex deferred_mu_;
+  std::vector<std::pair<std::string, std::string>> deferred_iceberg_;
   DumpProgress progress_;
   std::string run_id_;
   bool started_writing_ = false;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@ inline constexpr int kDumpFormatMinorVersion = 1;  // minor: additive, readers i
 // The schema archive of a PostgreSQL dump (pg_dump --schema-only --format=custom).
 inline constexpr std::string_view kPgSchemaArchiveKey = "_schema/postgres.dump";
 
+struct IcebergFileMetrics;  // dump/iceberg_commit.h
+
 struct DataFile {
   std::string key;         // relative to the dump root
   uint64_t rows = 0;
@@ -32,6 +35,9 @@ struct DataFile {
   std::string xxh64;       // 16 lower-case hex digits of XXH64(file bytes, seed 0)
   std::string partition;   // "col=value" (escaped) or empty
   std::string sha256;      // 64 lower-case hex digits; only in signed dumps (--sign-key-file)
+  // --table-format iceberg: metrics for the table's Iceberg manifest, from the
+  // writer (not in _table.json). shared_ptr: DataFile is copied, the metrics never change.
+  std::shared_ptr<const IcebergFileMetrics> iceberg;
 };
 
 struct TableManifest {

@@ -1,5 +1,7 @@
 #include "dump/verifier.h"
 
+#include "dump/iceberg_commit.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -359,6 +361,19 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
       const Code code = archive.status().code();
       if (code != Code::kCorruption) return archive.status();
       problems.Add(entry->key, "schema-archive", std::string(archive.status().message()));
+    }
+  }
+  // --table-format iceberg: each table's Iceberg metadata is claimed, and must be there.
+  if (manifest.options.is_object() && manifest.options.value("table_format", "") == "iceberg") {
+    for (const TableManifest& t : tables) {
+      for (const std::string& k : IcebergMetadataKeys(t)) {
+        claimed.insert(k);
+        if (!listed.count(k)) {
+          problems.Add(k, "missing",
+                       fmt::format("Iceberg metadata of table {} is missing",
+                                   t.table.QualifiedName()));
+        }
+      }
     }
   }
   for (const ObjectInfo& o : listing) {

@@ -50,6 +50,10 @@ Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
     SchemaElement& e = s.element;
     e.name = c.name;
     e.repetition = c.nullable ? Repetition::kOptional : Repetition::kRequired;
+    // The Iceberg field id of the column (1..n in column order, as in the Iceberg
+    // metadata of an Iceberg dump). Written for every dump: readers that do not
+    // use ids ignore it, and the data files are the same whichever table format.
+    e.field_id = static_cast<int32_t>(specs.size()) + 1;
     switch (c.type.id) {
       case TypeId::kBool: s.physical = Type::kBoolean; break;
       case TypeId::kInt8:
