@@ -535,7 +535,19 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   if (!schema.ok()) return schema.status().WithContext("schema");
 
   std::vector<CommittedTable> tables;
-  for (auto& s : states) tables.push_back(CommittedTable{s->manifest_key, &*s->manifest});
+  for (auto& s : states) {
+    CommittedTable c{s->manifest_key, &*s->manifest, {}};
+    if (options_.table_format == TableFormat::kIceberg) {
+      // Its Iceberg metadata too, but for what is only written after the manifest.
+      for (std::string& k : IcebergMetadataKeys(*c.manifest)) {
+        const bool later =
+            std::any_of(deferred_iceberg_.begin(), deferred_iceberg_.end(),
+                        [&k](const auto& object) { return object.first == k; });
+        if (!later) c.also_present.push_back(std::move(k));
+      }
+    }
+    tables.push_back(std::move(c));
+  }
   std::sort(tables.begin(), tables.end(), [](const CommittedTable& a, const CommittedTable& b) {
     return a.manifest->table.QualifiedName() < b.manifest->table.QualifiedName();
   });

@@ -372,6 +372,23 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
           problems.Add(k, "missing",
                        fmt::format("Iceberg metadata of table {} is missing",
                                    t.table.QualifiedName()));
+        } else if (k.ends_with(".metadata.json")) {
+          // A fixed name: it must be this table's run's (an overwrite that failed
+          // after its manifest leaves the earlier dump's).
+          LD_ASSIGN_OR_RETURN(std::string text, store.GetObject(k, kMaxMetadataBytes));
+          const nlohmann::json meta =
+              nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+          const std::string run = meta.is_object() && meta.contains("properties") &&
+                                          meta["properties"].is_object()
+                                      ? meta["properties"].value("lakedump.run-id", "")
+                                      : "";
+          if (run != t.run_id) {
+            problems.Add(k, "iceberg-metadata",
+                         fmt::format("Iceberg metadata of table {} is of run {}, not of the "
+                                     "table's run {} (dump it again with --if-exists resume)",
+                                     t.table.QualifiedName(), run.empty() ? "?" : run,
+                                     t.run_id));
+          }
         }
       }
     }

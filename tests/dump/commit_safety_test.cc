@@ -52,7 +52,7 @@ std::pair<std::string, uint64_t> CommittedDump(MemoryStore& store) {
     tables.push_back(std::move(*t));
   }
   for (size_t i = 0; i < tables.size(); ++i) {
-    committed.push_back(CommittedTable{m->tables[i].key, &tables[i]});
+    committed.push_back(CommittedTable{m->tables[i].key, &tables[i], {}});
   }
   Status s = CheckBeforeCommit(store, committed, 2);
   EXPECT_TRUE(s.ok()) << s.ToString();

@@ -185,6 +185,68 @@ TEST(IcebergCommitTest, ResumeKeepsCommittedTablesMetadata) {
   for (const std::string& k : IcebergMetadataKeys(*t)) EXPECT_TRUE(Has(store, k)) << k;
 }
 
+std::string MetadataRunId(MemoryStore& store, const std::string& table_prefix) {
+  auto text = store.GetObject(table_prefix + "metadata/v1.metadata.json");
+  if (!text.ok()) return "(missing)";
+  return json::parse(*text)["properties"].value("lakedump.run-id", "");
+}
+
+// Over a committed Iceberg dump, the fixed-name v1.metadata.json and
+// version-hint.text change only after the new manifest: a run failing at any
+// write before leaves the old table (metadata naming the old run, its files
+// there); a run that succeeds leaves only the new table's metadata.
+TEST(IcebergCommitTest, OverwriteKeepsTheCommittedIcebergTableUntilTheNewManifest) {
+  bool failed = false, succeeded = false;
+  for (int n = 1; n <= 14; ++n) {
+    FakeDatabase db;
+    db.AddTable(FakeTable{TableRef{"main", "a"}, 1500});
+    MemoryStore memory("iceberg-overwrite");
+    ASSERT_TRUE(ExportService(&db, &memory, IcebergOptions()).Run().ok());
+    auto old_table = ReadTableManifest(memory, TableManifestKey(TableRef{"main", "a"}));
+    ASSERT_TRUE(old_table.ok());
+    ASSERT_EQ(MetadataRunId(memory, "main/a/"), old_table->run_id);
+    FaultInjectionStore store(&memory);
+    store.FailNth(FaultPoint::kAppend, n, Status::IOError("injected: disk full"));
+    DumpOptions o = IcebergOptions();
+    o.if_exists = IfExists::kOverwrite;
+    auto r = ExportService(&db, &store, o).Run();
+    auto m = ReadDumpManifest(memory);
+    ASSERT_TRUE(m.ok());
+    ASSERT_EQ(m->tables.size(), 1u);
+    auto t = ReadTableManifest(memory, m->tables[0].key);
+    ASSERT_TRUE(t.ok());
+    if (!r.ok() && t->run_id != old_table->run_id) {
+      // Failed after its manifest (writing the deferred metadata): the Iceberg table
+      // is still the old one, whole (nothing was swept), and verify says so.
+      EXPECT_EQ(MetadataRunId(memory, "main/a/"), old_table->run_id);
+      for (const DataFile& f : old_table->files) EXPECT_TRUE(Has(memory, f.key)) << f.key;
+      auto verified = Verify(memory);
+      ASSERT_TRUE(verified.ok());
+      ASSERT_FALSE(verified->ok());
+      EXPECT_EQ(verified->problems[0].kind, "iceberg-metadata");
+      continue;
+    }
+    if (r.ok()) {
+      succeeded = true;
+      EXPECT_NE(t->run_id, old_table->run_id);
+    } else {
+      failed = true;
+      EXPECT_EQ(t->run_id, old_table->run_id) << "failure at append " << n;
+    }
+    // Whichever dump is committed, its Iceberg table is whole and names its run.
+    EXPECT_EQ(MetadataRunId(memory, "main/a/"), t->run_id) << "append " << n;
+    for (const std::string& k : IcebergMetadataKeys(*t)) EXPECT_TRUE(Has(memory, k)) << k;
+    auto verified = Verify(memory);
+    ASSERT_TRUE(verified.ok());
+    EXPECT_TRUE(verified->ok()) << "append " << n << ": "
+                                << (verified->problems.empty() ? ""
+                                                               : verified->problems[0].key + " " +
+                                                                     verified->problems[0].message);
+  }
+  EXPECT_TRUE(failed);
+  EXPECT_TRUE(succeeded);
+}
+
 TEST(IcebergCommitTest, OverwriteRefusesAForeignIcebergTable) {
   FakeDatabase db;
   db.AddTable(FakeTable{TableRef{"main", "a"}, 100});
