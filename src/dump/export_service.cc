@@ -314,7 +314,7 @@ Status ExportService::CommitTable(TableState* state) {
   m.finished_at = FormatUtc(Clock::now());
   if (options_.table_format == TableFormat::kIceberg) {
     // The table's Iceberg metadata before the table commit. Over a committed dump
-    // its fixed-name objects wait for the new manifest (WriteDeferredIceberg).
+    // its fixed-name objects wait for the new manifest (written in RunLeased).
     std::vector<std::pair<std::string, std::string>> deferred;
     LD_RETURN_IF_ERROR(
         WriteIcebergTable(*store_, m, old_dump_committed_ ? &deferred : nullptr)

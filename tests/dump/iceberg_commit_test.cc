@@ -117,7 +117,7 @@ TEST(IcebergCommitTest, PartitionedDumpRecordsEachFilesValue) {
             std::to_string(t->files.size()));
 }
 
-// Writers of a one-table, one-file dump, in order: the data file, the manifest,
+// Writers of a one-table, one-file dump, in order: the lease, the data file, the manifest,
 // the manifest list, v1.metadata.json, version-hint.text, _table.json.
 class IcebergFailureTest : public ::testing::TestWithParam<int> {};
 
@@ -138,7 +138,7 @@ TEST_P(IcebergFailureTest, AFailedWriteLeavesNoVersionHint) {
   for (const std::string& k : memory.Keys()) {
     if (k.find("/metadata/") != std::string::npos) ++metadata_objects;
   }
-  EXPECT_EQ(metadata_objects, GetParam() - 2);
+  EXPECT_EQ(metadata_objects, GetParam() - 3);
   for (const std::string& k : memory.Keys()) {
     EXPECT_FALSE(IsIcebergVersionHint(k)) << k;
     EXPECT_NE(k, "main/a/_table.json");
@@ -146,7 +146,7 @@ TEST_P(IcebergFailureTest, AFailedWriteLeavesNoVersionHint) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(EachMetadataWrite, IcebergFailureTest, ::testing::Values(2, 3, 4, 5));
+INSTANTIATE_TEST_SUITE_P(EachMetadataWrite, IcebergFailureTest, ::testing::Values(3, 4, 5, 6));
 
 TEST(IcebergCommitTest, OverwriteAsParquetRemovesTheOldMetadata) {
   FakeDatabase db;
@@ -197,7 +197,7 @@ std::string MetadataRunId(MemoryStore& store, const std::string& table_prefix) {
 // there); a run that succeeds leaves only the new table's metadata.
 TEST(IcebergCommitTest, OverwriteKeepsTheCommittedIcebergTableUntilTheNewManifest) {
   bool failed = false, succeeded = false;
-  for (int n = 1; n <= 14; ++n) {
+  for (int n = 1; n <= 200 && !succeeded; ++n) {
     FakeDatabase db;
     db.AddTable(FakeTable{TableRef{"main", "a"}, 1500});
     MemoryStore memory("iceberg-overwrite");
@@ -218,12 +218,17 @@ TEST(IcebergCommitTest, OverwriteKeepsTheCommittedIcebergTableUntilTheNewManifes
     if (!r.ok() && t->run_id != old_table->run_id) {
       // Failed after its manifest (writing the deferred metadata): the Iceberg table
       // is still the old one, whole (nothing was swept), and verify says so.
-      EXPECT_EQ(MetadataRunId(memory, "main/a/"), old_table->run_id);
+      // (Or failed at version-hint.text, after the new v1: the new table, whole.)
+      if (MetadataRunId(memory, "main/a/") != old_table->run_id) {
+        EXPECT_EQ(MetadataRunId(memory, "main/a/"), t->run_id);
+        continue;
+      }
       for (const DataFile& f : old_table->files) EXPECT_TRUE(Has(memory, f.key)) << f.key;
       auto verified = Verify(memory);
       ASSERT_TRUE(verified.ok());
-      ASSERT_FALSE(verified->ok());
-      EXPECT_EQ(verified->problems[0].kind, "iceberg-metadata");
+      bool reported = false;
+      for (const auto& p : verified->problems) reported |= p.kind == "iceberg-metadata";
+      EXPECT_TRUE(reported) << "append " << n;
       continue;
     }
     if (r.ok()) {
