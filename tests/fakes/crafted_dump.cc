@@ -88,7 +88,7 @@ Status WriteCraftedDump(const std::string& dir, const CraftedDump& dump) {
     const std::string text = j.dump(2) + "\n";
     LD_RETURN_IF_ERROR(store->PutObject(TableManifestKey(t.table), text));
     d.tables.push_back(TableSummary{t.table, TableManifestKey(t.table), t.rows, 1, m.bytes,
-                                    "snappy", 0.0, sign ? Sha256Hex(text) : ""});
+                                    "snappy", 0.0, m.run_id, sign ? Sha256Hex(text) : ""});
     d.total_rows += t.rows;
     d.total_files += 1;
     d.total_bytes += m.bytes;

@@ -10,9 +10,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -359,6 +362,33 @@ TEST_F(ReplicaTest, AcrossEnginesPlainIndexesComeAndTheRestIsListed) {
   ASSERT_TRUE(conn.ok());
   EXPECT_EQ(QueryOne(**conn, "SELECT indexdef FROM pg_indexes WHERE indexname = 'items_qty'"),
             "CREATE INDEX items_qty ON main.items USING btree (qty)");
+}
+
+// A dump of some schemas never touches the sequences of others: a sequence being
+// dropped elsewhere in the database (by the application, or a test next door) neither
+// blocks the dump nor fails it. The schema's facts were read from every sequence once,
+// so such a DROP failed the coordinator's transaction and with it the workers' snapshot.
+TEST_F(ReplicaTest, ASequenceDroppedInAnotherSchemaDoesNotDisturbTheDump) {
+  auto other = PgConn::Connect(source_->conninfo(), 10);
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE((*other)->Exec("CREATE SCHEMA elsewhere; CREATE SEQUENCE elsewhere.going; "
+                             "CREATE TABLE elsewhere.t (id serial PRIMARY KEY)").ok());
+  // The DROP holds its lock, uncommitted, for a while, then commits.
+  ASSERT_TRUE((*other)->Exec("BEGIN; DROP SEQUENCE elsewhere.going; "
+                             "DROP TABLE elsewhere.t").ok());
+  // (or as soon as the dump is over).
+  std::promise<void> dumped;
+  std::thread commit([&, over = dumped.get_future()] {
+    over.wait_for(std::chrono::seconds(10));
+    EXPECT_TRUE((*other)->Exec("COMMIT").ok());
+  });
+  const auto start = std::chrono::steady_clock::now();
+  RunResult d = Dump(dir_.Sub("d"), "--tables 'shop.*'");
+  const auto took = std::chrono::steady_clock::now() - start;
+  dumped.set_value();
+  commit.join();
+  EXPECT_EQ(d.code, 0) << d.out << d.err;
+  EXPECT_LT(took, std::chrono::seconds(10)) << "the dump waited for another schema's DROP";
 }
 
 }  // namespace

@@ -159,15 +159,35 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const std::vector<TableRe
                                 {"parent", std::string(PgValue(parts.get(), i, 3))}});
   }
   LD_ASSIGN_OR_RETURN(PgResult seqs, conn.Query(kSequencesSql));
-  const size_t n = static_cast<size_t>(PQntuples(seqs.get()));
+  // Only the sequences the archive holds: in a schema dumped, not owned by a table left
+  // out. Reading the others would reach into objects the dump does not cover, and one
+  // dropped meanwhile by someone else would fail the read (and with it the dump).
+  auto in_archive = [&](int row) {
+    const std::string_view schema = PgValue(seqs.get(), row, 0);
+    if (!facts.schemas.empty() &&
+        std::find(facts.schemas.begin(), facts.schemas.end(), schema) == facts.schemas.end()) {
+      return false;
+    }
+    if (PQgetisnull(seqs.get(), row, 3)) return true;
+    const TableRef owner{std::string(PgValue(seqs.get(), row, 2)),
+                         std::string(PgValue(seqs.get(), row, 3))};
+    return std::none_of(facts.excluded.begin(), facts.excluded.end(), [&](const TableRef& t) {
+      return t.schema == owner.schema && t.name == owner.name;
+    });
+  };
+  std::vector<int> kept;
+  for (int i = 0; i < PQntuples(seqs.get()); ++i) {
+    if (in_archive(i)) kept.push_back(i);
+  }
+  const size_t n = kept.size();
   for (size_t first = 0; first < n; first += kSequencesPerQuery) {
     std::string sql;
     const size_t last = std::min(n, first + kSequencesPerQuery);
-    for (size_t i = first; i < last; ++i) {
+    for (size_t k = first; k < last; ++k) {
+      const int i = kept[k];
       if (!sql.empty()) sql += " UNION ALL ";
       sql += fmt::format("SELECT {}, last_value::pg_catalog.text, is_called FROM {}", i,
-                         QuoteQualified(PgValue(seqs.get(), static_cast<int>(i), 0),
-                                        PgValue(seqs.get(), static_cast<int>(i), 1)));
+                         QuoteQualified(PgValue(seqs.get(), i, 0), PgValue(seqs.get(), i, 1)));
     }
     auto queried = conn.Query(sql);
     if (!queried.ok()) return queried.status().WithContext("reading the sequences' values");

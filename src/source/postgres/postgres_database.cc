@@ -395,8 +395,20 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const std::vector<TableRef
     // runs without the lock (it imports the snapshot on its own connection).
     std::lock_guard lock(mu_);
     if (!in_snapshot_) return Status::InvalidArgument("CaptureSchema() before BeginSnapshot()");
+    // A savepoint keeps a failed read from aborting the snapshot's transaction (the
+    // workers importing it would then fail with a misleading "source process" error).
+    LD_RETURN_IF_ERROR(CoordinatorErrorLocked(coordinator_->Exec("SAVEPOINT lakedump_facts"),
+                                              "reading the schema"));
     auto f = QueryPgSchemaFacts(*coordinator_, selected);
-    if (!f.ok()) return CoordinatorErrorLocked(f.status(), "reading the schema's sequences and indexes");
+    if (!f.ok()) {
+      if (!coordinator_->broken()) {
+        coordinator_->Exec("ROLLBACK TO SAVEPOINT lakedump_facts; RELEASE SAVEPOINT lakedump_facts")
+            .IgnoreError();
+      }
+      return CoordinatorErrorLocked(f.status(), "reading the schema's sequences and indexes");
+    }
+    LD_RETURN_IF_ERROR(CoordinatorErrorLocked(
+        coordinator_->Exec("RELEASE SAVEPOINT lakedump_facts"), "reading the schema"));
     facts = std::move(f).value();
     request.snapshot_id = snapshot_id_;
     request.server_major = coordinator_->server_version() / 10000;
