@@ -27,6 +27,14 @@ using Clock = std::chrono::system_clock;
 namespace {
 // Units estimated at fewer batches than this are read and encoded in turn.
 constexpr uint64_t kMinBatchesToReadAhead = 4;
+
+bool IsDefiniteRefusal(const Status& write) {
+  // kUnavailable: no answer, or one cut short (retried, then checked with a HEAD on S3):
+  // the write may have reached the store and land after this run looked. kCancelled: an
+  // interrupted request, the same. Every other error is the store's own refusal (local:
+  // the write failed before its rename; S3: an error reply).
+  return !write.ok() && !write.retryable() && write.code() != Code::kCancelled;
+}
 }  // namespace
 
 struct ExportService::TableState {
@@ -379,6 +387,13 @@ Status ExportService::WriteManifest(const DumpManifest& d) {
     // A write whose reply was lost may have landed: only a manifest that is
     // not this run's means "not committed".
     auto stored = store_->GetObject(kManifestKey);
+    const bool not_ours =
+        stored.ok() ? *stored != body : stored.status().code() == Code::kNotFound;
+    if (not_ours && IsDefiniteRefusal(put)) {
+      // Refused outright (not a lost reply that may still land): this run's
+      // manifest is not stored and never will be, so what it wrote may go.
+      manifest_may_be_stored_ = false;
+    }
     if (!stored.ok() || *stored != body) return put.WithContext(std::string(kManifestKey));
   }
   Status sync = store_->SyncWritten();
@@ -432,7 +447,7 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   LD_ASSIGN_OR_RETURN(lease_, DumpLease::Acquire(lease_store_ ? lease_store_ : store_, run_id_,
                                                  lease_options, stop));
   Result<DumpResult> result = RunLeased(stop, started);
-  if (!result.ok() && old_dump_committed_ && !manifest_written_) {
+  if (!result.ok() && old_dump_committed_ && !manifest_may_be_stored_) {
     // The committed dump stays exactly as it was: what this run wrote goes
     // (its keys carry the run id), which also gives back the space on a full disk.
     DeleteOwnObjects(lease_store_ ? *lease_store_ : *store_);
@@ -585,7 +600,9 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   LD_RETURN_IF_ERROR(lease_->CheckHeld());
   LD_RETURN_IF_ERROR(CheckBeforeCommit(*store_, tables, options_.table_parallelism, stop));
   LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext("making the dump's files durable"));
-  manifest_written_ = true;  // from here a failure may leave it stored: never delete ours
+  // From here a failure may leave the manifest stored (now or, after a lost reply, later):
+  // this run's objects are kept unless WriteManifest knows its write was refused.
+  manifest_may_be_stored_ = true;
   d.sha256 = !options_.sign_key.empty();
   LD_RETURN_IF_ERROR(WriteManifest(d));
   // Over a committed dump: the Iceberg tables switch to this run's files only now.

@@ -107,7 +107,9 @@ class ExportService {
   // and whether they include a committed dump.
   std::vector<ObjectInfo> listing_;
   bool old_dump_committed_ = false;
-  bool manifest_written_ = false;  // the manifest write was started
+  // The manifest write was started and not refused outright: a failure from here
+  // must not delete this run's objects (a manifest naming them may be stored).
+  bool manifest_may_be_stored_ = false;
   nlohmann::json snapshot_;  // this run's snapshot, as recorded in _table.json
 };
 

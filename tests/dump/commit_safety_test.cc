@@ -267,5 +267,58 @@ TEST(CommitSafetyTest, FailedSweepAfterTheCommitIsAWarningNotAFailure) {
   EXPECT_EQ(CommittedDump(memory).second, 1500u);
 }
 
+// A manifest write the store refuses outright (disk full, access denied) is not
+// stored and never will be: the failed run deletes what it wrote, like a failure
+// at any earlier write, and the destination holds exactly the old dump.
+TEST(CommitSafetyTest, OverwriteWhoseManifestWriteIsRefusedLeavesExactlyTheOldDump) {
+  for (const Status& refusal : {Status::IOError("injected: disk full"),
+                                Status::PermissionDenied("injected: access denied")}) {
+    MemoryStore memory("manifest-refused");
+    FakeDatabase old_db = TwoTables(3000, "old");
+    ASSERT_TRUE(ExportService(&old_db, &memory, Options()).Run().ok());
+    const auto [old_id, old_rows] = CommittedDump(memory);
+    const auto before = memory.Keys();
+    FaultInjectionStore store(&memory);
+    store.FailWritesTo(std::string(kManifestKey), refusal);
+    FakeDatabase new_db = TwoTables(1000, "new");
+    auto r = ExportService(&new_db, &store, Options(IfExists::kOverwrite)).Run();
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), refusal.code()) << r.status().ToString();
+    EXPECT_EQ(CommittedDump(memory), std::make_pair(old_id, old_rows));
+    const auto after = memory.Keys();
+    EXPECT_EQ(std::set<std::string>(after.begin(), after.end()),
+              std::set<std::string>(before.begin(), before.end()))
+        << refusal.ToString();
+  }
+}
+
+// A manifest write that got no answer (kUnavailable: retried, then checked) or was
+// interrupted may still land after the run read the old manifest back: its objects
+// stay (a manifest naming them may appear), and the next overwrite sweeps them.
+TEST(CommitSafetyTest, OverwriteWhoseManifestReplyIsLostKeepsItsObjectsForTheNextRun) {
+  for (const Status& lost : {Status::Unavailable("injected: connection reset"),
+                             Status::Cancelled("injected: interrupted")}) {
+    MemoryStore memory("manifest-lost");
+    FakeDatabase old_db = TwoTables(3000, "old");
+    ASSERT_TRUE(ExportService(&old_db, &memory, Options()).Run().ok());
+    const auto [old_id, old_rows] = CommittedDump(memory);
+    FaultInjectionStore store(&memory);
+    store.FailWritesTo(std::string(kManifestKey), lost);
+    FakeDatabase new_db = TwoTables(1000, "new");
+    ExportService failed(&new_db, &store, Options(IfExists::kOverwrite));
+    ASSERT_FALSE(failed.Run().ok());
+    EXPECT_EQ(CommittedDump(memory), std::make_pair(old_id, old_rows));
+    size_t kept = 0;
+    for (const std::string& k : memory.Keys()) kept += k.find(failed.run_id()) != std::string::npos;
+    EXPECT_GT(kept, 0u) << lost.ToString();
+    auto again = ExportService(&new_db, &memory, Options(IfExists::kOverwrite)).Run();
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    for (const std::string& k : memory.Keys()) {
+      EXPECT_EQ(k.find(failed.run_id()), std::string::npos) << k;
+    }
+    EXPECT_EQ(CommittedDump(memory).second, 1500u);
+  }
+}
+
 }  // namespace
 }  // namespace lakedump
