@@ -6,8 +6,10 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <set>
+#include <span>
 #include <thread>
 
 #include "base/checksum.h"
@@ -375,13 +377,37 @@ void ExportService::DeleteOwnObjects(ObjectStore& store) {
   store.Delete(own).IgnoreError();
 }
 
+Status ExportService::RestoreSignature(const std::optional<std::string>& old_signature) {
+  const std::string key(kSignatureKey);
+  if (old_signature) return store_->PutObject(key, *old_signature);
+  return store_->Delete(std::span<const std::string>(&key, 1));
+}
+
 Status ExportService::WriteManifest(const DumpManifest& d) {
   LD_ASSIGN_OR_RETURN(std::string body, SerializeMetadata(ToJson(d), kManifestKey));
+  // The committed dump's signature (fixed name), put back if this run's manifest
+  // is refused: the old dump must still verify.
+  std::optional<std::string> old_signature;
   if (d.sha256) {
+    if (old_dump_committed_) {
+      auto old = store_->GetObject(kSignatureKey, kMaxMetadataBytes);
+      if (old.ok()) {
+        old_signature = std::move(*old);
+      } else if (old.status().code() != Code::kNotFound) {
+        return old.status().WithContext(std::string(kSignatureKey));
+      }
+    }
     // The signature of these exact bytes goes first: _manifest.json stays the commit point.
-    LD_RETURN_IF_ERROR(store_->PutObject(kSignatureKey, SignatureObject(options_.sign_key, body))
-                           .WithContext(std::string(kSignatureKey)));
+    Status sig = store_->PutObject(kSignatureKey, SignatureObject(options_.sign_key, body));
+    if (!sig.ok()) {
+      // It may have landed all the same: the committed dump's goes back (best effort).
+      if (old_dump_committed_) RestoreSignature(old_signature).IgnoreError();
+      return sig.WithContext(std::string(kSignatureKey));
+    }
   }
+  // From here a failure may leave the manifest stored (now or, after a lost reply, later):
+  // this run's objects are kept unless the store refused the write outright.
+  manifest_may_be_stored_ = true;
   Status put = store_->PutObject(kManifestKey, body);
   if (!put.ok()) {
     // A write whose reply was lost may have landed: only a manifest that is
@@ -393,6 +419,15 @@ Status ExportService::WriteManifest(const DumpManifest& d) {
       // Refused outright (not a lost reply that may still land): this run's
       // manifest is not stored and never will be, so what it wrote may go.
       manifest_may_be_stored_ = false;
+      if (d.sha256 && old_dump_committed_) {
+        Status restored = RestoreSignature(old_signature);
+        if (!restored.ok()) {
+          put = put.WithContext(fmt::format(
+              "the committed dump's {} could not be put back ({}): it no longer matches its "
+              "manifest",
+              kSignatureKey, restored.message()));
+        }
+      }
     }
     if (!stored.ok() || *stored != body) return put.WithContext(std::string(kManifestKey));
   }
@@ -600,9 +635,6 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   LD_RETURN_IF_ERROR(lease_->CheckHeld());
   LD_RETURN_IF_ERROR(CheckBeforeCommit(*store_, tables, options_.table_parallelism, stop));
   LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext("making the dump's files durable"));
-  // From here a failure may leave the manifest stored (now or, after a lost reply, later):
-  // this run's objects are kept unless WriteManifest knows its write was refused.
-  manifest_may_be_stored_ = true;
   d.sha256 = !options_.sign_key.empty();
   LD_RETURN_IF_ERROR(WriteManifest(d));
   // Over a committed dump: the Iceberg tables switch to this run's files only now.

@@ -10,6 +10,7 @@
 #include "dump/commit_check.h"
 #include "dump/export_service.h"
 #include "dump/object_keys.h"
+#include "dump/signature.h"
 #include "fakes/fake_database.h"
 #include "fakes/fault_injection_store.h"
 #include "store/memory/memory_store.h"
@@ -290,6 +291,26 @@ TEST(CommitSafetyTest, OverwriteWhoseManifestWriteIsRefusedLeavesExactlyTheOldDu
               std::set<std::string>(before.begin(), before.end()))
         << refusal.ToString();
   }
+}
+
+// The same over a signed dump: its _manifest.sig (a fixed name, written just before the
+// manifest) is put back, so the old dump still verifies with its key.
+TEST(CommitSafetyTest, SignedOverwriteWhoseManifestIsRefusedKeepsTheOldSignature) {
+  const std::string key(32, 'k');
+  MemoryStore memory("manifest-refused-signed");
+  FakeDatabase old_db = TwoTables(3000, "old");
+  DumpOptions o = Options();
+  o.sign_key = key;
+  ASSERT_TRUE(ExportService(&old_db, &memory, o).Run().ok());
+  ASSERT_TRUE(ReadSignedManifest(memory, key).ok());
+  FaultInjectionStore store(&memory);
+  store.FailWritesTo(std::string(kManifestKey), Status::IOError("injected: disk full"));
+  FakeDatabase new_db = TwoTables(1000, "new");
+  o.if_exists = IfExists::kOverwrite;
+  ASSERT_FALSE(ExportService(&new_db, &store, o).Run().ok());
+  auto still = ReadSignedManifest(memory, key);
+  ASSERT_TRUE(still.ok()) << still.status().ToString();
+  EXPECT_EQ(still->total_rows, 4500u);
 }
 
 // A manifest write that got no answer (kUnavailable: retried, then checked) or was
