@@ -1,5 +1,6 @@
 #include "dump/iceberg_commit.h"
 
+#include <cctype>
 #include <chrono>
 
 #include <nlohmann/json.hpp>
@@ -129,6 +130,56 @@ Result<bool> IcebergMetadataPresent(ObjectStore& store, const TableManifest& tab
     }
   }
   return true;
+}
+
+Result<IcebergTableStatus> ReadIcebergTableStatus(ObjectStore& store, const TableRef& table) {
+  IcebergTableStatus out;
+  const std::string dir = TablePrefix(table) + "metadata/";
+  auto hint = store.GetObject(dir + "version-hint.text", /*max_bytes=*/64);
+  if (!hint.ok()) {
+    if (hint.status().code() == Code::kNotFound) {
+      out.problem = "no version-hint.text";
+      return out;
+    }
+    if (hint.status().code() == Code::kCorruption) {
+      out.problem = "version-hint.text is not a version number";
+      return out;
+    }
+    return hint.status();
+  }
+  // The number N, no newline (tolerate surrounding whitespace); at most 9 digits.
+  std::string n = *hint;
+  while (!n.empty() && std::isspace(static_cast<unsigned char>(n.back()))) n.pop_back();
+  while (!n.empty() && std::isspace(static_cast<unsigned char>(n.front()))) n.erase(0, 1);
+  if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos) {
+    out.problem = "version-hint.text is not a version number";
+    return out;
+  }
+  out.metadata_key = dir + "v" + n + ".metadata.json";
+  auto text = store.GetObject(out.metadata_key, kMaxMetadataBytes);
+  if (!text.ok()) {
+    if (text.status().code() == Code::kNotFound) {
+      out.problem = "version-hint.text names a missing v" + n + ".metadata.json";
+      return out;
+    }
+    if (text.status().code() == Code::kCorruption) {
+      out.problem = "v" + n + ".metadata.json is too large";
+      return out;
+    }
+    return text.status();
+  }
+  const nlohmann::json m = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!m.is_object() || !m.contains("snapshots") || !m["snapshots"].is_array()) {
+    out.problem = "v" + n + ".metadata.json is not Iceberg table metadata";
+    return out;
+  }
+  out.snapshots = m["snapshots"].size();
+  if (m.contains("properties") && m["properties"].is_object()) {
+    const nlohmann::json& run = m["properties"].value("lakedump.run-id", nlohmann::json());
+    if (run.is_string()) out.run_id = run.get<std::string>();
+  }
+  if (out.run_id.empty()) out.problem = "not written by lakedump (no lakedump.run-id)";
+  return out;
 }
 
 }  // namespace lakedump

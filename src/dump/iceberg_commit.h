@@ -63,4 +63,17 @@ Status CheckNoForeignIcebergTables(ObjectStore& store, const std::vector<ObjectI
 // names the table's run id (for resume).
 Result<bool> IcebergMetadataPresent(ObjectStore& store, const TableManifest& table);
 
+// What `ls` shows of a table's Iceberg metadata, as found (the objects are not
+// trusted: read bounded, parsed without exceptions). `problem` is empty when the
+// table opens: version-hint.text names a metadata file that parses, is lakedump's
+// and holds `snapshots` snapshots.
+struct IcebergTableStatus {
+  std::string metadata_key;  // "<prefix>metadata/v<N>.metadata.json" (empty without a hint)
+  uint64_t snapshots = 0;
+  std::string run_id;   // its "lakedump.run-id" property
+  std::string problem;  // e.g. "no version-hint.text", "metadata is not JSON"
+};
+// Errors only when the store fails (a missing or damaged object is a `problem`).
+Result<IcebergTableStatus> ReadIcebergTableStatus(ObjectStore& store, const TableRef& table);
+
 }  // namespace lakedump

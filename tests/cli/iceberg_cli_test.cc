@@ -144,6 +144,49 @@ TEST_F(IcebergCliTest, DefaultWritesNoIcebergMetadata) {
   EXPECT_EQ(m["options"]["table_format"], "parquet");
 }
 
+// `ls` of an Iceberg dump: each table is an Iceberg table with its snapshot count (read
+// from the metadata version-hint.text names); a broken table is shown as such, and a
+// plain dump has no iceberg column.
+TEST_F(IcebergCliTest, LsShowsEachTablesSnapshotCount) {
+  const std::string dest = dir_.Sub("listed");
+  ASSERT_EQ(RunLakedump("dump " + db_ + " " + dest + " --table-format iceberg --tables 'small_*'",
+                        dir_)
+                .code,
+            0);
+  RunResult ls = RunLakedump("ls " + dest, dir_);
+  ASSERT_EQ(ls.code, 0) << ls.err;
+  EXPECT_NE(ls.out.find("table format: iceberg"), std::string::npos) << ls.out;
+  const json m = json::parse(ReadFile(dest + "/_manifest.json"));
+  ASSERT_EQ(m["tables"].size(), 3u);
+  for (const json& t : m["tables"]) {
+    const std::string name = t["table"];
+    const size_t at = ls.out.find("\nmain." + name + " ");
+    ASSERT_NE(at, std::string::npos) << name << "\n" << ls.out;
+    const std::string line = ls.out.substr(at + 1, ls.out.find('\n', at + 1) - at - 1);
+    EXPECT_TRUE(line.ends_with("  1 snapshot")) << line;
+  }
+  RunResult js = RunLakedump("ls " + dest + " --json", dir_);
+  ASSERT_EQ(js.code, 0) << js.err;
+  for (const json& t : json::parse(js.out)["tables"]) {
+    EXPECT_EQ(t["iceberg"]["snapshots"], 1) << t.dump();
+    EXPECT_EQ(t["iceberg"]["run_id"], t["run_id"]) << t.dump();
+    EXPECT_FALSE(t["iceberg"].contains("problem")) << t.dump();
+  }
+  // One table's hint gone: that table no longer opens, and ls says so (exit 0: the dump is there).
+  const std::string first = m["tables"][0]["table"];
+  ASSERT_TRUE(fs::remove(dest + "/main/" + first + "/metadata/version-hint.text"));
+  RunResult broken = RunLakedump("ls " + dest, dir_);
+  ASSERT_EQ(broken.code, 0) << broken.err;
+  EXPECT_NE(broken.out.find("not readable: no version-hint.text"), std::string::npos)
+      << broken.out;
+  // A plain dump: no iceberg column.
+  const std::string plain = dir_.Sub("listed-plain");
+  ASSERT_EQ(RunLakedump("dump " + db_ + " " + plain + " --tables 'small_*'", dir_).code, 0);
+  RunResult plain_ls = RunLakedump("ls " + plain, dir_);
+  ASSERT_EQ(plain_ls.code, 0) << plain_ls.err;
+  EXPECT_EQ(plain_ls.out.find("iceberg"), std::string::npos) << plain_ls.out;
+}
+
 TEST_F(IcebergCliTest, UnknownTableFormatIsBadUsage) {
   const std::string dest = dir_.Sub("bad");
   RunResult r = RunLakedump("dump " + db_ + " " + dest + " --table-format delta", dir_);
