@@ -8,6 +8,7 @@
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/dump_failure.h"
 #include "cli/unfinished_writes.h"
 #include "dump/signature.h"
 #include "dump/export_service.h"
@@ -141,33 +142,13 @@ nlohmann::json Summary(const DumpResult& r, const std::string& dest, const Store
           {"destination", dest},
           {"tables", m.tables.size()},
           {"reused_tables", r.reused_tables},
+          {"removed_unfinished_writes", r.removed_unfinished},
           {"rows", m.total_rows},
           {"files", m.total_files},
           {"bytes", m.total_bytes},
           {"seconds", m.seconds},
           {"signed", m.sha256},
           {"rows_per_second", m.seconds > 0 ? m.total_rows / m.seconds : 0.0}};
-}
-
-// The error to report for a failed run. "Nothing was committed" is said only
-// after checking: a manifest of this very run may have been stored.
-Status FailureStatus(const Status& error, bool interrupted, ObjectStore& store,
-                     const std::string& run_id) {
-  auto manifest = ReadDumpManifest(store);
-  if (manifest.ok() && manifest->dump_id == run_id) {
-    return Status(error.code(),
-                  fmt::format("{}{} (but _manifest.json of this run, {}, was stored: the dump is "
-                              "committed; lakedump verify checks it)",
-                              interrupted ? "interrupted: " : "", error.message(), run_id));
-  }
-  if (!interrupted) return error;
-  std::string message = "interrupted: nothing was committed";
-  // Keep what an operator must still do (uploads that could not be aborted).
-  const size_t gc = error.message().find("run lakedump gc");
-  if (gc != std::string::npos) {
-    message += "; some uploads could not be aborted: " + error.message().substr(gc);
-  }
-  return Status::Cancelled(message);
 }
 
 int RunDump(const DumpArgs& a) {
@@ -222,8 +203,8 @@ int RunDump(const DumpArgs& a) {
   }
   if (!result.ok()) {
     // Through the store handle that the interrupt does not cancel.
-    Status s =
-        FailureStatus(result.status(), interrupt.interrupted(), **lease_store, service.run_id());
+    Status s = DumpFailureStatus(result.status(), interrupt.interrupted(), **lease_store,
+                                 service.run_id(), (*store)->Stats().unaborted_uploads, a.dest);
     const int code = (s.code() == Code::kInvalidArgument && !service.started_writing())
                          ? kExitUsage
                          : kExitFailed;
@@ -237,6 +218,9 @@ int RunDump(const DumpArgs& a) {
   for (const std::string& w : result->warnings) {
     std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(w).c_str());
   }
+  if (const uint64_t n = (*store)->Stats().unaborted_uploads; n > 0) {
+    std::fprintf(stderr, "lakedump: warning: %s\n", UnabortedUploadsHint(n, a.dest).c_str());
+  }
   if (a.json) {
     std::printf("%s\n", DisplayJson(Summary(*result, dest, (*store)->Stats())).c_str());
   } else {
@@ -246,6 +230,10 @@ int RunDump(const DumpArgs& a) {
                 FormatCount(static_cast<double>(m.total_rows)).c_str(),
                 static_cast<unsigned long long>(m.total_files), FormatBytes(m.total_bytes).c_str(),
                 FormatSeconds(m.seconds).c_str(), dest.c_str());
+    if (result->removed_unfinished > 0) {
+      std::printf("removed %llu unfinished writes of earlier runs\n",
+                  static_cast<unsigned long long>(result->removed_unfinished));
+    }
     const StoreStats stats = (*store)->Stats();
     if (stats.retries > 0) {
       std::printf("store: %llu requests retried (%llu throttled by the server)\n",

@@ -1,5 +1,6 @@
 #include "cli/unfinished_writes.h"
 
+#include "dump/object_keys.h"
 #include "store/local/local_store.h"
 #include "store/s3/s3_store.h"
 
@@ -18,7 +19,13 @@ Status RemoveUnfinishedWrites(const std::string& dest, ObjectStore& store,
     return AbortStaleUploads(dest, std::chrono::seconds(0), options, removed);
   }
   if (auto* local = dynamic_cast<LocalStore*>(&store)) {
-    return local->SweepStaleTempFiles(std::chrono::seconds(0), removed);
+    // Another run trying to create the lease writes it as a temp file first: that one is
+    // alive (it fails on the lease, naming the holder), not a dead run's.
+    const std::string lease_temp = "." + std::string(kLeaseKey) + ".tmp-";
+    return local->SweepStaleTempFiles(std::chrono::seconds(0), removed,
+                                      [&](const std::string& name) {
+                                        return name.starts_with(lease_temp);
+                                      });
   }
   return Status::OK();
 }

@@ -270,6 +270,14 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
     }
   }
   if (stop.stop_requested()) return Status::Cancelled("cancelled");
+  if (schema.num_columns() == 0 && rows > 0) {
+    // Parquet keeps rows only in column data: such a file would claim rows that no
+    // reader (ours included, see verify) can check, so the dump would not restore.
+    return Status::InvalidArgument(fmt::format(
+        "table {} has no columns but {} rows: Parquet cannot hold rows without columns (leave it "
+        "out with --exclude {})",
+        ref.QualifiedName(), rows, ref.QualifiedName()));
+  }
   LD_ASSIGN_OR_RETURN(std::vector<DataFile> files, writer.Finish(unit.index == 0));
   span.args()["rows"] = rows;
   bool last = false;
@@ -377,33 +385,20 @@ void ExportService::DeleteOwnObjects(ObjectStore& store) {
   store.Delete(own).IgnoreError();
 }
 
-Status ExportService::RestoreSignature(const std::optional<std::string>& old_signature) {
-  const std::string key(kSignatureKey);
-  if (old_signature) return store_->PutObject(key, *old_signature);
-  return store_->Delete(std::span<const std::string>(&key, 1));
-}
-
 Status ExportService::WriteManifest(const DumpManifest& d) {
   LD_ASSIGN_OR_RETURN(std::string body, SerializeMetadata(ToJson(d), kManifestKey));
-  // The committed dump's signature (fixed name), put back if this run's manifest
-  // is refused: the old dump must still verify.
-  std::optional<std::string> old_signature;
+  std::string previous_signature;
   if (d.sha256) {
-    if (old_dump_committed_) {
-      auto old = store_->GetObject(kSignatureKey, kMaxMetadataBytes);
-      if (old.ok()) {
-        old_signature = std::move(*old);
-      } else if (old.status().code() != Code::kNotFound) {
-        return old.status().WithContext(std::string(kSignatureKey));
-      }
-    }
     // The signature of these exact bytes goes first: _manifest.json stays the commit point.
-    Status sig = store_->PutObject(kSignatureKey, SignatureObject(options_.sign_key, body));
-    if (!sig.ok()) {
-      // It may have landed all the same: the committed dump's goes back (best effort).
-      if (old_dump_committed_) RestoreSignature(old_signature).IgnoreError();
-      return sig.WithContext(std::string(kSignatureKey));
+    // It carries the committed manifest's signature too, so the old dump stays verifiable
+    // until the new manifest lands.
+    if (auto old = store_->GetObject(kSignatureKey, 64 * 1024); old.ok()) {
+      previous_signature = std::move(*old);
     }
+    LD_RETURN_IF_ERROR(
+        store_->PutObject(kSignatureKey,
+                          SignatureObject(options_.sign_key, body, previous_signature))
+            .WithContext(std::string(kSignatureKey)));
   }
   // From here a failure may leave the manifest stored (now or, after a lost reply, later):
   // this run's objects are kept unless the store refused the write outright.
@@ -419,17 +414,13 @@ Status ExportService::WriteManifest(const DumpManifest& d) {
       // Refused outright (not a lost reply that may still land): this run's
       // manifest is not stored and never will be, so what it wrote may go.
       manifest_may_be_stored_ = false;
-      if (d.sha256 && old_dump_committed_) {
-        Status restored = RestoreSignature(old_signature);
-        if (!restored.ok()) {
-          put = put.WithContext(fmt::format(
-              "the committed dump's {} could not be put back ({}): it no longer matches its "
-              "manifest",
-              kSignatureKey, restored.message()));
-        }
-      }
     }
     if (!stored.ok() || *stored != body) return put.WithContext(std::string(kManifestKey));
+  }
+  if (d.sha256 && !previous_signature.empty()) {
+    // Committed: the old manifest's entry is no longer needed. Should this fail, the
+    // signature still checks (the new entry is the main one).
+    store_->PutObject(kSignatureKey, SignatureObject(options_.sign_key, body)).IgnoreError();
   }
   Status sync = store_->SyncWritten();
   if (!sync.ok()) {

@@ -77,9 +77,6 @@ class ExportService {
   Status ExportUnit(TableState* state, const WorkUnit& unit, std::stop_token stop);
   Status CommitTable(TableState* state);
   Status WriteManifest(const DumpManifest& manifest);
-  // Over a committed signed dump whose replacement failed: puts its _manifest.sig
-  // back (or deletes this run's when the old dump had none).
-  Status RestoreSignature(const std::optional<std::string>& old_signature);
   // Best effort: deletes every object whose key carries this run's id.
   void DeleteOwnObjects(ObjectStore& store);
   // Deletes what the new manifest does not name (keeps its schema archive).

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,25 @@ constexpr std::string_view kAlgorithm = "hmac-sha256";
 
 Status Refused(std::string_view what) {
   return Status::PermissionDenied(fmt::format("signature check failed: {}", what));
+}
+
+bool IsEntry(const nlohmann::json& j) {
+  return j.is_object() && j.contains("hmac_sha256") && j["hmac_sha256"].is_string() &&
+         (!j.contains("key_id") || j["key_id"].is_string()) &&
+         (!j.contains("manifest_sha256") || j["manifest_sha256"].is_string());
+}
+
+// A signature object (ours, or hostile): nullopt unless it has the format, the algorithm
+// and a well-formed entry (and a well-formed "previous" when present).
+std::optional<nlohmann::json> ParseSignature(std::string_view text) {
+  if (text.empty() || text.size() > 64 * 1024) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || j.value("format", "") != kSignatureFormat ||
+      j.value("algorithm", "") != kAlgorithm || !IsEntry(j)) {
+    return std::nullopt;
+  }
+  if (j.contains("previous") && !IsEntry(j["previous"])) return std::nullopt;
+  return j;
 }
 
 }  // namespace
@@ -47,7 +67,8 @@ std::string SigningKeyId(std::string_view key) {
   return HmacSha256Hex(key, "lakedump signing key id").substr(0, 16);
 }
 
-std::string SignatureObject(std::string_view key, std::string_view manifest_bytes) {
+std::string SignatureObject(std::string_view key, std::string_view manifest_bytes,
+                            std::string_view previous_signature) {
   nlohmann::json j = {{"format", std::string(kSignatureFormat)},
                       {"format_version", 1},
                       {"algorithm", std::string(kAlgorithm)},
@@ -55,6 +76,13 @@ std::string SignatureObject(std::string_view key, std::string_view manifest_byte
                       {"key_id", SigningKeyId(key)},
                       {"manifest_sha256", Sha256Hex(manifest_bytes)},
                       {"hmac_sha256", HmacSha256Hex(key, manifest_bytes)}};
+  // The signature of the manifest still committed, while the new one is not yet: so the
+  // old dump keeps passing --require-signature until the new manifest replaces it.
+  if (auto prev = ParseSignature(previous_signature); prev.has_value()) {
+    j["previous"] = {{"key_id", (*prev)["key_id"]},
+                     {"manifest_sha256", (*prev)["manifest_sha256"]},
+                     {"hmac_sha256", (*prev)["hmac_sha256"]}};
+  }
   return j.dump(2) + "\n";
 }
 
@@ -68,19 +96,24 @@ Status CheckManifestSignature(ObjectStore& store, std::string_view key,
     }
     return sig.status().WithContext(kSignatureKey);
   }
-  if (sig->size() > 64 * 1024) return Refused(fmt::format("{} is not a signature", kSignatureKey));
-  nlohmann::json j = nlohmann::json::parse(*sig, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || j.value("format", "") != kSignatureFormat ||
-      j.value("algorithm", "") != kAlgorithm || !j.contains("hmac_sha256") ||
-      !j["hmac_sha256"].is_string()) {
+  auto parsed = ParseSignature(*sig);
+  if (!parsed.has_value()) {
     return Refused(fmt::format("{} is not a lakedump hmac-sha256 signature", kSignatureKey));
   }
-  if (j.value("key_id", "") != SigningKeyId(key)) {
+  const nlohmann::json* entry = &*parsed;
+  // During an overwrite of a signed dump, the signature object already holds the new
+  // manifest's entry and the committed one's as "previous".
+  const std::string digest = Sha256Hex(manifest_bytes);
+  if (parsed->value("manifest_sha256", digest) != digest && parsed->contains("previous") &&
+      (*parsed)["previous"].value("manifest_sha256", "") == digest) {
+    entry = &(*parsed)["previous"];
+  }
+  if (entry->value("key_id", "") != SigningKeyId(key)) {
     return Refused(fmt::format(
         "the dump was signed with another key (key id {}, this key's is {})",
-        j.value("key_id", "?").substr(0, 16), SigningKeyId(key)));
+        entry->value("key_id", "?").substr(0, 16), SigningKeyId(key)));
   }
-  if (!ConstantTimeEquals(j["hmac_sha256"].get<std::string>(),
+  if (!ConstantTimeEquals((*entry)["hmac_sha256"].get<std::string>(),
                           HmacSha256Hex(key, manifest_bytes))) {
     return Refused(fmt::format("{} does not match its signature: it was altered after the dump",
                                kManifestKey));

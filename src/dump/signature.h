@@ -27,11 +27,16 @@ Result<std::string> ReadSigningKey(const std::string& path);
 // 16 hex digits identifying a key without revealing it (HMAC of a fixed label).
 std::string SigningKeyId(std::string_view key);
 
-// The content of _manifest.sig for these exact _manifest.json bytes.
-std::string SignatureObject(std::string_view key, std::string_view manifest_bytes);
+// The content of _manifest.sig for these exact _manifest.json bytes. `previous_signature`:
+// the _manifest.sig of the dump still committed at the destination ("" if none), whose
+// entry is kept as "previous" so that the old manifest stays verifiable until the new
+// one replaces it (the writer then rewrites the signature without it).
+std::string SignatureObject(std::string_view key, std::string_view manifest_bytes,
+                            std::string_view previous_signature = "");
 
-// Checks the store's _manifest.sig against `manifest_bytes`. PermissionDenied, one line:
-// not signed (no _manifest.sig), signed with another key, or altered.
+// Checks the store's _manifest.sig against `manifest_bytes` (its entry, or its "previous"
+// entry whose manifest_sha256 is these bytes'). PermissionDenied, one line: not signed (no
+// _manifest.sig), signed with another key, or altered.
 Status CheckManifestSignature(ObjectStore& store, std::string_view key,
                               std::string_view manifest_bytes);
 

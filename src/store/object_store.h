@@ -54,6 +54,9 @@ class ObjectReader {
 struct StoreStats {
   uint64_t retries = 0;    // requests sent again after a retryable failure
   uint64_t throttles = 0;  // SlowDown / 429 / 503 answers that slowed the whole store
+  // Multipart uploads whose abort failed (a dropped writer or a failed Close): they
+  // stay on the server, invisible, until `lakedump gc` removes them.
+  uint64_t unaborted_uploads = 0;
 };
 
 class ObjectStore {

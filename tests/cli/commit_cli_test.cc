@@ -200,5 +200,47 @@ TEST_F(CommitCliTest, OverwriteOnAFullDiskLeavesTheOldDumpWhole) {
   ExpectGoodDumpOf(dest, small, dir_);
 }
 
+// What a killed run leaves (a hidden temp file of a write it never finished) is no
+// part of the dump: `verify` says so, naming it, and still passes the dump; the next
+// `--if-exists resume` or `overwrite` (which holds the lease, so no live run owns
+// it) removes it; a plain `dump` into a fresh folder has none to remove.
+TEST_F(CommitCliTest, UnfinishedWritesAreListedByVerifyAndCleanedByTheNextRun) {
+  for (const std::string mode : {"resume", "overwrite"}) {
+    SCOPED_TRACE(mode);
+    const std::string dest = dir_.Sub("unfinished-" + mode);
+    ASSERT_EQ(RunLakedump("dump " + two_ + " " + dest + " --progress none", dir_).code, 0);
+    const json m = json::parse(ReadFile(dest + "/_manifest.json"));
+    const std::string table_dir =
+        fs::path(dest + "/" + m["tables"][0]["key"].get<std::string>()).parent_path().string();
+    const std::string dead = table_dir + "/.part-00000.parquet.tmp-deadrun01";
+    WriteFile(dead, std::string(1000, 'x'));
+    // Another run's lease being created right now is alive: never swept from under it.
+    const std::string contender = dest + "/._lease.json.tmp-contender";
+    WriteFile(contender, "{}");
+
+    RunResult v = RunLakedump("verify " + dest, dir_);
+    EXPECT_EQ(v.code, 0) << v.out << v.err;
+    EXPECT_NE(v.out.find("WARNING unfinished write (no part of the dump; lakedump gc removes it): "),
+              std::string::npos)
+        << v.out;
+    EXPECT_NE(v.out.find(".part-00000.parquet.tmp-deadrun01"), std::string::npos) << v.out;
+    RunResult vj = RunLakedump("verify " + dest + " --json", dir_);
+    ASSERT_EQ(vj.code, 0) << vj.out << vj.err;
+    EXPECT_EQ(json::parse(vj.out)["unfinished_writes"].size(), 2u) << vj.out;
+
+    RunResult again = RunLakedump(
+        "dump " + two_ + " " + dest + " --if-exists " + mode + " --progress none --json", dir_);
+    ASSERT_EQ(again.code, 0) << again.out << again.err;
+    EXPECT_EQ(json::parse(again.out)["removed_unfinished_writes"], 1) << again.out;
+    EXPECT_FALSE(fs::exists(dead));
+    EXPECT_TRUE(fs::exists(contender));
+    fs::remove(contender);
+    RunResult after = RunLakedump("verify " + dest + " --json", dir_);
+    ASSERT_EQ(after.code, 0) << after.out << after.err;
+    EXPECT_TRUE(json::parse(after.out)["unfinished_writes"].empty()) << after.out;
+    ExpectGoodDumpOf(dest, two_, dir_);
+  }
+}
+
 }  // namespace
 }  // namespace lakedump

@@ -341,5 +341,46 @@ TEST(CommitSafetyTest, OverwriteWhoseManifestReplyIsLostKeepsItsObjectsForTheNex
   }
 }
 
+// A signed dump written over a signed one: whatever write of the new run fails, the
+// committed dump still passes the signature check (the new _manifest.sig, written before
+// the new manifest, carries the committed manifest's entry too); after a successful
+// overwrite only the new entry is left.
+TEST(CommitSafetyTest, OverwritingASignedDumpKeepsTheOldOneVerifiableAtEveryFailure) {
+  const std::string key(32, 'k');
+  DumpOptions signed_options = Options(IfExists::kOverwrite);
+  signed_options.sign_key = key;
+  bool failed_after_signature = false;
+  for (int n = 1; n <= 40; ++n) {
+    MemoryStore memory("signed-overwrite");
+    FakeDatabase old_db = TwoTables(3000, "old");
+    DumpOptions first = signed_options;
+    first.if_exists = IfExists::kFail;
+    ASSERT_TRUE(ExportService(&old_db, &memory, first).Run().ok());
+    const auto [old_id, old_rows] = CommittedDump(memory);
+    FaultInjectionStore store(&memory);
+    store.FailNth(FaultPoint::kNewWriter, n, Status::IOError("injected: disk full"));
+    FakeDatabase new_db = TwoTables(1000, "new");
+    auto r = ExportService(&new_db, &store, signed_options).Run();
+    auto m = ReadSignedManifest(memory, key);
+    ASSERT_TRUE(m.ok()) << "failure at writer " << n << ": " << m.status().ToString();
+    if (r.ok()) {
+      EXPECT_NE(m->dump_id, old_id);
+      auto sig = memory.GetObject(kSignatureKey);
+      ASSERT_TRUE(sig.ok());
+      // Only a failed rewrite after the commit (a warning-free best effort) keeps the
+      // old entry; without a fault it is gone.
+      if (store.calls(FaultPoint::kNewWriter) < n) {
+        EXPECT_EQ(sig->find("previous"), std::string::npos);
+        break;
+      }
+      continue;
+    }
+    EXPECT_EQ(m->dump_id, old_id) << "failure at writer " << n;
+    auto sig = memory.GetObject(kSignatureKey);
+    if (sig.ok() && sig->find("previous") != std::string::npos) failed_after_signature = true;
+  }
+  EXPECT_TRUE(failed_after_signature) << "no failure fell between the signature and the manifest";
+}
+
 }  // namespace
 }  // namespace lakedump

@@ -209,5 +209,33 @@ TEST_F(S3DumpCliTest, ServerErrorsAndSlowDownAreRetriedAndCountedDataIdentical) 
   EXPECT_EQ(OpenUploads(), "None\n");
 }
 
+// An incomplete multipart upload under the prefix (a killed run's) is no part of the
+// dump: `verify` names it and passes; `--if-exists resume` (holding the lease, so no
+// live run owns it) aborts it, and awscli lists no upload afterwards.
+TEST_F(S3DumpCliTest, UnfinishedUploadsAreListedByVerifyAndAbortedByResume) {
+  ASSERT_EQ(RunLakedump("dump " + db_ + " " + Url() + " " + S3Flags() + " --progress none", dir_)
+                .code,
+            0);
+  int rc = 0;
+  Aws("s3api create-multipart-upload --bucket " + bucket_ + " --key " + prefix_ +
+          "/main/fact/part-99999.parquet",
+      &rc);
+  ASSERT_EQ(rc, 0);
+  ASSERT_NE(OpenUploads().find("part-99999.parquet"), std::string::npos);
+  RunResult v = RunLakedump("verify " + Url() + " " + S3Flags() + " --json", dir_);
+  ASSERT_EQ(v.code, 0) << v.out << v.err;
+  const json listed = json::parse(v.out)["unfinished_writes"];
+  ASSERT_EQ(listed.size(), 1u) << v.out;
+  EXPECT_NE(listed[0].get<std::string>().find("part-99999.parquet"), std::string::npos) << v.out;
+
+  RunResult resumed = RunLakedump(
+      "dump " + db_ + " " + Url() + " " + S3Flags() + " --if-exists resume --json", dir_);
+  ASSERT_EQ(resumed.code, 0) << resumed.out << resumed.err;
+  EXPECT_EQ(json::parse(resumed.out)["removed_unfinished_writes"], 1) << resumed.out;
+  EXPECT_EQ(OpenUploads(), "None\n");
+  RunResult deep = RunLakedump("verify " + Url() + " " + S3Flags() + " --deep", dir_);
+  EXPECT_EQ(deep.code, 0) << deep.out << deep.err;
+}
+
 }  // namespace
 }  // namespace lakedump

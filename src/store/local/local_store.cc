@@ -432,7 +432,8 @@ Status LocalStore::Delete(std::span<const std::string> keys) {
 }
 
 Status LocalStore::SweepStaleTempFiles(std::chrono::seconds older_than,
-                                       std::vector<std::string>* removed) {
+                                       std::vector<std::string>* removed,
+                                       const std::function<bool(const std::string&)>& keep) {
   namespace fs = std::filesystem;
   const std::string root = root_.empty() ? "/" : root_;
   std::error_code ec;
@@ -441,6 +442,7 @@ Status LocalStore::SweepStaleTempFiles(std::chrono::seconds older_than,
   for (auto it = fs::recursive_directory_iterator(root, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (!it->is_regular_file(ec) || !IsTempFileName(it->path().filename().string())) continue;
+    if (keep && keep(it->path().filename().string())) continue;
     const auto mtime = fs::last_write_time(it->path(), ec);
     if (ec || mtime > cutoff) {
       ec.clear();

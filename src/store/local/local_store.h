@@ -24,6 +24,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -70,8 +71,10 @@ class LocalStore final : public ObjectStore {
   // gc: removes the temp files below the root last modified more than
   // older_than ago: what a killed writer (SIGKILL, power loss) left behind. Their
   // paths go to *removed when it is not null. A root that does not exist has none.
+  // `keep(file_name)`, when set, spares the temp files it returns true for.
   Status SweepStaleTempFiles(std::chrono::seconds older_than,
-                             std::vector<std::string>* removed = nullptr);
+                             std::vector<std::string>* removed = nullptr,
+                             const std::function<bool(const std::string&)>& keep = nullptr);
   // The temp files below the root (paths), for verify's warnings.
   Result<std::vector<std::string>> ListTempFiles();
 

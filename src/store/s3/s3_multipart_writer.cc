@@ -255,6 +255,7 @@ void S3MultipartWriter::AbortUpload() {
   if (upload_id_.empty()) return;
   Status s = client_->AbortMultipartUpload(key_, upload_id_);
   if (!s.ok()) {
+    if (options_.unaborted != nullptr) options_.unaborted->fetch_add(1);
     status_ = Status(status_.code(), status_.message() + "; AbortMultipartUpload also failed (" +
                                          s.message() + "): run lakedump gc on the prefix");
   }

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <future>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -49,6 +50,8 @@ struct MultipartWriterOptions {
   // WriteOptions::create_only: the single PutObject of an object smaller than
   // one part is conditional (If-None-Match: *); a multipart object is not.
   bool create_only = false;
+  // Counts uploads this writer could not abort (StoreStats::unaborted_uploads); may be null.
+  std::atomic<uint64_t>* unaborted = nullptr;
 };
 
 // The size of part `part_number` (1-based) for a base part size.

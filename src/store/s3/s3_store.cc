@@ -90,6 +90,7 @@ class S3Store final : public ObjectStore {
     w.upload_parallelism = options_.s3.upload_parallelism;
     w.equal_parts = options_.s3.equal_parts;
     w.stop = options_.stop;
+    w.unaborted = &unaborted_;
     return std::unique_ptr<ObjectWriter>(std::make_unique<S3MultipartWriter>(
         &client_, &upload_pool_, &buffers_, budget_, url_.prefix + std::string(key), w));
   }
@@ -149,7 +150,9 @@ class S3Store final : public ObjectStore {
   }
 
   bool create_only_is_atomic() const override { return false; }
-  StoreStats Stats() const override { return {retry_.retries(), retry_.throttles()}; }
+  StoreStats Stats() const override {
+    return {retry_.retries(), retry_.throttles(), unaborted_.load()};
+  }
   std::string Describe() const override {
     std::string p = url_.prefix;
     if (!p.empty()) p.pop_back();
@@ -168,6 +171,7 @@ class S3Store final : public ObjectStore {
   const StoreOptions options_;
   std::unique_ptr<HttpTransport> transport_;
   RetryPolicy retry_;
+  std::atomic<uint64_t> unaborted_{0};
   S3Client client_;
   const uint64_t part_size_;
   PartBufferPool buffers_;
