@@ -5,7 +5,8 @@
 # Usage: bench/pg_small_tables.sh [BUILD_DIR] [RUNS]
 #   Env: LD_BENCH_PG_DSN or LD_TEST_PG_DSN (keyword form or URI of a server we may create a
 #   database `lakedump_small_bench` on); TABLES (default 1000), ROWS (default 100),
-#   PARALLEL (lakedump's --table-parallelism for the parallel run, default: the number of cores, as lakedump's own default).
+#   PARALLEL (lakedump's --table-parallelism for the parallel run, default: the number of cores, as lakedump's own default),
+#   TABLE_FORMAT (lakedump's --table-format, default parquet; iceberg for issue 12's comparison).
 set -euo pipefail
 BUILD=${1:-build}
 RUNS=${2:-3}
@@ -15,6 +16,7 @@ ROWS=${ROWS:-100}
 PARALLEL=${PARALLEL:-$(nproc)}
 # shellcheck source=bench/_pg_lib.sh
 . "$(dirname "$0")/_pg_lib.sh"
+TABLE_FORMAT=${TABLE_FORMAT:-parquet}
 command -v pg_dump >/dev/null || { echo "pg_dump not found (apt-get install postgresql-client-15)" >&2; exit 2; }
 DB=lakedump_small_bench
 BENCH_DSN=$(pg_db_dsn $DB)
@@ -28,8 +30,8 @@ for run in $(seq "$RUNS"); do
   rm -rf "${WORK:?}"/*
   t[pg_dump_j1]+=" $(secs pg_dump -d "$BENCH_DSN" -Fd -j 1 -f "$WORK/pgd1")"
   t[pg_dump_j2]+=" $(secs pg_dump -d "$BENCH_DSN" -Fd -j 2 -f "$WORK/pgd2")"
-  t[lakedump_p1]+=" $(secs "$LD" dump "$BENCH_DSN" "$WORK/ld1" --table-parallelism 1 --progress none)"
-  t["lakedump_p$PARALLEL"]+=" $(secs "$LD" dump "$BENCH_DSN" "$WORK/ldp" --table-parallelism "$PARALLEL" --progress none)"
+  t[lakedump_p1]+=" $(secs "$LD" dump "$BENCH_DSN" "$WORK/ld1" --table-parallelism 1 --table-format "$TABLE_FORMAT" --progress none)"
+  t["lakedump_p$PARALLEL"]+=" $(secs "$LD" dump "$BENCH_DSN" "$WORK/ldp" --table-parallelism "$PARALLEL" --table-format "$TABLE_FORMAT" --progress none)"
   echo "run $run done"
 done
 echo "$TABLES tables x $ROWS rows, median of $RUNS (seconds):"

@@ -8,7 +8,11 @@
 # of scripts/start-radosgw, OBJECTSTORE=bluestore for benchmarks).
 # env: ROWS ("300000 3000000"), LINKS ("near far"), PS ("0 1 2 3 4 8 16"),
 #      RUNS (3; median), RUNS_BIG (runs for the 10x table, default RUNS),
-#      PART_SIZE (5MiB), SEED_CACHE (where the demo databases are kept, /tmp/lakedump-seed)
+#      PART_SIZE (5MiB), SEED_CACHE (where the demo databases are kept, /tmp/lakedump-seed),
+#      TABLE_FORMAT (parquet; iceberg adds each table's Iceberg metadata, docs/iceberg.md),
+#      TABLES (the --tables glob dumped, store_orders_fact), SMALL_TABLES (the demo's
+#      --small-tables; with TABLES='small_*' SMALL_TABLES=1000 this is the 1000-small-tables
+#      figure of issue 12: run it once with TABLE_FORMAT=parquet and once with iceberg)
 # Link models (faultproxy's --delay-ms is one-way, per direction):
 #   near: RTT 20 ms (10 ms each way), 40 MB/s per connection and direction
 #   far:  RTT 60 ms (30 ms each way), 10 MB/s per connection and direction
@@ -31,6 +35,9 @@ RUNS=${RUNS:-3}
 RUNS_BIG=${RUNS_BIG:-$RUNS}
 PART_SIZE=${PART_SIZE:-5MiB}
 SEED_CACHE=${SEED_CACHE:-/tmp/lakedump-seed}
+TABLE_FORMAT=${TABLE_FORMAT:-parquet}
+TABLES=${TABLES:-store_orders_fact}
+SMALL_TABLES=${SMALL_TABLES:-}
 LD=$BUILD/lakedump
 mkdir -p "$SEED_CACHE"
 work=$(mktemp -d)
@@ -58,24 +65,26 @@ stop_proxy() { kill "$proxy_pid" 2>/dev/null || true; wait "$proxy_pid" 2>/dev/n
 {
   echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# lakedump $(git -C "$HERE/.." rev-parse --short HEAD 2>/dev/null || echo '?'), part size $PART_SIZE"
+  echo "# --table-format $TABLE_FORMAT --tables '$TABLES'${SMALL_TABLES:+, demo --small-tables $SMALL_TABLES}"
 } >"$OUT/machine.txt"
 
 # 1. The demo databases (kept between runs: same seed, same data).
 for rows in $ROWS; do
-  db=$SEED_CACHE/demo_$rows.sqlite
-  [ -s "$db" ] || "$LD" demo "$db" --rows "$rows" --force >/dev/null
+  db=$SEED_CACHE/demo_$rows${SMALL_TABLES:+_s$SMALL_TABLES}.sqlite
+  [ -s "$db" ] || "$LD" demo "$db" --rows "$rows" ${SMALL_TABLES:+--small-tables "$SMALL_TABLES"} --force >/dev/null
 done
 
 # 2. Encode time: the same dump to a local folder (no upload), median of RUNS.
 : >"$OUT/encode.tsv"
 for rows in $ROWS; do
-  db=$SEED_CACHE/demo_$rows.sqlite
-  "$LD" dump "$db" "$work/warm" --tables store_orders_fact --progress none >/dev/null
+  db=$SEED_CACHE/demo_$rows${SMALL_TABLES:+_s$SMALL_TABLES}.sqlite
+  "$LD" dump "$db" "$work/warm" --tables "$TABLES" --table-format "$TABLE_FORMAT" --progress none >/dev/null
   rm -rf "$work/warm"
   for i in $(seq "$RUNS"); do
     t0=$(now)
     /usr/bin/time -f '%U %S' -o "$work/cpu" \
-      "$LD" dump "$db" "$work/local" --tables store_orders_fact --progress none >/dev/null
+      "$LD" dump "$db" "$work/local" --tables "$TABLES" --table-format "$TABLE_FORMAT" \
+        --progress none >/dev/null
     t1=$(now)
     bytes=$(find "$work/local" -name '*.parquet' -printf '%s\n' | awk '{s += $1} END {print s}')
     rm -rf "$work/local"
@@ -89,7 +98,7 @@ done
 for link in $LINKS; do
   start_proxy "$link"
   for rows in $ROWS; do
-    db=$SEED_CACHE/demo_$rows.sqlite
+    db=$SEED_CACHE/demo_$rows${SMALL_TABLES:+_s$SMALL_TABLES}.sqlite
     runs=$RUNS
     [ "$rows" = "${ROWS##* }" ] && [ "$rows" != "${ROWS%% *}" ] && runs=$RUNS_BIG
     for p in $PS; do
@@ -97,7 +106,8 @@ for link in $LINKS; do
         dest="s3://$S3_BUCKET/seed/$link/$rows/p$p-r$i-$$"
         t0=$(now)
         /usr/bin/time -f '%U %S' -o "$work/cpu" \
-          "$LD" dump "$db" "$dest" --tables store_orders_fact --progress none --endpoint "$endpoint" \
+          "$LD" dump "$db" "$dest" --tables "$TABLES" --table-format "$TABLE_FORMAT" \
+          --progress none --endpoint "$endpoint" \
           --upload-parallelism "$p" --part-size "$PART_SIZE" >"$work/dump.out" 2>&1 ||
           { cat "$work/dump.out" >&2; exit 1; }
         t1=$(now)

@@ -37,6 +37,7 @@ struct DumpArgs {
   int max_partitions = 1000;
   std::string if_exists = "fail";
   std::string wait_for_lock = "0";  // --wait-for-lock alone: "forever"
+  std::string table_format = "parquet";
   std::string progress = "auto";
   bool json = false;
   std::string trace;
@@ -111,6 +112,7 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
     if (!wait.ok()) return wait.status().WithContext("--wait-for-lock");
     o.wait_for_lock = *wait;
   }
+  LD_ASSIGN_OR_RETURN(o.table_format, ParseTableFormat(a.table_format));
   LD_ASSIGN_OR_RETURN(o.progress, ParseProgressMode(a.progress));
   if (a.json && a.progress == "auto") o.progress = ProgressMode::kNone;
   o.trace_file = a.trace;
@@ -292,6 +294,10 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
       ->expected(0, 1)
       ->default_str("forever")
       ->type_name("[=DURATION]");
+  app->add_option("--table-format", a->table_format,
+                  "parquet | iceberg: iceberg also writes each table as an Apache Iceberg v2 "
+                  "table (metadata/ in its folder; docs/iceberg.md)")
+      ->capture_default_str();
   app->add_option("--progress", a->progress, "auto | plain | none")->capture_default_str();
   app->add_flag("--json", a->json, "print one JSON summary object on stdout");
   app->add_option("--sign-key-file", a->sign_key_file,
@@ -341,6 +347,7 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
       "  lakedump dump app.db ./out --file-size 256MiB --partition-by region\n"
       "  lakedump dump app.db ./out --if-exists resume      # after an interrupted run\n"
       "  lakedump dump app.db ./out --if-exists overwrite --wait-for-lock=10m\n"
+      "  lakedump dump app.db s3://bucket/lake --table-format iceberg   # Iceberg tables\n"
       "  lakedump dump app.db s3://bucket/dumps/app --endpoint http://127.0.0.1:7480\n\n"
       "One run at a time per DEST: a run holds DEST/_lease.json while it lives (renewed every "
       "10 s); a second run fails naming the holder, or waits with --wait-for-lock. A lease "

@@ -10,6 +10,7 @@
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "dump/iceberg_commit.h"
 #include "dump/manifest.h"
 #include "dump/schema_archive.h"
 
@@ -111,6 +112,13 @@ std::vector<std::string> SchemaLines(const nlohmann::json& schema, bool each_obj
   return lines;
 }
 
+// "1 snapshot", "3 snapshots", or what is wrong with the table's Iceberg metadata.
+std::string IcebergCell(const IcebergTableStatus& ice, const TableSummary& table) {
+  if (!ice.problem.empty()) return "not readable: " + ice.problem;
+  if (ice.run_id != table.run_id) return "stale: metadata of run " + ice.run_id;
+  return fmt::format("{} snapshot{}", ice.snapshots, ice.snapshots == 1 ? "" : "s");
+}
+
 int RunLs(const LsArgs& a) {
   std::unique_ptr<ObjectStore> store;
   if (int rc = OpenCommandStore(a.dest, a.s3, StoreOptions{}, &store); rc != kExitOk) return rc;
@@ -131,8 +139,26 @@ int RunLs(const LsArgs& a) {
       details.push_back(std::move(*tm));
     }
   }
+  // --table-format iceberg: each table's Iceberg metadata, as an engine would open it.
+  const bool iceberg =
+      m.options.is_object() && m.options.value("table_format", "") == "iceberg";
+  std::vector<IcebergTableStatus> ice;
+  if (iceberg) {
+    for (const TableSummary& t : m.tables) {
+      auto status = ReadIcebergTableStatus(**store, t.table);
+      if (!status.ok()) return PrintError(status.status(), kExitFailed);
+      ice.push_back(std::move(*status));
+    }
+  }
   if (a.json) {
     nlohmann::json j = ToJson(m);
+    for (size_t i = 0; i < ice.size(); ++i) {
+      nlohmann::json& e = j["tables"][i]["iceberg"];
+      e["metadata"] = ice[i].metadata_key;
+      e["snapshots"] = ice[i].snapshots;
+      e["run_id"] = ice[i].run_id;
+      if (!ice[i].problem.empty()) e["problem"] = ice[i].problem;
+    }
     if (a.ddl) {
       for (size_t i = 0; i < details.size(); ++i) j["tables"][i]["ddl"] = details[i].ddl;
     } else if (j.contains("schema")) {
@@ -172,13 +198,19 @@ int RunLs(const LsArgs& a) {
     width = std::max(width, safe(t.table.QualifiedName()).size());
   }
   width = std::min<size_t>(width, 60);
-  std::printf("\n%-*s %12s %6s %12s %-8s %9s\n", static_cast<int>(width), "table", "rows",
-              "files", "bytes", "codec", "seconds");
-  for (const TableSummary& t : m.tables) {
-    std::printf("%-*s %12llu %6llu %12s %-8s %9.2f\n", static_cast<int>(width),
+  if (iceberg) {
+    std::printf("table format: iceberg (each table is an Iceberg v2 table: "
+                "<table>/metadata/version-hint.text)\n");
+  }
+  std::printf("\n%-*s %12s %6s %12s %-8s %9s%s\n", static_cast<int>(width), "table", "rows",
+              "files", "bytes", "codec", "seconds", iceberg ? "  iceberg" : "");
+  for (size_t i = 0; i < m.tables.size(); ++i) {
+    const TableSummary& t = m.tables[i];
+    std::printf("%-*s %12llu %6llu %12s %-8s %9.2f%s\n", static_cast<int>(width),
                 safe(t.table.QualifiedName()).c_str(), static_cast<unsigned long long>(t.rows),
                 static_cast<unsigned long long>(t.files), FormatBytes(t.bytes).c_str(),
-                safe(t.codec).c_str(), t.seconds);
+                safe(t.codec).c_str(), t.seconds,
+                iceberg ? ("  " + safe(IcebergCell(ice[i], t))).c_str() : "");
   }
   std::printf("\n%zu tables, %llu rows, %llu files, %s\n", m.tables.size(),
               static_cast<unsigned long long>(m.total_rows),
@@ -197,8 +229,8 @@ CommandEntry AddLsCommand(CLI::App& parent) {
   auto a = std::make_shared<LsArgs>();
   CLI::App* app = parent.add_subcommand(
       "ls",
-      "List the tables of a dump (rows, files, bytes, codec, timings) and its source, snapshot "
-      "and format version.");
+      "List the tables of a dump (rows, files, bytes, codec, timings; for an Iceberg dump each "
+      "table's snapshot count) and its source, snapshot and format version.");
   app->add_option("DEST", a->dest, "the dump's location (directory, file:// or s3:// URL)")
       ->required();
   app->add_flag("--json", a->json,

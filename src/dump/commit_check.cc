@@ -84,6 +84,9 @@ Status CheckBeforeCommit(ObjectStore& store, const std::vector<CommittedTable>& 
                            f.bytes));
       }
     }
+    for (const std::string& key : t.also_present) {
+      if (!sizes.count(key)) report(fmt::format("{} is gone", key));
+    }
   }
   if (problems.empty()) return Status::OK();
   std::sort(problems.begin(), problems.end());

@@ -21,11 +21,13 @@ namespace lakedump {
 struct CommittedTable {
   std::string key;
   const TableManifest* manifest = nullptr;
+  // Other objects of the table that must be listed (its Iceberg metadata).
+  std::vector<std::string> also_present;
 };
 
 // Each _table.json still parses and carries the recorded run id, bytes and
-// file list; each data file exists with its recorded size (one listing of the
-// dump root). Reads up to `parallelism` _table.json at a time. Corruption naming
+// file list; each data file exists with its recorded size, and each key of
+// `also_present` exists (one listing of the dump root). Reads up to `parallelism` _table.json at a time. Corruption naming
 // the first object that differs, and how many did.
 Status CheckBeforeCommit(ObjectStore& store, const std::vector<CommittedTable>& tables,
                          int parallelism, std::stop_token stop = {});

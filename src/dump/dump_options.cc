@@ -29,6 +29,17 @@ Result<ProgressMode> ParseProgressMode(std::string_view text) {
       fmt::format("--progress \"{}\": expected auto, plain or none", text));
 }
 
+Result<TableFormat> ParseTableFormat(std::string_view text) {
+  if (text == "parquet") return TableFormat::kParquet;
+  if (text == "iceberg") return TableFormat::kIceberg;
+  return Status::InvalidArgument(
+      fmt::format("--table-format \"{}\": expected parquet or iceberg", text));
+}
+
+std::string_view TableFormatName(TableFormat value) {
+  return value == TableFormat::kIceberg ? "iceberg" : "parquet";
+}
+
 nlohmann::json DumpOptionsToJson(const DumpOptions& o) {
   nlohmann::json j;
   j["table_parallelism"] = o.table_parallelism;
@@ -43,6 +54,7 @@ nlohmann::json DumpOptionsToJson(const DumpOptions& o) {
   j["row_group_bytes"] = o.parquet.row_group_bytes;
   j["file_size"] = o.file_size;
   j["partition_by"] = o.partition_by;
+  j["table_format"] = std::string(TableFormatName(o.table_format));
   j["if_exists"] = std::string(IfExistsName(o.if_exists));
   j["batch_rows"] = o.batch_rows;
   j["read_ahead_batches"] = o.read_ahead_batches;

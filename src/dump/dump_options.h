@@ -18,11 +18,17 @@ namespace lakedump {
 
 enum class IfExists : uint8_t { kFail, kOverwrite, kResume };
 enum class ProgressMode : uint8_t { kAuto, kPlain, kNone };
+// parquet: data files plus lakedump's JSON; iceberg: also an Apache Iceberg v2
+// table per table folder (metadata/, docs/iceberg.md).
+enum class TableFormat : uint8_t { kParquet, kIceberg };
 
 // "fail" | "overwrite" | "resume" (InvalidArgument otherwise).
 Result<IfExists> ParseIfExists(std::string_view text);
 std::string_view IfExistsName(IfExists value);
 Result<ProgressMode> ParseProgressMode(std::string_view text);
+// "parquet" | "iceberg" (InvalidArgument otherwise).
+Result<TableFormat> ParseTableFormat(std::string_view text);
+std::string_view TableFormatName(TableFormat value);
 
 struct NamedQuery {
   std::string name;  // becomes the table name, under schema "query"
@@ -44,6 +50,8 @@ struct DumpOptions {
   std::string partition_by;
   // Open partition writers per table task; past it the dump fails (see docs).
   int max_open_partitions = 1000;
+
+  TableFormat table_format = TableFormat::kParquet;
 
   IfExists if_exists = IfExists::kFail;
   // The destination's lease (docs/dump-format.md): how long to wait for

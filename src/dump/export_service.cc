@@ -6,14 +6,17 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <set>
+#include <span>
 #include <thread>
 
 #include "base/checksum.h"
 #include "base/thread_pool.h"
 #include "base/sha256.h"
 #include "dump/batch_pump.h"
+#include "dump/iceberg_commit.h"
 #include "dump/object_keys.h"
 #include "dump/signature.h"
 #include "dump/table_reuse.h"
@@ -26,6 +29,14 @@ using Clock = std::chrono::system_clock;
 namespace {
 // Units estimated at fewer batches than this are read and encoded in turn.
 constexpr uint64_t kMinBatchesToReadAhead = 4;
+
+bool IsDefiniteRefusal(const Status& write) {
+  // kUnavailable: no answer, or one cut short (retried, then checked with a HEAD on S3):
+  // the write may have reached the store and land after this run looked. kCancelled: an
+  // interrupted request, the same. Every other error is the store's own refusal (local:
+  // the write failed before its rename; S3: an error reply).
+  return !write.ok() && !write.retryable() && write.code() != Code::kCancelled;
+}
 }  // namespace
 
 struct ExportService::TableState {
@@ -100,6 +111,8 @@ Status ExportService::PrepareDestination() {
       break;
     case IfExists::kOverwrite:
     case IfExists::kResume:
+      // Nothing is deleted when the destination holds someone else's Iceberg table.
+      LD_RETURN_IF_ERROR(CheckNoForeignIcebergTables(*store_, objects));
       // A committed dump stays committed (and whole) until the new manifest
       // replaces it: its _manifest.json and _table.json files are not touched.
       old_dump_committed_ = has_manifest;
@@ -197,6 +210,10 @@ Status ExportService::TryReuse(TableState* state) {
       }
     }
     if (!files_ok) continue;
+    if (options_.table_format == TableFormat::kIceberg) {
+      LD_ASSIGN_OR_RETURN(bool present, IcebergMetadataPresent(*store_, m));
+      if (!present) continue;  // dumped again, with its metadata
+    }
     state->manifest_key = key;
     state->manifest = std::move(m);
     return Status::OK();
@@ -227,6 +244,17 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
     return Status::InvalidArgument(fmt::format(
         "--partition-by {}: column {} of table {} is a list (an array), which cannot name a "
         "partition", options_.partition_by, options_.partition_by, ref.QualifiedName()));
+  }
+  if (options_.table_format == TableFormat::kIceberg) {
+    for (size_t i = 0; i < schema.num_columns(); ++i) {
+      if (schema.column(i).type.is_list()) {
+        return Status::InvalidArgument(fmt::format(
+            "--table-format iceberg: column {} of table {} is an array, which lakedump does not "
+            "write as an Iceberg list yet (dump it with --table-format parquet, or leave the "
+            "table out with --exclude {})",
+            schema.column(i).name, ref.QualifiedName(), ref.QualifiedName()));
+      }
+    }
   }
   {
     std::lock_guard<std::mutex> lock(state->mu);
@@ -319,6 +347,18 @@ Status ExportService::CommitTable(TableState* state) {
     m.bytes += f.bytes;
   }
   m.finished_at = FormatUtc(Clock::now());
+  if (options_.table_format == TableFormat::kIceberg) {
+    // The table's Iceberg metadata before the table commit. Over a committed dump
+    // its fixed-name objects wait for the new manifest (written in RunLeased).
+    std::vector<std::pair<std::string, std::string>> deferred;
+    LD_RETURN_IF_ERROR(
+        WriteIcebergTable(*store_, m, old_dump_committed_ ? &deferred : nullptr)
+            .WithContext("Iceberg metadata"));
+    if (!deferred.empty()) {
+      std::lock_guard<std::mutex> lock(deferred_mu_);
+      for (auto& object : deferred) deferred_iceberg_.push_back(std::move(object));
+    }
+  }
   const std::string key = CommitKey(info.ref);
   LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(ToJson(m), key));
   if (!options_.sign_key.empty()) m.json_sha256 = Sha256Hex(text);
@@ -338,6 +378,9 @@ Status ExportService::SweepStrays(const std::vector<CommittedTable>& tables,
   for (const CommittedTable& t : tables) {
     keep.insert(t.key);
     for (const DataFile& f : t.manifest->files) keep.insert(f.key);
+    if (options_.table_format == TableFormat::kIceberg) {
+      for (const std::string& k : IcebergMetadataKeys(*t.manifest)) keep.insert(k);
+    }
   }
   LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store_->List(""));
   std::vector<std::string> stray;
@@ -374,11 +417,21 @@ Status ExportService::WriteManifest(const DumpManifest& d) {
                           SignatureObject(options_.sign_key, body, previous_signature))
             .WithContext(std::string(kSignatureKey)));
   }
+  // From here a failure may leave the manifest stored (now or, after a lost reply, later):
+  // this run's objects are kept unless the store refused the write outright.
+  manifest_may_be_stored_ = true;
   Status put = store_->PutObject(kManifestKey, body);
   if (!put.ok()) {
     // A write whose reply was lost may have landed: only a manifest that is
     // not this run's means "not committed".
     auto stored = store_->GetObject(kManifestKey);
+    const bool not_ours =
+        stored.ok() ? *stored != body : stored.status().code() == Code::kNotFound;
+    if (not_ours && IsDefiniteRefusal(put)) {
+      // Refused outright (not a lost reply that may still land): this run's
+      // manifest is not stored and never will be, so what it wrote may go.
+      manifest_may_be_stored_ = false;
+    }
     if (!stored.ok() || *stored != body) return put.WithContext(std::string(kManifestKey));
   }
   if (d.sha256 && !previous_signature.empty()) {
@@ -437,7 +490,7 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   LD_ASSIGN_OR_RETURN(lease_, DumpLease::Acquire(lease_store_ ? lease_store_ : store_, run_id_,
                                                  lease_options, stop));
   Result<DumpResult> result = RunLeased(stop, started);
-  if (!result.ok() && old_dump_committed_ && !manifest_written_) {
+  if (!result.ok() && old_dump_committed_ && !manifest_may_be_stored_) {
     // The committed dump stays exactly as it was: what this run wrote goes
     // (its keys carry the run id), which also gives back the space on a full disk.
     DeleteOwnObjects(lease_store_ ? *lease_store_ : *store_);
@@ -540,7 +593,19 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   if (!schema.ok()) return schema.status().WithContext("schema");
 
   std::vector<CommittedTable> tables;
-  for (auto& s : states) tables.push_back(CommittedTable{s->manifest_key, &*s->manifest});
+  for (auto& s : states) {
+    CommittedTable c{s->manifest_key, &*s->manifest, {}};
+    if (options_.table_format == TableFormat::kIceberg) {
+      // Its Iceberg metadata too, but for what is only written after the manifest.
+      for (std::string& k : IcebergMetadataKeys(*c.manifest)) {
+        const bool later =
+            std::any_of(deferred_iceberg_.begin(), deferred_iceberg_.end(),
+                        [&k](const auto& object) { return object.first == k; });
+        if (!later) c.also_present.push_back(std::move(k));
+      }
+    }
+    tables.push_back(std::move(c));
+  }
   std::sort(tables.begin(), tables.end(), [](const CommittedTable& a, const CommittedTable& b) {
     return a.manifest->table.QualifiedName() < b.manifest->table.QualifiedName();
   });
@@ -578,9 +643,15 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   LD_RETURN_IF_ERROR(lease_->CheckHeld());
   LD_RETURN_IF_ERROR(CheckBeforeCommit(*store_, tables, options_.table_parallelism, stop));
   LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext("making the dump's files durable"));
-  manifest_written_ = true;  // from here a failure may leave it stored: never delete ours
   d.sha256 = !options_.sign_key.empty();
   LD_RETURN_IF_ERROR(WriteManifest(d));
+  // Over a committed dump: the Iceberg tables switch to this run's files only now.
+  // A failure leaves the new manifest committed (the CLI says so) and the old
+  // dump's files unswept, so the Iceberg tables still read the old data whole.
+  for (const auto& [key, bytes] : deferred_iceberg_) {
+    LD_RETURN_IF_ERROR(store_->PutObject(key, bytes)
+                           .WithContext(fmt::format("Iceberg metadata {} (after the manifest)", key)));
+  }
 
   // After it: what the new manifest does not name belongs to the earlier dump
   // or to dead runs (data file names are unique per run).

@@ -11,7 +11,12 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <stop_token>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "dump/dump_lease.h"
 #include "dump/dump_options.h"
@@ -91,6 +96,10 @@ class ExportService {
   TraceRecorder* trace_ = nullptr;
   ObjectStore* lease_store_ = nullptr;
   std::function<Status(std::vector<std::string>*)> cleaner_;
+  // --table-format iceberg over a committed dump: (key, bytes) of each table's
+  // v1.metadata.json then version-hint.text, written after the new manifest.
+  std::mutex deferred_mu_;
+  std::vector<std::pair<std::string, std::string>> deferred_iceberg_;
   DumpProgress progress_;
   std::string run_id_;
   bool started_writing_ = false;
@@ -99,7 +108,9 @@ class ExportService {
   // and whether they include a committed dump.
   std::vector<ObjectInfo> listing_;
   bool old_dump_committed_ = false;
-  bool manifest_written_ = false;  // the manifest write was started
+  // The manifest write was started and not refused outright: a failure from here
+  // must not delete this run's objects (a manifest naming them may be stored).
+  bool manifest_may_be_stored_ = false;
   nlohmann::json snapshot_;  // this run's snapshot, as recorded in _table.json
 };
 

@@ -12,6 +12,7 @@ class ParquetEncoder final : public FileEncoder {
   uint64_t EstimatedFileSize() const override { return writer_.EstimatedFileSize(); }
   bool EstimateMeasured() const override { return writer_.measured_compression(); }
   Status FlushBuffered() override { return writer_.FlushRowGroup(); }
+  const parquet::FileMetaData* footer() const override { return writer_.footer(); }
 
  private:
   ParquetWriter writer_;

@@ -26,6 +26,9 @@ class FileEncoder {
   // FlushBuffered() makes it so. Encoders without buffering: always true.
   virtual bool EstimateMeasured() const { return true; }
   virtual Status FlushBuffered() { return Status::OK(); }
+  // After Close(): the Parquet footer written (for Iceberg metrics), or null
+  // for a format without one.
+  virtual const parquet::FileMetaData* footer() const { return nullptr; }
 };
 
 using FileEncoderFactory =

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,8 @@ struct ByteRangeChecksum {
 // The schema archive of a PostgreSQL dump (pg_dump --schema-only --format=custom).
 inline constexpr std::string_view kPgSchemaArchiveKey = "_schema/postgres.dump";
 
+struct IcebergFileMetrics;  // dump/iceberg_commit.h
+
 struct DataFile {
   std::string key;         // relative to the dump root
   uint64_t rows = 0;
@@ -48,6 +51,9 @@ struct DataFile {
   // older dumps (then only xxh64 checks the file).
   std::vector<ByteRangeChecksum> row_groups;
   std::optional<ByteRangeChecksum> footer;
+  // --table-format iceberg: metrics for the table's Iceberg manifest, from the
+  // writer (not in _table.json). shared_ptr: DataFile is copied, the metrics never change.
+  std::shared_ptr<const IcebergFileMetrics> iceberg;
 };
 
 // OK when `file` has no range checksums, or when they tile it: row groups from 0, each where

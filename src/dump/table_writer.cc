@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "dump/iceberg_commit.h"
 #include "dump/object_keys.h"
+#include "format/iceberg/iceberg_values.h"
 #include "table/temporal.h"
 #include "table/uuid_text.h"
 
@@ -14,6 +16,7 @@ struct TableFileWriter::OpenFile {
   std::unique_ptr<ObjectWriter> object;
   std::unique_ptr<ChecksumSink> hash;
   std::unique_ptr<FileEncoder> encoder;
+  std::optional<std::string> partition_value;  // Iceberg single value; nullopt = null
   uint64_t rows = 0;
   uint64_t reported_bytes = 0;
   std::optional<TraceSpan> span;
@@ -78,7 +81,8 @@ TableFileWriter::TableFileWriter(const TableFileWriterContext& ctx, const TableR
 
 TableFileWriter::~TableFileWriter() = default;
 
-Result<TableFileWriter::OpenFile*> TableFileWriter::FileFor(const std::string& partition) {
+Result<TableFileWriter::OpenFile*> TableFileWriter::FileFor(
+    const std::string& partition, std::optional<std::string> partition_value) {
   auto it = open_.find(partition);
   if (it != open_.end()) return it->second.get();
   if (static_cast<int>(open_.size()) >= std::max(1, ctx_.options->max_open_partitions)) {
@@ -89,6 +93,7 @@ Result<TableFileWriter::OpenFile*> TableFileWriter::FileFor(const std::string& p
   }
   auto f = std::make_unique<OpenFile>();
   f->partition = partition;
+  f->partition_value = std::move(partition_value);
   f->key = DataFileKey(table_, partition, unit_, next_seq_++, ctx_.run_id);
   f->span.emplace(ctx_.trace, f->key, "file");
   LD_ASSIGN_OR_RETURN(f->object, ctx_.store->NewWriter(f->key));
@@ -140,7 +145,8 @@ Status TableFileWriter::Write(const RowBatch& batch) {
     groups[dir].push_back(static_cast<uint32_t>(i));
   }
   for (auto& [dir, rows] : groups) {
-    LD_ASSIGN_OR_RETURN(OpenFile * f, FileFor(dir));
+    LD_ASSIGN_OR_RETURN(OpenFile * f,
+                        FileFor(dir, iceberg::SingleValueAt(key_col, rows.front())));
     if (rows.size() == batch.num_rows()) {
       LD_RETURN_IF_ERROR(WriteTo(f, batch));
       continue;
@@ -164,9 +170,17 @@ Status TableFileWriter::CloseFile(std::unique_ptr<OpenFile> f) {
     ctx_.progress->files += 1;
   }
   if (f->span) f->span->args() = {{"rows", f->rows}, {"bytes", f->hash->bytes_written()}};
+  std::shared_ptr<const IcebergFileMetrics> metrics;
+  if (ctx_.options->table_format == TableFormat::kIceberg) {
+    auto collected =
+        CollectIcebergMetrics(schema_, f->encoder->footer(), std::move(f->partition_value));
+    if (!collected.ok()) return collected.status().WithContext(f->key);
+    metrics = std::move(*collected);
+  }
   done_.push_back(DataFile{f->key, f->rows, f->hash->bytes_written(), f->hash->hex_digest(),
                            f->partition, f->hash->sha256_hex()});
   SetSectionChecksums(f->hash->sections(), &done_.back());
+  done_.back().iceberg = std::move(metrics);
   return Status::OK();
 }
 

@@ -53,7 +53,9 @@ class TableFileWriter {
 
  private:
   struct OpenFile;
-  Result<OpenFile*> FileFor(const std::string& partition);
+  // `partition_value`: the partition column's value in this file (for Iceberg).
+  Result<OpenFile*> FileFor(const std::string& partition,
+                            std::optional<std::string> partition_value = std::nullopt);
   Status WriteTo(OpenFile* file, const RowBatch& batch);
   Status CloseFile(std::unique_ptr<OpenFile> file);
 

@@ -1,5 +1,7 @@
 #include "dump/verifier.h"
 
+#include "dump/iceberg_commit.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -359,6 +361,36 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
       const Code code = archive.status().code();
       if (code != Code::kCorruption) return archive.status();
       problems.Add(entry->key, "schema-archive", std::string(archive.status().message()));
+    }
+  }
+  // --table-format iceberg: each table's Iceberg metadata is claimed, and must be there.
+  if (manifest.options.is_object() && manifest.options.value("table_format", "") == "iceberg") {
+    for (const TableManifest& t : tables) {
+      for (const std::string& k : IcebergMetadataKeys(t)) {
+        claimed.insert(k);
+        if (!listed.count(k)) {
+          problems.Add(k, "missing",
+                       fmt::format("Iceberg metadata of table {} is missing",
+                                   t.table.QualifiedName()));
+        } else if (k.ends_with(".metadata.json")) {
+          // A fixed name: it must be this table's run's (an overwrite that failed
+          // after its manifest leaves the earlier dump's).
+          LD_ASSIGN_OR_RETURN(std::string text, store.GetObject(k, kMaxMetadataBytes));
+          const nlohmann::json meta =
+              nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+          const std::string run = meta.is_object() && meta.contains("properties") &&
+                                          meta["properties"].is_object()
+                                      ? meta["properties"].value("lakedump.run-id", "")
+                                      : "";
+          if (run != t.run_id) {
+            problems.Add(k, "iceberg-metadata",
+                         fmt::format("Iceberg metadata of table {} is of run {}, not of the "
+                                     "table's run {} (dump it again with --if-exists resume)",
+                                     t.table.QualifiedName(), run.empty() ? "?" : run,
+                                     t.run_id));
+          }
+        }
+      }
     }
   }
   for (const ObjectInfo& o : listing) {

@@ -53,7 +53,7 @@ std::pair<std::string, uint64_t> CommittedDump(MemoryStore& store) {
     tables.push_back(std::move(*t));
   }
   for (size_t i = 0; i < tables.size(); ++i) {
-    committed.push_back(CommittedTable{m->tables[i].key, &tables[i]});
+    committed.push_back(CommittedTable{m->tables[i].key, &tables[i], {}});
   }
   Status s = CheckBeforeCommit(store, committed, 2);
   EXPECT_TRUE(s.ok()) << s.ToString();
@@ -266,6 +266,79 @@ TEST(CommitSafetyTest, FailedSweepAfterTheCommitIsAWarningNotAFailure) {
   ASSERT_FALSE(r->warnings.empty());
   EXPECT_NE(r->warnings[0].find("the dump is committed"), std::string::npos);
   EXPECT_EQ(CommittedDump(memory).second, 1500u);
+}
+
+// A manifest write the store refuses outright (disk full, access denied) is not
+// stored and never will be: the failed run deletes what it wrote, like a failure
+// at any earlier write, and the destination holds exactly the old dump.
+TEST(CommitSafetyTest, OverwriteWhoseManifestWriteIsRefusedLeavesExactlyTheOldDump) {
+  for (const Status& refusal : {Status::IOError("injected: disk full"),
+                                Status::PermissionDenied("injected: access denied")}) {
+    MemoryStore memory("manifest-refused");
+    FakeDatabase old_db = TwoTables(3000, "old");
+    ASSERT_TRUE(ExportService(&old_db, &memory, Options()).Run().ok());
+    const auto [old_id, old_rows] = CommittedDump(memory);
+    const auto before = memory.Keys();
+    FaultInjectionStore store(&memory);
+    store.FailWritesTo(std::string(kManifestKey), refusal);
+    FakeDatabase new_db = TwoTables(1000, "new");
+    auto r = ExportService(&new_db, &store, Options(IfExists::kOverwrite)).Run();
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), refusal.code()) << r.status().ToString();
+    EXPECT_EQ(CommittedDump(memory), std::make_pair(old_id, old_rows));
+    const auto after = memory.Keys();
+    EXPECT_EQ(std::set<std::string>(after.begin(), after.end()),
+              std::set<std::string>(before.begin(), before.end()))
+        << refusal.ToString();
+  }
+}
+
+// The same over a signed dump: its _manifest.sig (a fixed name, written just before the
+// manifest) is put back, so the old dump still verifies with its key.
+TEST(CommitSafetyTest, SignedOverwriteWhoseManifestIsRefusedKeepsTheOldSignature) {
+  const std::string key(32, 'k');
+  MemoryStore memory("manifest-refused-signed");
+  FakeDatabase old_db = TwoTables(3000, "old");
+  DumpOptions o = Options();
+  o.sign_key = key;
+  ASSERT_TRUE(ExportService(&old_db, &memory, o).Run().ok());
+  ASSERT_TRUE(ReadSignedManifest(memory, key).ok());
+  FaultInjectionStore store(&memory);
+  store.FailWritesTo(std::string(kManifestKey), Status::IOError("injected: disk full"));
+  FakeDatabase new_db = TwoTables(1000, "new");
+  o.if_exists = IfExists::kOverwrite;
+  ASSERT_FALSE(ExportService(&new_db, &store, o).Run().ok());
+  auto still = ReadSignedManifest(memory, key);
+  ASSERT_TRUE(still.ok()) << still.status().ToString();
+  EXPECT_EQ(still->total_rows, 4500u);
+}
+
+// A manifest write that got no answer (kUnavailable: retried, then checked) or was
+// interrupted may still land after the run read the old manifest back: its objects
+// stay (a manifest naming them may appear), and the next overwrite sweeps them.
+TEST(CommitSafetyTest, OverwriteWhoseManifestReplyIsLostKeepsItsObjectsForTheNextRun) {
+  for (const Status& lost : {Status::Unavailable("injected: connection reset"),
+                             Status::Cancelled("injected: interrupted")}) {
+    MemoryStore memory("manifest-lost");
+    FakeDatabase old_db = TwoTables(3000, "old");
+    ASSERT_TRUE(ExportService(&old_db, &memory, Options()).Run().ok());
+    const auto [old_id, old_rows] = CommittedDump(memory);
+    FaultInjectionStore store(&memory);
+    store.FailWritesTo(std::string(kManifestKey), lost);
+    FakeDatabase new_db = TwoTables(1000, "new");
+    ExportService failed(&new_db, &store, Options(IfExists::kOverwrite));
+    ASSERT_FALSE(failed.Run().ok());
+    EXPECT_EQ(CommittedDump(memory), std::make_pair(old_id, old_rows));
+    size_t kept = 0;
+    for (const std::string& k : memory.Keys()) kept += k.find(failed.run_id()) != std::string::npos;
+    EXPECT_GT(kept, 0u) << lost.ToString();
+    auto again = ExportService(&new_db, &memory, Options(IfExists::kOverwrite)).Run();
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    for (const std::string& k : memory.Keys()) {
+      EXPECT_EQ(k.find(failed.run_id()), std::string::npos) << k;
+    }
+    EXPECT_EQ(CommittedDump(memory).second, 1500u);
+  }
 }
 
 // A signed dump written over a signed one: whatever write of the new run fails, the

@@ -105,9 +105,18 @@ int FaultInjectionStore::aborted_writers() const {
   return aborted_;
 }
 
+void FaultInjectionStore::FailWritesTo(std::string key, Status status) {
+  std::lock_guard lock(mu_);
+  failing_key_.emplace(std::move(key), std::move(status));
+}
+
 Result<std::unique_ptr<ObjectWriter>> FaultInjectionStore::NewWriter(std::string_view key,
                                                                      WriteOptions options) {
   LD_RETURN_IF_ERROR(Hit(FaultPoint::kNewWriter));
+  {
+    std::lock_guard lock(mu_);
+    if (failing_key_ && failing_key_->first == key) return failing_key_->second;
+  }
   LD_ASSIGN_OR_RETURN(auto inner, target_->NewWriter(key, options));
   {
     std::lock_guard lock(mu_);

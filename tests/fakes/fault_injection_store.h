@@ -10,6 +10,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "store/object_store.h"
 
@@ -40,6 +42,9 @@ class FaultInjectionStore final : public ObjectStore {
   void FailFrom(FaultPoint point, int n, Status status);
   // Removes the rule for `point`.
   void Clear(FaultPoint point);
+  // Every NewWriter for exactly `key` fails with `status` (nothing reaches the
+  // wrapped store); counted at kNewWriter like any other call.
+  void FailWritesTo(std::string key, Status status);
 
   // Calls made at `point` so far (failed ones included).
   int calls(FaultPoint point) const;
@@ -78,6 +83,7 @@ class FaultInjectionStore final : public ObjectStore {
   int opened_ = 0;                                             // guarded by mu_
   int committed_ = 0;                                          // guarded by mu_
   int aborted_ = 0;                                            // guarded by mu_
+  std::optional<std::pair<std::string, Status>> failing_key_;  // guarded by mu_
 };
 
 }  // namespace lakedump

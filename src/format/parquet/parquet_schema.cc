@@ -51,6 +51,10 @@ Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
     SchemaElement& e = s.element;
     e.name = c.name;
     e.repetition = c.nullable ? Repetition::kOptional : Repetition::kRequired;
+    // The Iceberg field id of the column (1..n in column order, as in the Iceberg
+    // metadata of an Iceberg dump). Written for every dump: readers that do not
+    // use ids ignore it, and the data files are the same whichever table format.
+    e.field_id = static_cast<int32_t>(specs.size()) + 1;
     // A list's leaf is its element; the groups around it come from MakeSchemaElements.
     const lakedump::LogicalType t = c.type.is_list() ? c.type.ElementType() : c.type;
     if (c.type.is_list()) {
@@ -61,6 +65,9 @@ Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
       s.max_def = (c.nullable ? 1 : 0) + 1 + (c.type.element_nullable ? 1 : 0);
       s.max_rep = 1;
       e.name = "element";
+      // The id goes on the LIST group (MakeSchemaElements); the element has none.
+      s.field_id = e.field_id;
+      e.field_id.reset();
       e.repetition = c.type.element_nullable ? Repetition::kOptional : Repetition::kRequired;
     }
     if (t.id == TypeId::kList) {
@@ -182,6 +189,7 @@ std::vector<SchemaElement> MakeSchemaElements(const std::vector<ColumnSpec>& spe
       outer.num_children = 1;
       outer.converted_type = ConvertedType::kList;
       outer.logical_type = Simple(LogicalType::kList);
+      outer.field_id = s.field_id;
       out.push_back(std::move(outer));
       SchemaElement repeated;
       repeated.name = "list";

@@ -14,7 +14,8 @@ namespace lakedump::parquet {
 // Bytes of a FIXED_LEN_BYTE_ARRAY holding any decimal of `precision` digits.
 int DecimalFixedBytes(int precision);
 
-// One ColumnSpec per column. Fails on a type that cannot be written.
+// One ColumnSpec per column, its schema element carrying field_id = index + 1
+// (the Iceberg field id). Fails on a type that cannot be written.
 Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema);
 
 // The schema list of FileMetaData: a root ("schema") then one leaf per column.

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -195,10 +196,12 @@ class ParquetWriter::Impl {
     stats_.rows = rows_written_;
     stats_.bytes = sink_->bytes_written() - sink_start_;
     stats_.row_groups = footer.row_groups.size();
+    footer_ = std::move(footer);
     return Status::OK();
   }
 
   const ParquetFileStats& stats() const { return stats_; }
+  const pq::FileMetaData* footer() const { return footer_ ? &*footer_ : nullptr; }
 
   // What is buffered counts at the compression this file's written row groups
   // had (their bytes in the file over their bytes in memory): a file of
@@ -370,6 +373,7 @@ class ParquetWriter::Impl {
   std::vector<std::unique_ptr<RowGroupJob>> free_;
   std::vector<pq::RowGroup> row_groups_;
   ParquetFileStats stats_;
+  std::optional<pq::FileMetaData> footer_;  // set by Close()
 };
 
 ParquetWriter::ParquetWriter(Schema schema, ParquetWriterOptions options, ByteSink* sink)
@@ -378,6 +382,7 @@ ParquetWriter::~ParquetWriter() = default;
 Status ParquetWriter::Write(const RowBatch& batch) { return impl_->Write(batch); }
 Status ParquetWriter::Close() { return impl_->Close(); }
 const ParquetFileStats& ParquetWriter::stats() const { return impl_->stats(); }
+const parquet::FileMetaData* ParquetWriter::footer() const { return impl_->footer(); }
 uint64_t ParquetWriter::EstimatedFileSize() const { return impl_->EstimatedFileSize(); }
 bool ParquetWriter::measured_compression() const { return impl_->measured_compression(); }
 Status ParquetWriter::FlushRowGroup() { return impl_->FlushRowGroup(); }

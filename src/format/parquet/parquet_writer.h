@@ -15,6 +15,7 @@
 #include "base/byte_sink.h"
 #include "base/status.h"
 #include "format/codec/codec.h"
+#include "format/parquet/parquet_metadata.h"
 #include "table/row_batch.h"
 #include "table/schema.h"
 
@@ -60,6 +61,9 @@ class ParquetWriter {
   Status Close();
 
   const ParquetFileStats& stats() const;
+  // The footer written by a successful Close() (row groups, column chunk
+  // sizes, statistics); null before. Valid for the writer's lifetime.
+  const parquet::FileMetaData* footer() const;
   // Bytes written to the sink so far plus what is buffered, scaled by the
   // compression of the row groups written so far (unscaled before the first).
   uint64_t EstimatedFileSize() const;

@@ -1,0 +1,95 @@
+#include "format/iceberg/iceberg_schema.h"
+
+#include <fmt/format.h>
+
+#include "format/parquet/parquet_schema.h"
+
+namespace lakedump::iceberg {
+
+using json = nlohmann::ordered_json;
+
+std::string TypeName(const LogicalType& type) {
+  switch (type.id) {
+    case TypeId::kBool: return "boolean";
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32: return "int";
+    case TypeId::kInt64: return "long";
+    case TypeId::kFloat: return "float";
+    case TypeId::kDouble: return "double";
+    case TypeId::kDecimal: return fmt::format("decimal({}, {})", type.precision, type.scale);
+    case TypeId::kDate: return "date";
+    case TypeId::kTime: return "time";
+    case TypeId::kTimestamp: return "timestamp";
+    case TypeId::kTimestampTz: return "timestamptz";
+    case TypeId::kString:
+    case TypeId::kJson: return "string";
+    case TypeId::kUuid: return "uuid";
+    case TypeId::kBinary: return "binary";
+  }
+  return "string";
+}
+
+json SchemaJson(const Schema& schema, int schema_id) {
+  json fields = json::array();
+  for (size_t i = 0; i < schema.num_columns(); ++i) {
+    const Column& c = schema.column(i);
+    fields.push_back({{"id", FieldIdOf(i)},
+                      {"name", c.name},
+                      {"required", !c.nullable},
+                      {"type", TypeName(c.type)}});
+  }
+  return {{"type", "struct"}, {"schema-id", schema_id}, {"fields", std::move(fields)}};
+}
+
+json NameMappingJson(const Schema& schema) {
+  json m = json::array();
+  for (size_t i = 0; i < schema.num_columns(); ++i) {
+    m.push_back({{"field-id", FieldIdOf(i)}, {"names", json::array({schema.column(i).name})}});
+  }
+  return m;
+}
+
+json PartitionFieldsJson(const Schema& schema, std::optional<size_t> partition_column) {
+  json fields = json::array();
+  if (partition_column) {
+    fields.push_back({{"name", schema.column(*partition_column).name},
+                      {"transform", "identity"},
+                      {"source-id", FieldIdOf(*partition_column)},
+                      {"field-id", kFirstPartitionFieldId}});
+  }
+  return fields;
+}
+
+json AvroType(const LogicalType& type) {
+  switch (type.id) {
+    case TypeId::kBool: return "boolean";
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32: return "int";
+    case TypeId::kInt64: return "long";
+    case TypeId::kFloat: return "float";
+    case TypeId::kDouble: return "double";
+    case TypeId::kDecimal:
+      return {{"type", "fixed"},
+              {"name", fmt::format("decimal_{}_{}", type.precision, type.scale)},
+              {"size", parquet::DecimalFixedBytes(type.precision)},
+              {"logicalType", "decimal"},
+              {"precision", type.precision},
+              {"scale", type.scale}};
+    case TypeId::kDate: return {{"type", "int"}, {"logicalType", "date"}};
+    case TypeId::kTime: return {{"type", "long"}, {"logicalType", "time-micros"}};
+    case TypeId::kTimestamp:
+      return {{"type", "long"}, {"logicalType", "timestamp-micros"}, {"adjust-to-utc", false}};
+    case TypeId::kTimestampTz:
+      return {{"type", "long"}, {"logicalType", "timestamp-micros"}, {"adjust-to-utc", true}};
+    case TypeId::kString:
+    case TypeId::kJson: return "string";
+    case TypeId::kUuid:
+      return {{"type", "fixed"}, {"name", "uuid_fixed"}, {"size", 16}, {"logicalType", "uuid"}};
+    case TypeId::kBinary: return "bytes";
+  }
+  return "string";
+}
+
+}  // namespace lakedump::iceberg

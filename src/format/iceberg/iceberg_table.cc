@@ -1,0 +1,311 @@
+#include "format/iceberg/iceberg_table.h"
+
+#include <fmt/format.h>
+
+#include <random>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "format/avro/avro_encoding.h"
+#include "format/avro/avro_file_writer.h"
+#include "format/iceberg/iceberg_schema.h"
+#include "format/iceberg/iceberg_values.h"
+#include "format/iceberg/manifest_schemas.h"
+
+namespace lakedump::iceberg {
+namespace {
+
+using json = nlohmann::ordered_json;
+constexpr int kSpecId = 0;
+constexpr int kSchemaId = 0;
+constexpr int64_t kSequenceNumber = 1;
+
+avro::SyncMarker SyncFrom(std::mt19937_64& rng) {
+  avro::SyncMarker m;
+  for (size_t i = 0; i < m.size(); i += 8) {
+    const uint64_t r = rng();
+    for (size_t k = 0; k < 8; ++k) m[i + k] = static_cast<uint8_t>(r >> (8 * k));
+  }
+  return m;
+}
+
+void AppendIntLongMap(const std::map<int, int64_t>& m, std::string* out) {
+  avro::AppendUnionBranch(1, out);
+  avro::AppendBlockStart(static_cast<int64_t>(m.size()), out);
+  for (const auto& [k, v] : m) {
+    avro::AppendInt(k, out);
+    avro::AppendLong(v, out);
+  }
+  avro::AppendBlockEnd(out);
+}
+
+void AppendIntBytesMap(const std::map<int, std::string>& m, std::string* out) {
+  avro::AppendUnionBranch(1, out);
+  avro::AppendBlockStart(static_cast<int64_t>(m.size()), out);
+  for (const auto& [k, v] : m) {
+    avro::AppendInt(k, out);
+    avro::AppendBytes(v, out);
+  }
+  avro::AppendBlockEnd(out);
+}
+
+// One manifest_entry record, fields in ManifestEntrySchema's order.
+std::string EncodeEntry(const SnapshotInput& in, const DataFileEntry& f) {
+  std::string r;
+  avro::AppendInt(1, &r);  // status: ADDED
+  avro::AppendUnionBranch(1, &r);
+  avro::AppendLong(in.snapshot_id, &r);
+  avro::AppendUnionBranch(0, &r);  // sequence_number: inherited from the manifest list
+  avro::AppendUnionBranch(0, &r);  // file_sequence_number: inherited
+  // data_file (r2)
+  avro::AppendInt(0, &r);  // content: DATA
+  avro::AppendString(f.path, &r);
+  avro::AppendString("PARQUET", &r);
+  if (in.partition_column) {  // partition (r102)
+    if (f.partition_value) {
+      avro::AppendUnionBranch(1, &r);
+      AppendAvroValue(in.schema.column(*in.partition_column).type, *f.partition_value, &r);
+    } else {
+      avro::AppendUnionBranch(0, &r);
+    }
+  }
+  avro::AppendLong(static_cast<int64_t>(f.record_count), &r);
+  avro::AppendLong(static_cast<int64_t>(f.file_size_in_bytes), &r);
+  AppendIntLongMap(f.stats.column_sizes, &r);
+  AppendIntLongMap(f.stats.value_counts, &r);
+  AppendIntLongMap(f.stats.null_value_counts, &r);
+  avro::AppendUnionBranch(0, &r);  // nan_value_counts: unknown (the writer does not count NaNs)
+  AppendIntBytesMap(f.stats.lower_bounds, &r);
+  AppendIntBytesMap(f.stats.upper_bounds, &r);
+  avro::AppendUnionBranch(0, &r);  // key_metadata
+  avro::AppendUnionBranch(1, &r);  // split_offsets
+  avro::AppendBlockStart(static_cast<int64_t>(f.stats.split_offsets.size()), &r);
+  for (int64_t o : f.stats.split_offsets) avro::AppendLong(o, &r);
+  avro::AppendBlockEnd(&r);
+  avro::AppendUnionBranch(0, &r);  // equality_ids
+  avro::AppendUnionBranch(1, &r);  // sort_order_id: 0, the table's (empty) default order
+  avro::AppendInt(0, &r);
+  avro::AppendUnionBranch(0, &r);  // referenced_data_file
+  return r;
+}
+
+// The r508 field summary of the partition column over every file.
+std::string EncodePartitionSummary(const SnapshotInput& in) {
+  std::string r;
+  if (!in.partition_column) {
+    avro::AppendUnionBranch(1, &r);
+    avro::AppendBlockEnd(&r);  // an empty list: no partition fields
+    return r;
+  }
+  const LogicalType& type = in.schema.column(*in.partition_column).type;
+  bool contains_null = false;
+  std::optional<std::string> lo, hi;
+  for (const DataFileEntry& f : in.files) {
+    if (!f.partition_value) {
+      contains_null = true;
+      continue;
+    }
+    if (!lo || CompareSingleValues(type, *f.partition_value, *lo) < 0) lo = f.partition_value;
+    if (!hi || CompareSingleValues(type, *f.partition_value, *hi) > 0) hi = f.partition_value;
+  }
+  avro::AppendUnionBranch(1, &r);
+  avro::AppendBlockStart(1, &r);
+  avro::AppendBoolean(contains_null, &r);
+  const bool floating = type.id == TypeId::kFloat || type.id == TypeId::kDouble;
+  if (floating) {
+    avro::AppendUnionBranch(0, &r);  // contains_nan: not known
+  } else {
+    avro::AppendUnionBranch(1, &r);
+    avro::AppendBoolean(false, &r);
+  }
+  for (const std::optional<std::string>* b : {&lo, &hi}) {
+    if (*b) {
+      avro::AppendUnionBranch(1, &r);
+      avro::AppendBytes(**b, &r);
+    } else {
+      avro::AppendUnionBranch(0, &r);
+    }
+  }
+  avro::AppendBlockEnd(&r);
+  return r;
+}
+
+Result<std::string> WriteAvro(const json& schema,
+                              std::vector<std::pair<std::string, std::string>> meta,
+                              const std::vector<std::string>& records, std::mt19937_64& rng) {
+  StringSink sink;
+  avro::AvroFileOptions options;
+  options.sync = SyncFrom(rng);
+  avro::AvroFileWriter w(schema.dump(), std::move(meta), options, &sink);
+  for (const std::string& rec : records) LD_RETURN_IF_ERROR(w.Append(rec));
+  LD_RETURN_IF_ERROR(w.Close());
+  return std::move(sink.mutable_str());
+}
+
+}  // namespace
+
+std::string AvroCompatibleName(std::string_view name) {
+  auto valid_first = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+  };
+  auto valid = [&](char c) { return valid_first(c) || (c >= '0' && c <= '9'); };
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (i == 0 ? valid_first(c) : valid(c)) {
+      out += c;
+    } else if (i == 0 && c >= '0' && c <= '9') {
+      out += '_';
+      out += c;
+    } else {
+      out += fmt::format("_x{:X}", static_cast<unsigned>(static_cast<uint8_t>(c)));
+    }
+  }
+  return out.empty() ? "_" : out;
+}
+
+std::string RandomUuid() {
+  std::random_device rd;
+  uint8_t b[16];
+  for (size_t i = 0; i < 16; i += 4) {
+    const uint32_t r = rd();
+    for (size_t k = 0; k < 4; ++k) b[i + k] = static_cast<uint8_t>(r >> (8 * k));
+  }
+  b[6] = static_cast<uint8_t>((b[6] & 0x0f) | 0x40);  // version 4
+  b[8] = static_cast<uint8_t>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
+  std::string s;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    s += fmt::format("{:02x}", b[i]);
+  }
+  return s;
+}
+
+int64_t RandomSnapshotId() {
+  std::random_device rd;
+  const uint64_t r = (static_cast<uint64_t>(rd()) << 32) | rd();
+  const int64_t id = static_cast<int64_t>(r >> 1);  // positive, as Java's ids
+  return id == 0 ? 1 : id;
+}
+
+std::vector<std::string> MetadataFileNames(std::string_view file_tag) {
+  return {fmt::format("{}-m0.avro", file_tag), fmt::format("snap-{}.avro", file_tag),
+          "v1.metadata.json", "version-hint.text"};
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const SnapshotInput& in) {
+  if (in.snapshot_id <= 0) return Status::InvalidArgument("Iceberg snapshot id must be positive");
+  if (in.location.empty() || in.location.back() == '/') {
+    return Status::InvalidArgument("Iceberg table location must be a URI without a trailing '/'");
+  }
+  if (in.partition_column && *in.partition_column >= in.schema.num_columns()) {
+    return Status::InvalidArgument("Iceberg partition column out of range");
+  }
+  std::mt19937_64 rng(in.random_seed);
+  const std::vector<std::string> names = MetadataFileNames(in.file_tag);
+  const std::string meta_dir = in.location + "/metadata/";
+  const json schema = SchemaJson(in.schema, kSchemaId);
+  const json partition_fields = PartitionFieldsJson(in.schema, in.partition_column);
+
+  uint64_t rows = 0, bytes = 0;
+  std::vector<std::string> entries;
+  std::set<std::optional<std::string>> partitions;
+  for (const DataFileEntry& f : in.files) {
+    entries.push_back(EncodeEntry(in, f));
+    rows += f.record_count;
+    bytes += f.file_size_in_bytes;
+    partitions.insert(in.partition_column ? f.partition_value : std::nullopt);
+  }
+  LD_ASSIGN_OR_RETURN(
+      std::string manifest,
+      WriteAvro(ManifestEntrySchema(in.schema, in.partition_column),
+                {{"schema", schema.dump()},
+                 {"schema-id", std::to_string(kSchemaId)},
+                 {"partition-spec", partition_fields.dump()},
+                 {"partition-spec-id", std::to_string(kSpecId)},
+                 {"format-version", "2"},
+                 {"content", "data"}},
+                entries, rng));
+
+  std::string list_record;
+  avro::AppendString(meta_dir + names[0], &list_record);
+  avro::AppendLong(static_cast<int64_t>(manifest.size()), &list_record);
+  avro::AppendInt(kSpecId, &list_record);
+  avro::AppendInt(0, &list_record);  // content: data
+  avro::AppendLong(kSequenceNumber, &list_record);
+  avro::AppendLong(kSequenceNumber, &list_record);  // min_sequence_number
+  avro::AppendLong(in.snapshot_id, &list_record);
+  avro::AppendInt(static_cast<int32_t>(in.files.size()), &list_record);  // added_files_count
+  avro::AppendInt(0, &list_record);
+  avro::AppendInt(0, &list_record);
+  avro::AppendLong(static_cast<int64_t>(rows), &list_record);  // added_rows_count
+  avro::AppendLong(0, &list_record);
+  avro::AppendLong(0, &list_record);
+  list_record += EncodePartitionSummary(in);
+  avro::AppendUnionBranch(0, &list_record);  // key_metadata
+  LD_ASSIGN_OR_RETURN(std::string manifest_list,
+                      WriteAvro(ManifestFileSchema(),
+                                {{"snapshot-id", std::to_string(in.snapshot_id)},
+                                 {"parent-snapshot-id", "null"},
+                                 {"sequence-number", std::to_string(kSequenceNumber)},
+                                 {"format-version", "2"}},
+                                {list_record}, rng));
+
+  const std::string n_files = std::to_string(in.files.size());
+  const std::string n_rows = std::to_string(rows);
+  const std::string n_bytes = std::to_string(bytes);
+  json summary = {{"operation", "append"},
+                  {"added-data-files", n_files},
+                  {"added-records", n_rows},
+                  {"added-files-size", n_bytes},
+                  {"changed-partition-count", std::to_string(partitions.size())},
+                  {"total-records", n_rows},
+                  {"total-files-size", n_bytes},
+                  {"total-data-files", n_files},
+                  {"total-delete-files", "0"},
+                  {"total-position-deletes", "0"},
+                  {"total-equality-deletes", "0"}};
+  json properties = json::object();
+  properties["schema.name-mapping.default"] = NameMappingJson(in.schema).dump();
+  properties["write.format.default"] = "parquet";
+  for (const auto& [k, v] : in.properties) properties[k] = v;
+  json metadata = {
+      {"format-version", 2},
+      {"table-uuid", in.table_uuid},
+      {"location", in.location},
+      {"last-sequence-number", kSequenceNumber},
+      {"last-updated-ms", in.timestamp_ms},
+      {"last-column-id", static_cast<int>(in.schema.num_columns())},
+      {"current-schema-id", kSchemaId},
+      {"schemas", json::array({schema})},
+      {"default-spec-id", kSpecId},
+      {"partition-specs", json::array({{{"spec-id", kSpecId}, {"fields", partition_fields}}})},
+      {"last-partition-id",
+       in.partition_column ? kFirstPartitionFieldId : kFirstPartitionFieldId - 1},
+      {"default-sort-order-id", 0},
+      {"sort-orders", json::array({{{"order-id", 0}, {"fields", json::array()}}})},
+      {"properties", std::move(properties)},
+      {"current-snapshot-id", in.snapshot_id},
+      {"refs", {{"main", {{"snapshot-id", in.snapshot_id}, {"type", "branch"}}}}},
+      {"snapshots", json::array({{{"sequence-number", kSequenceNumber},
+                                  {"snapshot-id", in.snapshot_id},
+                                  {"timestamp-ms", in.timestamp_ms},
+                                  {"summary", std::move(summary)},
+                                  {"manifest-list", meta_dir + names[1]},
+                                  {"schema-id", kSchemaId}}})},
+      {"statistics", json::array()},
+      {"partition-statistics", json::array()},
+      {"snapshot-log",
+       json::array({{{"timestamp-ms", in.timestamp_ms}, {"snapshot-id", in.snapshot_id}}})},
+      {"metadata-log", json::array()},
+  };
+  std::vector<std::pair<std::string, std::string>> out;
+  out.emplace_back(names[0], std::move(manifest));
+  out.emplace_back(names[1], std::move(manifest_list));
+  out.emplace_back(names[2], metadata.dump(2) + "\n");
+  out.emplace_back(names[3], "1");
+  return out;
+}
+
+}  // namespace lakedump::iceberg

@@ -1,0 +1,63 @@
+// An Iceberg v2 table's metadata for one snapshot that adds a list of Parquet
+// data files: the manifest (Avro, manifest_entry records), the manifest list
+// (Avro, manifest_file records), v1.metadata.json and version-hint.text, as
+// bytes. Avro schemas use the record names and field ids Iceberg's Java
+// implementation writes (manifest_entry, r2, r102, k117_v118, ..., manifest_file,
+// r508), since strict readers reject other shapes. No store, no source: the
+// caller writes the files, in the order returned (version-hint.text last).
+// Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "format/iceberg/file_stats.h"
+#include "table/schema.h"
+
+namespace lakedump::iceberg {
+
+struct DataFileEntry {
+  std::string path;  // full URI with scheme (s3://bucket/key, file:///abs/path)
+  uint64_t record_count = 0;
+  uint64_t file_size_in_bytes = 0;
+  FileStats stats;
+  // With a partition column: the file's value (single-value serialization), nullopt = null.
+  std::optional<std::string> partition_value;
+};
+
+struct SnapshotInput {
+  Schema schema;
+  std::optional<size_t> partition_column;  // identity partition spec on this column
+  std::string location;                    // the table's URI, without a trailing '/'
+  std::string table_uuid;                  // 8-4-4-4-12 lower-case hex
+  int64_t snapshot_id = 1;                 // > 0
+  int64_t timestamp_ms = 0;
+  std::string file_tag;                    // unique per write; names the manifest and list
+  std::vector<DataFileEntry> files;
+  std::map<std::string, std::string> properties;  // added to the table's properties
+  uint64_t random_seed = 0;                // for the Avro sync markers
+};
+
+// Names of the files BuildSnapshot writes under <location>/metadata/, in order.
+std::vector<std::string> MetadataFileNames(std::string_view file_tag);
+
+// (name under metadata/, bytes), in the order to write them: manifest, manifest
+// list, v1.metadata.json, version-hint.text ("1", no newline).
+// InvalidArgument for a snapshot id <= 0, an empty location or a bad partition column.
+Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const SnapshotInput& in);
+
+// Avro name rules (letters, digits, '_'; no leading digit), as Iceberg's Java
+// AvroSchemaUtil.makeCompatibleName: "1a" -> "_1a", "a-b" -> "a_x2Db".
+std::string AvroCompatibleName(std::string_view name);
+
+// A random version-4 UUID, "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx".
+std::string RandomUuid();
+// A random positive snapshot id.
+int64_t RandomSnapshotId();
+
+}  // namespace lakedump::iceberg

@@ -1,0 +1,250 @@
+#!/usr/bin/env node
+// Checks every table of a local lakedump dump made with --table-format iceberg as an
+// Apache Iceberg v2 table, with readers we did not write:
+//   - icebird (reads the table from version-hint.text on, through fetch_shim.mjs) returns
+//     the same rows as DuckDB reading the table's Parquet files (the oracle that the other
+//     interop tests hold equal to the source), value by value;
+//   - avsc decodes the manifest list and the manifests; every Avro record field carries a
+//     field-id and every list an element-id; the headers have Iceberg's keys; the entries'
+//     paths, sizes, record counts, value/null counts, integer bounds and split offsets
+//     agree with the files;
+//   - hyparquet shows each Parquet column's field_id (1..n, as in the Iceberg schema).
+//   usage: node iceberg_check.mjs DUMP_DIR [--quiet]
+// Prints `ok TABLE check` / `FAIL TABLE check: ...` lines, then `N passed, M failed`;
+// exits 1 if anything failed, 2 on bad usage.
+import fs from 'node:fs';
+import path from 'node:path';
+import avro from 'avsc';
+import { icebergRead } from 'icebird';
+import { parquetMetadata } from 'hyparquet';
+import { installFileFetch } from './fetch_shim.mjs';
+import { DuckReader, Micros, canon, parseDecimalType, truncate } from './lib.mjs';
+
+const args = process.argv.slice(2);
+const quiet = args.includes('--quiet');
+const dirs = args.filter(a => !a.startsWith('--'));
+if (dirs.length !== 1) {
+  console.error('usage: node iceberg_check.mjs DUMP_DIR [--quiet]');
+  process.exit(2);
+}
+const root = path.resolve(dirs[0]);
+installFileFetch();
+
+let passed = 0, failed = 0;
+function report(name, check, err) {
+  if (err) { failed++; console.log(`FAIL ${name} ${check}: ${truncate(String(err), 400)}`); }
+  else { passed++; if (!quiet) console.log(`ok ${name} ${check}`); }
+}
+async function check(name, what, fn) {
+  try { await fn(); report(name, what); } catch (e) { report(name, what, e?.stack ?? e); }
+}
+function assert(cond, msg) { if (!cond) throw new Error(msg); }
+
+// 64-bit longs as BigInt (snapshot ids do not fit a double).
+const bigLong = avro.types.LongType.__with({
+  fromBuffer: buf => buf.readBigInt64LE(),
+  toBuffer: n => { const b = Buffer.alloc(8); b.writeBigInt64LE(BigInt(n)); return b; },
+  fromJSON: BigInt,
+  toJSON: Number,
+  isValid: n => typeof n === 'bigint',
+  compare: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+});
+
+// {header: {key: string}, schemaJson, records}
+function readAvro(file) {
+  return new Promise((resolve, reject) => {
+    const records = [];
+    let header, schemaJson;
+    avro.createFileDecoder(file, {
+      parseHook: s => { schemaJson = s; return avro.Type.forSchema(s, { registry: { long: bigLong } }); },
+    })
+      .on('metadata', (type, codec, h) => {
+        header = Object.fromEntries(Object.entries(h.meta).map(([k, v]) => [k, v.toString()]));
+      })
+      .on('data', r => records.push(r))
+      .on('error', reject)
+      .on('end', () => resolve({ header, schemaJson, records }));
+  });
+}
+
+// Every record field has a field-id; every non-map array an element-id; map arrays have
+// key/value records (whose fields then carry ids).
+function idProblems(type, where, out) {
+  if (Array.isArray(type)) { type.forEach(t => idProblems(t, where, out)); return out; }
+  if (!type || typeof type !== 'object') return out;
+  if (type.type === 'record') {
+    for (const f of type.fields) {
+      if (typeof f['field-id'] !== 'number') out.push(`${where}.${f.name} has no field-id`);
+      idProblems(f.type, `${where}.${f.name}`, out);
+    }
+  } else if (type.type === 'array') {
+    if (type.logicalType !== 'map' && typeof type['element-id'] !== 'number') out.push(`${where} has no element-id`);
+    idProblems(type.items, `${where}[]`, out);
+  }
+  return out;
+}
+
+const fromUri = uri => { assert(uri.startsWith('file://'), `not a file:// URI: ${uri}`); return uri.slice(7); };
+const mapOf = arr => new Map((arr ?? []).map(({ key, value }) => [key, value]));
+
+// icebird's value (hyparquet's default conversions: decimals as numbers, timestamps as
+// millisecond Dates, JSON parsed, binary UTF-8-decoded) against the canonical expected value
+// of type t. What those conversions lose is checked on the same files by DuckDB, the oracle.
+function sameValue(t, got, want) {
+  if (want === null) return got === null || got === undefined;
+  if (got === null || got === undefined) return false;
+  if (parseDecimalType(t) && typeof got === 'number') {
+    const w = Number(want);
+    return Math.abs(got - w) <= 1e-9 * Math.max(1, Math.abs(w));
+  }
+  if (t === 'date' && got instanceof Date) return got.toISOString().slice(0, 10) === want;
+  if ((t === 'timestamp' || t === 'timestamptz') && got instanceof Date) {
+    return got.toISOString().slice(0, 23) === want.slice(0, 23);
+  }
+  if (t === 'json' && !(got instanceof Uint8Array)) {
+    // hyparquet parses JSON columns; a document that is a bare string comes back as a string.
+    let parsed;
+    try { parsed = JSON.parse(want); } catch { parsed = undefined; }
+    if (parsed !== undefined && JSON.stringify(got) === JSON.stringify(parsed)) return true;
+  }
+  if (t === 'binary' && typeof got === 'string') {
+    // icebird leaves hyparquet's utf8 option on, so un-annotated BYTE_ARRAY (Iceberg binary,
+    // as Java writes it too) comes back UTF-8-decoded: compare through the same decoding.
+    return new TextDecoder().decode(Buffer.from(want, 'hex')) === got;
+  }
+  if ((t === 'time' || t === 'timetz') && (typeof got === 'bigint' || typeof got === 'number')) {
+    return canon(t, new Micros(BigInt(got))) === want;
+  }
+  return JSON.stringify(canon(t, got)) === JSON.stringify(want);
+}
+
+const duck = await DuckReader.create();
+const manifest = JSON.parse(fs.readFileSync(path.join(root, '_manifest.json'), 'utf8'));
+for (const t of manifest.tables) {
+  const name = `${t.schema}.${t.table}`;
+  const tableJson = JSON.parse(fs.readFileSync(path.join(root, t.key), 'utf8'));
+  const tableDir = path.join(root, path.dirname(t.key));
+  const tableUrl = 'file://' + tableDir;
+  const files = tableJson.files.map(f => ({ ...f, path: path.join(root, f.key) }));
+
+  // The oracle: DuckDB over the table's Parquet files, in key order.
+  const expected = { columns: null, types: null, rows: [], perFile: [] };
+  for (const f of files) {
+    const r = await duck.read(f.path);
+    expected.columns ??= r.columns;
+    expected.types ??= r.types;
+    expected.rows.push(...r.rows);
+    expected.perFile.push(r.rows);
+  }
+
+  let metadata;
+  await check(name, 'metadata.json', async () => {
+    const hint = fs.readFileSync(path.join(tableDir, 'metadata', 'version-hint.text'), 'utf8');
+    assert(/^[0-9]+$/.test(hint), `version-hint.text is ${JSON.stringify(hint)}`);
+    metadata = JSON.parse(fs.readFileSync(path.join(tableDir, 'metadata', `v${hint}.metadata.json`), 'utf8'));
+    for (const k of ['format-version', 'table-uuid', 'location', 'last-sequence-number', 'last-updated-ms',
+      'last-column-id', 'schemas', 'current-schema-id', 'partition-specs', 'default-spec-id',
+      'last-partition-id', 'sort-orders', 'default-sort-order-id', 'snapshots', 'current-snapshot-id',
+      'snapshot-log', 'metadata-log']) assert(k in metadata, `missing ${k}`);
+    assert(metadata['format-version'] === 2, 'format-version is not 2');
+    assert(metadata.location === tableUrl, `location ${metadata.location} != ${tableUrl}`);
+    const schema = metadata.schemas.find(s => s['schema-id'] === metadata['current-schema-id']);
+    assert(JSON.stringify(schema.fields.map(f => f.name)) === JSON.stringify(expected.columns), 'column names differ');
+    schema.fields.forEach((f, i) => assert(f.id === i + 1, `field ${f.name} has id ${f.id}`));
+    const mapping = JSON.parse(metadata.properties['schema.name-mapping.default']);
+    assert(mapping.length === schema.fields.length, 'name mapping length');
+    const snap = metadata.snapshots.find(s => s['snapshot-id'] === metadata['current-snapshot-id']);
+    const s = snap.summary;
+    assert(s.operation === 'append', `operation ${s.operation}`);
+    assert(s['total-records'] === String(tableJson.rows), `total-records ${s['total-records']} != ${tableJson.rows}`);
+    assert(s['total-data-files'] === String(files.length), 'total-data-files');
+    assert(s['total-files-size'] === String(tableJson.bytes), 'total-files-size');
+    for (const k of ['total-delete-files', 'total-position-deletes', 'total-equality-deletes']) assert(s[k] === '0', k);
+  });
+  if (!metadata) continue;
+
+  await check(name, 'icebird rows', async () => {
+    const rows = await icebergRead({ tableUrl });
+    assert(rows.length === expected.rows.length, `icebird read ${rows.length} rows, expected ${expected.rows.length}`);
+    for (let i = 0; i < rows.length; i++) {
+      for (let c = 0; c < expected.columns.length; c++) {
+        const col = expected.columns[c], type = expected.types[c];
+        const got = rows[i][col];
+        const want = expected.rows[i][c];
+        assert(sameValue(type, got, want), `row ${i} column ${col} (${type}): icebird ${truncate(String(got?.toISOString?.() ?? JSON.stringify(got, (k, v) => typeof v === 'bigint' ? v.toString() : v)))} expected ${JSON.stringify(want)}`);
+      }
+    }
+  });
+
+  await check(name, 'avro manifests (avsc)', async () => {
+    const snap = metadata.snapshots.find(s => s['snapshot-id'] === metadata['current-snapshot-id']);
+    const list = await readAvro(fromUri(snap['manifest-list']));
+    const lp = idProblems(list.schemaJson, 'manifest_file', []);
+    assert(lp.length === 0, lp.join('; '));
+    assert(list.schemaJson.name === 'manifest_file', 'manifest list record name');
+    for (const k of ['snapshot-id', 'sequence-number', 'format-version']) assert(k in list.header, `manifest list header lacks ${k}`);
+    assert(list.records.length === 1, `${list.records.length} manifests`);
+    const mf = list.records[0];
+    const mpath = fromUri(mf.manifest_path);
+    assert(BigInt(fs.statSync(mpath).size) === mf.manifest_length, 'manifest_length');
+    assert(mf.added_files_count === files.length, 'added_files_count');
+    assert(mf.added_rows_count === BigInt(tableJson.rows), 'added_rows_count');
+    assert(mf.content === 0 && mf.sequence_number === 1n, 'content / sequence_number');
+    const m = await readAvro(mpath);
+    const mp = idProblems(m.schemaJson, 'manifest_entry', []);
+    assert(mp.length === 0, mp.join('; '));
+    assert(m.schemaJson.name === 'manifest_entry', 'manifest record name');
+    const r2 = m.schemaJson.fields.find(f => f.name === 'data_file').type;
+    assert(r2.name === 'r2' && r2.fields.find(f => f.name === 'partition').type.name === 'r102', 'r2/r102 names');
+    for (const k of ['schema', 'partition-spec', 'partition-spec-id', 'format-version', 'content']) {
+      assert(k in m.header, `manifest header lacks ${k}`);
+    }
+    assert(m.header['format-version'] === '2' && m.header.content === 'data', 'manifest header values');
+    assert(m.records.length === files.length, `${m.records.length} entries for ${files.length} files`);
+    m.records.forEach((e, k) => {
+      const f = files[k], d = e.data_file;
+      assert(e.status === 1, 'status');
+      assert(fromUri(d.file_path) === f.path, `file_path ${d.file_path}`);
+      assert(d.file_format === 'PARQUET', 'file_format');
+      assert(d.record_count === BigInt(f.rows), 'record_count');
+      assert(d.file_size_in_bytes === BigInt(fs.statSync(f.path).size), 'file_size_in_bytes');
+      const values = mapOf(d.value_counts), nulls = mapOf(d.null_value_counts);
+      const sizes = mapOf(d.column_sizes), lo = mapOf(d.lower_bounds), hi = mapOf(d.upper_bounds);
+      const fileRows = expected.perFile[k];
+      expected.columns.forEach((col, c) => {
+        const id = c + 1;
+        assert(values.get(id) === BigInt(f.rows), `value_counts[${id}]`);
+        const n = fileRows.filter(r => r[c] === null).length;
+        assert(nulls.get(id) === BigInt(n), `null_value_counts[${id}] ${nulls.get(id)} != ${n}`);
+        assert(sizes.get(id) > 0n || f.rows === 0, `column_sizes[${id}]`);
+        const type = expected.types[c];
+        const present = fileRows.map(r => r[c]).filter(v => v !== null);
+        if (/^int(8|16|32|64)$/.test(type) && present.length > 0) {
+          const vals = present.map(BigInt);
+          const min = vals.reduce((a, b) => (b < a ? b : a)), max = vals.reduce((a, b) => (b > a ? b : a));
+          const dec = b => (type === 'int64' ? b.readBigInt64LE() : BigInt(b.readInt32LE()));
+          assert(dec(lo.get(id)) === min, `lower_bounds[${id}] ${dec(lo.get(id))} != ${min}`);
+          assert(dec(hi.get(id)) === max, `upper_bounds[${id}] ${dec(hi.get(id))} != ${max}`);
+        }
+        if (type === 'string' && present.length > 0 && lo.has(id)) {
+          const min = present.reduce((a, b) => (Buffer.compare(Buffer.from(b), Buffer.from(a)) < 0 ? b : a));
+          assert(Buffer.compare(lo.get(id), Buffer.from(min)) <= 0, `lower_bounds[${id}] above the min`);
+        }
+      });
+      const offsets = d.split_offsets ?? [];
+      assert(offsets.length >= 1 && offsets[0] === 4n, `split_offsets ${offsets}`);
+      for (let i = 1; i < offsets.length; i++) assert(offsets[i] > offsets[i - 1], 'split_offsets not ascending');
+    });
+  });
+
+  await check(name, 'parquet field ids (hyparquet)', async () => {
+    for (const f of files) {
+      const buf = fs.readFileSync(f.path);
+      const md = parquetMetadata(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+      md.schema.slice(1).forEach((e, i) => assert(e.field_id === i + 1, `${f.key}: column ${e.name} field_id ${e.field_id}`));
+    }
+  });
+}
+duck.close();
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);
