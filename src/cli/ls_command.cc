@@ -145,7 +145,7 @@ int RunLs(const LsArgs& a) {
   std::vector<IcebergTableStatus> ice;
   if (iceberg) {
     for (const TableSummary& t : m.tables) {
-      auto status = ReadIcebergTableStatus(**store, t.table);
+      auto status = ReadIcebergTableStatus(*store, t.table);
       if (!status.ok()) return PrintError(status.status(), kExitFailed);
       ice.push_back(std::move(*status));
     }

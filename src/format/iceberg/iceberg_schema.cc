@@ -26,6 +26,7 @@ std::string TypeName(const LogicalType& type) {
     case TypeId::kJson: return "string";
     case TypeId::kUuid: return "uuid";
     case TypeId::kBinary: return "binary";
+    case TypeId::kList: break;  // refused before any write (ExportService): no Iceberg lists yet
   }
   return "string";
 }
@@ -88,6 +89,7 @@ json AvroType(const LogicalType& type) {
     case TypeId::kUuid:
       return {{"type", "fixed"}, {"name", "uuid_fixed"}, {"size", 16}, {"logicalType", "uuid"}};
     case TypeId::kBinary: return "bytes";
+    case TypeId::kList: break;  // refused before any write (ExportService): no Iceberg lists yet
   }
   return "string";
 }

@@ -52,6 +52,7 @@ Kind KindOf(TypeId id) {
     case TypeId::kBinary:
     case TypeId::kJson:
     case TypeId::kUuid: return Kind::kBytes;
+    case TypeId::kList: break;  // no bounds for lists (Iceberg dumps refuse them for now)
   }
   return Kind::kBytes;
 }
@@ -108,6 +109,7 @@ std::optional<std::string> SingleValueAt(const ColumnVector& c, size_t i) {
     case TypeId::kString:
     case TypeId::kBinary:
     case TypeId::kJson: return std::string(c.BytesAt(i));
+    case TypeId::kList: break;  // no single value for a list
   }
   return std::nullopt;
 }
