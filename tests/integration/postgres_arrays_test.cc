@@ -106,7 +106,9 @@ TEST_F(PostgresArraysTest, OneDimensionalArraysAreListsOtherShapesExactText) {
   const json shaped_table = TableJson("shaped");
   for (const json& c : shaped_table["columns"]) {
     shaped[c["name"].get<std::string>()] = c["type"].get<std::string>();
-    if (c["name"] != "id") EXPECT_TRUE(c["source_type"].get<std::string>().ends_with("[]"));
+    if (c["name"] != "id") {
+      EXPECT_TRUE(c["source_type"].get<std::string>().ends_with("[]"));
+    }
   }
   EXPECT_EQ(shaped["m"], "string");  // 2-D and [0:1] values
   EXPECT_EQ(shaped["one"], "list<int32>");

@@ -279,6 +279,52 @@ TEST_F(ReplicaTest, TablesAndExcludeApplyToTheSchema) {
   EXPECT_EQ(QueryOne(**pc, "SELECT count(*) FROM shop.order_counts"), "2");
 }
 
+// A selection that leaves out a table other objects need: the views reading it are left
+// out of the archive at dump time, the foreign key to it is left out at load, named.
+TEST_F(ReplicaTest, ViewsAndForeignKeysNeedingATableLeftOutAreLeftOutToo) {
+  for (const std::string selection : {"--tables shop.orders", "--exclude shop.customers"}) {
+    SCOPED_TRACE(selection);
+    const std::string dump = dir_.Sub(selection.substr(2, 6));
+    RunResult d = Dump(dump, selection);
+    ASSERT_EQ(d.code, 0) << d.out << d.err;
+    nlohmann::json manifest = nlohmann::json::parse(ReadFile(dump + "/_manifest.json"));
+    bool fk_recorded = false;
+    for (const auto& k : manifest["schema"]["fks"]) {
+      fk_recorded |= k["schema"] == "shop" && k["table"] == "orders" &&
+                     k["name"] == "orders_customer_id_fkey" && k["ref_schema"] == "shop" &&
+                     k["ref_table"] == "customers";
+    }
+    EXPECT_TRUE(fk_recorded) << manifest["schema"]["fks"].dump();
+    ScratchDatabase replica(admin_.get());
+    RunResult l = Load(dump, replica, "--trust-dump --json");
+    ASSERT_EQ(l.code, 0) << l.out << l.err;
+    const std::string warning =
+        "skipped PostgreSQL foreign key orders_customer_id_fkey on shop.orders: it references "
+        "shop.customers, which this load does not restore";
+    EXPECT_NE(l.err.find("lakedump: warning: " + warning), std::string::npos) << l.err;
+    nlohmann::json summary = nlohmann::json::parse(l.out, nullptr, false);
+    ASSERT_TRUE(summary.is_object()) << l.out;
+    EXPECT_EQ(summary["schema"]["skipped"], nlohmann::json::array({warning})) << l.out;
+    auto dst = PgConn::Connect(replica.conninfo(), 10);
+    ASSERT_TRUE(dst.ok());
+    EXPECT_EQ(QueryOne(**dst, "SELECT pg_catalog.to_regclass('shop.customers') IS NULL AND "
+                              "pg_catalog.to_regclass('shop.customer_orders') IS NULL"),
+              "t");
+    EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM shop.orders"), "3");
+    EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM pg_catalog.pg_constraint WHERE contype = 'f'"),
+              "0");
+    // What needs only the orders is there: the materialized view (refreshed), the trigger,
+    // the primary key.
+    EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM shop.order_counts"), "2");
+    EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM pg_catalog.pg_trigger WHERE "
+                              "tgname = 'orders_touch'"),
+              "1");
+    EXPECT_EQ(QueryOne(**dst, "SELECT count(*) FROM pg_catalog.pg_constraint WHERE "
+                              "conname = 'orders_pkey'"),
+              "1");
+  }
+}
+
 TEST_F(ReplicaTest, SchemaOnlyRestoresEmptyTablesAndSequenceValues) {
   const std::string dump = dir_.Sub("d");
   ASSERT_EQ(Dump(dump).code, 0);

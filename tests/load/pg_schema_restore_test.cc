@@ -92,6 +92,33 @@ TEST(SelectTocEntriesTest, AnExcludedTableTakesItsObjectsAlong) {
                        "FK CONSTRAINT orders orders_customer_id_fkey"}));
 }
 
+TEST(SelectTocEntriesTest, AForeignKeyToATableNotRestoredIsLeftOutNamingIt) {
+  SchemaRestorePlan plan = PlanExcludingEvents();
+  plan.schema["fks"] = nlohmann::json::parse(R"([
+    {"schema": "shop", "table": "orders", "name": "orders_customer_id_fkey",
+     "ref_schema": "shop", "ref_table": "customers"}])");
+  std::vector<std::string> skipped;
+  // customers selected: the key stays.
+  std::vector<PgTocEntry> kept = SelectTocEntries(ParsePgTocListing(kListing), plan, &skipped);
+  EXPECT_EQ(kept.back().type, "FK CONSTRAINT");
+  EXPECT_TRUE(skipped.empty());
+  // customers not in the dump (or excluded at load): the key goes, named in one line.
+  plan.tables = {{"shop", "orders"}};
+  kept = SelectTocEntries(ParsePgTocListing(kListing), plan, &skipped);
+  for (const PgTocEntry& e : kept) EXPECT_NE(e.type, "FK CONSTRAINT") << e.line;
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0],
+            "skipped PostgreSQL foreign key orders_customer_id_fkey on shop.orders: it references "
+            "shop.customers, which this load does not restore");
+  // A key to a partition's parent counts the parent's partitions as the parent.
+  plan.schema["fks"][0]["ref_table"] = "events_2025";
+  plan.tables = {{"shop", "orders"}, {"shop", "events"}};
+  skipped.clear();
+  kept = SelectTocEntries(ParsePgTocListing(kListing), plan, &skipped);
+  EXPECT_EQ(kept.back().type, "FK CONSTRAINT");
+  EXPECT_TRUE(skipped.empty());
+}
+
 TEST(SchemaSubsetTest, PlainIndexesOfSelectedTablesOnly) {
   std::vector<PlainIndex> indexes = PlainIndexesToCreate(PlanExcludingEvents());
   ASSERT_EQ(indexes.size(), 1u);

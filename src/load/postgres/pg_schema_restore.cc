@@ -72,7 +72,8 @@ Status RunPgRestore(const PgTool& tool, const PgChildConnection& conn,
 }  // namespace
 
 std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
-                                         const SchemaRestorePlan& plan) {
+                                         const SchemaRestorePlan& plan,
+                                         std::vector<std::string>* skipped) {
   std::set<Name> excluded;
   for (const TableRef& t : plan.excluded) excluded.insert({t.schema, t.name});
   std::map<Name, Name> parent;
@@ -90,6 +91,29 @@ std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
           JsonString(q, "table_schema"), JsonString(q, "table")};
     }
   }
+  auto root_of = [&](Name n) {
+    for (int depth = 0; depth < 100; ++depth) {  // a partition belongs to its root
+      auto it = parent.find(n);
+      if (it == parent.end()) break;
+      n = it->second;
+    }
+    return n;
+  };
+  // Foreign keys by their archive tag ("table name"), with the table each references.
+  struct ForeignKey {
+    std::string table, name;
+    Name references;
+  };
+  std::map<Name, ForeignKey> fks;
+  for (const nlohmann::json& k : plan.schema.value("fks", nlohmann::json::array())) {
+    ForeignKey fk{JsonString(k, "table"), JsonString(k, "name"),
+                  {JsonString(k, "ref_schema"), JsonString(k, "ref_table")}};
+    if (fk.table.empty() || fk.name.empty() || fk.references.second.empty()) continue;
+    const Name tag{JsonString(k, "schema"), fk.table + " " + fk.name};
+    fks[tag] = std::move(fk);
+  }
+  std::set<Name> restored;  // the roots of the tables this load restores
+  for (const TableRef& t : plan.tables) restored.insert(root_of({t.schema, t.name}));
   std::vector<PgTocEntry> out;
   for (const PgTocEntry& e : toc) {
     if (e.type == "VIEW" || e.type == "MATERIALIZED VIEW") {
@@ -99,13 +123,23 @@ std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
         continue;
       }
     }
-    Name owner = OwnerOf(e, index_tables, sequence_tables);
-    for (int depth = 0; depth < 100; ++depth) {  // a partition belongs to its root
-      auto it = parent.find(owner);
-      if (it == parent.end()) break;
-      owner = it->second;
-    }
+    const Name owner = root_of(OwnerOf(e, index_tables, sequence_tables));
     if (!owner.first.empty() && excluded.count(owner)) continue;
+    if (e.type == "FK CONSTRAINT") {
+      // A key to a table the load does not restore (left out of the dump, or --exclude)
+      // would fail post-data: it is left out, naming it.
+      auto fk = fks.find({e.schema, e.name});
+      if (fk != fks.end() && !restored.count(root_of(fk->second.references))) {
+        if (skipped != nullptr) {
+          skipped->push_back(fmt::format(
+              "skipped PostgreSQL foreign key {} on {}.{}: it references {}.{}, which this "
+              "load does not restore",
+              fk->second.name, e.schema, fk->second.table, fk->second.references.first,
+              fk->second.references.second));
+        }
+        continue;
+      }
+    }
     out.push_back(e);
   }
   return out;
@@ -153,7 +187,8 @@ Status PgSchemaRestorer::Before(PgConn& conn, const SchemaRestorePlan& plan,
     return Status::Corruption(fmt::format("pg_restore --list of the dump's schema archive: {}",
                                           FirstErrorLine(listed.stderr_tail)));
   }
-  s.entries = SelectTocEntries(ParsePgTocListing(listing.str()), plan);
+  std::vector<std::string> skipped;
+  s.entries = SelectTocEntries(ParsePgTocListing(listing.str()), plan, &skipped);
   std::string list;
   for (const PgTocEntry& e : s.entries) list += e.line + "\n";
   LD_RETURN_IF_ERROR(s.list.Write(list));
@@ -166,6 +201,7 @@ Status PgSchemaRestorer::Before(PgConn& conn, const SchemaRestorePlan& plan,
       "load into an empty database"));
   s.restoring = true;
   out->method = "pg_restore";
+  for (std::string& w : skipped) out->warnings.push_back(std::move(w));
   for (const PgTocEntry& e : s.entries) {
     const TableRef ref{e.schema, e.name};
     const bool selected = std::find(plan.tables.begin(), plan.tables.end(), ref) != plan.tables.end();

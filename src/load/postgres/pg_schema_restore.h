@@ -7,7 +7,8 @@
 //           triggers), every sequence set to its value at the dump's snapshot, then
 //           REFRESH of the materialized views in dependency order.
 // --tables/--exclude become a pg_restore --use-list: the entries of dump tables not
-// selected (and of their partitions, indexes, constraints, triggers...) are left out.
+// selected (and of their partitions, indexes, constraints, triggers...) are left out,
+// and so are foreign keys to tables not restored (one warning line each).
 // Without trust (LoadOptions::trust_schema) or from another engine only the indexes
 // on plain columns are built (schema_subset.h) and the rest is reported.
 //
@@ -44,8 +45,11 @@ class PgSchemaRestorer {
 // The archive entries to restore for the selection (exposed for tests): entries of
 // dump tables in plan.excluded (through their partitions, indexes, constraints,
 // triggers, defaults, comments, grants) and views matching plan.exclude_patterns
-// are dropped; everything else is kept.
+// are dropped, and so is each foreign key (by the manifest's "fks") that references
+// a table not among plan.tables (left out of the dump or excluded at load), with one
+// line naming it in `skipped` when given; everything else is kept.
 std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
-                                         const SchemaRestorePlan& plan);
+                                         const SchemaRestorePlan& plan,
+                                         std::vector<std::string>* skipped = nullptr);
 
 }  // namespace lakedump

@@ -14,6 +14,11 @@
 namespace lakedump {
 namespace {
 
+// The relations to leave out of the archive: tables not selected, their partitions
+// (inheritance children), and every view or materialized view that reads one of them,
+// directly or through other views (its rewrite rule depends on the relation), since
+// restoring it would fail on the missing relation. The recursive term names `ex` once:
+// children and dependent views are one LATERAL union.
 constexpr const char* kExcludedSql = R"SQL(
 WITH RECURSIVE sel(nsp, rel) AS (
   SELECT s->>0, s->>1 FROM pg_catalog.json_array_elements($1::pg_catalog.json) s
@@ -24,12 +29,34 @@ WITH RECURSIVE sel(nsp, rel) AS (
     AND n.nspname NOT IN ('pg_catalog', 'information_schema')
     AND n.nspname !~ '^pg_toast' AND n.nspname !~ '^pg_temp_'
     AND NOT EXISTS (SELECT 1 FROM sel WHERE sel.nsp = n.nspname AND sel.rel = c.relname)
-  UNION ALL
-  SELECT i.inhrelid FROM ex JOIN pg_catalog.pg_inherits i ON i.inhparent = ex.oid
+  UNION
+  SELECT d.oid FROM ex CROSS JOIN LATERAL (
+    SELECT i.inhrelid FROM pg_catalog.pg_inherits i WHERE i.inhparent = ex.oid
+    UNION ALL
+    SELECT r.ev_class FROM pg_catalog.pg_depend dep
+    JOIN pg_catalog.pg_rewrite r ON r.oid = dep.objid
+    WHERE dep.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass
+      AND dep.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+      AND dep.refobjid = ex.oid AND r.ev_class <> ex.oid
+  ) d(oid)
 )
 SELECT DISTINCT n.nspname, c.relname FROM ex
 JOIN pg_catalog.pg_class c ON c.oid = ex.oid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace ORDER BY 1, 2)SQL";
+
+// Foreign keys of user tables with the table each references (an archive's TOC does not
+// name it; load leaves out the keys whose referenced table it does not restore). Keys a
+// partition inherits from its parent's (conparentid, PostgreSQL 11+) are the parent's.
+constexpr const char* kForeignKeysSql = R"SQL(
+SELECT n.nspname, t.relname, k.conname, rn.nspname, r.relname
+FROM pg_catalog.pg_constraint k
+JOIN pg_catalog.pg_class t ON t.oid = k.conrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace
+JOIN pg_catalog.pg_class r ON r.oid = k.confrelid
+JOIN pg_catalog.pg_namespace rn ON rn.oid = r.relnamespace
+WHERE k.contype = 'f' {own} AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+  AND n.nspname !~ '^pg_toast' AND n.nspname !~ '^pg_temp_'
+ORDER BY 1, 2, 3)SQL";
 
 // Every sequence, with the table that owns it (serial: deptype 'a', identity: 'i').
 // Schemas holding a selected table or no table at all, and whether that is every schema.
@@ -150,6 +177,19 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const std::vector<TableRe
       index["columns"] = nlohmann::json::parse(std::string(PgValue(ix.get(), i, 5)), nullptr, false);
     }
     facts.indexes.push_back(std::move(index));
+  }
+  LD_ASSIGN_OR_RETURN(
+      PgResult fks,
+      conn.Query(fmt::format(fmt::runtime(kForeignKeysSql),
+                             fmt::arg("own", conn.server_version() >= 110000
+                                                 ? "AND k.conparentid = 0"
+                                                 : ""))));
+  for (int i = 0; i < PQntuples(fks.get()); ++i) {
+    facts.fks.push_back({{"schema", std::string(PgValue(fks.get(), i, 0))},
+                         {"table", std::string(PgValue(fks.get(), i, 1))},
+                         {"name", std::string(PgValue(fks.get(), i, 2))},
+                         {"ref_schema", std::string(PgValue(fks.get(), i, 3))},
+                         {"ref_table", std::string(PgValue(fks.get(), i, 4))}});
   }
   LD_ASSIGN_OR_RETURN(PgResult parts, conn.Query(kPartitionsSql));
   for (int i = 0; i < PQntuples(parts.get()); ++i) {

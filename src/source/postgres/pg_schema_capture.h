@@ -3,9 +3,10 @@
 //   QueryPgSchemaFacts  on the coordinator session, inside the snapshot
 //                       transaction: every sequence's last_value/is_called, the
 //                       indexes of the selected tables (with their columns when
-//                       they are on plain columns), and the relations to leave
-//                       out of the archive (tables not selected and their
-//                       partitions);
+//                       they are on plain columns), the foreign keys with the
+//                       tables they reference, and the relations to leave out of
+//                       the archive (tables not selected, their partitions, and
+//                       the views and materialized views that read any of them);
 //   RunPgDumpSchema     pg_dump --schema-only --format=custom --snapshot=ID as a
 //                       child process (password in its environment), then
 //                       pg_restore --list of the archive for its table of contents.
@@ -28,7 +29,9 @@ struct PgSchemaFacts {
   nlohmann::json indexes = nlohmann::json::array();    // [{schema, table, name, unique, primary,
                                                        //   constraint, columns}]
   nlohmann::json partitions = nlohmann::json::array(); // [{schema, name, parent_schema, parent}]
-  std::vector<TableRef> excluded;                      // for pg_dump --exclude-table
+  nlohmann::json fks = nlohmann::json::array();        // [{schema, table, name, ref_schema,
+                                                       //   ref_table}]
+  std::vector<TableRef> excluded;  // for pg_dump --exclude-table (tables, partitions, views)
   // A schema none of whose tables is selected is left out with its other objects (views,
   // functions, types): pg_dump --schema for the others; empty = every schema.
   std::vector<std::string> schemas;

@@ -419,6 +419,7 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const std::vector<TableRef
   capture.info["sequences"] = std::move(facts.sequences);
   capture.info["indexes"] = std::move(facts.indexes);
   capture.info["partitions"] = std::move(facts.partitions);
+  capture.info["fks"] = std::move(facts.fks);
   if (!options.use_source_tool) return capture;
   request.tool_dir = options.tool_dir;
   request.excluded = std::move(facts.excluded);
