@@ -6,7 +6,7 @@
 # connection). Throughput (MiB/s, wall) and client CPU-seconds per GiB; medians of RUNS.
 #   usage: bench/s3_vs_awscli.sh BUILD_DIR [SIZE_MIB]
 # Needs S3_ENDPOINT S3_ACCESS_KEY S3_SECRET_KEY S3_REGION S3_BUCKET (scripts/start-radosgw's env
-# file, bluestore). awscli's CRT client ignores the endpoint's port and connects to port 80, so
+# file, bluestore, MEMSTORE_GB=16: 4 GiB fills up with the 1 GiB objects). awscli's CRT client ignores the endpoint's port and connects to port 80, so
 # radosgw must also listen on 127.0.0.1:80 (start it with
 #   EXTRA_CONF=$'[client.rgw]\nrgw frontends = beast endpoint=127.0.0.1:PORT endpoint=127.0.0.1:80'
 # ); through the proxy CRT goes to a faultproxy on 127.0.0.2:80. Without port 80 CRT is skipped.
