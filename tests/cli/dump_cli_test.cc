@@ -28,24 +28,10 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using namespace testing_cli;
 
-class DumpCliTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    tmp_ = new TempDir();
-    db_ = tmp_->Sub("demo.sqlite");
-    RunResult r = RunLakedump("demo " + db_ + " --rows 20000 --small-tables 3 --seed 7", *tmp_);
-    ASSERT_EQ(r.code, 0) << r.err;
-  }
-  static void TearDownTestSuite() {
-    delete tmp_;
-    tmp_ = nullptr;
-  }
-  static TempDir* tmp_;
-  static std::string db_;
-  TempDir dir_;
+class DumpCliTest : public testing_cli::DemoDatabaseSuite<DumpCliTest> {
+ public:
+  static constexpr const char* kDemoArgs = "--rows 20000 --small-tables 3 --seed 7";
 };
-TempDir* DumpCliTest::tmp_ = nullptr;
-std::string DumpCliTest::db_;
 
 json Manifest(const std::string& dest) { return json::parse(ReadFile(dest + "/_manifest.json")); }
 

@@ -19,24 +19,10 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using namespace testing_cli;
 
-class IcebergCliTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    tmp_ = new TempDir();
-    db_ = tmp_->Sub("demo.sqlite");
-    RunResult r = RunLakedump("demo " + db_ + " --rows 20000 --small-tables 3 --seed 11", *tmp_);
-    ASSERT_EQ(r.code, 0) << r.err;
-  }
-  static void TearDownTestSuite() {
-    delete tmp_;
-    tmp_ = nullptr;
-  }
-  static TempDir* tmp_;
-  static std::string db_;
-  TempDir dir_;
+class IcebergCliTest : public testing_cli::DemoDatabaseSuite<IcebergCliTest> {
+ public:
+  static constexpr const char* kDemoArgs = "--rows 20000 --small-tables 3 --seed 11";
 };
-TempDir* IcebergCliTest::tmp_ = nullptr;
-std::string IcebergCliTest::db_;
 
 uint64_t SqliteCount(const std::string& db, const std::string& table) {
   sqlite3* h = nullptr;

@@ -113,4 +113,29 @@ inline std::vector<nlohmann::json> ReadWithOracles(const std::string& interop,
   return readers;
 }
 
+// A test suite sharing one demo database, made once per suite by `lakedump demo DB
+// <Suite::kDemoArgs>` in tmp_ (db_ is its path). CRTP: `class T : public
+// DemoDatabaseSuite<T> { public: static constexpr const char* kDemoArgs = "..."; }`. A suite
+// whose tests all skip without a server defines `static bool SkipDemo()` (then no database).
+template <typename Suite>
+class DemoDatabaseSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if constexpr (requires { Suite::SkipDemo(); }) {
+      if (Suite::SkipDemo()) return;
+    }
+    tmp_ = new TempDir();
+    db_ = tmp_->Sub("demo.sqlite");
+    RunResult r = RunLakedump("demo " + db_ + " " + Suite::kDemoArgs, *tmp_);
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  static void TearDownTestSuite() {
+    delete tmp_;
+    tmp_ = nullptr;
+  }
+  static inline TempDir* tmp_ = nullptr;
+  static inline std::string db_;
+  TempDir dir_;
+};
+
 }  // namespace lakedump::testing_cli

@@ -29,20 +29,13 @@ using testing_cli::RunResult;
 
 using testing_s3::Env;
 
-class S3DumpCliTest : public ::testing::Test {
+class S3DumpCliTest : public testing_cli::DemoDatabaseSuite<S3DumpCliTest> {
+ public:
+  // 150,000 fact rows: one data file over 5 MiB, so it goes up as a multipart upload.
+  static constexpr const char* kDemoArgs = "--rows 150000 --small-tables 3 --seed 11";
+  static bool SkipDemo() { return Env("LD_TEST_S3_ENDPOINT").empty(); }
+
  protected:
-  static void SetUpTestSuite() {
-    if (Env("LD_TEST_S3_ENDPOINT").empty()) return;
-    tmp_ = new TempDir();
-    db_ = tmp_->Sub("demo.sqlite");
-    // 150,000 fact rows: one data file over 5 MiB, so it goes up as a multipart upload.
-    RunResult r = RunLakedump("demo " + db_ + " --rows 150000 --small-tables 3 --seed 11", *tmp_);
-    ASSERT_EQ(r.code, 0) << r.err;
-  }
-  static void TearDownTestSuite() {
-    delete tmp_;
-    tmp_ = nullptr;
-  }
   void SetUp() override {
     auto s3 = testing_s3::UseTestS3();
     if (!s3) GTEST_SKIP() << "LD_TEST_S3_* not set";
@@ -69,14 +62,9 @@ class S3DumpCliTest : public ::testing::Test {
     EXPECT_EQ(text.find(secret_), std::string::npos) << "the secret key appears in " << what;
   }
 
-  static TempDir* tmp_;
-  static std::string db_;
   std::string endpoint_, bucket_, secret_, prefix_;
   testing_s3::TestS3 s3_;
-  TempDir dir_;
 };
-TempDir* S3DumpCliTest::tmp_ = nullptr;
-std::string S3DumpCliTest::db_;
 
 TEST_F(S3DumpCliTest, DumpListedByAwsCliThenFailAndResume) {
   const std::string trace = dir_.Sub("trace.json");

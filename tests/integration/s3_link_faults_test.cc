@@ -31,20 +31,13 @@ using testing_cli::RunLakedump;
 using testing_cli::RunResult;
 using testing_s3::Env;
 
-class S3LinkFaultsTest : public ::testing::Test {
+class S3LinkFaultsTest : public testing_cli::DemoDatabaseSuite<S3LinkFaultsTest> {
+ public:
+  // One data file over 5 MiB (a multipart upload) and a few small tables.
+  static constexpr const char* kDemoArgs = "--rows 150000 --small-tables 3 --seed 5";
+  static bool SkipDemo() { return Env("LD_TEST_S3_ENDPOINT").empty(); }
+
  protected:
-  static void SetUpTestSuite() {
-    if (Env("LD_TEST_S3_ENDPOINT").empty()) return;
-    tmp_ = new TempDir();
-    db_ = tmp_->Sub("demo.sqlite");
-    // One data file over 5 MiB (a multipart upload) and a few small tables.
-    RunResult r = RunLakedump("demo " + db_ + " --rows 150000 --small-tables 3 --seed 5", *tmp_);
-    ASSERT_EQ(r.code, 0) << r.err;
-  }
-  static void TearDownTestSuite() {
-    delete tmp_;
-    tmp_ = nullptr;
-  }
   void SetUp() override {
     auto s3 = testing_s3::UseTestS3();
     if (!s3) GTEST_SKIP() << "LD_TEST_S3_* not set";
@@ -80,14 +73,9 @@ class S3LinkFaultsTest : public ::testing::Test {
     return o;
   }
 
-  static TempDir* tmp_;
-  static std::string db_;
   testing_s3::TestS3 s3_;
   std::string prefix_;
-  TempDir dir_;
 };
-TempDir* S3LinkFaultsTest::tmp_ = nullptr;
-std::string S3LinkFaultsTest::db_;
 
 // A counter from faultproxy's last line ("... lost 3 outages 0"), -1 when absent.
 int Counter(const std::string& output, const std::string& name) {

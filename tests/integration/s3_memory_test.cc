@@ -56,33 +56,22 @@ ChildRun RunMeasured(const std::vector<std::string>& args, const TempDir& dir) {
   return r;
 }
 
-class S3MemoryTest : public ::testing::Test {
+class S3MemoryTest : public testing_cli::DemoDatabaseSuite<S3MemoryTest> {
+ public:
+  // 450,000 fact rows: a data file of about 16 MB, four 5 MiB parts.
+  static constexpr const char* kDemoArgs = "--rows 450000 --seed 5";
+  static bool SkipDemo() { return Env("LD_TEST_S3_ENDPOINT").empty(); }
+
  protected:
-  static void SetUpTestSuite() {
-    if (Env("LD_TEST_S3_ENDPOINT").empty()) return;
-    tmp_ = new TempDir();
-    db_ = tmp_->Sub("demo.sqlite");
-    // 450,000 fact rows: a data file of about 16 MB, four 5 MiB parts.
-    RunResult r = RunLakedump("demo " + db_ + " --rows 450000 --seed 5", *tmp_);
-    ASSERT_EQ(r.code, 0) << r.err;
-  }
-  static void TearDownTestSuite() {
-    delete tmp_;
-    tmp_ = nullptr;
-  }
   void SetUp() override {
     auto s3 = testing_s3::UseTestS3();
     if (!s3) GTEST_SKIP() << "LD_TEST_S3_* not set";
     s3_ = *s3;
   }
 
-  static TempDir* tmp_;
-  static std::string db_;
   testing_s3::TestS3 s3_;
 };
 
-TempDir* S3MemoryTest::tmp_ = nullptr;
-std::string S3MemoryTest::db_;
 
 // Sanitizer builds keep freed memory in quarantine and map shadow memory: their RSS says
 // nothing about our buffers, so there the dumps still run but the bound is not checked.
