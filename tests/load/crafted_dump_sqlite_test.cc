@@ -12,37 +12,16 @@
 #include "load/load_service.h"
 #include "load/sqlite/sqlite_guard.h"
 #include "load/sqlite/sqlite_target.h"
+#include "source/sqlite_test_util.h"
 #include "store/open_store.h"
 
 namespace lakedump {
 namespace {
 
 using testing_crafted::CraftedDump;
+using testing_sqlite::Query;
 using testing_crafted::CraftedTable;
 using testing_crafted::WriteCraftedDump;
-
-std::vector<std::string> Query(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  std::vector<std::string> out;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
-    ADD_FAILURE() << sqlite3_errmsg(db) << " in " << sql;
-    sqlite3_close(db);
-    return out;
-  }
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    std::string row;
-    for (int c = 0; c < sqlite3_column_count(st); ++c) {
-      const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, c));
-      row += (c ? "|" : "") + std::string(t ? t : "NULL");
-    }
-    out.push_back(row);
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return out;
-}
 
 // A target database holding table `victim` with two rows.
 std::string TargetWithVictim(const TempDir& tmp) {

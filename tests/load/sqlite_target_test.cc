@@ -15,35 +15,10 @@
 namespace lakedump {
 namespace {
 
+using testing_sqlite::Query;
 using testing_sqlite::ReadTable;
 using testing_sqlite::TempDir;
 using testing_sqlite::Writer;
-
-// Runs a query on a fresh connection and returns the rows, columns joined by
-// '|'.
-std::vector<std::string> Query(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  std::vector<std::string> out;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
-    ADD_FAILURE() << sqlite3_errmsg(db) << " in " << sql;
-    sqlite3_close(db);
-    return out;
-  }
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    std::string row;
-    for (int c = 0; c < sqlite3_column_count(st); ++c) {
-      if (c > 0) row += "|";
-      const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, c));
-      row += t ? t : "NULL";
-    }
-    out.push_back(row);
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return out;
-}
 
 TablePlan SimplePlan(const std::string& name, LoadIfExists if_exists = LoadIfExists::kFail) {
   TablePlan p;

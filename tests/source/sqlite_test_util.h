@@ -119,4 +119,30 @@ inline std::vector<std::vector<std::string>> ReadTable(Database& db, const std::
   return ReadAll(db, unit);
 }
 
+// Runs a query on a fresh connection to the SQLite file `path`: the rows, columns joined by
+// '|', NULL as "NULL" (SQLite's own answer, for checks of what a load wrote).
+inline std::vector<std::string> Query(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  std::vector<std::string> out;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+    ADD_FAILURE() << sqlite3_errmsg(db) << " in " << sql;
+    sqlite3_close(db);
+    return out;
+  }
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    std::string row;
+    for (int c = 0; c < sqlite3_column_count(st); ++c) {
+      if (c > 0) row += "|";
+      const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, c));
+      row += t ? t : "NULL";
+    }
+    out.push_back(row);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
 }  // namespace lakedump::testing_sqlite
