@@ -254,6 +254,9 @@ Result<std::vector<FieldInfo>> MapParquetSchema(const std::vector<SchemaElement>
   std::vector<FieldInfo> fields;
   size_t idx = 1, leaves = 0;
   for (int32_t i = 0; i < n; ++i) {
+    if (idx >= el.size()) {
+      return Status::Corruption("parquet schema: the root has more children than elements");
+    }
     FieldInfo f;
     const size_t at = idx;
     const SchemaElement& e = el[idx];
