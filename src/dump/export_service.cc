@@ -245,17 +245,6 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
         "--partition-by {}: column {} of table {} is a list (an array), which cannot name a "
         "partition", options_.partition_by, options_.partition_by, ref.QualifiedName()));
   }
-  if (options_.table_format == TableFormat::kIceberg) {
-    for (size_t i = 0; i < schema.num_columns(); ++i) {
-      if (schema.column(i).type.is_list()) {
-        return Status::InvalidArgument(fmt::format(
-            "--table-format iceberg: column {} of table {} is an array, which lakedump does not "
-            "write as an Iceberg list yet (dump it with --table-format parquet, or leave the "
-            "table out with --exclude {})",
-            schema.column(i).name, ref.QualifiedName(), ref.QualifiedName()));
-      }
-    }
-  }
   {
     std::lock_guard<std::mutex> lock(state->mu);
     if (!state->have_schema) {

@@ -6,6 +6,8 @@
 #include <libpq-fe.h>
 
 #include <atomic>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <vector>
 #include <sstream>
@@ -108,6 +110,43 @@ class ScratchDatabase {
   PgConn* admin_;
   std::string name_;
 };
+
+// PostgreSQL's text of a column's values in the form the source reads it, by our column type:
+// dates as days and times/timestamps as microseconds since the epoch (or ±infinity), bytea
+// as hex, lists as JSON arrays, everything else as its text.
+inline std::string PgExpr(const Column& column) {
+  const std::string q = QuoteIdent(column.name);
+  // char(n) keeps its padding (as SELECT shows it; ::text would trim it).
+  if (column.source_type.starts_with("character(")) return q;
+  // Lists as JSON arrays (ListToJson); an array column dumped as its exact text as text.
+  if (column.type.is_list()) return fmt::format("array_to_json({})::text", q);
+  switch (column.type.id) {
+    case TypeId::kBinary: return fmt::format("encode({}, 'hex')", q);
+    case TypeId::kDate:
+      return fmt::format("CASE WHEN isfinite({0}) THEN ({0} - DATE '1970-01-01')::text "
+                         "ELSE {0}::text END", q);
+    case TypeId::kTime:
+      return fmt::format("(extract(epoch from {})*1000000)::numeric(30,0)::text", q);
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      return fmt::format("CASE WHEN isfinite({0}) THEN "
+                         "(extract(epoch from {0})*1000000)::numeric(30,0)::text "
+                         "ELSE {0}::text END", q);
+    default: return q + "::text";
+  }
+}
+
+inline bool SameFloat(const std::string& ours, const std::string& pg, bool is_float4) {
+  auto parse = [&](const std::string& s) {
+    if (s == "NaN" || s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "Infinity" || s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-Infinity" || s == "-inf") return -std::numeric_limits<double>::infinity();
+    return is_float4 ? static_cast<double>(std::strtof(s.c_str(), nullptr))
+                     : std::strtod(s.c_str(), nullptr);
+  };
+  const double a = parse(ours), b = parse(pg);
+  return (std::isnan(a) && std::isnan(b)) || a == b;
+}
 
 // Table `t` in schema `s` (quoted) with a column of every PostgreSQL type the
 // source maps (and several it reads as text), 7 rows of edge values: NULLs,

@@ -205,19 +205,5 @@ TEST_F(PostgresArraysTest, IndependentReadersReadTheLists) {
   }
 }
 
-// Iceberg lists are not written yet: an Iceberg dump of a table with an array column fails
-// in one line naming the column, the table and the ways out, and commits nothing.
-TEST_F(PostgresArraysTest, AnIcebergDumpRefusesArrayColumnsNamingThem) {
-  const std::string dest = dir_.Sub("iceberg");
-  RunResult d = RunLakedump(fmt::format("dump {} {} --table-format iceberg --tables public.arr "
-                                        "--progress none",
-                                        Quote(source_->conninfo()), Quote(dest)),
-                            dir_);
-  testing_cli::ExpectOneLineError(d, 1, "--table-format iceberg: column ");
-  EXPECT_NE(d.err.find("of table public.arr is an array"), std::string::npos) << d.err;
-  EXPECT_NE(d.err.find("--exclude public.arr"), std::string::npos) << d.err;
-  EXPECT_FALSE(std::filesystem::exists(dest + "/_manifest.json"));
-}
-
 }  // namespace
 }  // namespace lakedump

@@ -15,6 +15,8 @@ namespace lakedump {
 namespace {
 
 using testing_pg::AdminConn;
+using testing_pg::PgExpr;
+using testing_pg::SameFloat;
 using testing_pg::ScratchSchema;
 
 std::string Hex(std::string_view bytes) {
@@ -61,41 +63,6 @@ std::optional<std::string> OurText(const ColumnVector& col, size_t row) {
     }
   }
   return std::nullopt;
-}
-
-// PostgreSQL's text for comparison with OurText, by our column type.
-std::string PgExpr(const Column& column) {
-  const std::string q = QuoteIdent(column.name);
-  // char(n) keeps its padding (as SELECT shows it; ::text would trim it).
-  if (column.source_type.starts_with("character(")) return q;
-  // Lists as JSON arrays (ListToJson); an array column dumped as its exact text as text.
-  if (column.type.is_list()) return fmt::format("array_to_json({})::text", q);
-  switch (column.type.id) {
-    case TypeId::kBinary: return fmt::format("encode({}, 'hex')", q);
-    case TypeId::kDate:
-      return fmt::format("CASE WHEN isfinite({0}) THEN ({0} - DATE '1970-01-01')::text "
-                         "ELSE {0}::text END", q);
-    case TypeId::kTime:
-      return fmt::format("(extract(epoch from {})*1000000)::numeric(30,0)::text", q);
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-      return fmt::format("CASE WHEN isfinite({0}) THEN "
-                         "(extract(epoch from {0})*1000000)::numeric(30,0)::text "
-                         "ELSE {0}::text END", q);
-    default: return q + "::text";
-  }
-}
-
-bool SameFloat(const std::string& ours, const std::string& pg, bool is_float4) {
-  auto parse = [&](const std::string& s) {
-    if (s == "NaN" || s == "nan") return std::numeric_limits<double>::quiet_NaN();
-    if (s == "Infinity" || s == "inf") return std::numeric_limits<double>::infinity();
-    if (s == "-Infinity" || s == "-inf") return -std::numeric_limits<double>::infinity();
-    return is_float4 ? static_cast<double>(std::strtof(s.c_str(), nullptr))
-                     : std::strtod(s.c_str(), nullptr);
-  };
-  const double a = parse(ours), b = parse(pg);
-  return (std::isnan(a) && std::isnan(b)) || a == b;
 }
 
 struct ReadResult {

@@ -8,7 +8,8 @@
 //     field-id and every list an element-id; the headers have Iceberg's keys; the entries'
 //     paths, sizes, record counts, value/null counts, integer bounds and split offsets
 //     agree with the files;
-//   - hyparquet shows each Parquet column's field_id (1..n, as in the Iceberg schema).
+//   - hyparquet shows each Parquet column's field_id (1..n, as in the Iceberg schema; a list's element
+//     the element-id: n+1.. in column order).
 //   usage: node iceberg_check.mjs DUMP_DIR [--quiet]
 // Prints `ok TABLE check` / `FAIL TABLE check: ...` lines, then `N passed, M failed`;
 // exits 1 if anything failed, 2 on bad usage.
@@ -18,7 +19,7 @@ import avro from 'avsc';
 import { icebergRead } from 'icebird';
 import { parquetMetadata } from 'hyparquet';
 import { installFileFetch } from './fetch_shim.mjs';
-import { DuckReader, Micros, canon, parseDecimalType, truncate } from './lib.mjs';
+import { DuckReader, Micros, canon, listElementType, parseDecimalType, truncate } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const quiet = args.includes('--quiet');
@@ -93,6 +94,11 @@ const mapOf = arr => new Map((arr ?? []).map(({ key, value }) => [key, value]));
 function sameValue(t, got, want) {
   if (want === null) return got === null || got === undefined;
   if (got === null || got === undefined) return false;
+  const element = listElementType(t);
+  if (element !== null) {
+    return Array.isArray(got) && Array.isArray(want) && got.length === want.length &&
+      got.every((g, i) => sameValue(element, g, want[i]));
+  }
   if (parseDecimalType(t) && typeof got === 'number') {
     const w = Number(want);
     return Math.abs(got - w) <= 1e-9 * Math.max(1, Math.abs(w));
@@ -151,8 +157,23 @@ for (const t of manifest.tables) {
     const schema = metadata.schemas.find(s => s['schema-id'] === metadata['current-schema-id']);
     assert(JSON.stringify(schema.fields.map(f => f.name)) === JSON.stringify(expected.columns), 'column names differ');
     schema.fields.forEach((f, i) => assert(f.id === i + 1, `field ${f.name} has id ${f.id}`));
+    // A list's element gets a fresh id after every column's, in column order.
+    let nextId = schema.fields.length + 1;
+    for (const f of schema.fields) {
+      if (typeof f.type !== 'object') continue;
+      assert(f.type.type === 'list' && f.type['element-id'] === nextId++, `field ${f.name}: ${JSON.stringify(f.type)}`);
+      assert(typeof f.type['element-required'] === 'boolean', `field ${f.name}: element-required`);
+    }
+    assert(metadata['last-column-id'] === nextId - 1, `last-column-id ${metadata['last-column-id']}`);
     const mapping = JSON.parse(metadata.properties['schema.name-mapping.default']);
     assert(mapping.length === schema.fields.length, 'name mapping length');
+    schema.fields.forEach((f, i) => {
+      assert(mapping[i]['field-id'] === f.id && mapping[i].names[0] === f.name, `name mapping of ${f.name}`);
+      if (typeof f.type === 'object') {
+        const nested = JSON.stringify(mapping[i].fields);
+        assert(nested === JSON.stringify([{ 'field-id': f.type['element-id'], names: ['element'] }]), `name mapping of ${f.name}'s element: ${nested}`);
+      }
+    });
     const snap = metadata.snapshots.find(s => s['snapshot-id'] === metadata['current-snapshot-id']);
     const s = snap.summary;
     assert(s.operation === 'append', `operation ${s.operation}`);
@@ -211,7 +232,20 @@ for (const t of manifest.tables) {
       const values = mapOf(d.value_counts), nulls = mapOf(d.null_value_counts);
       const sizes = mapOf(d.column_sizes), lo = mapOf(d.lower_bounds), hi = mapOf(d.upper_bounds);
       const fileRows = expected.perFile[k];
+      const schemaFields = metadata.schemas.find(s => s['schema-id'] === metadata['current-schema-id']).fields;
       expected.columns.forEach((col, c) => {
+        const listType = typeof schemaFields[c].type === 'object' ? schemaFields[c].type : null;
+        if (listType) {
+          // Keyed by the element's id: a value per element, null list or empty list (the
+          // Parquet leaf's values); no null count, no bounds; nothing under the list's own id.
+          const id = listType['element-id'];
+          const slots = fileRows.reduce((n, r) => n + (r[c] === null ? 1 : Math.max(1, r[c].length)), 0);
+          assert(values.get(id) === BigInt(slots), `value_counts[${id}] ${values.get(id)} != ${slots}`);
+          assert(sizes.get(id) > 0n || f.rows === 0, `column_sizes[${id}]`);
+          assert(!nulls.has(id) && !lo.has(id) && !hi.has(id), `list element ${id} has a null count or bounds`);
+          assert(![values, nulls, sizes, lo, hi].some(m => m.has(c + 1)), `metrics under list ${col}'s own id`);
+          return;
+        }
         const id = c + 1;
         assert(values.get(id) === BigInt(f.rows), `value_counts[${id}]`);
         const n = fileRows.filter(r => r[c] === null).length;
@@ -241,7 +275,23 @@ for (const t of manifest.tables) {
     for (const f of files) {
       const buf = fs.readFileSync(f.path);
       const md = parquetMetadata(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-      md.schema.slice(1).forEach((e, i) => assert(e.field_id === i + 1, `${f.key}: column ${e.name} field_id ${e.field_id}`));
+      // Each column carries its field id (a list: on its LIST group, none on the repeated
+      // group, the element's id on the element).
+      const fields = metadata.schemas.find(s => s['schema-id'] === metadata['current-schema-id']).fields;
+      let i = 1;
+      for (const field of fields) {
+        const e = md.schema[i];
+        assert(e?.name === field.name && e.field_id === field.id, `${f.key}: column ${e?.name} field_id ${e?.field_id}, want ${field.id}`);
+        if (typeof field.type === 'object') {
+          assert(md.schema[i + 1].field_id === undefined, `${f.key}: ${field.name}'s repeated group has a field_id`);
+          const element = md.schema[i + 2];
+          assert(element.field_id === field.type['element-id'], `${f.key}: ${field.name}'s element field_id ${element.field_id}`);
+          i += 3;
+        } else {
+          i += 1;
+        }
+      }
+      assert(i === md.schema.length, `${f.key}: ${md.schema.length - 1} schema elements`);
     }
   });
 }

@@ -4,6 +4,7 @@
 
 #include "format/iceberg/iceberg_schema.h"
 #include "format/iceberg/iceberg_values.h"
+#include "format/parquet/parquet_schema.h"
 
 namespace lakedump::iceberg {
 
@@ -15,6 +16,15 @@ Result<FileStats> StatsFromParquetFooter(const Schema& schema,
   std::vector<bool> lower_ok(ncols, true), upper_ok(ncols, true);
   std::vector<bool> nulls_known(ncols, true);
   std::vector<int64_t> nulls_total(ncols, 0);
+  // A list's metrics are its element's (its leaf's), under the element's field id;
+  // without bounds, as Iceberg's Java writer keeps none below a list.
+  std::vector<int> ids(ncols);
+  std::vector<bool> bounded(ncols);
+  for (size_t c = 0; c < ncols; ++c) {
+    const std::optional<int> element = parquet::ListElementFieldId(schema, c);
+    ids[c] = element.value_or(FieldIdOf(c));
+    bounded[c] = !element;
+  }
   for (const parquet::RowGroup& group : footer.row_groups) {
     if (group.columns.size() != ncols) {
       return Status::Corruption(fmt::format("Parquet row group has {} columns, schema has {}",
@@ -25,7 +35,7 @@ Result<FileStats> StatsFromParquetFooter(const Schema& schema,
       out.split_offsets.push_back(offset);
     }
     for (size_t c = 0; c < ncols; ++c) {
-      const int id = FieldIdOf(c);
+      const int id = ids[c];
       const LogicalType& type = schema.column(c).type;
       const auto& meta = group.columns[c].meta_data;
       if (!meta) return Status::Corruption("Parquet column chunk without metadata");
@@ -39,7 +49,7 @@ Result<FileStats> StatsFromParquetFooter(const Schema& schema,
         nulls_total[c] += nulls;
       }
       const bool has_values = nulls < 0 || nulls < meta->num_values;
-      if (!has_values) continue;
+      if (!has_values || !bounded[c]) continue;
       auto merge = [&](const std::optional<std::string>& stat, bool lower,
                        std::map<int, std::string>* bounds, std::vector<bool>* ok) -> Status {
         if (!(*ok)[c]) return Status::OK();
@@ -65,7 +75,7 @@ Result<FileStats> StatsFromParquetFooter(const Schema& schema,
     }
   }
   for (size_t c = 0; c < ncols; ++c) {
-    if (nulls_known[c]) out.null_value_counts[FieldIdOf(c)] = nulls_total[c];
+    if (nulls_known[c]) out.null_value_counts[ids[c]] = nulls_total[c];
   }
   return out;
 }

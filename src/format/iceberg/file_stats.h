@@ -29,7 +29,10 @@ struct FileStats {
   std::vector<int64_t> split_offsets;
 };
 
-// Column i of `schema` is leaf i of the footer (lakedump writes flat schemas).
+// Column i of `schema` is leaf i of the footer (lakedump writes flat schemas;
+// a list column's leaf is its element, whose metrics are keyed by the element's
+// field id, without bounds, and without a null count: the writer keeps none for a
+// list leaf).
 // A bound is left out when any row group holding non-null values lacks it
 // (e.g. a long string's max that cannot be rounded up). Corruption when the
 // footer does not match the schema.

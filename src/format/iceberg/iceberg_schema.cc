@@ -9,6 +9,7 @@ namespace lakedump::iceberg {
 using json = nlohmann::ordered_json;
 
 std::string TypeName(const LogicalType& type) {
+  if (type.is_list()) return TypeName(type.ElementType());
   switch (type.id) {
     case TypeId::kBool: return "boolean";
     case TypeId::kInt8:
@@ -26,7 +27,7 @@ std::string TypeName(const LogicalType& type) {
     case TypeId::kJson: return "string";
     case TypeId::kUuid: return "uuid";
     case TypeId::kBinary: return "binary";
-    case TypeId::kList: break;  // refused before any write (ExportService): no Iceberg lists yet
+    case TypeId::kList: break;  // handled above
   }
   return "string";
 }
@@ -35,10 +36,17 @@ json SchemaJson(const Schema& schema, int schema_id) {
   json fields = json::array();
   for (size_t i = 0; i < schema.num_columns(); ++i) {
     const Column& c = schema.column(i);
+    json type = TypeName(c.type);
+    if (const std::optional<int> element = parquet::ListElementFieldId(schema, i)) {
+      type = {{"type", "list"},
+              {"element-id", *element},
+              {"element-required", !c.type.element_nullable},
+              {"element", std::move(type)}};
+    }
     fields.push_back({{"id", FieldIdOf(i)},
                       {"name", c.name},
                       {"required", !c.nullable},
-                      {"type", TypeName(c.type)}});
+                      {"type", std::move(type)}});
   }
   return {{"type", "struct"}, {"schema-id", schema_id}, {"fields", std::move(fields)}};
 }
@@ -46,7 +54,11 @@ json SchemaJson(const Schema& schema, int schema_id) {
 json NameMappingJson(const Schema& schema) {
   json m = json::array();
   for (size_t i = 0; i < schema.num_columns(); ++i) {
-    m.push_back({{"field-id", FieldIdOf(i)}, {"names", json::array({schema.column(i).name})}});
+    json field = {{"field-id", FieldIdOf(i)}, {"names", json::array({schema.column(i).name})}};
+    if (const std::optional<int> element = parquet::ListElementFieldId(schema, i)) {
+      field["fields"] = json::array({{{"field-id", *element}, {"names", json::array({"element"})}}});
+    }
+    m.push_back(std::move(field));
   }
   return m;
 }
@@ -89,7 +101,7 @@ json AvroType(const LogicalType& type) {
     case TypeId::kUuid:
       return {{"type", "fixed"}, {"name", "uuid_fixed"}, {"size", 16}, {"logicalType", "uuid"}};
     case TypeId::kBinary: return "bytes";
-    case TypeId::kList: break;  // refused before any write (ExportService): no Iceberg lists yet
+    case TypeId::kList: break;  // no partition on a list (refused by ExportService)
   }
   return "string";
 }

@@ -18,19 +18,23 @@ namespace lakedump::iceberg {
 // Iceberg's first partition field id (Java starts partition ids at 1000).
 inline constexpr int kFirstPartitionFieldId = 1000;
 
-// The field id of column `index` (0-based).
+// The field id of column `index` (0-based); a list's element has its own
+// (parquet::ListElementFieldId), after every column's.
 inline int FieldIdOf(size_t index) { return static_cast<int>(index) + 1; }
 
 // "boolean", "int", "long", "float", "double", "decimal(P, S)", "date", "time",
-// "timestamp", "timestamptz", "string", "uuid", "binary". int8/int16 widen to
-// int; json is string (Iceberg v2 has no JSON type). The source already maps
-// what has no lakedump type (numeric beyond 38 digits, interval, timetz...) to string.
+// "timestamp", "timestamptz", "string", "uuid", "binary" for a primitive type
+// (a list's: its element's). int8/int16 widen to int; json is string (Iceberg
+// v2 has no JSON type). The source already maps what has no lakedump type
+// (numeric beyond 38 digits, interval, timetz...) to string.
 std::string TypeName(const LogicalType& type);
 
-// {"type":"struct","schema-id":0,"fields":[{"id":1,"name":..,"required":..,"type":..}]}
+// {"type":"struct","schema-id":0,"fields":[{"id":1,"name":..,"required":..,"type":..}]};
+// a list column's type is {"type":"list","element-id":E,"element-required":..,"element":..}.
 nlohmann::ordered_json SchemaJson(const Schema& schema, int schema_id);
 
-// [{"field-id":1,"names":["col"]}, ...] (the table property schema.name-mapping.default).
+// [{"field-id":1,"names":["col"]}, ...] (the table property schema.name-mapping.default);
+// a list column's entry nests its element: "fields":[{"field-id":E,"names":["element"]}].
 nlohmann::ordered_json NameMappingJson(const Schema& schema);
 
 // The partition spec's fields: [] or one identity field on `partition_column`.

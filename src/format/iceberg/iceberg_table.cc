@@ -12,6 +12,7 @@
 #include "format/iceberg/iceberg_schema.h"
 #include "format/iceberg/iceberg_values.h"
 #include "format/iceberg/manifest_schemas.h"
+#include "format/parquet/parquet_schema.h"
 
 namespace lakedump::iceberg {
 namespace {
@@ -276,7 +277,7 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
       {"location", in.location},
       {"last-sequence-number", kSequenceNumber},
       {"last-updated-ms", in.timestamp_ms},
-      {"last-column-id", static_cast<int>(in.schema.num_columns())},
+      {"last-column-id", parquet::LastFieldId(in.schema)},
       {"current-schema-id", kSchemaId},
       {"schemas", json::array({schema})},
       {"default-spec-id", kSpecId},

@@ -52,7 +52,7 @@ Kind KindOf(TypeId id) {
     case TypeId::kBinary:
     case TypeId::kJson:
     case TypeId::kUuid: return Kind::kBytes;
-    case TypeId::kList: break;  // no bounds for lists (Iceberg dumps refuse them for now)
+    case TypeId::kList: break;  // no bounds for lists (StatsFromParquetFooter keeps none)
   }
   return Kind::kBytes;
 }

@@ -37,7 +37,7 @@ struct ColumnSpec {
   bool element_nullable = true;  // an element may be null
   int max_def = 0;  // 0 required, 1 optional; a list: list_nullable + 1 + element_nullable
   int max_rep = 0;  // 1 for a list
-  std::optional<int32_t> field_id;  // a list's id, for its LIST group (the leaf has none)
+  std::optional<int32_t> field_id;  // a list's id, for its LIST group (the leaf has its element's)
 };
 
 // Values of one column of the row group being built, in physical form:

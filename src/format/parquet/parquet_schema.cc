@@ -40,6 +40,21 @@ int DecimalFixedBytes(int precision) {
   return 16;
 }
 
+int ColumnFieldId(size_t index) { return static_cast<int>(index) + 1; }
+
+std::optional<int> ListElementFieldId(const Schema& schema, size_t index) {
+  if (index >= schema.num_columns() || !schema.column(index).type.is_list()) return std::nullopt;
+  int lists_before = 0;
+  for (size_t i = 0; i < index; ++i) lists_before += schema.column(i).type.is_list() ? 1 : 0;
+  return static_cast<int>(schema.num_columns()) + lists_before + 1;
+}
+
+int LastFieldId(const Schema& schema) {
+  int last = static_cast<int>(schema.num_columns());
+  for (const Column& c : schema.columns()) last += c.type.is_list() ? 1 : 0;
+  return last;
+}
+
 Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
   std::vector<ColumnSpec> specs;
   specs.reserve(schema.num_columns());
@@ -54,7 +69,7 @@ Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
     // The Iceberg field id of the column (1..n in column order, as in the Iceberg
     // metadata of an Iceberg dump). Written for every dump: readers that do not
     // use ids ignore it, and the data files are the same whichever table format.
-    e.field_id = static_cast<int32_t>(specs.size()) + 1;
+    e.field_id = ColumnFieldId(specs.size());
     // A list's leaf is its element; the groups around it come from MakeSchemaElements.
     const lakedump::LogicalType t = c.type.is_list() ? c.type.ElementType() : c.type;
     if (c.type.is_list()) {
@@ -65,9 +80,10 @@ Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
       s.max_def = (c.nullable ? 1 : 0) + 1 + (c.type.element_nullable ? 1 : 0);
       s.max_rep = 1;
       e.name = "element";
-      // The id goes on the LIST group (MakeSchemaElements); the element has none.
+      // The column's id goes on the LIST group (MakeSchemaElements), the element's
+      // on the element (the repeated group between them has none, as Java writes it).
       s.field_id = e.field_id;
-      e.field_id.reset();
+      e.field_id = ListElementFieldId(schema, specs.size());
       e.repetition = c.type.element_nullable ? Repetition::kOptional : Repetition::kRequired;
     }
     if (t.id == TypeId::kList) {
