@@ -1,6 +1,9 @@
 // `lakedump gc DEST [--older-than 1h]`: cleans what runs that were killed
 // (SIGKILL, power loss) left behind: incomplete multipart uploads under an S3
 // prefix, hidden temp files under a local folder.
+// `lakedump gc DEST --expire-snapshots [--retain-last K] [--older-than D]`: trims
+// the history of an Iceberg dump's tables (dump/iceberg_expire.h) instead.
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -8,6 +11,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/numeric_option.h"
+#include "dump/iceberg_expire.h"
 #include "store/local/local_store.h"
 #include "store/s3/s3_store.h"
 
@@ -17,8 +21,29 @@ namespace {
 struct GcArgs {
   std::string dest;
   std::string older_than = "1h";
+  bool older_than_given = false;
+  bool expire_snapshots = false;
+  int retain_last = 1;
   S3Flags s3;
 };
+
+int RunExpire(const GcArgs& a, ObjectStore* store, std::chrono::milliseconds age) {
+  ExpireOptions options;
+  options.retain_last = a.retain_last;
+  if (a.older_than_given) options.older_than = age;
+  options.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  auto r = ExpireIcebergSnapshots(*store, options);
+  if (!r.ok()) return PrintError(r.status(), ExitCodeForStatus(r.status()));
+  for (const std::string& key : r->deleted) std::printf("deleted %s\n", key.c_str());
+  for (const std::string& w : r->warnings) std::fprintf(stderr, "lakedump: warning: %s\n", w.c_str());
+  std::printf("%llu snapshots expired in %llu tables, %zu objects deleted under %s\n",
+              static_cast<unsigned long long>(r->snapshots_expired),
+              static_cast<unsigned long long>(r->tables), r->deleted.size(),
+              store->Describe().c_str());
+  return kExitOk;
+}
 
 int RunLocalGc(const GcArgs& a, ObjectStore* store, std::chrono::seconds age) {
   auto* local = dynamic_cast<LocalStore*>(store);
@@ -43,6 +68,10 @@ int RunGc(const GcArgs& a) {
   // Opened as every command opens its store, so a bad URL gets the same answer here.
   std::unique_ptr<ObjectStore> store;
   if (int rc = OpenCommandStore(a.dest, a.s3, StoreOptions{}, &store); rc != kExitOk) return rc;
+  if (a.expire_snapshots) {
+    return RunExpire(a, store.get(),
+                     std::chrono::duration_cast<std::chrono::milliseconds>(*age));
+  }
   if (!a.dest.starts_with("s3://")) return RunLocalGc(a, store.get(), seconds);
   StoreOptions options;
   if (Status s = ApplyS3Flags(a.s3, &options.s3); !s.ok()) return PrintError(s, kExitUsage);
@@ -64,18 +93,30 @@ CommandEntry AddGcCommand(CLI::App& parent) {
       "Clean what killed runs left: incomplete S3 multipart uploads, local temp files.");
   app->add_option("DEST", a->dest, "s3://bucket/prefix, file:///dir or a folder path")
       ->required();
-  AddSizeOption(app, "--older-than", &a->older_than,
-                {NumericRange::Kind::kDuration, 0, 3650LL * 86'400'000, "", ""},
-                "only uploads whose newest part (or start, without parts) is older than "
-                "this, and temp files written longer ago (0s = all: make sure no dump is "
-                "running there)");
+  CLI::Option* older_than = AddSizeOption(
+      app, "--older-than", &a->older_than,
+      {NumericRange::Kind::kDuration, 0, 3650LL * 86'400'000, "", ""},
+      "only uploads whose newest part (or start, without parts) is older than "
+      "this, and temp files written longer ago (0s = all: make sure no dump is "
+      "running there); with --expire-snapshots: only snapshots older than this expire");
+  CLI::Option* expire = app->add_flag("--expire-snapshots", a->expire_snapshots,
+                "instead: expire the snapshots of an Iceberg dump's tables (all but the "
+                "--retain-last newest, and with --older-than only older ones) and delete the "
+                "files only they reference; the current snapshot always stays");
+  AddIntOption(app, "--retain-last", &a->retain_last, 1, 1'000'000,
+               "with --expire-snapshots: how many of each table's newest snapshots stay")
+      ->needs(expire);
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"
       "  lakedump gc s3://bucket/dumps/app\n"
       "  lakedump gc ./lakedump-demo --older-than 0s\n"
+      "  lakedump gc ./iceberg-dump --expire-snapshots --retain-last 2\n"
       "  lakedump gc s3://bucket/dumps --older-than 10m --endpoint http://127.0.0.1:7480");
-  return {app, [a] { return RunGc(*a); }};
+  return {app, [a, older_than] {
+            a->older_than_given = older_than->count() > 0;
+            return RunGc(*a);
+          }};
 }
 
 }  // namespace lakedump::cli

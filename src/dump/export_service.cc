@@ -50,6 +50,10 @@ struct ExportService::TableState {
   bool started_set = false;          // GUARDED_BY(mu)
   std::optional<TableManifest> manifest;  // set once committed or reused
   std::string manifest_key;               // where: its _table.json or _table-<run>.json
+  // --table-format iceberg, once committed or reused: what the sweep keeps of the
+  // table's Iceberg history, and its metadata objects already written.
+  std::optional<IcebergTableKeep> iceberg_keep;
+  std::vector<std::string> iceberg_written;
 };
 
 nlohmann::json RedactCredentials(const nlohmann::json& value) {
@@ -125,6 +129,12 @@ Status ExportService::PrepareDestination() {
           const std::string_view name =
               std::string_view(o.key).substr(slash == std::string::npos ? 0 : slash + 1);
           if (name == kTableFileName || (name.starts_with("_table-") && name.ends_with(".json"))) {
+            stale.push_back(o.key);
+          }
+          // Nor any Iceberg metadata of it: the tables start new histories at v1, and a
+          // reader must not find an older v2 past a new version-hint.text.
+          if (IsIcebergVersionHint(o.key) ||
+              (name.ends_with(".metadata.json") && o.key.find("/metadata/") != std::string::npos)) {
             stale.push_back(o.key);
           }
         }
@@ -211,8 +221,11 @@ Status ExportService::TryReuse(TableState* state) {
     }
     if (!files_ok) continue;
     if (options_.table_format == TableFormat::kIceberg) {
-      LD_ASSIGN_OR_RETURN(bool present, IcebergMetadataPresent(*store_, m));
-      if (!present) continue;  // dumped again, with its metadata
+      LD_ASSIGN_OR_RETURN(std::optional<IcebergTableKeep> keep, IcebergMetadataPresent(*store_, m));
+      if (!keep) continue;  // dumped again, with its metadata
+      state->iceberg_keep = std::move(*keep);
+      state->iceberg_written = IcebergMetadataKeys(m);
+      state->iceberg_written.push_back(IcebergHintKey(m.table));
     }
     state->manifest_key = key;
     state->manifest = std::move(m);
@@ -340,12 +353,14 @@ Status ExportService::CommitTable(TableState* state) {
     // The table's Iceberg metadata before the table commit. Over a committed dump
     // its fixed-name objects wait for the new manifest (written in RunLeased).
     std::vector<std::pair<std::string, std::string>> deferred;
-    LD_RETURN_IF_ERROR(
-        WriteIcebergTable(*store_, m, old_dump_committed_ ? &deferred : nullptr)
-            .WithContext("Iceberg metadata"));
-    if (!deferred.empty()) {
+    auto written = WriteIcebergTable(*store_, m, old_dump_committed_ ? &deferred : nullptr);
+    if (!written.ok()) return written.status().WithContext("Iceberg metadata");
+    state->iceberg_keep = std::move(written->keep);
+    state->iceberg_written = std::move(written->written);
+    if (!deferred.empty() || !written->warning.empty()) {
       std::lock_guard<std::mutex> lock(deferred_mu_);
       for (auto& object : deferred) deferred_iceberg_.push_back(std::move(object));
+      if (!written->warning.empty()) iceberg_warnings_.push_back(std::move(written->warning));
     }
   }
   const std::string key = CommitKey(info.ref);
@@ -359,7 +374,8 @@ Status ExportService::CommitTable(TableState* state) {
 }
 
 Status ExportService::SweepStrays(const std::vector<CommittedTable>& tables,
-                                  const nlohmann::json& schema, uint64_t* deleted) {
+                                  const nlohmann::json& schema,
+                                  const std::vector<IcebergTableKeep>& iceberg, uint64_t* deleted) {
   std::set<std::string> keep = {std::string(kManifestKey), std::string(kLeaseKey)};
   if (schema.contains("archive")) keep.insert(schema["archive"].value("key", ""));
   // An unsigned dump over a signed one: the old signature goes with the old dump.
@@ -367,14 +383,17 @@ Status ExportService::SweepStrays(const std::vector<CommittedTable>& tables,
   for (const CommittedTable& t : tables) {
     keep.insert(t.key);
     for (const DataFile& f : t.manifest->files) keep.insert(f.key);
-    if (options_.table_format == TableFormat::kIceberg) {
-      for (const std::string& k : IcebergMetadataKeys(*t.manifest)) keep.insert(k);
-    }
   }
   LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store_->List(""));
   std::vector<std::string> stray;
   for (const ObjectInfo& o : objects) {
-    if (!keep.count(o.key)) stray.push_back(o.key);
+    if (keep.count(o.key)) continue;
+    // The Iceberg tables' earlier snapshots stay until gc --expire-snapshots.
+    if (std::any_of(iceberg.begin(), iceberg.end(),
+                    [&o](const IcebergTableKeep& k) { return k.KeepsObject(o.key); })) {
+      continue;
+    }
+    stray.push_back(o.key);
   }
   *deleted = stray.size();
   if (stray.empty()) return Status::OK();
@@ -582,18 +601,12 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   if (!schema.ok()) return schema.status().WithContext("schema");
 
   std::vector<CommittedTable> tables;
+  std::vector<IcebergTableKeep> iceberg_keeps;
   for (auto& s : states) {
-    CommittedTable c{s->manifest_key, &*s->manifest, {}};
-    if (options_.table_format == TableFormat::kIceberg) {
-      // Its Iceberg metadata too, but for what is only written after the manifest.
-      for (std::string& k : IcebergMetadataKeys(*c.manifest)) {
-        const bool later =
-            std::any_of(deferred_iceberg_.begin(), deferred_iceberg_.end(),
-                        [&k](const auto& object) { return object.first == k; });
-        if (!later) c.also_present.push_back(std::move(k));
-      }
-    }
+    // Its Iceberg metadata written so far too (not what is only written after the manifest).
+    CommittedTable c{s->manifest_key, &*s->manifest, s->iceberg_written};
     tables.push_back(std::move(c));
+    if (s->iceberg_keep) iceberg_keeps.push_back(std::move(*s->iceberg_keep));
   }
   std::sort(tables.begin(), tables.end(), [](const CommittedTable& a, const CommittedTable& b) {
     return a.manifest->table.QualifiedName() < b.manifest->table.QualifiedName();
@@ -634,6 +647,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext("making the dump's files durable"));
   d.sha256 = !options_.sign_key.empty();
   LD_RETURN_IF_ERROR(WriteManifest(d));
+  for (std::string& w : iceberg_warnings_) result.warnings.push_back(std::move(w));
   // Over a committed dump: the Iceberg tables switch to this run's files only now.
   // A failure leaves the new manifest committed (the CLI says so) and the old
   // dump's files unswept, so the Iceberg tables still read the old data whole.
@@ -645,7 +659,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   // After it: what the new manifest does not name belongs to the earlier dump
   // or to dead runs (data file names are unique per run).
   if (options_.if_exists != IfExists::kFail) {
-    Status swept = SweepStrays(tables, d.schema, &result.deleted_objects);
+    Status swept = SweepStrays(tables, d.schema, iceberg_keeps, &result.deleted_objects);
     if (!swept.ok()) {
       result.warnings.push_back(fmt::format(
           "the dump is committed, but objects of the earlier dump could not all be deleted "

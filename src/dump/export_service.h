@@ -21,6 +21,7 @@
 #include "dump/dump_lease.h"
 #include "dump/dump_options.h"
 #include "dump/commit_check.h"
+#include "dump/iceberg_commit.h"
 #include "dump/file_encoder.h"
 #include "dump/manifest.h"
 #include "dump/planner.h"
@@ -79,9 +80,10 @@ class ExportService {
   Status WriteManifest(const DumpManifest& manifest);
   // Best effort: deletes every object whose key carries this run's id.
   void DeleteOwnObjects(ObjectStore& store);
-  // Deletes what the new manifest does not name (keeps its schema archive).
+  // Deletes what the new manifest does not name (keeps its schema archive, and
+  // each Iceberg table's history: `iceberg`).
   Status SweepStrays(const std::vector<CommittedTable>& tables, const nlohmann::json& schema,
-                     uint64_t* deleted);
+                     const std::vector<IcebergTableKeep>& iceberg, uint64_t* deleted);
   // Database::CaptureSchema for the planned tables; stores the archive (if any) and
   // returns the manifest's "schema" object with the archive's key, size and checksum.
   Result<nlohmann::json> CaptureSchema(const DumpPlan& plan);
@@ -97,9 +99,11 @@ class ExportService {
   ObjectStore* lease_store_ = nullptr;
   std::function<Status(std::vector<std::string>*)> cleaner_;
   // --table-format iceberg over a committed dump: (key, bytes) of each table's
-  // v1.metadata.json then version-hint.text, written after the new manifest.
+  // v<N+1>.metadata.json then version-hint.text, written after the new manifest;
+  // and the warnings of tables whose Iceberg history could not be continued.
   std::mutex deferred_mu_;
-  std::vector<std::pair<std::string, std::string>> deferred_iceberg_;
+  std::vector<std::pair<std::string, std::string>> deferred_iceberg_;  // GUARDED_BY(deferred_mu_)
+  std::vector<std::string> iceberg_warnings_;                          // GUARDED_BY(deferred_mu_)
   DumpProgress progress_;
   std::string run_id_;
   bool started_writing_ = false;

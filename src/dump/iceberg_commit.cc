@@ -1,5 +1,8 @@
 #include "dump/iceberg_commit.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 
@@ -36,26 +39,134 @@ std::string StoreRootUri(const ObjectStore& store) {
 
 std::vector<std::string> IcebergMetadataKeys(const TableManifest& table) {
   const std::string prefix = TablePrefix(table.table) + "metadata/";
-  std::vector<std::string> keys;
-  for (const std::string& name : iceberg::MetadataFileNames(table.run_id)) {
-    keys.push_back(prefix + name);
-  }
-  return keys;
+  const std::vector<std::string> names = iceberg::MetadataFileNames(table.run_id, 1);
+  return {prefix + names[0], prefix + names[1]};
 }
 
-Status WriteIcebergTable(ObjectStore& store, const TableManifest& table,
-                         std::vector<std::pair<std::string, std::string>>* deferred) {
+std::string IcebergHintKey(const TableRef& table) {
+  return TablePrefix(table) + "metadata/version-hint.text";
+}
+
+std::string IcebergMetadataFileKey(const TableRef& table, int version) {
+  return fmt::format("{}metadata/v{}.metadata.json", TablePrefix(table), version);
+}
+
+std::string IcebergTableLocation(const ObjectStore& store, const TableRef& table) {
+  std::string root = StoreRootUri(store);
+  if (root == "file:///") root = "file://";  // a dump into "/" itself
+  const std::string prefix = TablePrefix(table);
+  return root + "/" + prefix.substr(0, prefix.size() - 1);
+}
+
+bool IcebergTableKeep::KeepsObject(std::string_view key) const {
+  if (std::find(keys.begin(), keys.end(), key) != keys.end()) return true;
+  if (!key.starts_with(prefix)) return false;
+  const size_t slash = key.rfind('/');
+  const std::string_view name = key.substr(slash == std::string_view::npos ? 0 : slash + 1);
+  // Data files and the snapshots' Avro files; never a table manifest (_table-<run>.json).
+  const bool metadata = key.substr(prefix.size()).starts_with("metadata/");
+  if (!metadata && !name.ends_with(".parquet")) return false;
+  return std::any_of(run_ids.begin(), run_ids.end(),
+                     [&](const std::string& run) { return name.find(run) != std::string_view::npos; });
+}
+
+Result<IcebergHistoryRead> ReadIcebergHistory(ObjectStore& store, const TableRef& table) {
+  IcebergHistoryRead out;
+  auto hint = store.GetObject(IcebergHintKey(table), /*max_bytes=*/64);
+  if (!hint.ok()) {
+    if (hint.status().code() == Code::kNotFound) return out;
+    if (hint.status().code() != Code::kCorruption) return hint.status();
+    out.problem = "version-hint.text is not a version number";
+    return out;
+  }
+  // The number N, no newline (tolerate surrounding whitespace); at most 9 digits.
+  std::string n = *hint;
+  while (!n.empty() && std::isspace(static_cast<unsigned char>(n.back()))) n.pop_back();
+  while (!n.empty() && std::isspace(static_cast<unsigned char>(n.front()))) n.erase(0, 1);
+  if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(n) < 1) {
+    out.problem = "version-hint.text is not a version number";
+    return out;
+  }
+  out.last_version = std::stoi(n);
+  const std::string key = IcebergMetadataFileKey(table, out.last_version);
+  auto text = store.GetObject(key, kMaxMetadataBytes);
+  if (!text.ok()) {
+    if (text.status().code() == Code::kNotFound) {
+      out.problem = fmt::format("version-hint.text names a missing v{}.metadata.json", n);
+      return out;
+    }
+    if (text.status().code() == Code::kCorruption) {
+      out.problem = fmt::format("v{}.metadata.json is too large", n);
+      return out;
+    }
+    return text.status();
+  }
+  auto history = iceberg::ParseTableHistory(*text, out.last_version,
+                                            IcebergTableLocation(store, table), &IsRunId);
+  if (!history.ok()) {
+    out.problem = std::string(history.status().message());
+    return out;
+  }
+  out.history = std::move(*history);
+  return out;
+}
+
+IcebergTableKeep KeepOfHistory(const TableRef& table, const iceberg::TableHistory& history) {
+  IcebergTableKeep keep;
+  keep.prefix = TablePrefix(table);
+  keep.keys.push_back(IcebergHintKey(table));
+  keep.keys.push_back(IcebergMetadataFileKey(table, history.version));
+  const std::string meta_prefix = keep.prefix + "metadata/";
+  for (const std::string& uri : history.logged_metadata_files) {
+    // Checked to be under the table's metadata/: keep the file name only.
+    const std::string name = uri.substr(uri.rfind('/') + 1);
+    if (!name.empty()) keep.keys.push_back(meta_prefix + name);
+  }
+  keep.run_ids = history.run_ids;
+  return keep;
+}
+
+Result<IcebergWritten> WriteIcebergTable(
+    ObjectStore& store, const TableManifest& table,
+    std::vector<std::pair<std::string, std::string>>* deferred) {
   std::string root = StoreRootUri(store);
   if (root == "file:///") root = "file://";  // a dump into "/" itself
   const std::string table_prefix = TablePrefix(table.table);
+  IcebergWritten out;
   iceberg::SnapshotInput in;
   in.schema = table.schema;
   if (!table.partition_by.empty()) {
     in.partition_column = table.schema.FindColumn(table.partition_by);
   }
-  in.location = root + "/" + table_prefix.substr(0, table_prefix.size() - 1);
+  in.location = IcebergTableLocation(store, table.table);
+  std::optional<iceberg::TableHistory> previous;
+  if (deferred != nullptr) {
+    // Over a committed dump: continue the table's history, or say why not.
+    LD_ASSIGN_OR_RETURN(IcebergHistoryRead read, ReadIcebergHistory(store, table.table));
+    std::string why = read.problem;
+    if (read.history) {
+      if (auto cannot = iceberg::CannotAppend(*read.history, in.schema, in.partition_column)) {
+        why = *cannot;
+      } else {
+        previous = std::move(read.history);
+      }
+    }
+    if (!why.empty()) {
+      out.warning = fmt::format(
+          "Iceberg table {}: its history is not continued ({}): a new history starts at "
+          "v{}.metadata.json, and the earlier snapshots' files are deleted with the old dump",
+          table.table.QualifiedName(), why, read.last_version + 1);
+    }
+    in.version = read.last_version + 1;
+  }
+  in.previous = previous ? &*previous : nullptr;
   in.table_uuid = iceberg::RandomUuid();
   in.snapshot_id = iceberg::RandomSnapshotId();
+  while (previous && std::count(previous->snapshot_ids.begin(), previous->snapshot_ids.end(),
+                                in.snapshot_id) > 0) {
+    in.snapshot_id = iceberg::RandomSnapshotId();
+  }
   in.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                         std::chrono::system_clock::now().time_since_epoch())
                         .count();
@@ -80,13 +191,25 @@ Status WriteIcebergTable(ObjectStore& store, const TableManifest& table,
   // that no hint ever points at a metadata file that is not complete.
   for (auto& [name, bytes] : files) {
     if (deferred != nullptr && name.find(table.run_id) == std::string::npos) {
-      // A fixed name (v1.metadata.json, version-hint.text): the caller writes it later.
+      // v<N>.metadata.json, version-hint.text: the caller writes them later.
       deferred->emplace_back(meta_prefix + name, std::move(bytes));
       continue;
     }
     LD_RETURN_IF_ERROR(store.PutObject(meta_prefix + name, bytes).WithContext(meta_prefix + name));
+    out.written.push_back(meta_prefix + name);
   }
-  return Status::OK();
+  // What the table's history holds once the metadata is written.
+  out.keep.prefix = table_prefix;
+  out.keep.keys = {IcebergHintKey(table.table), meta_prefix + files[2].first};
+  if (previous) {
+    IcebergTableKeep before = KeepOfHistory(table.table, *previous);
+    for (std::string& k : before.keys) {
+      if (k != out.keep.keys[0]) out.keep.keys.push_back(std::move(k));
+    }
+    out.keep.run_ids = std::move(before.run_ids);
+  }
+  out.keep.run_ids.push_back(table.run_id);
+  return out;
 }
 
 bool IsIcebergVersionHint(std::string_view key) {
@@ -111,74 +234,38 @@ Status CheckNoForeignIcebergTables(ObjectStore& store, const std::vector<ObjectI
   return Status::OK();
 }
 
-Result<bool> IcebergMetadataPresent(ObjectStore& store, const TableManifest& table) {
+Result<std::optional<IcebergTableKeep>> IcebergMetadataPresent(ObjectStore& store,
+                                                              const TableManifest& table) {
   for (const std::string& key : IcebergMetadataKeys(table)) {
     auto head = store.Head(key);
     if (!head.ok()) {
-      if (head.status().code() == Code::kNotFound) return false;
+      if (head.status().code() == Code::kNotFound) return std::optional<IcebergTableKeep>();
       return head.status();
     }
-    if (key.ends_with(".metadata.json")) {
-      // The fixed-name metadata file must be this table's run's, not an older dump's
-      // (over a committed dump it is rewritten only after the new manifest).
-      LD_ASSIGN_OR_RETURN(std::string text, store.GetObject(key));
-      const nlohmann::json m = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-      const bool same_run = m.is_object() && m.contains("properties") &&
-                            m["properties"].is_object() &&
-                            m["properties"].value("lakedump.run-id", "") == table.run_id;
-      if (!same_run) return false;
+  }
+  // The current snapshot must be this table's run's, not an older dump's (over a
+  // committed dump the metadata moves to a run only after its manifest).
+  LD_ASSIGN_OR_RETURN(IcebergHistoryRead read, ReadIcebergHistory(store, table.table));
+  if (!read.history) return std::optional<IcebergTableKeep>();
+  const iceberg::TableHistory& h = *read.history;
+  for (size_t i = 0; i < h.snapshot_ids.size(); ++i) {
+    if (h.snapshot_ids[i] == h.current_snapshot_id && h.run_ids[i] == table.run_id) {
+      return std::optional<IcebergTableKeep>(KeepOfHistory(table.table, h));
     }
   }
-  return true;
+  return std::optional<IcebergTableKeep>();
 }
 
 Result<IcebergTableStatus> ReadIcebergTableStatus(ObjectStore& store, const TableRef& table) {
   IcebergTableStatus out;
-  const std::string dir = TablePrefix(table) + "metadata/";
-  auto hint = store.GetObject(dir + "version-hint.text", /*max_bytes=*/64);
-  if (!hint.ok()) {
-    if (hint.status().code() == Code::kNotFound) {
-      out.problem = "no version-hint.text";
-      return out;
-    }
-    if (hint.status().code() == Code::kCorruption) {
-      out.problem = "version-hint.text is not a version number";
-      return out;
-    }
-    return hint.status();
-  }
-  // The number N, no newline (tolerate surrounding whitespace); at most 9 digits.
-  std::string n = *hint;
-  while (!n.empty() && std::isspace(static_cast<unsigned char>(n.back()))) n.pop_back();
-  while (!n.empty() && std::isspace(static_cast<unsigned char>(n.front()))) n.erase(0, 1);
-  if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos) {
-    out.problem = "version-hint.text is not a version number";
+  LD_ASSIGN_OR_RETURN(IcebergHistoryRead read, ReadIcebergHistory(store, table));
+  if (read.last_version > 0) out.metadata_key = IcebergMetadataFileKey(table, read.last_version);
+  if (!read.history) {
+    out.problem = read.problem.empty() ? "no version-hint.text" : read.problem;
     return out;
   }
-  out.metadata_key = dir + "v" + n + ".metadata.json";
-  auto text = store.GetObject(out.metadata_key, kMaxMetadataBytes);
-  if (!text.ok()) {
-    if (text.status().code() == Code::kNotFound) {
-      out.problem = "version-hint.text names a missing v" + n + ".metadata.json";
-      return out;
-    }
-    if (text.status().code() == Code::kCorruption) {
-      out.problem = "v" + n + ".metadata.json is too large";
-      return out;
-    }
-    return text.status();
-  }
-  const nlohmann::json m = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!m.is_object() || !m.contains("snapshots") || !m["snapshots"].is_array()) {
-    out.problem = "v" + n + ".metadata.json is not Iceberg table metadata";
-    return out;
-  }
-  out.snapshots = m["snapshots"].size();
-  if (m.contains("properties") && m["properties"].is_object()) {
-    const nlohmann::json& run = m["properties"].value("lakedump.run-id", nlohmann::json());
-    if (run.is_string()) out.run_id = run.get<std::string>();
-  }
-  if (out.run_id.empty()) out.problem = "not written by lakedump (no lakedump.run-id)";
+  out.snapshots = read.history->snapshot_ids.size();
+  out.run_id = read.history->metadata["properties"]["lakedump.run-id"].get<std::string>();
   return out;
 }
 

@@ -1,7 +1,9 @@
 // The dump side of --table-format iceberg: collects each data file's Iceberg
 // metrics when its writer closes, and at a table's commit writes the table's
 // Iceberg v2 metadata under "<schema>/<table>/metadata/" (manifest, manifest
-// list, v1.metadata.json, then version-hint.text last), before _table.json.
+// list, v<N>.metadata.json, then version-hint.text last), before _table.json.
+// Over a committed dump the table's history is continued: v<N+1> adds this run's
+// snapshot to the ones before, whose objects stay (see IcebergTableKeep).
 // The metadata itself is built by format/iceberg; this file only names keys,
 // locations and writes objects. See docs/iceberg.md.
 // Functions; thread-safe (the store is).
@@ -15,6 +17,7 @@
 
 #include "dump/manifest.h"
 #include "format/iceberg/file_stats.h"
+#include "format/iceberg/iceberg_history.h"
 #include "format/parquet/parquet_metadata.h"
 #include "store/object_store.h"
 
@@ -35,20 +38,64 @@ Result<std::shared_ptr<const IcebergFileMetrics>> CollectIcebergMetrics(
 // "file:///abs/dir" for a local folder (others as the store describes itself).
 std::string StoreRootUri(const ObjectStore& store);
 
-// Keys of the Iceberg metadata written for a committed table (they follow from
-// its run id), version-hint.text last.
+// Keys of the Iceberg objects named after a committed table's run (the Avro
+// manifest and manifest list of its snapshot).
 std::vector<std::string> IcebergMetadataKeys(const TableManifest& table);
+// "<schema>/<table>/metadata/version-hint.text" and ".../v<version>.metadata.json".
+std::string IcebergHintKey(const TableRef& table);
+std::string IcebergMetadataFileKey(const TableRef& table, int version);
+// The table's Iceberg location: "<root URI>/<schema>/<table>".
+std::string IcebergTableLocation(const ObjectStore& store, const TableRef& table);
+
+// What of a table's Iceberg objects a sweep keeps: `keys` (the metadata files of its
+// history and version-hint.text), and every Parquet file under `prefix` and object
+// under its metadata/ whose name carries one of `run_ids` (the data files, manifests
+// and manifest lists of its snapshots).
+struct IcebergTableKeep {
+  std::string prefix;  // the table's, "<schema>/<table>/"
+  std::vector<std::string> keys;
+  std::vector<std::string> run_ids;
+  // True for an object of one of the snapshots (by the run id in its file name).
+  bool KeepsObject(std::string_view key) const;
+};
+
+// A table's Iceberg history as the store holds it: `history` when version-hint.text
+// names lakedump metadata of this location that checks (iceberg::ParseTableHistory);
+// else `problem` says why not (empty when there is no version-hint.text at all), and
+// `last_version` is the version the hint names (0 when it names none).
+struct IcebergHistoryRead {
+  std::optional<iceberg::TableHistory> history;
+  int last_version = 0;
+  std::string problem;
+};
+// Reads are bounded (kMaxMetadataBytes). Errors only when the store fails.
+Result<IcebergHistoryRead> ReadIcebergHistory(ObjectStore& store, const TableRef& table);
+
+// What the sweep keeps of a history (its metadata files, hint and snapshots' runs).
+IcebergTableKeep KeepOfHistory(const TableRef& table, const iceberg::TableHistory& history);
+
+struct IcebergWritten {
+  IcebergTableKeep keep;              // the table's objects once its metadata is written
+  std::vector<std::string> written;   // keys written now (the rest is deferred)
+  std::string warning;                // a history that could not be continued, and why
+};
 
 // Writes the table's Iceberg metadata. REQUIRES: every file of `table` carries
 // metrics (DataFile::iceberg). Nothing points at the new metadata until
-// version-hint.text, written last. With `deferred`, only the objects whose names
-// carry the table's run id (the Avro manifest and manifest list) are written; the
-// fixed-name ones (v1.metadata.json, then version-hint.text) are appended to
-// *deferred as (key, bytes) for the caller to write in that order after the dump's
-// new manifest: over a committed dump they must not change before it (its tables
-// would point at this run's files, which a failed run deletes).
-Status WriteIcebergTable(ObjectStore& store, const TableManifest& table,
-                         std::vector<std::pair<std::string, std::string>>* deferred = nullptr);
+// version-hint.text, written last. With `deferred` (over a committed dump) the
+// table's history is read and continued: v<N+1> with this run's snapshot after the
+// earlier ones; a history that does not check, or whose columns or partitioning
+// changed, is not continued: a new history starts at v<N+1> (with a warning) and
+// the earlier snapshots' objects go with the sweep. Only the objects whose names
+// carry the table's run id (the Avro manifest and manifest list) are written then;
+// v<N+1>.metadata.json and version-hint.text are appended to *deferred as (key,
+// bytes) for the caller to write in that order after the dump's new manifest: they
+// must not change before it (the table would point at this run's files, which a
+// failed run deletes; Java readers also look for v<N+1> past the hint).
+// Without `deferred`: a new table, v1.
+Result<IcebergWritten> WriteIcebergTable(
+    ObjectStore& store, const TableManifest& table,
+    std::vector<std::pair<std::string, std::string>>* deferred = nullptr);
 
 // True for "<...>/metadata/version-hint.text".
 bool IsIcebergVersionHint(std::string_view key);
@@ -59,14 +106,16 @@ bool IsIcebergVersionHint(std::string_view key);
 // resume never deletes a table someone else owns. Reads each such file.
 Status CheckNoForeignIcebergTables(ObjectStore& store, const std::vector<ObjectInfo>& objects);
 
-// True when every key of IcebergMetadataKeys(table) exists and its metadata.json
-// names the table's run id (for resume).
-Result<bool> IcebergMetadataPresent(ObjectStore& store, const TableManifest& table);
+// For resume: the table's Iceberg objects to keep when every key of
+// IcebergMetadataKeys(table) exists and the table's current metadata (through
+// version-hint.text) has the table's run's snapshot as its current one; nullopt
+// otherwise (the table is dumped again).
+Result<std::optional<IcebergTableKeep>> IcebergMetadataPresent(ObjectStore& store,
+                                                              const TableManifest& table);
 
-// What `ls` shows of a table's Iceberg metadata, as found (the objects are not
-// trusted: read bounded, parsed without exceptions). `problem` is empty when the
-// table opens: version-hint.text names a metadata file that parses, is lakedump's
-// and holds `snapshots` snapshots.
+// What `ls` shows of a table's Iceberg metadata, as found (ReadIcebergHistory:
+// read bounded, checked). `problem` is empty when the table opens: version-hint.text
+// names lakedump metadata of this location that checks, with `snapshots` snapshots.
 struct IcebergTableStatus {
   std::string metadata_key;  // "<prefix>metadata/v<N>.metadata.json" (empty without a hint)
   uint64_t snapshots = 0;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <random>
@@ -147,6 +148,18 @@ std::string NewRunId() {
   const uint32_t rnd = rd();
   return fmt::format("{:04}{:02}{:02}T{:02}{:02}{:02}Z-{:08x}", tm.tm_year + 1900, tm.tm_mon + 1,
                      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, rnd);
+}
+
+bool IsRunId(std::string_view text) {
+  // 8 digits, 'T', 6 digits, "Z-", 8 lower-case hex digits.
+  if (text.size() != 25 || text[8] != 'T' || text.substr(15, 2) != "Z-") return false;
+  auto digits = [](std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  const std::string_view hex = text.substr(17);
+  return digits(text.substr(0, 8)) && digits(text.substr(9, 6)) &&
+         std::all_of(hex.begin(), hex.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 }  // namespace lakedump

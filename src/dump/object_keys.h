@@ -48,6 +48,9 @@ std::string DataFileKey(const TableRef& table, std::string_view partition, int u
 
 // "20261129T235959Z-1a2b3c4d": UTC time of the call plus 32 random bits.
 std::string NewRunId();
+// True for a run id of NewRunId's form ("YYYYMMDDTHHMMSSZ-xxxxxxxx"), as read back from
+// metadata that is not trusted (an empty or short one would match other objects' names).
+bool IsRunId(std::string_view text);
 
 
 }  // namespace lakedump

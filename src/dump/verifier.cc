@@ -363,7 +363,9 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
       problems.Add(entry->key, "schema-archive", std::string(archive.status().message()));
     }
   }
-  // --table-format iceberg: each table's Iceberg metadata is claimed, and must be there.
+  // --table-format iceberg: each table's Iceberg metadata is claimed, and must be there;
+  // the objects of its earlier snapshots (its history) are claimed too.
+  std::vector<IcebergTableKeep> histories;
   if (manifest.options.is_object() && manifest.options.value("table_format", "") == "iceberg") {
     for (const TableManifest& t : tables) {
       for (const std::string& k : IcebergMetadataKeys(t)) {
@@ -372,25 +374,43 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
           problems.Add(k, "missing",
                        fmt::format("Iceberg metadata of table {} is missing",
                                    t.table.QualifiedName()));
-        } else if (k.ends_with(".metadata.json")) {
-          // A fixed name: it must be this table's run's (an overwrite that failed
-          // after its manifest leaves the earlier dump's).
-          LD_ASSIGN_OR_RETURN(std::string text, store.GetObject(k, kMaxMetadataBytes));
-          const nlohmann::json meta =
-              nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-          const std::string run = meta.is_object() && meta.contains("properties") &&
-                                          meta["properties"].is_object()
-                                      ? meta["properties"].value("lakedump.run-id", "")
-                                      : "";
-          if (run != t.run_id) {
-            problems.Add(k, "iceberg-metadata",
-                         fmt::format("Iceberg metadata of table {} is of run {}, not of the "
-                                     "table's run {} (dump it again with --if-exists resume)",
-                                     t.table.QualifiedName(), run.empty() ? "?" : run,
-                                     t.run_id));
-          }
         }
       }
+      // Its metadata files (v<N>.metadata.json) are its own whatever the hint says.
+      const std::string metadata_dir = TablePrefix(t.table) + "metadata/";
+      for (const ObjectInfo& o : listing) {
+        if (o.key.starts_with(metadata_dir) && o.key.ends_with(".metadata.json") &&
+            o.key.find('/', metadata_dir.size()) == std::string::npos) {
+          claimed.insert(o.key);
+        }
+      }
+      const std::string hint = IcebergHintKey(t.table);
+      claimed.insert(hint);
+      LD_ASSIGN_OR_RETURN(IcebergHistoryRead read, ReadIcebergHistory(store, t.table));
+      if (!read.history) {
+        problems.Add(hint, listed.count(hint) ? "iceberg-metadata" : "missing",
+                     fmt::format("Iceberg metadata of table {} {}", t.table.QualifiedName(),
+                                 read.problem.empty() ? "is missing" : "does not open: " + read.problem));
+        continue;
+      }
+      const iceberg::TableHistory& h = *read.history;
+      std::string current_run = "?";
+      for (size_t i = 0; i < h.snapshot_ids.size(); ++i) {
+        if (h.snapshot_ids[i] == h.current_snapshot_id) current_run = h.run_ids[i];
+      }
+      if (current_run != t.run_id) {
+        // An overwrite that failed after its manifest leaves the earlier dump's metadata.
+        problems.Add(IcebergMetadataFileKey(t.table, h.version), "iceberg-metadata",
+                     fmt::format("Iceberg metadata of table {} is of run {}, not of the "
+                                 "table's run {} (dump it again with --if-exists resume)",
+                                 t.table.QualifiedName(), current_run, t.run_id));
+      }
+      histories.push_back(KeepOfHistory(t.table, h));
+    }
+  }
+  for (const IcebergTableKeep& keep : histories) {
+    for (const ObjectInfo& o : listing) {
+      if (keep.KeepsObject(o.key)) claimed.insert(o.key);
     }
   }
   for (const ObjectInfo& o : listing) {

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -100,23 +101,95 @@ TEST_F(IcebergCliTest, PartitionedTableReadByIcebird) {
   CheckWithIcebird(interop, dest, dir_);
 }
 
-TEST_F(IcebergCliTest, OverwriteReplacesTheTablesMetadata) {
+// icebird's rows of a table: iceberg_read.mjs --rows [args] ({"rows","values"}).
+json IcebirdRows(const std::string& interop, const std::string& table_dir, const std::string& args,
+                 const TempDir& tmp) {
+  const std::string out = tmp.Sub("icebird-rows.json");
+  const int rc = std::system(("node " + interop + "/iceberg_read.mjs " +
+                              Quote("file://" + table_dir) + " --rows " + args + " >" + out +
+                              " 2>&1")
+                                 .c_str());
+  const std::string text = ReadFile(out);
+  EXPECT_EQ(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, 0) << text.substr(0, 2000);
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() ? j : json::object();
+}
+
+std::set<std::string> FilesUnder(const std::string& dir) {
+  std::set<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) out.insert(fs::relative(e.path(), dir).string());
+  }
+  return out;
+}
+
+// History across runs: a second dump (--if-exists overwrite) of a changed source adds a
+// snapshot; icebird reads the new rows at the current snapshot and the old ones by time
+// travel (the first snapshot, and v1.metadata.json); gc --expire-snapshots then deletes
+// exactly the first run's objects, and the first snapshot is gone from the metadata.
+TEST_F(IcebergCliTest, OverwriteAddsASnapshotAndGcExpiresTheOldOne) {
   const std::string interop = InteropDir();
   if (interop.empty()) GTEST_SKIP() << "LD_INTEROP_DIR with node_modules not found";
+  const std::string source = dir_.Sub("history.sqlite");
+  fs::copy_file(db_, source);
   const std::string dest = dir_.Sub("again");
   const std::string args =
-      "dump " + db_ + " " + dest + " --table-format iceberg --tables 'small_*'";
+      "dump " + source + " " + dest + " --table-format iceberg --tables small_table_0001";
   ASSERT_EQ(RunLakedump(args, dir_).code, 0);
+  const std::string table = dest + "/main/small_table_0001";
+  const json first_manifest = json::parse(ReadFile(dest + "/_manifest.json"));
+  const std::string run1 = first_manifest["tables"][0]["run_id"];
+  const uint64_t rows1 = SqliteCount(source, "small_table_0001");
+  ASSERT_GT(rows1, 10u);
+  ASSERT_EQ(std::system(("sqlite3 " + Quote(source) +
+                         " 'DELETE FROM small_table_0001 WHERE id > 10'")
+                            .c_str()),
+            0);
   RunResult r = RunLakedump(args + " --if-exists overwrite", dir_);
   ASSERT_EQ(r.code, 0) << r.err;
-  // One manifest and one manifest list per table: the first run's were swept.
-  for (const auto& e : fs::recursive_directory_iterator(dest)) {
-    if (e.path().filename() == "metadata") {
-      EXPECT_EQ(std::distance(fs::directory_iterator(e.path()), fs::directory_iterator{}), 4)
-          << e.path();
-    }
-  }
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  const std::string run2 = json::parse(ReadFile(dest + "/_manifest.json"))["tables"][0]["run_id"];
+  EXPECT_EQ(ReadFile(table + "/metadata/version-hint.text"), "2");
+  const json v2 = json::parse(ReadFile(table + "/metadata/v2.metadata.json"));
+  ASSERT_EQ(v2["snapshots"].size(), 2u);
+  const std::string first_snapshot = v2["snapshots"][0]["snapshot-id"].dump();
+
+  // The current snapshot: the new rows (and iceberg_check: equal to DuckDB's, metadata ok).
+  EXPECT_EQ(IcebirdRows(interop, table, "", dir_)["rows"], 10);
   CheckWithIcebird(interop, dest, dir_);
+  // Time travel: the first snapshot, and the first metadata file, read the old rows.
+  EXPECT_EQ(IcebirdRows(interop, table, "--snapshot " + first_snapshot, dir_)["rows"], rows1);
+  EXPECT_EQ(IcebirdRows(interop, table, "--metadata v1.metadata.json", dir_)["rows"], rows1);
+  ASSERT_EQ(RunLakedump("verify " + dest, dir_).code, 0);
+  RunResult ls = RunLakedump("ls " + dest, dir_);
+  EXPECT_NE(ls.out.find("2 snapshots"), std::string::npos) << ls.out;
+
+  // gc --expire-snapshots: exactly the first run's objects go (its data file, manifest and
+  // manifest list); v3 names only the second snapshot.
+  const std::set<std::string> before = FilesUnder(dest);
+  std::set<std::string> of_run1;
+  for (const std::string& f : before) {
+    if (f.find(run1) != std::string::npos) of_run1.insert(f);
+  }
+  EXPECT_EQ(of_run1.size(), 3u);
+  RunResult gc = RunLakedump("gc " + dest + " --expire-snapshots", dir_);
+  ASSERT_EQ(gc.code, 0) << gc.err;
+  EXPECT_NE(gc.out.find("1 snapshots expired in 1 tables, 3 objects deleted"), std::string::npos)
+      << gc.out;
+  std::set<std::string> want;
+  for (const std::string& f : before) {
+    if (!of_run1.count(f)) want.insert(f);
+  }
+  want.insert("main/small_table_0001/metadata/v3.metadata.json");
+  EXPECT_EQ(FilesUnder(dest), want);
+  const json v3 = json::parse(ReadFile(table + "/metadata/v3.metadata.json"));
+  ASSERT_EQ(v3["snapshots"].size(), 1u);
+  EXPECT_EQ(v3["snapshots"][0]["summary"]["lakedump.run-id"], run2);
+  EXPECT_EQ(IcebirdRows(interop, table, "", dir_)["rows"], 10);
+  CheckWithIcebird(interop, dest, dir_);
+  ASSERT_EQ(RunLakedump("verify " + dest, dir_).code, 0);
+  // --retain-last without --expire-snapshots is bad usage.
+  EXPECT_EQ(RunLakedump("gc " + dest + " --retain-last 2", dir_).code, 2);
 }
 
 TEST_F(IcebergCliTest, DefaultWritesNoIcebergMetadata) {

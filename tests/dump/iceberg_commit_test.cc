@@ -54,10 +54,10 @@ TEST(IcebergCommitTest, EveryTableGetsItsMetadataBesideItsFiles) {
     auto t = ReadTableManifest(store, ts.key);
     ASSERT_TRUE(t.ok());
     const std::vector<std::string> keys = IcebergMetadataKeys(*t);
-    ASSERT_EQ(keys.size(), 4u);
+    ASSERT_EQ(keys.size(), 2u);
     for (const std::string& k : keys) EXPECT_TRUE(Has(store, k)) << k;
-    EXPECT_EQ(*store.GetObject(keys[3]), "1");
-    const json m = json::parse(*store.GetObject(keys[2]));
+    EXPECT_EQ(*store.GetObject(IcebergHintKey(t->table)), "1");
+    const json m = json::parse(*store.GetObject(IcebergMetadataFileKey(t->table, 1)));
     EXPECT_EQ(m["location"], "memory://ice/" + TablePrefix(t->table).substr(
                                                    0, TablePrefix(t->table).size() - 1));
     const json& summary = m["snapshots"][0]["summary"];
@@ -106,7 +106,7 @@ TEST(IcebergCommitTest, PartitionedDumpRecordsEachFilesValue) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   auto t = ReadTableManifest(store, TableManifestKey(TableRef{"main", "p"}));
   ASSERT_TRUE(t.ok());
-  const json m = json::parse(*store.GetObject(IcebergMetadataKeys(*t)[2]));
+  const json m = json::parse(*store.GetObject(IcebergMetadataFileKey(t->table, 1)));
   const json& spec = m["partition-specs"][0]["fields"];
   ASSERT_EQ(spec.size(), 1u);
   EXPECT_EQ(spec[0]["transform"], "identity");
@@ -185,16 +185,19 @@ TEST(IcebergCommitTest, ResumeKeepsCommittedTablesMetadata) {
   for (const std::string& k : IcebergMetadataKeys(*t)) EXPECT_TRUE(Has(store, k)) << k;
 }
 
+// The run of the table's current metadata (through version-hint.text).
 std::string MetadataRunId(MemoryStore& store, const std::string& table_prefix) {
-  auto text = store.GetObject(table_prefix + "metadata/v1.metadata.json");
+  auto hint = store.GetObject(table_prefix + "metadata/version-hint.text");
+  if (!hint.ok()) return "(missing)";
+  auto text = store.GetObject(table_prefix + "metadata/v" + *hint + ".metadata.json");
   if (!text.ok()) return "(missing)";
   return json::parse(*text)["properties"].value("lakedump.run-id", "");
 }
 
-// Over a committed Iceberg dump, the fixed-name v1.metadata.json and
-// version-hint.text change only after the new manifest: a run failing at any
-// write before leaves the old table (metadata naming the old run, its files
-// there); a run that succeeds leaves only the new table's metadata.
+// Over a committed Iceberg dump, v2.metadata.json and version-hint.text are
+// written only after the new manifest: a run failing at any write before leaves
+// the old table (metadata naming the old run, its files there); a run that
+// succeeds leaves the new table's metadata (its history keeps the old snapshot).
 TEST(IcebergCommitTest, OverwriteKeepsTheCommittedIcebergTableUntilTheNewManifest) {
   bool failed = false, succeeded = false;
   for (int n = 1; n <= 200 && !succeeded; ++n) {
@@ -218,7 +221,7 @@ TEST(IcebergCommitTest, OverwriteKeepsTheCommittedIcebergTableUntilTheNewManifes
     if (!r.ok() && t->run_id != old_table->run_id) {
       // Failed after its manifest (writing the deferred metadata): the Iceberg table
       // is still the old one, whole (nothing was swept), and verify says so.
-      // (Or failed at version-hint.text, after the new v1: the new table, whole.)
+      // (Or failed at version-hint.text, after the new v2: still the old table.)
       if (MetadataRunId(memory, "main/a/") != old_table->run_id) {
         EXPECT_EQ(MetadataRunId(memory, "main/a/"), t->run_id);
         continue;
@@ -287,7 +290,7 @@ TEST(IcebergCommitTest, VerifyClaimsTheMetadataAndReportsWhatIsMissing) {
   EXPECT_TRUE(clean->ok()) << (clean->problems.empty() ? "" : clean->problems[0].message);
   auto t = ReadTableManifest(store, TableManifestKey(TableRef{"main", "a"}));
   ASSERT_TRUE(t.ok());
-  const std::string hint = IcebergMetadataKeys(*t)[3];
+  const std::string hint = IcebergHintKey(t->table);
   ASSERT_TRUE(store.Delete(std::span<const std::string>(&hint, 1)).ok());
   auto broken = Verify(store);
   ASSERT_TRUE(broken.ok());

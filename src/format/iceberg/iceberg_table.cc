@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 
@@ -20,7 +21,6 @@ namespace {
 using json = nlohmann::ordered_json;
 constexpr int kSpecId = 0;
 constexpr int kSchemaId = 0;
-constexpr int64_t kSequenceNumber = 1;
 
 avro::SyncMarker SyncFrom(std::mt19937_64& rng) {
   avro::SyncMarker m;
@@ -190,9 +190,9 @@ int64_t RandomSnapshotId() {
   return id == 0 ? 1 : id;
 }
 
-std::vector<std::string> MetadataFileNames(std::string_view file_tag) {
+std::vector<std::string> MetadataFileNames(std::string_view file_tag, int version) {
   return {fmt::format("{}-m0.avro", file_tag), fmt::format("snap-{}.avro", file_tag),
-          "v1.metadata.json", "version-hint.text"};
+          fmt::format("v{}.metadata.json", version), "version-hint.text"};
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const SnapshotInput& in) {
@@ -203,8 +203,20 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
   if (in.partition_column && *in.partition_column >= in.schema.num_columns()) {
     return Status::InvalidArgument("Iceberg partition column out of range");
   }
+  if (in.version < 1 || (in.previous && in.previous->version < 1)) {
+    return Status::InvalidArgument("Iceberg metadata versions start at 1");
+  }
+  const json* prev = in.previous ? &in.previous->metadata : nullptr;
+  if (prev && std::count(in.previous->snapshot_ids.begin(), in.previous->snapshot_ids.end(),
+                         in.snapshot_id) > 0) {
+    return Status::InvalidArgument("Iceberg snapshot id already in the table's history");
+  }
+  const int version = prev ? in.previous->version + 1 : in.version;
+  const int64_t sequence_number = prev ? (*prev)["last-sequence-number"].get<int64_t>() + 1 : 1;
+  std::optional<int64_t> parent;
+  if (prev) parent = in.previous->current_snapshot_id;
   std::mt19937_64 rng(in.random_seed);
-  const std::vector<std::string> names = MetadataFileNames(in.file_tag);
+  const std::vector<std::string> names = MetadataFileNames(in.file_tag, version);
   const std::string meta_dir = in.location + "/metadata/";
   const json schema = SchemaJson(in.schema, kSchemaId);
   const json partition_fields = PartitionFieldsJson(in.schema, in.partition_column);
@@ -234,8 +246,8 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
   avro::AppendLong(static_cast<int64_t>(manifest.size()), &list_record);
   avro::AppendInt(kSpecId, &list_record);
   avro::AppendInt(0, &list_record);  // content: data
-  avro::AppendLong(kSequenceNumber, &list_record);
-  avro::AppendLong(kSequenceNumber, &list_record);  // min_sequence_number
+  avro::AppendLong(sequence_number, &list_record);
+  avro::AppendLong(sequence_number, &list_record);  // min_sequence_number
   avro::AppendLong(in.snapshot_id, &list_record);
   avro::AppendInt(static_cast<int32_t>(in.files.size()), &list_record);  // added_files_count
   avro::AppendInt(0, &list_record);
@@ -248,35 +260,70 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
   LD_ASSIGN_OR_RETURN(std::string manifest_list,
                       WriteAvro(ManifestFileSchema(),
                                 {{"snapshot-id", std::to_string(in.snapshot_id)},
-                                 {"parent-snapshot-id", "null"},
-                                 {"sequence-number", std::to_string(kSequenceNumber)},
+                                 {"parent-snapshot-id", parent ? std::to_string(*parent) : "null"},
+                                 {"sequence-number", std::to_string(sequence_number)},
                                  {"format-version", "2"}},
                                 {list_record}, rng));
 
   const std::string n_files = std::to_string(in.files.size());
   const std::string n_rows = std::to_string(rows);
   const std::string n_bytes = std::to_string(bytes);
-  json summary = {{"operation", "append"},
+  json summary = {{"operation", prev ? "overwrite" : "append"},
                   {"added-data-files", n_files},
                   {"added-records", n_rows},
-                  {"added-files-size", n_bytes},
-                  {"changed-partition-count", std::to_string(partitions.size())},
-                  {"total-records", n_rows},
-                  {"total-files-size", n_bytes},
-                  {"total-data-files", n_files},
-                  {"total-delete-files", "0"},
-                  {"total-position-deletes", "0"},
-                  {"total-equality-deletes", "0"}};
+                  {"added-files-size", n_bytes}};
+  if (prev) {
+    // Every file of the parent snapshot is replaced: its totals are what goes.
+    for (const json& s : (*prev)["snapshots"]) {
+      if (s["snapshot-id"] != *parent) continue;
+      for (const auto& [from, to] : {std::pair{"total-data-files", "deleted-data-files"},
+                                     std::pair{"total-records", "deleted-records"},
+                                     std::pair{"total-files-size", "removed-files-size"}}) {
+        const json& v = s["summary"].value(from, json());
+        if (v.is_string()) summary[to] = v;
+      }
+    }
+  }
+  summary["changed-partition-count"] = std::to_string(partitions.size());
+  summary["total-records"] = n_rows;
+  summary["total-files-size"] = n_bytes;
+  summary["total-data-files"] = n_files;
+  summary["total-delete-files"] = "0";
+  summary["total-position-deletes"] = "0";
+  summary["total-equality-deletes"] = "0";
+  // The run whose files the snapshot names (what gc --expire-snapshots deletes with it).
+  if (auto run = in.properties.find("lakedump.run-id"); run != in.properties.end()) {
+    summary["lakedump.run-id"] = run->second;
+  }
+  json snapshot = {{"sequence-number", sequence_number},
+                   {"snapshot-id", in.snapshot_id}};
+  if (parent) snapshot["parent-snapshot-id"] = *parent;
+  snapshot["timestamp-ms"] = in.timestamp_ms;
+  snapshot["summary"] = std::move(summary);
+  snapshot["manifest-list"] = meta_dir + names[1];
+  snapshot["schema-id"] = kSchemaId;
+  json snapshots = prev ? (*prev)["snapshots"] : json::array();
+  snapshots.push_back(std::move(snapshot));
+  json snapshot_log = prev ? (*prev)["snapshot-log"] : json::array();
+  snapshot_log.push_back({{"timestamp-ms", in.timestamp_ms}, {"snapshot-id", in.snapshot_id}});
+  json metadata_log = prev ? (*prev)["metadata-log"] : json::array();
+  if (prev) {
+    metadata_log.push_back(
+        {{"timestamp-ms", (*prev)["last-updated-ms"]},
+         {"metadata-file", fmt::format("{}v{}.metadata.json", meta_dir, in.previous->version)}});
+  }
   json properties = json::object();
   properties["schema.name-mapping.default"] = NameMappingJson(in.schema).dump();
   properties["write.format.default"] = "parquet";
   for (const auto& [k, v] : in.properties) properties[k] = v;
   json metadata = {
       {"format-version", 2},
-      {"table-uuid", in.table_uuid},
+      {"table-uuid", prev ? (*prev)["table-uuid"].get<std::string>() : in.table_uuid},
       {"location", in.location},
-      {"last-sequence-number", kSequenceNumber},
-      {"last-updated-ms", in.timestamp_ms},
+      {"last-sequence-number", sequence_number},
+      {"last-updated-ms",
+       prev ? std::max(in.timestamp_ms, (*prev)["last-updated-ms"].get<int64_t>())
+            : in.timestamp_ms},
       {"last-column-id", parquet::LastFieldId(in.schema)},
       {"current-schema-id", kSchemaId},
       {"schemas", json::array({schema})},
@@ -289,23 +336,17 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
       {"properties", std::move(properties)},
       {"current-snapshot-id", in.snapshot_id},
       {"refs", {{"main", {{"snapshot-id", in.snapshot_id}, {"type", "branch"}}}}},
-      {"snapshots", json::array({{{"sequence-number", kSequenceNumber},
-                                  {"snapshot-id", in.snapshot_id},
-                                  {"timestamp-ms", in.timestamp_ms},
-                                  {"summary", std::move(summary)},
-                                  {"manifest-list", meta_dir + names[1]},
-                                  {"schema-id", kSchemaId}}})},
+      {"snapshots", std::move(snapshots)},
       {"statistics", json::array()},
       {"partition-statistics", json::array()},
-      {"snapshot-log",
-       json::array({{{"timestamp-ms", in.timestamp_ms}, {"snapshot-id", in.snapshot_id}}})},
-      {"metadata-log", json::array()},
+      {"snapshot-log", std::move(snapshot_log)},
+      {"metadata-log", std::move(metadata_log)},
   };
   std::vector<std::pair<std::string, std::string>> out;
   out.emplace_back(names[0], std::move(manifest));
   out.emplace_back(names[1], std::move(manifest_list));
   out.emplace_back(names[2], metadata.dump(2) + "\n");
-  out.emplace_back(names[3], "1");
+  out.emplace_back(names[3], std::to_string(version));
   return out;
 }
 

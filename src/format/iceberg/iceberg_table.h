@@ -1,7 +1,8 @@
 // An Iceberg v2 table's metadata for one snapshot that adds a list of Parquet
 // data files: the manifest (Avro, manifest_entry records), the manifest list
-// (Avro, manifest_file records), v1.metadata.json and version-hint.text, as
-// bytes. Avro schemas use the record names and field ids Iceberg's Java
+// (Avro, manifest_file records), v<N>.metadata.json and version-hint.text, as
+// bytes: a new table's first snapshot (v1), or one more snapshot after a table's
+// history (v<N+1>: the earlier snapshots kept, the new one their child). Avro schemas use the record names and field ids Iceberg's Java
 // implementation writes (manifest_entry, r2, r102, k117_v118, ..., manifest_file,
 // r508), since strict readers reject other shapes. No store, no source: the
 // caller writes the files, in the order returned (version-hint.text last).
@@ -17,6 +18,7 @@
 
 #include "base/status.h"
 #include "format/iceberg/file_stats.h"
+#include "format/iceberg/iceberg_history.h"
 #include "table/schema.h"
 
 namespace lakedump::iceberg {
@@ -41,14 +43,23 @@ struct SnapshotInput {
   std::vector<DataFileEntry> files;
   std::map<std::string, std::string> properties;  // added to the table's properties
   uint64_t random_seed = 0;                // for the Avro sync markers
+  // The table's history to append to (checked, and CannotAppend said nothing), or
+  // nullptr for a new table. The snapshot then writes v<previous->version + 1>, its
+  // parent the current snapshot, its sequence number the next, operation "overwrite"
+  // (it replaces every file: its manifest list names only its own manifest).
+  const TableHistory* previous = nullptr;
+  // The version to write without `previous` (1 for a new table; a history that could
+  // not be continued starts over at the next number, so no reader sees an old file).
+  int version = 1;
 };
 
 // Names of the files BuildSnapshot writes under <location>/metadata/, in order.
-std::vector<std::string> MetadataFileNames(std::string_view file_tag);
+std::vector<std::string> MetadataFileNames(std::string_view file_tag, int version);
 
 // (name under metadata/, bytes), in the order to write them: manifest, manifest
-// list, v1.metadata.json, version-hint.text ("1", no newline).
-// InvalidArgument for a snapshot id <= 0, an empty location or a bad partition column.
+// list, v<N>.metadata.json, version-hint.text ("N", no newline).
+// InvalidArgument for a snapshot id <= 0 or one already in the history, an empty
+// location, a bad partition column or a version below 1.
 Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const SnapshotInput& in);
 
 // Avro name rules (letters, digits, '_'; no leading digit), as Iceberg's Java
