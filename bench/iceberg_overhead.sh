@@ -45,7 +45,7 @@ for case in $CASES; do
     "$bound" >>"$OUT/summary.tsv"
 done
 {
-  cat "$OUT/$(ls "$OUT" | grep -m1 -- -parquet)/machine.txt" 2>/dev/null || true
+  head -n 2 "$OUT/$(ls "$OUT" | grep -m1 -- -parquet)/machine.txt" 2>/dev/null || true
   echo "# near link, --upload-parallelism $P, median of $RUNS"
   column -t -s$'\t' "$OUT/summary.tsv"
 } | tee "$OUT/table.txt"
