@@ -215,11 +215,14 @@ class PostgresIcebergTest : public ::testing::Test {
     for (int i = 0; i < PQntuples(r->get()); ++i) {
       const std::string key(PgValue(r->get(), i, 0));
       const json& row = by_key[key];
+      if (!row.is_object()) {
+        ADD_FAILURE() << "icebird has no row " << key << " of table " << table;
+        continue;
+      }
       for (size_t c = 0; c < schema.num_columns(); ++c) {
         const Column& col = schema.column(c);
         SCOPED_TRACE(fmt::format("table {}, row {}, column {} ({} -> {})", table, key, col.name,
                                  col.source_type, col.type.ToString()));
-        ASSERT_FALSE(row.is_null()) << "no row " << key;
         const int ci = static_cast<int>(c);
         const json pg = PQgetisnull(r->get(), i, ci) ? json(nullptr)
                                                      : json(std::string(PgValue(r->get(), i, ci)));
