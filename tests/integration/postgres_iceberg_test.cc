@@ -82,8 +82,11 @@ std::string Digits(const json& v) {
     return ::testing::AssertionFailure() << "icebird " << got.dump() << ", PostgreSQL " << pg.dump();
   };
   if (pg.is_null()) return got.is_null() ? ::testing::AssertionSuccess() : fail();
-  if (got.is_null()) return fail();
   const std::string text = pg.is_string() ? pg.get<std::string>() : pg.dump();
+  // Dates and timestamps JS cannot hold (±infinity, year 5874897) come back null.
+  const bool temporal = type.id == TypeId::kDate || type.id == TypeId::kTimestamp ||
+                        type.id == TypeId::kTimestampTz;
+  if (got.is_null() && !temporal) return fail();
   bool same = false;
   switch (type.id) {
     case TypeId::kList: {
@@ -116,7 +119,14 @@ std::string Digits(const json& v) {
     }
     case TypeId::kString: same = got == text; break;
     case TypeId::kJson: same = got == text || got == json::parse(text, nullptr, false); break;
-    case TypeId::kUuid: same = got == text; break;
+    case TypeId::kUuid: {
+      // A formatted string, or its 32 hex digits (older hyparquet: the bytes, as hex).
+      std::string want = text, g = got.is_string() ? got.get<std::string>() : "";
+      std::erase(want, '-');
+      std::erase(g, '-');
+      same = g == want;
+      break;
+    }
     case TypeId::kBinary: {
       const std::string bytes = FromHex(text);
       if (!IsValidUtf8(bytes)) {
