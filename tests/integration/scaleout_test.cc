@@ -359,6 +359,12 @@ TEST_F(ScaleOutTest, BadInputIsOneLineAndCommitsNothing) {
   RunResult cr = c.Wait();
   EXPECT_EQ(cr.code, 1) << cr.err;
   EXPECT_FALSE(d.Exists("_manifest.json"));
+  // Shards that never report: the coordinator gives up at --shard-timeout.
+  const Dest d2{tmp_.Sub("dump2"), "", std::nullopt, "", &tmp_};
+  RunResult timeout = RunLakedump(Common(d2) + " --shards 2 --coordinate --shard-timeout 2s", tmp_,
+                                  120);
+  ExpectOneLineError(timeout, 1, "--shard-timeout passed with shards 0, 1 not reported");
+  EXPECT_FALSE(d2.Exists("_manifest.json"));
 }
 
 // --- Slurm (scripts/start-slurm): the same dump as batch jobs. ---

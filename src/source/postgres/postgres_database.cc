@@ -47,9 +47,10 @@ class PostgresDatabase final : public Database {
   Result<const PgTablePlan*> PlanLocked(const TableInfo& table);
   Status EnsureLockedLocked(const PgTablePlan& plan);
   Status CoordinatorErrorLocked(Status s, std::string_view what);
-  // identity_["system_identifier"] (PostgreSQL 9.6+; NULL when the role may not read it; a
-  // savepoint keeps a refusal from aborting the snapshot's transaction).
-  Status ReadSystemIdentifierLocked();
+  // identity_, what resume and sharded dumps compare: the database OID and the cluster's
+  // system identifier (PostgreSQL 9.6+; NULL when the role may not read it; a savepoint
+  // keeps a refusal from aborting the snapshot's transaction).
+  Status ReadIdentityLocked();
 
   const PostgresOptions options_;
   mutable std::mutex mu_;
@@ -88,14 +89,7 @@ Status PostgresDatabase::ImportSnapshot(const std::string& snapshot_id) {
   }
   snapshot_id_ = snapshot_id;
   snapshot_info_ = {{"snapshot_id", snapshot_id_}, {"imported", true}};
-  auto id = coordinator_->Query(
-      "SELECT d.oid::text FROM pg_catalog.pg_database d WHERE d.datname = "
-      "pg_catalog.current_database()");
-  if (!id.ok()) return CoordinatorErrorLocked(id.status(), "reading the database OID");
-  identity_ = {{"kind", "postgresql"},
-               {"database_oid", std::string(PgValue(id->get(), 0, 0))},
-               {"system_identifier", nullptr}};
-  LD_RETURN_IF_ERROR(ReadSystemIdentifierLocked());
+  LD_RETURN_IF_ERROR(ReadIdentityLocked());
   in_snapshot_ = true;
   return Status::OK();
 }
@@ -118,7 +112,14 @@ Status PostgresDatabase::CheckUnit(const WorkUnit& unit) const {
                   unit.table.ref.QualifiedName()));
 }
 
-Status PostgresDatabase::ReadSystemIdentifierLocked() {
+Status PostgresDatabase::ReadIdentityLocked() {
+  auto id = coordinator_->Query(
+      "SELECT d.oid::text FROM pg_catalog.pg_database d WHERE d.datname = "
+      "pg_catalog.current_database()");
+  if (!id.ok()) return CoordinatorErrorLocked(id.status(), "reading the database OID");
+  identity_ = {{"kind", "postgresql"},
+               {"database_oid", std::string(PgValue(id->get(), 0, 0))},
+               {"system_identifier", nullptr}};
   if (coordinator_->Exec("SAVEPOINT lakedump_sysid").ok()) {
     auto sys = coordinator_->Query(
         "SELECT system_identifier::text FROM pg_catalog.pg_control_system()");
@@ -157,17 +158,7 @@ Status PostgresDatabase::BeginSnapshot() {
       {"snapshot_time", std::string(PgValue(res, 0, 3))},
       {"database", std::string(PgValue(res, 0, 4))},
   };
-  // What resume compares: the cluster (system identifier, PostgreSQL 9.6+; a
-  // savepoint keeps a refusal from aborting the snapshot's transaction) and the
-  // database. NULL system identifier when the role may not read it.
-  auto id = coordinator_->Query(
-      "SELECT d.oid::text FROM pg_catalog.pg_database d WHERE d.datname = "
-      "pg_catalog.current_database()");
-  if (!id.ok()) return CoordinatorErrorLocked(id.status(), "reading the database OID");
-  identity_ = {{"kind", "postgresql"},
-               {"database_oid", std::string(PgValue(id->get(), 0, 0))},
-               {"system_identifier", nullptr}};
-  LD_RETURN_IF_ERROR(ReadSystemIdentifierLocked());
+  LD_RETURN_IF_ERROR(ReadIdentityLocked());
   in_snapshot_ = true;
   return Status::OK();
 }
