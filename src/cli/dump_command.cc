@@ -1,7 +1,11 @@
 // `lakedump dump SOURCE DEST`: the export service driven from the command line.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <set>
 #include <memory>
 #include <thread>
 
@@ -15,6 +19,8 @@
 #include "dump/export_service.h"
 #include "dump/manifest.h"
 #include "dump/progress.h"
+#include "dump/shard/shard_coordinator.h"
+#include "dump/shard/shard_worker.h"
 #include "dump/trace.h"
 
 namespace lakedump::cli {
@@ -50,8 +56,17 @@ struct DumpArgs {
   std::string sign_key_file;
   std::string schema_from = "pg_dump";
   std::string pg_bin_dir;
+  // Sharded dumps (docs/scale-out.md).
+  int shards = 0;
+  bool coordinate = false;
+  std::string shard;  // I or "auto"; empty: not a worker
+  std::string shard_timeout = "24h";
+  std::string plan_timeout = "10m";
   S3Flags s3;
 };
+
+// A worker whose coordinator (and so the snapshot it exported) is gone.
+constexpr int kExitCoordinatorGone = 3;
 
 // The numeric options' ranges are checked while parsing (numeric_option.h).
 // --wait-for-lock: a duration, or "forever" (the flag alone).
@@ -126,6 +141,7 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
         fmt::format("--schema-from \"{}\": expected pg_dump or lakedump", a.schema_from));
   }
   o.schema_from_source_tool = a.schema_from == "pg_dump";
+  o.shards = a.coordinate ? a.shards : 0;
   o.pg_bin_dir = a.pg_bin_dir;
   // Local folders: one batch of fsyncs before the manifest instead of two per file.
   o.store.local_deferred_sync = true;
@@ -154,11 +170,7 @@ nlohmann::json Summary(const DumpResult& r, const std::string& dest, const Store
           {"rows_per_second", m.seconds > 0 ? m.total_rows / m.seconds : 0.0}};
 }
 
-int RunDump(const DumpArgs& a) {
-  InterruptWatcher interrupt;
-  auto options = BuildOptions(a);
-  if (!options.ok()) return PrintError(options.status(), kExitUsage);
-
+SourceOptions BuildSourceOptions(const DumpArgs& a, const DumpOptions& options) {
   SourceOptions source_options;
   source_options.sqlite_lax_types = a.sqlite_type_mismatch == "string";
   source_options.pg_numeric = a.pg_numeric;
@@ -166,8 +178,164 @@ int RunDump(const DumpArgs& a) {
   source_options.pg_numeric_nan = a.pg_numeric_nan;
   source_options.pg_materialized_views = a.pg_materialized_views;
   source_options.connections =
-      a.source_connections > 0 ? a.source_connections : std::max(1, options->table_parallelism);
-  auto db = OpenDatabase(a.source, source_options);
+      a.source_connections > 0 ? a.source_connections : std::max(1, options.table_parallelism);
+  return source_options;
+}
+
+// What coordinator and workers must agree on (dump/shard/shard_plan.h).
+nlohmann::json MatchingOptions(const DumpArgs& a, const DumpOptions& options) {
+  return ShardMatchingOptions(options, {{"pg_numeric", a.pg_numeric},
+                                        {"pg_infinity", a.pg_infinity},
+                                        {"pg_numeric_nan", a.pg_numeric_nan},
+                                        {"pg_materialized_views", a.pg_materialized_views}});
+}
+
+// The sharding flags make sense together; InvalidArgument (exit 2) otherwise.
+Status CheckShardFlags(const DumpArgs& a, const DumpOptions& options) {
+  if (a.shards == 0 && !a.coordinate && a.shard.empty()) return Status::OK();
+  if (a.coordinate && !a.shard.empty()) {
+    return Status::InvalidArgument("--coordinate and --shard exclude each other: the "
+                                   "coordinator runs no shard");
+  }
+  if (a.coordinate && a.shards == 0) {
+    return Status::InvalidArgument("--coordinate needs --shards N (the number of workers)");
+  }
+  if (!a.coordinate && a.shard.empty()) {
+    return Status::InvalidArgument(
+        "--shards N: add --coordinate (the coordinator) or --shard I|auto (a worker)");
+  }
+  if (!IsPostgresSource(a.source)) {
+    return Status::InvalidArgument(
+        "--shards: only PostgreSQL sources can be dumped by several workers (SQLite has no "
+        "snapshot that other processes can import): dump it on one machine");
+  }
+  if (options.table_format == TableFormat::kIceberg) {
+    return Status::InvalidArgument("--table-format iceberg cannot be combined with --shards");
+  }
+  if (a.coordinate && options.if_exists == IfExists::kResume) {
+    return Status::InvalidArgument(
+        "--if-exists resume cannot be combined with --shards (use fail or overwrite)");
+  }
+  return Status::OK();
+}
+
+std::function<void(const std::string&)> LogLines(ProgressMode mode) {
+  if (mode == ProgressMode::kNone) return {};
+  return [](const std::string& line) {
+    std::fprintf(stderr, "lakedump: %s\n", OneLine(line).c_str());
+  };
+}
+
+int RunWorker(const DumpArgs& a) {
+  InterruptWatcher interrupt("this attempt reports nothing; the shard can be run again");
+  auto options = BuildOptions(a);
+  if (!options.ok()) return PrintError(options.status(), kExitUsage);
+  if (Status s = CheckShardFlags(a, *options); !s.ok()) return PrintError(s, kExitUsage);
+  WorkerOptions worker;
+  if (a.shard == "auto") {
+    auto index = ShardIndexFromEnv(&std::getenv);
+    if (!index.ok()) return PrintError(index.status(), kExitUsage);
+    worker.shard = *index;
+    auto count = ShardCountFromEnv(&std::getenv);
+    if (!count.ok()) return PrintError(count.status(), kExitUsage);
+    worker.shards = a.shards > 0 ? a.shards : count->value_or(0);
+    if (worker.shards == 0) {
+      return PrintError(Status::InvalidArgument("--shard auto: pass --shards N (only Slurm "
+                                                "sets SLURM_ARRAY_TASK_COUNT)"),
+                        kExitUsage);
+    }
+  } else {
+    int index = -1;
+    const auto [end, ec] = std::from_chars(a.shard.data(), a.shard.data() + a.shard.size(), index);
+    if (ec != std::errc() || end != a.shard.data() + a.shard.size() || index < 0) {
+      return PrintError(Status::InvalidArgument(fmt::format(
+                            "--shard \"{}\": expected a shard index (0 to N-1) or auto", a.shard)),
+                        kExitUsage);
+    }
+    worker.shard = index;
+    worker.shards = a.shards;
+    if (worker.shards == 0) {
+      return PrintError(Status::InvalidArgument("--shard I needs --shards N"), kExitUsage);
+    }
+  }
+  if (worker.shard >= worker.shards) {
+    return PrintError(Status::InvalidArgument(fmt::format(
+                          "--shard {} is out of range for --shards {} (0 to {})", worker.shard,
+                          worker.shards, worker.shards - 1)),
+                      kExitUsage);
+  }
+  worker.plan_timeout = *ParseDuration(a.plan_timeout);
+  worker.matching = MatchingOptions(a, *options);
+  worker.log = LogLines(options->progress);
+
+  auto db = OpenDatabase(a.source, BuildSourceOptions(a, *options));
+  if (!db.ok()) {
+    return PrintError(db.status(), db.status().code() == Code::kInvalidArgument ? kExitUsage
+                                                                                : kExitFailed);
+  }
+  options->store.stop = interrupt.token();
+  std::unique_ptr<ObjectStore> store;
+  if (int rc = OpenCommandStore(a.dest, a.s3, options->store, &store); rc != kExitOk) return rc;
+  WorkerFailure failure;
+  auto result = RunShardWorker(**db, *store, *options, worker, &failure, interrupt.token());
+  if (!result.ok()) {
+    const Status& s = result.status();
+    const int code = failure.coordinator_gone ? kExitCoordinatorGone
+                     : s.code() == Code::kInvalidArgument && !failure.started ? kExitUsage
+                                                                              : kExitFailed;
+    if (a.json) {
+      std::printf("%s\n", DisplayJson(nlohmann::json({{"status", "error"},
+                                                       {"shard", worker.shard},
+                                                       {"error", OneLine(s.message())}}))
+                              .c_str());
+    }
+    if (interrupt.interrupted()) return PrintError(Status::Cancelled("interrupted"), kExitFailed);
+    return PrintError(s, code);
+  }
+  const WorkerResult& r = *result;
+  std::string line;
+  switch (r.outcome) {
+    case WorkerOutcome::kDone:
+      line = fmt::format("shard {} of {} of dump {}: {} units, {} rows, {} files, {} (attempt {})",
+                         worker.shard, worker.shards, r.dump_id, r.units,
+                         FormatCount(static_cast<double>(r.rows)), r.files,
+                         FormatBytes(r.bytes), r.attempt);
+      break;
+    case WorkerOutcome::kAlreadyReported:
+      line = fmt::format("shard {} of dump {} was already dumped by attempt {}: nothing to do",
+                         worker.shard, r.dump_id, r.attempt);
+      break;
+    case WorkerOutcome::kAlreadyCommitted:
+      line = fmt::format("dump {} is committed already: nothing to do", r.dump_id);
+      break;
+  }
+  if (a.json) {
+    static constexpr const char* kOutcome[] = {"done", "already_reported", "already_committed"};
+    std::printf("%s\n", DisplayJson(nlohmann::json(
+                                        {{"status", "ok"},
+                                         {"outcome", kOutcome[static_cast<int>(r.outcome)]},
+                                         {"dump_id", r.dump_id},
+                                         {"shard", worker.shard},
+                                         {"attempt", r.attempt},
+                                         {"units", r.units},
+                                         {"rows", r.rows},
+                                         {"files", r.files},
+                                         {"bytes", r.bytes}}))
+                            .c_str());
+  } else {
+    std::printf("%s\n", line.c_str());
+  }
+  return kExitOk;
+}
+
+int RunDump(const DumpArgs& a) {
+  if (!a.shard.empty()) return RunWorker(a);
+  InterruptWatcher interrupt;
+  auto options = BuildOptions(a);
+  if (!options.ok()) return PrintError(options.status(), kExitUsage);
+  if (Status s = CheckShardFlags(a, *options); !s.ok()) return PrintError(s, kExitUsage);
+
+  auto db = OpenDatabase(a.source, BuildSourceOptions(a, *options));
   if (!db.ok()) {
     return PrintError(db.status(), db.status().code() == Code::kInvalidArgument ? kExitUsage
                                                                                 : kExitFailed);
@@ -197,7 +365,20 @@ int RunDump(const DumpArgs& a) {
   service.set_unfinished_write_cleaner([&](std::vector<std::string>* removed) {
     return RemoveUnfinishedWrites(a.dest, *lease_store, lease_store_options, removed);
   });
-  ProgressReporter reporter(&service.progress(), options->progress);
+  std::set<std::string> winners;  // --coordinate: the attempt taken for each shard
+  CoordinatorOptions coordinator;
+  if (a.coordinate) {
+    coordinator.shards = a.shards;
+    coordinator.shard_timeout = *ParseDuration(a.shard_timeout);
+    coordinator.matching = MatchingOptions(a, *options);
+    coordinator.log = LogLines(options->progress);
+    service.set_remote_units([&](const DumpPlan& plan, std::stop_token stop) {
+      return RunShardCoordinator(*store, **db, service.run_id(), plan, coordinator, &winners,
+                                 stop);
+    });
+  }
+  ProgressReporter reporter(&service.progress(),
+                            a.coordinate ? ProgressMode::kNone : options->progress);
   reporter.Start();
   Result<DumpResult> result = service.Run(interrupt.token());
   reporter.Stop();
@@ -218,6 +399,18 @@ int RunDump(const DumpArgs& a) {
                             .c_str());
     }
     return PrintError(s, code);
+  }
+  if (a.coordinate) {
+    // Committed: the plan, the reports and the losing attempts' files go (a loser still
+    // running may add more: lakedump gc removes them).
+    uint64_t swept = 0;
+    Status s = SweepShardLeftovers(*lease_store, service.run_id(), winners, &swept);
+    if (!s.ok()) {
+      result->warnings.push_back(fmt::format(
+          "the dump is committed, but its plan, shard reports or losing attempts' files "
+          "could not all be deleted ({}): lakedump gc deletes them",
+          s.message()));
+    }
   }
   for (const std::string& w : result->warnings) {
     std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(w).c_str());
@@ -336,6 +529,22 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
                   "/usr/lib/postgresql/*/bin that is at least the server's version)");
   app->add_flag("--pg-materialized-views", a->pg_materialized_views,
                 "also dump PostgreSQL materialized views");
+  AddIntOption(app, "--shards", &a->shards, 0, kMaxShards,
+               "split the dump over N workers (docs/scale-out.md): with --coordinate, this "
+               "process plans and commits; with --shard, it is one worker");
+  app->add_flag("--coordinate", a->coordinate,
+                "the coordinator of a sharded dump: holds the snapshot, writes DEST/_plan.json, "
+                "waits for the workers' reports, commits the manifest");
+  app->add_option("--shard", a->shard,
+                  "run shard I of a sharded dump (a worker); auto = from JOB_COMPLETION_INDEX, "
+                  "SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX")
+      ->type_name("I|auto");
+  AddSizeOption(app, "--shard-timeout", &a->shard_timeout,
+                {NumericRange::Kind::kDuration, 1000, 30LL * 86'400'000, "", ""},
+                "coordinator: fail when the shards have not all reported within this time");
+  AddSizeOption(app, "--plan-timeout", &a->plan_timeout,
+                {NumericRange::Kind::kDuration, 0, 30LL * 86'400'000, "", ""},
+                "worker: fail when DEST/_plan.json has not appeared within this time");
   AddS3Flags(app, &a->s3, /*with_upload=*/true);
   app->footer(
       "Examples:\n"
@@ -353,8 +562,12 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
       "10 s); a second run fails naming the holder, or waits with --wait-for-lock. A lease "
       "not renewed for 30 s (or whose process is gone on this host) is stale: only "
       "--if-exists resume takes it over.\n"
+      "Sharded (docs/scale-out.md; PostgreSQL):\n"
+      "  lakedump dump postgres://db/app s3://b/app --shards 4 --coordinate   # one of these\n"
+      "  lakedump dump postgres://db/app s3://b/app --shards 4 --shard auto   # and N workers\n\n"
       "Exit codes: 0 complete, 1 failed (nothing committed by this run: an earlier dump at "
-      "DEST stays as it was), 2 bad usage.");
+      "DEST stays as it was), 2 bad usage, 3 (a worker) the coordinator and its snapshot are "
+      "gone.");
   return {app, [a] { return RunDump(*a); }};
 }
 

@@ -5,13 +5,17 @@
 // the history of an Iceberg dump's tables (dump/iceberg_expire.h) instead.
 #include <chrono>
 #include <cstdio>
+#include <set>
 #include <memory>
 
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/numeric_option.h"
+#include "dump/dump_lease.h"
 #include "dump/iceberg_expire.h"
+#include "dump/manifest.h"
+#include "dump/shard/shard_coordinator.h"
 #include "store/local/local_store.h"
 #include "store/s3/s3_store.h"
 
@@ -61,6 +65,37 @@ int RunLocalGc(const GcArgs& a, ObjectStore* store, std::chrono::seconds age) {
   return kExitOk;
 }
 
+// A committed sharded dump (docs/scale-out.md): the files of shard attempts that lost (or
+// finished after the commit), and a plan or reports left behind. Only while no run holds
+// the destination's lease (a new coordinator's plan and reports are not leftovers).
+int SweepShardAttempts(ObjectStore* store) {
+  auto text = ReadDumpManifestText(*store);
+  if (!text.ok()) return kExitOk;  // no committed dump: nothing is a leftover yet
+  auto manifest = ParseDumpManifest(*text, kManifestKey);
+  if (!manifest.ok()) return PrintError(manifest.status(), kExitFailed);
+  if (!manifest->options.is_object() || !manifest->options.contains("shards")) return kExitOk;
+  if (auto holder = ReadLease(*store);
+      holder.ok() && !holder->IsStale(std::chrono::system_clock::now())) {
+    std::printf("a lakedump run holds %s: shard attempts left alone\n", store->Describe().c_str());
+    return kExitOk;
+  }
+  std::set<std::string> winners;
+  for (const TableSummary& t : manifest->tables) {
+    auto table = ReadTableManifest(*store, t.key);
+    if (!table.ok()) return PrintError(table.status(), kExitFailed);
+    for (const DataFile& f : table->files) {
+      const std::string attempt = AttemptOfKey(f.key, manifest->dump_id);
+      if (!attempt.empty()) winners.insert(attempt);
+    }
+  }
+  uint64_t deleted = 0;
+  Status s = SweepShardLeftovers(*store, manifest->dump_id, winners, &deleted);
+  if (!s.ok()) return PrintError(s, kExitFailed);
+  std::printf("%llu objects of shard attempts the dump does not use removed under %s\n",
+              static_cast<unsigned long long>(deleted), store->Describe().c_str());
+  return kExitOk;
+}
+
 int RunGc(const GcArgs& a) {
   auto age = ParseDuration(a.older_than);
   if (!age.ok()) return PrintError(age.status().WithContext("--older-than"), kExitUsage);
@@ -72,6 +107,7 @@ int RunGc(const GcArgs& a) {
     return RunExpire(a, store.get(),
                      std::chrono::duration_cast<std::chrono::milliseconds>(*age));
   }
+  if (int rc = SweepShardAttempts(store.get()); rc != kExitOk) return rc;
   if (!a.dest.starts_with("s3://")) return RunLocalGc(a, store.get(), seconds);
   StoreOptions options;
   if (Status s = ApplyS3Flags(a.s3, &options.s3); !s.ok()) return PrintError(s, kExitUsage);
@@ -90,7 +126,8 @@ CommandEntry AddGcCommand(CLI::App& parent) {
   auto a = std::make_shared<GcArgs>();
   CLI::App* app = parent.add_subcommand(
       "gc",
-      "Clean what killed runs left: incomplete S3 multipart uploads, local temp files.");
+      "Clean what killed runs left: incomplete S3 multipart uploads, local temp files, and "
+      "the files of shard attempts a sharded dump does not use.");
   app->add_option("DEST", a->dest, "s3://bucket/prefix, file:///dir or a folder path")
       ->required();
   CLI::Option* older_than = AddSizeOption(

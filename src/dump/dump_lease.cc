@@ -24,15 +24,14 @@ std::string HostName() {
   return buf;
 }
 
-// Sleeps up to `d`; false when `stop` was requested.
+}  // namespace
+
 bool SleepFor(std::chrono::milliseconds d, std::stop_token stop) {
   std::mutex mu;
   std::condition_variable_any cv;
   std::unique_lock lock(mu);
   return !cv.wait_for(lock, stop, d, [] { return false; }) && !stop.stop_requested();
 }
-
-}  // namespace
 
 std::string LeaseHolder::Describe(Clock::time_point now) const {
   const double ago = static_cast<double>(UnixMs(now) - renewed_unix_ms) / 1000.0;
@@ -78,9 +77,6 @@ Result<LeaseHolder> ParseLease(std::string_view text) {
   return h;
 }
 
-namespace {
-
-// The lease as stored now; NotFound when there is none.
 Result<LeaseHolder> ReadLease(ObjectStore& store) {
   LD_ASSIGN_OR_RETURN(std::string text, store.GetObject(kLeaseKey));
   auto parsed = ParseLease(text);
@@ -88,8 +84,6 @@ Result<LeaseHolder> ReadLease(ObjectStore& store) {
   if (!parsed.ok()) return LeaseHolder{"(unreadable lease)", "?", 0, "?", 0, 1};
   return parsed;
 }
-
-}  // namespace
 
 DumpLease::DumpLease(ObjectStore* store, LeaseHolder self, LeaseOptions options)
     : store_(store), options_(options), self_(std::move(self)) {

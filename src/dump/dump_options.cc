@@ -59,6 +59,7 @@ nlohmann::json DumpOptionsToJson(const DumpOptions& o) {
   j["batch_rows"] = o.batch_rows;
   j["read_ahead_batches"] = o.read_ahead_batches;
   j["schema_from"] = o.schema_from_source_tool ? "source" : "lakedump";
+  if (o.shards > 0) j["shards"] = o.shards;
   return j;
 }
 

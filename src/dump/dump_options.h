@@ -77,6 +77,10 @@ struct DumpOptions {
   ProgressMode progress = ProgressMode::kAuto;
   std::string trace_file;  // Chrome trace-event JSON; empty = none
 
+  // A sharded dump's coordinator: the number of workers (recorded in the manifest's
+  // options); 0 = an ordinary dump (docs/scale-out.md).
+  int shards = 0;
+
   StoreOptions store;
   // --sign-key-file's bytes (never recorded or printed); empty = an unsigned dump. Signed:
   // SHA-256 of every object in the metadata, and _manifest.sig (dump/signature.h).

@@ -299,6 +299,11 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
   }
   LD_ASSIGN_OR_RETURN(std::vector<DataFile> files, writer.Finish(unit.index == 0));
   span.args()["rows"] = rows;
+  if (!commit_tables_) {
+    std::lock_guard<std::mutex> lock(outputs_mu_);
+    outputs_.push_back(UnitOutput{ref, unit.index, schema, std::move(files)});
+    return Status::OK();
+  }
   bool last = false;
   {
     std::lock_guard<std::mutex> lock(state->mu);
@@ -371,6 +376,121 @@ Status ExportService::CommitTable(TableState* state) {
   state->manifest = std::move(m);
   progress_.tables_done += 1;
   return Status::OK();
+}
+
+std::vector<std::unique_ptr<ExportService::TableState>> ExportService::MakeStates(
+    const std::vector<PlannedTable>& tables) {
+  std::vector<std::unique_ptr<TableState>> states;
+  for (const PlannedTable& t : tables) {
+    auto s = std::make_unique<TableState>();
+    s->plan = &t;
+    s->units_left = static_cast<int>(t.units.size());
+    progress_.estimated_rows += t.info.estimated_rows;
+    states.push_back(std::move(s));
+  }
+  progress_.tables_total = states.size();
+  return states;
+}
+
+Status ExportService::RunUnitTasks(const std::vector<std::unique_ptr<TableState>>& states,
+                                   ThreadPool* pool, std::stop_token stop) {
+  // The pool's table_parallelism threads bound the work; every unit is queued at once so
+  // a finishing task picks up the next one by itself, without a round trip through this
+  // thread (a wakeup per table).
+  size_t units = 0;
+  for (const auto& s : states) units += s->plan->units.size();
+  TaskGroup tasks(pool, std::max<size_t>(units, 1), stop);
+  for (const auto& s : states) {
+    if (s->manifest) continue;  // reused (--if-exists resume)
+    TableState* state = s.get();
+    for (const WorkUnit& unit : state->plan->units) {
+      const bool spawned = tasks.Spawn([this, state, &unit](std::stop_token task_stop) {
+        return ExportUnit(state, unit, task_stop)
+            .WithContext(fmt::format("table {}", state->plan->info.ref.QualifiedName()));
+      });
+      if (!spawned) return tasks.Wait();
+    }
+  }
+  return tasks.Wait();
+}
+
+Status ExportService::CommitRemoteUnits(const std::vector<std::unique_ptr<TableState>>& states,
+                                        std::vector<UnitOutput> outputs, ThreadPool* pool,
+                                        std::stop_token stop) {
+  std::map<std::pair<std::string, std::string>, TableState*> by_table;
+  for (const auto& s : states) by_table[{s->plan->info.ref.schema, s->plan->info.ref.name}] = s.get();
+  std::set<std::tuple<std::string, std::string, int>> seen;
+  for (UnitOutput& out : outputs) {
+    auto it = by_table.find({out.table.schema, out.table.name});
+    const std::string name = out.table.QualifiedName();
+    if (it == by_table.end() || out.unit < 0 ||
+        out.unit >= static_cast<int>(it->second->plan->units.size()) ||
+        !seen.insert({out.table.schema, out.table.name, out.unit}).second) {
+      return Status::Corruption(
+          fmt::format("a shard reported unit {} of table {}, which the plan does not give it",
+                      out.unit, name));
+    }
+    TableState* state = it->second;
+    if (!state->have_schema) {
+      state->schema = std::move(out.schema);
+      state->have_schema = true;
+    } else if (!(state->schema.num_columns() == out.schema.num_columns() &&
+                 [&] {
+                   for (size_t i = 0; i < out.schema.num_columns(); ++i) {
+                     if (state->schema.column(i).name != out.schema.column(i).name ||
+                         state->schema.column(i).type != out.schema.column(i).type) {
+                       return false;
+                     }
+                   }
+                   return true;
+                 }())) {
+      return Status::Corruption(
+          fmt::format("the shards read table {} with different columns", name));
+    }
+    for (DataFile& f : out.files) state->files.push_back(std::move(f));
+    --state->units_left;
+  }
+  for (const auto& s : states) {
+    if (s->units_left != 0) {
+      return Status::Corruption(fmt::format("no shard reported {} of the {} units of table {}",
+                                            s->units_left, s->plan->units.size(),
+                                            s->plan->info.ref.QualifiedName()));
+    }
+  }
+  TaskGroup commits(pool, static_cast<size_t>(options_.table_parallelism), stop);
+  for (const auto& s : states) {
+    TableState* state = s.get();
+    const bool spawned = commits.Spawn([this, state](std::stop_token) {
+      return CommitTable(state).WithContext(
+          fmt::format("table {}", state->plan->info.ref.QualifiedName()));
+    });
+    if (!spawned) break;
+  }
+  return commits.Wait();
+}
+
+Result<std::vector<UnitOutput>> ExportService::ExportUnits(const std::vector<WorkUnit>& units,
+                                                           std::stop_token stop) {
+  if (options_.table_parallelism < 1) {
+    return Status::InvalidArgument("--table-parallelism must be at least 1");
+  }
+  commit_tables_ = false;
+  // One state per table (ExportUnit records the table's schema there); std::deque-like
+  // stability: the states are built before any task runs.
+  std::vector<PlannedTable> tables;
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  for (const WorkUnit& u : units) {
+    auto [it, added] = index.try_emplace({u.table.ref.schema, u.table.ref.name}, tables.size());
+    if (added) tables.push_back(PlannedTable{u.table, {}});
+    tables[it->second].units.push_back(u);
+  }
+  std::vector<std::unique_ptr<TableState>> states = MakeStates(tables);
+  started_writing_ = true;
+  ThreadPool pool(static_cast<size_t>(options_.table_parallelism));
+  LD_RETURN_IF_ERROR(RunUnitTasks(states, &pool, stop));
+  if (stop.stop_requested()) return Status::Cancelled("interrupted");
+  std::lock_guard<std::mutex> lock(outputs_mu_);
+  return std::move(outputs_);
 }
 
 Status ExportService::SweepStrays(const std::vector<CommittedTable>& tables,
@@ -539,15 +659,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
     }
   }
 
-  std::vector<std::unique_ptr<TableState>> states;
-  for (const PlannedTable& t : plan.tables) {
-    auto s = std::make_unique<TableState>();
-    s->plan = &t;
-    s->units_left = static_cast<int>(t.units.size());
-    progress_.estimated_rows += t.info.estimated_rows;
-    states.push_back(std::move(s));
-  }
-  progress_.tables_total = states.size();
+  std::vector<std::unique_ptr<TableState>> states = MakeStates(plan.tables);
 
   // The schema is captured beside the data (pg_dump is another process on its own
   // connection to the same snapshot), and joined before the commit.
@@ -572,29 +684,17 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
     LD_RETURN_IF_ERROR(checks.Wait());
   }
 
-  {
-    // The pool's table_parallelism threads bound the work; every unit is
-    // queued at once so a finishing task picks up the next one by itself,
-    // without a round trip through this thread (a wakeup per table).
-    size_t units = 0;
-    for (const auto& s : states) units += s->plan->units.size();
-    TaskGroup tasks(&pool, std::max<size_t>(units, 1), stop);
+  if (remote_) {
+    // A sharded dump's coordinator: the workers ran the units.
     for (auto& s : states) {
-      if (s->manifest) {
-        ++result.reused_tables;
-        continue;
-      }
-      TableState* state = s.get();
-      for (const WorkUnit& unit : state->plan->units) {
-        const bool spawned = tasks.Spawn([this, state, &unit](std::stop_token task_stop) {
-          return ExportUnit(state, unit, task_stop)
-              .WithContext(fmt::format("table {}", state->plan->info.ref.QualifiedName()));
-        });
-        if (!spawned) break;
-      }
+      s->started = started;
+      s->started_set = true;
     }
-    Status s = tasks.Wait();
-    if (!s.ok()) return s;
+    LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs, remote_(plan, stop));
+    LD_RETURN_IF_ERROR(CommitRemoteUnits(states, std::move(outputs), &pool, stop));
+  } else {
+    for (auto& s : states) result.reused_tables += s->manifest ? 1 : 0;
+    LD_RETURN_IF_ERROR(RunUnitTasks(states, &pool, stop));
   }
   if (stop.stop_requested()) return Status::Cancelled("interrupted");
   schema_thread.join();

@@ -26,11 +26,14 @@
 #include "dump/manifest.h"
 #include "dump/planner.h"
 #include "dump/progress.h"
+#include "dump/shard/shard_plan.h"
 #include "dump/trace.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
 
 namespace lakedump {
+
+class ThreadPool;
 
 struct DumpResult {
   DumpManifest manifest;
@@ -60,6 +63,19 @@ class ExportService {
   void set_unfinished_write_cleaner(std::function<Status(std::vector<std::string>*)> cleaner) {
     cleaner_ = std::move(cleaner);
   }
+  // Sharded dumps (docs/scale-out.md). Coordinator: instead of running the units itself, the
+  // service hands its plan to `runner` (which writes _plan.json, waits for the workers'
+  // reports and returns every unit's output); the tables and the manifest are then committed
+  // exactly as a single-machine dump commits them.
+  using RemoteUnitRunner =
+      std::function<Result<std::vector<UnitOutput>>(const DumpPlan&, std::stop_token)>;
+  void set_remote_units(RemoteUnitRunner runner) { remote_ = std::move(runner); }
+  // Worker: the attempt's id (names its data files) instead of a new run id.
+  void set_run_id(std::string id) { run_id_ = std::move(id); }
+  // Worker: runs `units` with the usual parallelism on the database's current snapshot and
+  // returns what each wrote. No lease, no table commit, no manifest. REQUIRES: not Run().
+  Result<std::vector<UnitOutput>> ExportUnits(const std::vector<WorkUnit>& units,
+                                              std::stop_token stop);
   // This run's id: data file names, run_id in _table.json, dump_id.
   const std::string& run_id() const { return run_id_; }
   // Counters for a progress display; valid for the service's lifetime.
@@ -77,6 +93,15 @@ class ExportService {
   Status TryReuse(TableState* state);
   Status ExportUnit(TableState* state, const WorkUnit& unit, std::stop_token stop);
   Status CommitTable(TableState* state);
+  // One state per planned table (borrowing it), counted in the progress.
+  std::vector<std::unique_ptr<TableState>> MakeStates(const std::vector<PlannedTable>& tables);
+  // Runs every unit of the states not reused, table_parallelism at a time; the first error.
+  Status RunUnitTasks(const std::vector<std::unique_ptr<TableState>>& states, ThreadPool* pool,
+                      std::stop_token stop);
+  // Coordinator: the workers' outputs into the tables' states, then each table committed.
+  Status CommitRemoteUnits(const std::vector<std::unique_ptr<TableState>>& states,
+                           std::vector<UnitOutput> outputs, ThreadPool* pool,
+                           std::stop_token stop);
   Status WriteManifest(const DumpManifest& manifest);
   // Best effort: deletes every object whose key carries this run's id.
   void DeleteOwnObjects(ObjectStore& store);
@@ -98,6 +123,11 @@ class ExportService {
   TraceRecorder* trace_ = nullptr;
   ObjectStore* lease_store_ = nullptr;
   std::function<Status(std::vector<std::string>*)> cleaner_;
+  RemoteUnitRunner remote_;
+  // ExportUnits(): units are not committed; their outputs are collected here.
+  bool commit_tables_ = true;
+  std::mutex outputs_mu_;
+  std::vector<UnitOutput> outputs_;  // GUARDED_BY(outputs_mu_)
   // --table-format iceberg over a committed dump: (key, bytes) of each table's
   // v<N+1>.metadata.json then version-hint.text, written after the new manifest;
   // and the warnings of tables whose Iceberg history could not be continued.

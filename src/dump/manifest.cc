@@ -278,6 +278,10 @@ json ToJson(const DumpManifest& d) {
   return j;
 }
 
+Result<json> ParseMetadataJson(std::string_view text, std::string_view what) {
+  return ParseJson(text, what);
+}
+
 Result<TableManifest> ParseTableManifest(std::string_view text, std::string_view what) {
   LD_ASSIGN_OR_RETURN(json j, ParseJson(text, what));
   LD_RETURN_IF_ERROR(CheckFormat(j, what));

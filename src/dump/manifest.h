@@ -141,6 +141,10 @@ nlohmann::json ToJson(const DumpManifest& dump);
 // when a string in it is not UTF-8 (JSON cannot carry it), never an exception.
 Result<std::string> SerializeMetadata(const nlohmann::json& j, std::string_view what);
 
+// JSON text of a metadata document (nesting bounded, no exceptions): Corruption naming `what`
+// when it is not JSON or nests deeper than any lakedump document does.
+Result<nlohmann::json> ParseMetadataJson(std::string_view text, std::string_view what);
+
 // `what` names the object in errors (e.g. its key). Non-JSON, a missing or
 // mistyped field, another format or a newer major version are Corruption /
 // Unimplemented with a message saying so. A table's file entries must each have a

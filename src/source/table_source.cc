@@ -18,3 +18,18 @@ Result<SchemaCapture> Database::CaptureSchema(const std::vector<TableRef>& /*sel
 }
 
 }  // namespace lakedump
+
+namespace lakedump {
+
+nlohmann::json Database::Identity() const {
+  const nlohmann::json described = Describe();
+  return {{"kind", described.value("kind", "")}};
+}
+
+Status Database::CheckUnit(const WorkUnit& unit) const {
+  if (unit.range_predicate.empty()) return Status::OK();
+  return Status::InvalidArgument("table " + unit.table.ref.QualifiedName() +
+                                 ": this source reads no ranges of a table");
+}
+
+}  // namespace lakedump

@@ -105,6 +105,20 @@ class Database {
   // alive). Called before each table commit and before the dump commit: a
   // failure means rows read since may be wrong, and nothing may be committed.
   virtual Status CheckSnapshotHeld() { return Status::OK(); }
+  // Sharded dumps (docs/scale-out.md). A worker reads the coordinator's snapshot instead of
+  // taking one: every source opened afterwards reads it. kUnavailable with a message saying
+  // the snapshot is gone when the session that exported it has ended; Unimplemented where no
+  // snapshot can be shared between processes (default).
+  virtual Status ImportSnapshot(const std::string& /*snapshot_id*/) {
+    return Status::Unimplemented("this source cannot share a snapshot between processes");
+  }
+  // What must be equal between a coordinator's and a worker's source (PostgreSQL: the
+  // cluster's system identifier and the database OID): never a host, user or password.
+  // Default: {"kind": Describe()["kind"]}.
+  virtual nlohmann::json Identity() const;
+  // OK when a unit another process planned can be read safely here: its range predicate is
+  // one this backend makes (the plan is not trusted to carry SQL). Default: no predicate.
+  virtual Status CheckUnit(const WorkUnit& unit) const;
   // Identifies what a table is read from, for resume: equal fingerprints mean
   // the same database, the same relation and the same options shaping its data
   // (PostgreSQL: system identifier, database OID, relation OID and relfilenode;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <set>
 
 #include "source/postgres/pg_catalog.h"
@@ -37,12 +38,19 @@ class PostgresDatabase final : public Database {
                                       const SchemaCaptureOptions& options) override;
   nlohmann::json Describe() const override;
   Status CheckSnapshotHeld() override;
+  Status ImportSnapshot(const std::string& snapshot_id) override;
+  nlohmann::json Identity() const override;
+  Status CheckUnit(const WorkUnit& unit) const override;
   Result<nlohmann::json> Fingerprint(const TableInfo& table) override;
 
  private:
   Result<const PgTablePlan*> PlanLocked(const TableInfo& table);
   Status EnsureLockedLocked(const PgTablePlan& plan);
   Status CoordinatorErrorLocked(Status s, std::string_view what);
+  // identity_, what resume and sharded dumps compare: the database OID and the cluster's
+  // system identifier (PostgreSQL 9.6+; NULL when the role may not read it; a savepoint
+  // keeps a refusal from aborting the snapshot's transaction).
+  Status ReadIdentityLocked();
 
   const PostgresOptions options_;
   mutable std::mutex mu_;
@@ -60,6 +68,70 @@ class PostgresDatabase final : public Database {
 
 Status PostgresDatabase::CoordinatorErrorLocked(Status s, std::string_view what) {
   return s.WithContext(fmt::format("PostgreSQL coordinator session, {}", what));
+}
+
+Status PostgresDatabase::ImportSnapshot(const std::string& snapshot_id) {
+  std::lock_guard lock(mu_);
+  if (in_snapshot_) return Status::InvalidArgument("ImportSnapshot() inside a snapshot");
+  LD_RETURN_IF_ERROR(CoordinatorErrorLocked(
+      coordinator_->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"), "BEGIN"));
+  // One statement, the id as a literal (SET takes no parameters).
+  Status set = coordinator_->ExecOne("SET TRANSACTION SNAPSHOT " + QuoteLiteral(snapshot_id));
+  if (!set.ok()) {
+    if (!coordinator_->broken()) coordinator_->Exec("ROLLBACK").IgnoreError();
+    if (set.message().find("invalid snapshot identifier") != std::string::npos) {
+      return Status::Unavailable(fmt::format(
+          "the snapshot {} is gone: the coordinator's session that exported it has ended "
+          "(the coordinator died or gave up); start the dump again",
+          snapshot_id));
+    }
+    return CoordinatorErrorLocked(set, "importing the snapshot");
+  }
+  snapshot_id_ = snapshot_id;
+  snapshot_info_ = {{"snapshot_id", snapshot_id_}, {"imported", true}};
+  LD_RETURN_IF_ERROR(ReadIdentityLocked());
+  in_snapshot_ = true;
+  return Status::OK();
+}
+
+nlohmann::json PostgresDatabase::Identity() const {
+  std::lock_guard lock(mu_);
+  return identity_;
+}
+
+Status PostgresDatabase::CheckUnit(const WorkUnit& unit) const {
+  // Exactly the predicates Split() makes: block ranges over ctid, nothing else.
+  static const std::regex kRange(
+      R"(^(ctid >= '\(\d{1,10},0\)'::pg_catalog\.tid( AND ctid < '\(\d{1,10},0\)'::pg_catalog\.tid)?|ctid < '\(\d{1,10},0\)'::pg_catalog\.tid)$)");
+  if (unit.range_predicate.empty() ||
+      (unit.table.query.empty() && std::regex_match(unit.range_predicate, kRange))) {
+    return Status::OK();
+  }
+  return Status::InvalidArgument(
+      fmt::format("the plan gives table {} a range that is not one lakedump makes",
+                  unit.table.ref.QualifiedName()));
+}
+
+Status PostgresDatabase::ReadIdentityLocked() {
+  auto id = coordinator_->Query(
+      "SELECT d.oid::text FROM pg_catalog.pg_database d WHERE d.datname = "
+      "pg_catalog.current_database()");
+  if (!id.ok()) return CoordinatorErrorLocked(id.status(), "reading the database OID");
+  identity_ = {{"kind", "postgresql"},
+               {"database_oid", std::string(PgValue(id->get(), 0, 0))},
+               {"system_identifier", nullptr}};
+  if (coordinator_->Exec("SAVEPOINT lakedump_sysid").ok()) {
+    auto sys = coordinator_->Query(
+        "SELECT system_identifier::text FROM pg_catalog.pg_control_system()");
+    if (sys.ok()) {
+      identity_["system_identifier"] = std::string(PgValue(sys->get(), 0, 0));
+      coordinator_->Exec("RELEASE SAVEPOINT lakedump_sysid").IgnoreError();
+    } else if (!coordinator_->broken()) {
+      coordinator_->Exec("ROLLBACK TO SAVEPOINT lakedump_sysid; RELEASE SAVEPOINT lakedump_sysid")
+          .IgnoreError();
+    }
+  }
+  return Status::OK();
 }
 
 Status PostgresDatabase::BeginSnapshot() {
@@ -86,27 +158,7 @@ Status PostgresDatabase::BeginSnapshot() {
       {"snapshot_time", std::string(PgValue(res, 0, 3))},
       {"database", std::string(PgValue(res, 0, 4))},
   };
-  // What resume compares: the cluster (system identifier, PostgreSQL 9.6+; a
-  // savepoint keeps a refusal from aborting the snapshot's transaction) and the
-  // database. NULL system identifier when the role may not read it.
-  auto id = coordinator_->Query(
-      "SELECT d.oid::text FROM pg_catalog.pg_database d WHERE d.datname = "
-      "pg_catalog.current_database()");
-  if (!id.ok()) return CoordinatorErrorLocked(id.status(), "reading the database OID");
-  identity_ = {{"kind", "postgresql"},
-               {"database_oid", std::string(PgValue(id->get(), 0, 0))},
-               {"system_identifier", nullptr}};
-  if (coordinator_->Exec("SAVEPOINT lakedump_sysid").ok()) {
-    auto sys = coordinator_->Query(
-        "SELECT system_identifier::text FROM pg_catalog.pg_control_system()");
-    if (sys.ok()) {
-      identity_["system_identifier"] = std::string(PgValue(sys->get(), 0, 0));
-      coordinator_->Exec("RELEASE SAVEPOINT lakedump_sysid").IgnoreError();
-    } else if (!coordinator_->broken()) {
-      coordinator_->Exec("ROLLBACK TO SAVEPOINT lakedump_sysid; RELEASE SAVEPOINT lakedump_sysid")
-          .IgnoreError();
-    }
-  }
+  LD_RETURN_IF_ERROR(ReadIdentityLocked());
   in_snapshot_ = true;
   return Status::OK();
 }

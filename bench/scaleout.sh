@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Scale-out simulated on one machine (issue 13, docs/scale-out.md): one PostgreSQL dump to
+# radosgw by 1, 2 and 4 workers (--shards N), each worker's uploads through its own
+# tools/faultproxy capped at a per-machine link (--total-rate, default 5MB/s), so that a worker
+# is bound by its "NIC" as on separate machines. The database: one big table of BIG_ROWS rows
+# (default 3,000,000) plus TABLES small tables (default 1000 x 100 rows). Prints the seconds of
+# each run and the throughput of N workers over N times one worker's (the issue's bar: >= 0.85).
+# Usage: bench/scaleout.sh [BUILD_DIR] [RUNS]
+#   Env: LD_BENCH_PG_DSN or LD_TEST_PG_DSN (URI); S3_ENDPOINT S3_ACCESS_KEY S3_SECRET_KEY
+#   S3_REGION S3_BUCKET (scripts/start-radosgw's env file); BIG_ROWS, TABLES, ROWS,
+#   WORKERS ("1 2 4"), LINK (5MB), J (table parallelism per worker, 2).
+#   A small check that it runs: BIG_ROWS=20000 TABLES=20 bench/scaleout.sh build 1
+set -euo pipefail
+BUILD=${1:-build}
+RUNS=${2:-1}
+LD="$BUILD/lakedump"
+BIG_ROWS=${BIG_ROWS:-3000000}
+TABLES=${TABLES:-1000}
+ROWS=${ROWS:-100}
+LINK=${LINK:-5MB}
+J=${J:-2}
+: "${S3_ENDPOINT:?}" "${S3_ACCESS_KEY:?}" "${S3_SECRET_KEY:?}" "${S3_REGION:?}" "${S3_BUCKET:?}"
+export AWS_ACCESS_KEY_ID=$S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$S3_SECRET_KEY AWS_REGION=$S3_REGION
+# shellcheck source=bench/_pg_lib.sh
+. "$(dirname "$0")/_pg_lib.sh"
+DB=lakedump_scaleout_bench_${BIG_ROWS}_${TABLES}
+BENCH_DSN=$(pg_db_dsn "$DB")
+pg_ensure_db "$DB"
+pg_ensure_small_tables "$BENCH_DSN" "$TABLES" "$ROWS"
+if [ "$(psql "$BENCH_DSN" -Atc "SELECT count(*) FROM pg_tables WHERE tablename = 'big'")" = 0 ]; then
+  echo "creating table big of $BIG_ROWS rows..."
+  psql "$BENCH_DSN" -q >/dev/null <<SQL
+CREATE TABLE big (id int8 PRIMARY KEY, customer int4, amount numeric(12,2), note text, created timestamptz);
+INSERT INTO big SELECT g, g % 100000, (g % 10000) * 1.25, md5(g::text), TIMESTAMPTZ '2024-01-01' + g * INTERVAL '1 second'
+  FROM generate_series(1, $BIG_ROWS) g;
+ANALYZE big;
+SQL
+fi
+bench_workdir scaleout
+
+proxies=()
+trap 'for p in "${proxies[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"' EXIT
+# One capped link per worker slot (the coordinator uploads only metadata: its own link too).
+start_proxy() {
+  local port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "$BUILD/tools/faultproxy" --listen "$port" --target "${S3_ENDPOINT##*:}" \
+    --total-rate "$LINK" >/dev/null 2>&1 &
+  proxies+=($!)
+  echo "http://127.0.0.1:$port"
+}
+max=0
+for n in ${WORKERS:-1 2 4}; do [ "$n" -gt "$max" ] && max=$n; done
+links=()
+for _ in $(seq 0 "$max"); do links+=("$(start_proxy)"); done
+sleep 0.5
+
+# run N PREFIX: coordinator + N workers, each through its own link; prints wall seconds.
+run() {
+  local n=$1 prefix=$2 t0 t1 pids=() rc=0
+  local common=("$BENCH_DSN" "s3://$S3_BUCKET/$prefix" --region "$S3_REGION" --progress none
+                --schema-from lakedump)
+  t0=$(date +%s.%N)
+  "$LD" dump "${common[@]}" --endpoint "${links[0]}" --shards "$n" --coordinate \
+    >"$WORK/coord.out" 2>&1 &
+  local coord=$!
+  for i in $(seq 0 $((n - 1))); do
+    "$LD" dump "${common[@]}" --endpoint "${links[$((i + 1))]}" --shards "$n" --shard "$i" \
+      -j "$J" >"$WORK/w$i.out" 2>&1 &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  wait "$coord" || rc=1
+  t1=$(date +%s.%N)
+  [ $rc = 0 ] || { cat "$WORK"/*.out >&2; echo "run with $n workers failed" >&2; exit 1; }
+  python3 -c "print(f'{$t1 - $t0:.3f}')"
+}
+
+bytes=$(psql "$BENCH_DSN" -Atc "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'")
+echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); big: $BIG_ROWS rows + $TABLES x $ROWS rows ($((bytes / 1048576)) MiB of heap); link $LINK per worker; -j $J"
+declare -A med
+for n in ${WORKERS:-1 2 4}; do
+  times=()
+  for r in $(seq "$RUNS"); do
+    times+=("$(run "$n" "scaleout-bench-$$-$n-$r")")
+  done
+  med[$n]=$(median "${times[@]}")
+  echo "workers $n: ${times[*]} s (median ${med[$n]} s)"
+done
+one=${med[1]:-}
+if [ -n "$one" ]; then
+  for n in ${WORKERS:-1 2 4}; do
+    python3 -c "n=$n; t1=$one; tn=${med[$n]}; print(f'workers {n}: throughput {t1/tn:.2f}x one worker, {t1/tn/n:.2f} of {n}x (bar: 0.85)')"
+  done
+fi

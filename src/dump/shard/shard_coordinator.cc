@@ -1,0 +1,224 @@
+#include "dump/shard/shard_coordinator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "dump/dump_lease.h"
+#include "dump/manifest.h"
+
+namespace lakedump {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+std::string UnitName(const TableRef& table, int unit) {
+  return fmt::format("{}#{}", table.QualifiedName(), unit);
+}
+
+// "_shards/<I>/report-<attempt>.json" -> I, attempt, failed; nullopt for anything else.
+struct ReportKey {
+  int shard = 0;
+  std::string attempt;
+  bool failed = false;
+};
+std::optional<ReportKey> ParseReportKey(std::string_view key) {
+  if (!key.starts_with(kShardReportsPrefix) || !key.ends_with(".json")) return std::nullopt;
+  key.remove_prefix(kShardReportsPrefix.size());
+  key.remove_suffix(5);
+  const size_t slash = key.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash > 5) return std::nullopt;
+  ReportKey r;
+  for (char c : key.substr(0, slash)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    r.shard = r.shard * 10 + (c - '0');
+  }
+  std::string_view name = key.substr(slash + 1);
+  if (name.starts_with("report-")) {
+    name.remove_prefix(7);
+  } else if (name.starts_with("failed-")) {
+    name.remove_prefix(7);
+    r.failed = true;
+  } else {
+    return std::nullopt;
+  }
+  r.attempt = std::string(name);
+  return r;
+}
+
+// The report's units must be exactly the shard's planned units.
+Status CheckReportUnits(const ShardReport& r, const std::vector<PlannedUnit>& planned,
+                        std::string_view key) {
+  std::set<std::string> want, got;
+  for (const PlannedUnit& u : planned) want.insert(UnitName(u.table, u.index));
+  for (const UnitOutput& u : r.units) {
+    if (!got.insert(UnitName(u.table, u.unit)).second) {
+      return Status::Corruption(fmt::format("{}: names unit {} twice", key,
+                                            UnitName(u.table, u.unit)));
+    }
+  }
+  if (want != got) {
+    return Status::Corruption(fmt::format(
+        "{}: reports {} units, not the {} units the plan gives shard {}", key, got.size(),
+        want.size(), r.shard));
+  }
+  return Status::OK();
+}
+
+// Every file the report names exists with its recorded size (one listing of the dump root).
+Status CheckReportFiles(const ShardReport& r, const std::map<std::string, uint64_t>& listed,
+                        std::string_view key) {
+  for (const UnitOutput& u : r.units) {
+    for (const DataFile& f : u.files) {
+      auto it = listed.find(f.key);
+      if (it == listed.end()) {
+        return Status::Corruption(fmt::format("{}: file {} is missing", key, f.key));
+      }
+      if (it->second != f.bytes) {
+        return Status::Corruption(fmt::format("{}: file {} has {} bytes, the report says {}",
+                                              key, f.key, it->second, f.bytes));
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string AttemptOfKey(std::string_view key, std::string_view dump_id) {
+  const std::string marker = std::string(dump_id) + "-s";
+  const size_t at = key.find(marker);
+  if (dump_id.empty() || at == std::string_view::npos) return "";
+  size_t i = at + marker.size();
+  const size_t digits = i;
+  while (i < key.size() && key[i] >= '0' && key[i] <= '9') ++i;
+  if (i == digits || i >= key.size() || key[i] != '-') return "";
+  ++i;
+  const size_t hex = i;
+  while (i < key.size() && i - hex < 8 &&
+         ((key[i] >= '0' && key[i] <= '9') || (key[i] >= 'a' && key[i] <= 'f'))) {
+    ++i;
+  }
+  if (i - hex != 8) return "";
+  return std::string(key.substr(at, i - at));
+}
+
+Result<std::vector<UnitOutput>> RunShardCoordinator(ObjectStore& store, Database& db,
+                                                    const std::string& dump_id,
+                                                    const DumpPlan& plan,
+                                                    const CoordinatorOptions& options,
+                                                    std::set<std::string>* winners,
+                                                    std::stop_token stop) {
+  const nlohmann::json described = db.Describe();
+  ShardPlan sp;
+  sp.dump_id = dump_id;
+  sp.created_at = FormatUtc(std::chrono::system_clock::now());
+  sp.snapshot_id = described.value("snapshot_id", "");
+  if (sp.snapshot_id.empty()) {
+    return Status::InvalidArgument(
+        "--shards: this source has no snapshot that other processes can share");
+  }
+  sp.source = db.Identity();
+  sp.options = options.matching;
+  std::vector<PlannedUnit> units;
+  for (const PlannedTable& t : plan.tables) {
+    for (const WorkUnit& u : t.units) units.push_back(ToPlannedUnit(u));
+  }
+  sp.shards = AssignUnits(std::move(units), options.shards);
+  LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(ToJson(sp), kShardPlanKey));
+  // Under this run's lease nobody else writes here: a plan still there is a dead
+  // coordinator's (--if-exists overwrite), and goes.
+  const std::string plan_key(kShardPlanKey);
+  LD_RETURN_IF_ERROR(store.Delete(std::span<const std::string>(&plan_key, 1)));
+  LD_RETURN_IF_ERROR(store.PutObject(kShardPlanKey, text, WriteOptions{.create_only = true})
+                         .WithContext(plan_key));
+  if (options.log) {
+    options.log(fmt::format("wrote {} for {} shards (dump {}, snapshot {}); waiting for the "
+                            "workers' reports",
+                            kShardPlanKey, options.shards, dump_id, sp.snapshot_id));
+  }
+
+  const auto deadline = SteadyClock::now() + options.shard_timeout;
+  std::vector<std::optional<ShardReport>> taken(static_cast<size_t>(options.shards));
+  std::set<std::string> seen;
+  size_t done = 0;
+  for (;;) {
+    if (stop.stop_requested()) return Status::Cancelled("interrupted");
+    LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> reports, store.List(kShardReportsPrefix));
+    std::sort(reports.begin(), reports.end(),
+              [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+    std::optional<std::map<std::string, uint64_t>> listed;  // read once per round, when needed
+    for (const ObjectInfo& o : reports) {
+      if (!seen.insert(o.key).second) continue;
+      const std::optional<ReportKey> rk = ParseReportKey(o.key);
+      // Another dump's reports (an earlier one here) and other names are not ours.
+      if (!rk || AttemptOfKey(rk->attempt, dump_id) != rk->attempt) continue;
+      if (rk->shard >= options.shards || taken[rk->shard]) continue;
+      LD_ASSIGN_OR_RETURN(std::string body, store.GetObject(o.key, kMaxShardDocumentBytes));
+      LD_ASSIGN_OR_RETURN(ShardReport r, ParseShardReport(body, o.key));
+      if (r.dump_id != dump_id || r.shard != rk->shard || r.attempt != rk->attempt ||
+          r.failed != rk->failed) {
+        return Status::Corruption(fmt::format("{}: its content does not match its name", o.key));
+      }
+      if (r.failed) {
+        return Status::IOError(fmt::format("shard {} failed (attempt {}): {}", r.shard,
+                                           r.attempt, r.error));
+      }
+      LD_RETURN_IF_ERROR(CheckReportUnits(r, sp.shards[r.shard], o.key));
+      if (!listed) {
+        LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> all, store.List(""));
+        listed.emplace();
+        for (const ObjectInfo& a : all) (*listed)[a.key] = a.size;
+      }
+      LD_RETURN_IF_ERROR(CheckReportFiles(r, *listed, o.key));
+      ++done;
+      if (options.log) {
+        options.log(fmt::format("shard {} reported (attempt {}); {} of {} shards done", r.shard,
+                                r.attempt, done, options.shards));
+      }
+      taken[r.shard] = std::move(r);
+    }
+    if (done == taken.size()) break;
+    // The snapshot's session must live for the workers to import it.
+    LD_RETURN_IF_ERROR(db.CheckSnapshotHeld());
+    if (SteadyClock::now() >= deadline) {
+      std::string missing;
+      for (size_t i = 0; i < taken.size(); ++i) {
+        if (!taken[i]) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", i);
+      }
+      return Status::Unavailable(fmt::format(
+          "--shard-timeout passed with shards {} not reported (are their workers running "
+          "against the same DEST?)",
+          missing));
+    }
+    if (!SleepFor(options.poll_interval, stop)) return Status::Cancelled("interrupted");
+  }
+  std::vector<UnitOutput> outputs;
+  for (auto& r : taken) {
+    winners->insert(r->attempt);
+    for (UnitOutput& u : r->units) outputs.push_back(std::move(u));
+  }
+  return outputs;
+}
+
+Status SweepShardLeftovers(ObjectStore& store, const std::string& dump_id,
+                           const std::set<std::string>& winners, uint64_t* deleted) {
+  *deleted = 0;
+  LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store.List(""));
+  std::vector<std::string> gone;
+  for (const ObjectInfo& o : objects) {
+    if (o.key == kShardPlanKey || o.key.starts_with(kShardReportsPrefix)) {
+      gone.push_back(o.key);
+      continue;
+    }
+    const std::string attempt = AttemptOfKey(o.key, dump_id);
+    if (!attempt.empty() && !winners.contains(attempt)) gone.push_back(o.key);
+  }
+  *deleted = gone.size();
+  if (gone.empty()) return Status::OK();
+  return store.Delete(gone);
+}
+
+}  // namespace lakedump

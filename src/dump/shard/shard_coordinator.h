@@ -1,0 +1,57 @@
+// The coordinator of a sharded dump (docs/scale-out.md): writes DEST/_plan.json create-only
+// (its snapshot, source identity, options and the units of each shard), then waits for every
+// shard's report, takes the first complete one per shard, checks that the files it names
+// exist with their sizes, and returns every unit's output for ExportService to commit.
+// Also the sweep, after the commit, of what the plan, the reports and losing attempts left.
+//
+// Runs on the caller's thread; borrows the store and the database (both thread-safe).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "dump/planner.h"
+#include "dump/shard/shard_plan.h"
+#include "source/table_source.h"
+#include "store/object_store.h"
+
+namespace lakedump {
+
+struct CoordinatorOptions {
+  int shards = 1;
+  // How long to wait for all reports, from the plan's write (--shard-timeout).
+  std::chrono::milliseconds shard_timeout{std::chrono::hours(24)};
+  std::chrono::milliseconds poll_interval{1000};
+  nlohmann::json matching;  // ShardMatchingOptions()
+  // Progress lines ("shard 2 done ..."); may be empty.
+  std::function<void(const std::string&)> log;
+};
+
+// Errors: a shard's failure report (IOError naming the shard and its error), a malformed
+// report or one naming missing files (Corruption), the timeout (Unavailable naming the
+// shards missing), the snapshot's session gone, `stop` (Cancelled). Sets *winners to the
+// attempt ids taken.
+Result<std::vector<UnitOutput>> RunShardCoordinator(ObjectStore& store, Database& db,
+                                                    const std::string& dump_id,
+                                                    const DumpPlan& plan,
+                                                    const CoordinatorOptions& options,
+                                                    std::set<std::string>* winners,
+                                                    std::stop_token stop);
+
+// After the commit of dump `dump_id`: deletes _plan.json, the shard reports and every object
+// of an attempt of this dump that is not in `winners` (keys carrying "<dump_id>-s<I>-").
+// Sets *deleted to how many objects went.
+Status SweepShardLeftovers(ObjectStore& store, const std::string& dump_id,
+                           const std::set<std::string>& winners, uint64_t* deleted);
+
+// The attempt id in a data file's key of dump `dump_id` ("" when it carries none).
+std::string AttemptOfKey(std::string_view key, std::string_view dump_id);
+
+}  // namespace lakedump

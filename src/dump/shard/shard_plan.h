@@ -1,0 +1,117 @@
+// A sharded dump's shared documents (docs/scale-out.md): the plan the coordinator writes
+// create-only at DEST/_plan.json, and the report each worker attempt writes at
+// DEST/_shards/<I>/report-<attempt>.json (or failed-<attempt>.json). Also the assignment of
+// work units to shards and the shard index read from a scheduler's environment.
+//
+// Both documents are read by another process: their parsers treat them as hostile (size,
+// nesting, types, ranges, keys). Neither carries credentials: the plan holds the source's
+// identity (no host, no user, no password) and the options that must match, never a URL.
+//
+// Pure functions and values; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "dump/dump_options.h"
+#include "dump/manifest.h"
+#include "source/table_source.h"
+
+namespace lakedump {
+
+inline constexpr std::string_view kShardPlanKey = "_plan.json";
+inline constexpr std::string_view kShardReportsPrefix = "_shards/";
+inline constexpr int kMaxShards = 10000;
+// Largest _plan.json or report read (a plan of ~100K units).
+inline constexpr uint64_t kMaxShardDocumentBytes = 32ull << 20;
+
+// One unit as the plan names it: a table (or --query NAME) and a range of it.
+struct PlannedUnit {
+  TableRef table;
+  int index = 0;  // 0..count-1 within the table
+  int count = 1;
+  std::string range_predicate;  // backend-specific (checked by the worker's Database)
+  uint64_t estimated_rows = 0;  // of the whole table
+  uint64_t estimated_bytes = 0;
+  bool is_query = false;  // --query NAME (its SQL comes from the worker's own options)
+};
+
+struct ShardPlan {
+  std::string dump_id;      // the coordinator's run id: files, _table.json and manifest
+  std::string created_at;   // ISO 8601 UTC
+  std::string snapshot_id;  // what workers import (PostgreSQL: pg_export_snapshot())
+  nlohmann::json source;    // Database::Identity(): what a worker's source must equal
+  nlohmann::json options;   // ShardMatchingOptions(): what a worker's options must equal
+  std::vector<std::vector<PlannedUnit>> shards;  // units per shard, largest first
+};
+
+// The work units of a table (WorkUnit) as plan entries.
+PlannedUnit ToPlannedUnit(const WorkUnit& unit);
+
+// Assigns units to `shards` shards balanced by estimated bytes: largest first, each to the
+// shard with the fewest bytes so far (ties: the lower index). A unit's bytes are its table's
+// estimated bytes divided by the table's unit count (at least 1, so that many empty tables
+// spread too). Deterministic. REQUIRES: shards >= 1.
+std::vector<std::vector<PlannedUnit>> AssignUnits(std::vector<PlannedUnit> units, int shards);
+
+nlohmann::json ToJson(const ShardPlan& plan);
+// Corruption naming `what` and the field for anything malformed: not JSON, another format,
+// shards outside 1..kMaxShards, a unit index outside its count, a unit named twice, an id
+// with characters other than [0-9A-Za-z-], a table name that is empty or not UTF-8.
+Result<ShardPlan> ParseShardPlan(std::string_view text, std::string_view what);
+
+// The options that shape the dump's data and that every worker must share with the
+// coordinator: table selection, queries, compression, row groups, file size, partitioning,
+// table format, signing (on/off, never the key) and `source_options` (the source's type
+// policies, e.g. PostgreSQL's numeric mapping). Not the parallelism, which is each machine's.
+nlohmann::json ShardMatchingOptions(const DumpOptions& options,
+                                    const nlohmann::json& source_options);
+
+// "" when `worker` (the worker's ShardMatchingOptions) equals the plan's; else the first
+// option that differs, e.g. "compression (the plan: zstd; this worker: snappy)".
+std::string OptionsMismatch(const nlohmann::json& plan, const nlohmann::json& worker);
+
+// What one attempt of one shard produced for one unit: the files it wrote (keys under the
+// table's folder, carrying the attempt's id) and the schema it read.
+struct UnitOutput {
+  TableRef table;
+  int unit = 0;
+  Schema schema;
+  std::vector<DataFile> files;
+};
+
+struct ShardReport {
+  std::string dump_id;
+  int shard = 0;
+  std::string attempt;  // the attempt's run id: "<dump_id>-s<I>-<8 hex>"
+  std::string finished_at;
+  bool failed = false;
+  std::string error;  // failed: the worker's one-line error
+  std::vector<UnitOutput> units;
+};
+
+// "_shards/<I>/report-<attempt>.json" or "_shards/<I>/failed-<attempt>.json".
+std::string ShardReportKey(int shard, std::string_view attempt, bool failed);
+// A fresh attempt id for shard `shard` of dump `dump_id`.
+std::string NewAttemptId(std::string_view dump_id, int shard);
+
+Result<std::string> SerializeShardReport(const ShardReport& report);
+// As ParseShardPlan; each unit's files must lie under its table's folder and carry the
+// attempt's id in their names (so that no attempt can claim another's files).
+Result<ShardReport> ParseShardReport(std::string_view text, std::string_view what);
+
+// The shard index from the first of JOB_COMPLETION_INDEX (Kubernetes Indexed Job),
+// SLURM_ARRAY_TASK_ID (Slurm job array), AWS_BATCH_JOB_ARRAY_INDEX (AWS Batch) that is set.
+// `getenv` is injectable for tests. InvalidArgument when none is set or it is not a number.
+using GetEnvFn = char* (*)(const char*);
+Result<int> ShardIndexFromEnv(GetEnvFn getenv_fn);
+// SLURM_ARRAY_TASK_COUNT, when set (nullopt otherwise); InvalidArgument when not a number.
+Result<std::optional<int>> ShardCountFromEnv(GetEnvFn getenv_fn);
+
+}  // namespace lakedump

@@ -1,0 +1,210 @@
+#include "dump/shard/shard_worker.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "dump/dump_lease.h"
+#include "dump/export_service.h"
+#include "dump/manifest.h"
+#include "dump/shard/shard_plan.h"
+
+namespace lakedump {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+Result<ShardPlan> WaitForPlan(ObjectStore& store, const WorkerOptions& worker,
+                              std::stop_token stop) {
+  const auto deadline = SteadyClock::now() + worker.plan_timeout;
+  for (;;) {
+    auto text = store.GetObject(kShardPlanKey, kMaxShardDocumentBytes);
+    if (text.ok()) return ParseShardPlan(*text, kShardPlanKey);
+    if (text.status().code() != Code::kNotFound) {
+      return text.status().WithContext(std::string(kShardPlanKey));
+    }
+    if (SteadyClock::now() >= deadline) {
+      const bool committed = store.GetObject(kManifestKey, kMaxMetadataBytes).ok();
+      return Status::NotFound(fmt::format(
+          "no {} in {} within --plan-timeout: {}", kShardPlanKey, store.Describe(),
+          committed ? "it holds a committed dump (whose coordinator removed its plan)"
+                    : "start the coordinator (lakedump dump SRC DEST --shards N --coordinate) "
+                      "first, with the same DEST"));
+    }
+    if (!SleepFor(worker.poll_interval, stop)) return Status::Cancelled("interrupted");
+  }
+}
+
+// The coordinator is alive while it renews its lease: a worker whose coordinator is gone
+// would dump for nothing.
+Status CheckCoordinatorAlive(ObjectStore& store, const std::string& dump_id,
+                             bool* coordinator_gone) {
+  auto holder = ReadLease(store);
+  if (!holder.ok() && holder.status().code() != Code::kNotFound) return holder.status();
+  const auto now = std::chrono::system_clock::now();
+  if (!holder.ok() || holder->run_id != dump_id || holder->IsStale(now)) {
+    *coordinator_gone = true;
+    return Status::Unavailable(fmt::format(
+        "the coordinator of dump {} is gone ({}): nothing this worker writes can be committed; "
+        "start the dump again",
+        dump_id,
+        !holder.ok()              ? "no lease at the destination"
+        : holder->run_id != dump_id ? "the lease is another run's"
+                                    : "its lease is stale: " + holder->Describe(now)));
+  }
+  return Status::OK();
+}
+
+// The plan's units of this shard, as work units this worker's database can read.
+Result<std::vector<WorkUnit>> ResolveUnits(Database& db, const DumpOptions& options,
+                                           const std::vector<PlannedUnit>& planned) {
+  std::vector<WorkUnit> units;
+  std::vector<TableInfo> tables;
+  for (const PlannedUnit& p : planned) {
+    TableInfo info{p.table, p.estimated_rows, p.estimated_bytes, ""};
+    if (p.is_query) {
+      // The SQL is this worker's own (--query), never the plan's.
+      auto q = std::find_if(options.queries.begin(), options.queries.end(),
+                            [&](const NamedQuery& n) { return n.name == p.table.name; });
+      if (p.table.schema != "query" || q == options.queries.end()) {
+        return Status::InvalidArgument(fmt::format(
+            "the plan names query {} that this worker was not given", p.table.QualifiedName()));
+      }
+      info.query = q->sql;
+    } else if (std::none_of(tables.begin(), tables.end(),
+                            [&](const TableInfo& t) { return t.ref == p.table; })) {
+      tables.push_back(info);
+    }
+    WorkUnit unit{info, p.index, p.count, p.range_predicate};
+    Status ok = db.CheckUnit(unit);
+    if (!ok.ok()) return Status::Corruption(fmt::format("{}: {}", kShardPlanKey, ok.message()));
+    units.push_back(std::move(unit));
+  }
+  // Describes the tables in batches and locks them (ACCESS SHARE, as the coordinator holds).
+  LD_RETURN_IF_ERROR(db.LockTables(tables));
+  return units;
+}
+
+Result<WorkerResult> RunPlanned(Database& db, ObjectStore& store, const DumpOptions& options,
+                                const WorkerOptions& worker, const ShardPlan& plan,
+                                const std::string& attempt, bool* coordinator_gone,
+                                std::stop_token stop) {
+  LD_ASSIGN_OR_RETURN(std::vector<WorkUnit> units,
+                      ResolveUnits(db, options, plan.shards[worker.shard]));
+  ExportService service(&db, &store, options);
+  service.set_run_id(attempt);
+  LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs, service.ExportUnits(units, stop));
+  // Rows read after the worker's own session lost its locks may be wrong; a dead
+  // coordinator commits nothing.
+  LD_RETURN_IF_ERROR(db.CheckSnapshotHeld());
+  LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, coordinator_gone));
+  ShardReport report;
+  report.dump_id = plan.dump_id;
+  report.shard = worker.shard;
+  report.attempt = attempt;
+  report.finished_at = FormatUtc(std::chrono::system_clock::now());
+  WorkerResult result;
+  result.dump_id = plan.dump_id;
+  result.attempt = attempt;
+  result.units = outputs.size();
+  for (const UnitOutput& u : outputs) {
+    for (const DataFile& f : u.files) {
+      ++result.files;
+      result.rows += f.rows;
+      result.bytes += f.bytes;
+    }
+  }
+  report.units = std::move(outputs);
+  LD_ASSIGN_OR_RETURN(std::string text, SerializeShardReport(report));
+  const std::string key = ShardReportKey(worker.shard, attempt, /*failed=*/false);
+  LD_RETURN_IF_ERROR(store.SyncWritten().WithContext("making the shard's files durable"));
+  LD_RETURN_IF_ERROR(store.PutObject(key, text).WithContext(key));
+  LD_RETURN_IF_ERROR(store.SyncWritten().WithContext(key));
+  return result;
+}
+
+}  // namespace
+
+Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const DumpOptions& options,
+                                    const WorkerOptions& worker, WorkerFailure* failure,
+                                    std::stop_token stop) {
+  *failure = WorkerFailure{};
+  bool* coordinator_gone = &failure->coordinator_gone;
+  if (worker.shards < 1 || worker.shards > kMaxShards || worker.shard < 0 ||
+      worker.shard >= worker.shards) {
+    return Status::InvalidArgument(fmt::format(
+        "--shard {} is out of range for --shards {} (0 to {})", worker.shard, worker.shards,
+        worker.shards - 1));
+  }
+  LD_ASSIGN_OR_RETURN(ShardPlan plan, WaitForPlan(store, worker, stop));
+  WorkerResult result;
+  result.dump_id = plan.dump_id;
+  if (static_cast<int>(plan.shards.size()) != worker.shards) {
+    return Status::InvalidArgument(fmt::format(
+        "--shards {} disagrees with the plan of dump {} in {}, which has {} shards",
+        worker.shards, plan.dump_id, store.Describe(), plan.shards.size()));
+  }
+  if (const std::string diff = OptionsMismatch(plan.options, worker.matching); !diff.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "the plan in {} is of dump {}, made with other options than this worker's: {}",
+        store.Describe(), plan.dump_id, diff));
+  }
+  // Committed already (a late duplicate attempt): nothing to do.
+  if (auto text = store.GetObject(kManifestKey, kMaxMetadataBytes); text.ok()) {
+    auto m = ParseDumpManifest(*text, kManifestKey);
+    if (m.ok() && m->dump_id == plan.dump_id) {
+      result.outcome = WorkerOutcome::kAlreadyCommitted;
+      return result;
+    }
+  }
+  // Another attempt of this index reported already: nothing to add.
+  const std::string mine = fmt::format("{}{}/report-{}-s{}-", kShardReportsPrefix, worker.shard,
+                                       plan.dump_id, worker.shard);
+  LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> reported, store.List(mine));
+  if (!reported.empty()) {
+    result.outcome = WorkerOutcome::kAlreadyReported;
+    const std::string prefix = fmt::format("{}{}/report-", kShardReportsPrefix, worker.shard);
+    result.attempt = reported.front().key.substr(prefix.size());
+    if (result.attempt.ends_with(".json")) result.attempt.resize(result.attempt.size() - 5);
+    return result;
+  }
+  LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, coordinator_gone));
+  Status imported = db.ImportSnapshot(plan.snapshot_id);
+  if (!imported.ok()) {
+    *coordinator_gone = imported.code() == Code::kUnavailable;
+    return imported;
+  }
+  if (db.Identity() != plan.source) {
+    return Status::InvalidArgument(fmt::format(
+        "the plan in {} is of dump {} of another database ({}; this worker reads {})",
+        store.Describe(), plan.dump_id, plan.source.dump(), db.Identity().dump()));
+  }
+  const std::string attempt = NewAttemptId(plan.dump_id, worker.shard);
+  if (worker.log) {
+    worker.log(fmt::format("shard {} of {}: {} units of dump {} (attempt {})", worker.shard,
+                           worker.shards, plan.shards[worker.shard].size(), plan.dump_id,
+                           attempt));
+  }
+  failure->started = true;
+  auto ran = RunPlanned(db, store, options, worker, plan, attempt, coordinator_gone, stop);
+  if (!ran.ok() && !stop.stop_requested() && !*coordinator_gone &&
+      ran.status().code() != Code::kCancelled) {
+    // Tell the coordinator, so that it fails now rather than at its timeout (best effort:
+    // the store may be what failed).
+    ShardReport failed;
+    failed.dump_id = plan.dump_id;
+    failed.shard = worker.shard;
+    failed.attempt = attempt;
+    failed.finished_at = FormatUtc(std::chrono::system_clock::now());
+    failed.failed = true;
+    failed.error = ran.status().ToString();
+    if (auto text = SerializeShardReport(failed); text.ok()) {
+      store.PutObject(ShardReportKey(worker.shard, attempt, /*failed=*/true), *text)
+          .IgnoreError();
+    }
+  }
+  return ran;
+}
+
+}  // namespace lakedump

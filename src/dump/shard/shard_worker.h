@@ -1,0 +1,62 @@
+// A worker of a sharded dump (docs/scale-out.md): waits for DEST/_plan.json, checks that it
+// belongs to a dump this worker can join (shard count, options, source), imports the
+// coordinator's snapshot, runs its shard's units with the usual parallelism, and writes its
+// report under a name of its own attempt (_shards/<I>/report-<attempt>.json), or a failure
+// report (failed-<attempt>.json) when the run fails after it started (not when it is
+// interrupted: a scheduler may run the index again).
+//
+// Runs on the caller's thread; borrows the store and the database (both thread-safe).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <stop_token>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "dump/dump_options.h"
+#include "source/table_source.h"
+#include "store/object_store.h"
+
+namespace lakedump {
+
+struct WorkerOptions {
+  int shard = 0;
+  int shards = 1;
+  // How long to wait for _plan.json to appear (--plan-timeout).
+  std::chrono::milliseconds plan_timeout{std::chrono::minutes(10)};
+  std::chrono::milliseconds poll_interval{500};
+  nlohmann::json matching;  // ShardMatchingOptions() of this worker
+  std::function<void(const std::string&)> log;  // progress lines; may be empty
+};
+
+enum class WorkerOutcome {
+  kDone,              // this attempt ran the shard and wrote its report
+  kAlreadyReported,   // another attempt of this index had already reported
+  kAlreadyCommitted,  // the plan's dump is committed already
+};
+
+struct WorkerResult {
+  WorkerOutcome outcome = WorkerOutcome::kDone;
+  std::string dump_id;
+  std::string attempt;  // kDone: this attempt; kAlreadyReported: the one that reported
+  uint64_t units = 0, files = 0, rows = 0, bytes = 0;
+};
+
+// Where a failed worker stopped, for its exit code.
+struct WorkerFailure {
+  bool coordinator_gone = false;  // its snapshot or lease is gone (exit 3)
+  bool started = false;           // it had started dumping its units (errors: exit 1)
+};
+
+// Errors: InvalidArgument for a plan this worker cannot join (another shard count, other
+// options, another source) and for a shard index out of range; NotFound when no plan appears
+// within plan_timeout; with failure->coordinator_gone set, Unavailable when the coordinator's
+// snapshot or lease is gone; Cancelled on `stop`; with failure->started set, any error of the
+// run (after a failure report).
+Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const DumpOptions& options,
+                                    const WorkerOptions& worker, WorkerFailure* failure,
+                                    std::stop_token stop);
+
+}  // namespace lakedump

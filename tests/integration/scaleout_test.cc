@@ -1,0 +1,458 @@
+// A sharded dump end to end (docs/scale-out.md) against the test PostgreSQL
+// (LD_TEST_PG_DSN): a coordinator and its workers as separate lakedump processes, to a local
+// folder and to radosgw (LD_TEST_S3_*), then under the test Slurm cluster (LD_TEST_SLURM,
+// scripts/start-slurm). One snapshot (rows inserted once _plan.json exists are absent), one
+// commit (verify --deep passes, counts equal), and the failure paths: two attempts of one
+// index, a dead coordinator, a worker whose store fails, a cancelled and resubmitted worker,
+// and bad input.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "dump/shard/shard_coordinator.h"
+#include "fakes/cli_run.h"
+#include "fakes/temp_dir.h"
+#include "integration/fault_proxy_process.h"
+#include "integration/pg_test_util.h"
+#include "integration/s3_test_env.h"
+
+namespace lakedump {
+namespace {
+
+using json = nlohmann::json;
+using testing_cli::ExpectOneLineError;
+using testing_cli::Quote;
+using testing_cli::ReadFile;
+using testing_cli::RunLakedump;
+using testing_cli::RunResult;
+using testing_pg::AdminConn;
+using testing_pg::QueryOne;
+using testing_pg::ScratchSchema;
+using namespace std::chrono_literals;
+
+// `lakedump ARGS` running in the background (its own process group), stdout/stderr to files.
+class Background {
+ public:
+  Background(const std::string& args, const TempDir& tmp, const std::string& name)
+      : out_(tmp.Sub(name + ".out")), err_(tmp.Sub(name + ".err")) {
+    const std::string cmd =
+        "exec " + std::string(LAKEDUMP_BINARY) + " " + args + " >" + out_ + " 2>" + err_;
+    pid_ = fork();
+    if (pid_ == 0) {
+      setpgid(0, 0);
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+  ~Background() {
+    if (!done_) {
+      kill(pid_, SIGKILL);
+      Wait(10s);
+    }
+  }
+  void Signal(int sig) { kill(pid_, sig); }
+  // The exit code (-1: killed by a signal or still running past `limit`, then killed).
+  RunResult Wait(std::chrono::seconds limit = 180s) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    int status = 0;
+    while (!done_) {
+      const pid_t r = waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        done_ = true;
+        code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        break;
+      }
+      if (std::chrono::steady_clock::now() > end) {
+        ADD_FAILURE() << "still running after " << limit.count() << " s: " << ReadFile(err_);
+        kill(pid_, SIGKILL);
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return RunResult{code_, ReadFile(out_), ReadFile(err_)};
+  }
+
+ private:
+  std::string out_, err_;
+  pid_t pid_ = -1;
+  bool done_ = false;
+  int code_ = -1;
+};
+
+bool WaitUntil(const std::function<bool()>& ok, std::chrono::seconds limit) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (ok()) return true;
+    std::this_thread::sleep_for(100ms);
+  }
+  return ok();
+}
+
+// A destination: a local folder or a fresh prefix in the test bucket.
+struct Dest {
+  std::string url;
+  std::string flags;  // --endpoint for S3
+  std::optional<testing_s3::TestS3> s3;
+  std::string prefix;
+  const TempDir* tmp = nullptr;
+
+  bool Exists(const std::string& key) const {
+    if (!s3) return std::filesystem::exists(url + "/" + key);
+    int rc = 0;
+    s3->Aws(fmt::format("s3api head-object --bucket {} --key {}/{}", s3->bucket, prefix, key),
+            *tmp, &rc);
+    return rc == 0;
+  }
+  std::string Get(const std::string& key) const {
+    if (!s3) return ReadFile(url + "/" + key);
+    const std::string local = tmp->Sub("got.json");
+    s3->Aws(fmt::format("s3 cp s3://{}/{}/{} {}", s3->bucket, prefix, key, local), *tmp);
+    return ReadFile(local);
+  }
+};
+
+class ScaleOutTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (testing_pg::TestDsn() == nullptr) GTEST_SKIP() << "LD_TEST_PG_DSN is not set";
+    admin_ = AdminConn();
+    ASSERT_TRUE(admin_);
+    schema_ = std::make_unique<ScratchSchema>(admin_.get(), "ld_shard");
+  }
+
+  // A table big enough to be split (about 8 MiB of heap: 4 ranges at --split-size 2MiB)
+  // plus `small` small tables.
+  void MakeTables(int small, int big_rows = 120000) {
+    const std::string s = schema_->q();
+    ASSERT_TRUE(admin_
+                    ->Exec(fmt::format(
+                        "CREATE TABLE {0}.big (id bigint PRIMARY KEY, v text); INSERT INTO "
+                        "{0}.big SELECT g, repeat(md5(g::text), 2) FROM generate_series(1, {1}) "
+                        "g; ANALYZE {0}.big",
+                        s, big_rows))
+                    .ok());
+    for (int i = 0; i < small; ++i) {
+      ASSERT_TRUE(admin_
+                      ->Exec(fmt::format("CREATE TABLE {0}.t{1} (id int, name text); INSERT INTO "
+                                         "{0}.t{1} SELECT g, 'n' || g FROM generate_series(1, {2}) g",
+                                         s, i, i % 5 * 10))
+                      .ok());
+    }
+  }
+
+  std::map<std::string, uint64_t> Counts(int small) {
+    std::map<std::string, uint64_t> c;
+    c["big"] = std::stoull(QueryOne(*admin_, fmt::format("SELECT count(*) FROM {}.big",
+                                                         schema_->q())));
+    for (int i = 0; i < small; ++i) {
+      const std::string t = fmt::format("t{}", i);
+      c[t] = std::stoull(QueryOne(*admin_, fmt::format("SELECT count(*) FROM {}.{}",
+                                                       schema_->q(), t)));
+    }
+    return c;
+  }
+
+  // The options every process of the dump shares.
+  std::string Common(const Dest& d, const std::string& dsn = "") const {
+    return fmt::format("dump {} {} --tables {} --split-size 2MiB --schema-from lakedump "
+                       "--progress none -j 2 {}",
+                       Quote(dsn.empty() ? testing_pg::TestDsn() : dsn), Quote(d.url),
+                       Quote(schema_->name() + ".*"), d.flags);
+  }
+
+  Dest LocalDest() {
+    Dest d;
+    d.url = tmp_.Sub("dump");
+    d.tmp = &tmp_;
+    return d;
+  }
+  std::optional<Dest> S3Dest() {
+    auto s3 = testing_s3::UseTestS3();
+    if (!s3) return std::nullopt;
+    Dest d;
+    d.s3 = s3;
+    d.prefix = fmt::format("scaleout-{}-{}", getpid(), counter_++);
+    d.url = fmt::format("s3://{}/{}", s3->bucket, d.prefix);
+    d.flags = "--endpoint " + s3->endpoint;
+    d.tmp = &tmp_;
+    return d;
+  }
+
+  // The rows per table that the committed manifest records.
+  std::map<std::string, uint64_t> ManifestRows(const Dest& d) {
+    std::map<std::string, uint64_t> rows;
+    const json m = json::parse(d.Get("_manifest.json"), nullptr, false);
+    EXPECT_TRUE(m.is_object());
+    if (!m.is_object()) return rows;
+    for (const json& t : m["tables"]) rows[t["table"].get<std::string>()] = t["rows"];
+    return rows;
+  }
+
+  // The coordinator, a hook once _plan.json exists, N workers at once, and the outcome.
+  void RunSharded(const Dest& d, int shards, const std::function<void()>& after_plan,
+                  RunResult* coordinator, std::vector<RunResult>* workers,
+                  const std::string& extra = "") {
+    Background c(Common(d) + fmt::format(" --shards {} --coordinate --shard-timeout 150s", shards),
+                 tmp_, "coordinator");
+    ASSERT_TRUE(WaitUntil([&] { return d.Exists("_plan.json"); }, 60s))
+        << c.Wait(1s).err;
+    after_plan();
+    std::vector<std::unique_ptr<Background>> w;
+    for (int i = 0; i < shards; ++i) {
+      w.push_back(std::make_unique<Background>(
+          Common(d) + fmt::format(" --shards {} --shard {} {}", shards, i, extra), tmp_,
+          fmt::format("worker{}", i)));
+    }
+    for (auto& p : w) workers->push_back(p->Wait());
+    *coordinator = c.Wait();
+  }
+
+  void DumpsOneSnapshotCommittedOnce(const Dest& d) {
+    constexpr int kSmall = 24;
+    MakeTables(kSmall);
+    std::map<std::string, uint64_t> at_snapshot;
+    RunResult coordinator;
+    std::vector<RunResult> workers;
+    RunSharded(d, 4, [&] {
+      at_snapshot = Counts(kSmall);
+      // After the snapshot: absent from the dump.
+      ASSERT_TRUE(admin_->Exec(fmt::format("INSERT INTO {0}.big SELECT g, 'late' FROM "
+                                           "generate_series(200001, 200500) g; INSERT INTO "
+                                           "{0}.t0 VALUES (1, 'late')",
+                                           schema_->q()))
+                      .ok());
+    }, &coordinator, &workers);
+    for (const RunResult& w : workers) EXPECT_EQ(w.code, 0) << w.err;
+    ASSERT_EQ(coordinator.code, 0) << coordinator.err;
+    EXPECT_NE(coordinator.out.find("dumped 25 tables"), std::string::npos) << coordinator.out;
+    EXPECT_EQ(ManifestRows(d), at_snapshot);
+    EXPECT_NE(Counts(kSmall), at_snapshot);
+    // The manifest records the sharding; plan and reports are gone.
+    const json m = json::parse(d.Get("_manifest.json"));
+    EXPECT_EQ(m["options"]["shards"], 4);
+    EXPECT_FALSE(d.Exists("_plan.json"));
+    RunResult v = RunLakedump("verify " + Quote(d.url) + " --deep " + d.flags, tmp_, 300);
+    EXPECT_EQ(v.code, 0) << v.out << v.err;
+  }
+
+  std::unique_ptr<PgConn> admin_;
+  std::unique_ptr<ScratchSchema> schema_;
+  TempDir tmp_;
+  static inline int counter_ = 0;
+};
+
+TEST_F(ScaleOutTest, CoordinatorAndFourWorkersToLocalFolder) {
+  DumpsOneSnapshotCommittedOnce(LocalDest());
+}
+
+TEST_F(ScaleOutTest, CoordinatorAndFourWorkersToS3) {
+  auto d = S3Dest();
+  if (!d) GTEST_SKIP() << "LD_TEST_S3_ENDPOINT is not set";
+  DumpsOneSnapshotCommittedOnce(*d);
+}
+
+TEST_F(ScaleOutTest, TwoAttemptsOfOneIndexAtOnceCommitOne) {
+  MakeTables(6, 40000);
+  const Dest d = LocalDest();
+  const auto at_snapshot = Counts(6);
+  Background c(Common(d) + " --shards 2 --coordinate --shard-timeout 150s", tmp_, "coordinator");
+  ASSERT_TRUE(WaitUntil([&] { return d.Exists("_plan.json"); }, 60s)) << c.Wait(1s).err;
+  Background a(Common(d) + " --shards 2 --shard 0", tmp_, "a");
+  Background b(Common(d) + " --shards 2 --shard 0", tmp_, "b");
+  Background w1(Common(d) + " --shards 2 --shard 1", tmp_, "w1");
+  EXPECT_EQ(a.Wait().code, 0);
+  EXPECT_EQ(b.Wait().code, 0);
+  EXPECT_EQ(w1.Wait().code, 0);
+  RunResult cr = c.Wait();
+  ASSERT_EQ(cr.code, 0) << cr.err;
+  EXPECT_EQ(ManifestRows(d), at_snapshot);
+  // Exactly one attempt of shard 0 in the committed tables.
+  const json m = json::parse(d.Get("_manifest.json"));
+  const std::string dump_id = m["dump_id"];
+  std::set<std::string> attempts;
+  for (const json& t : m["tables"]) {
+    const json table = json::parse(d.Get(t["key"].get<std::string>()));
+    for (const json& f : table["files"]) attempts.insert(AttemptOfKey(f["key"].get<std::string>(), dump_id));
+  }
+  int shard0 = 0;
+  for (const std::string& at : attempts) shard0 += at.find("-s0-") != std::string::npos;
+  EXPECT_EQ(shard0, 1) << testing::PrintToString(attempts);
+  // The loser's files (if it finished after the commit) go with gc; then nothing is stray.
+  RunResult gc = RunLakedump("gc " + Quote(d.url), tmp_);
+  EXPECT_EQ(gc.code, 0) << gc.err;
+  RunResult v = RunLakedump("verify " + Quote(d.url), tmp_, 300);
+  EXPECT_EQ(v.code, 0) << v.out << v.err;
+}
+
+TEST_F(ScaleOutTest, KilledCoordinatorFailsTheWorkersClearly) {
+  MakeTables(3, 1000);
+  const Dest d = LocalDest();
+  Background c(Common(d) + " --shards 2 --coordinate", tmp_, "coordinator");
+  ASSERT_TRUE(WaitUntil([&] { return d.Exists("_plan.json"); }, 60s)) << c.Wait(1s).err;
+  c.Signal(SIGKILL);
+  c.Wait();
+  RunResult w = RunLakedump(Common(d) + " --shards 2 --shard 0", tmp_, 120);
+  ExpectOneLineError(w, 3, "coordinator");
+  EXPECT_FALSE(d.Exists("_manifest.json"));
+}
+
+TEST_F(ScaleOutTest, AWorkerWhoseStoreFailsFailsTheCoordinator) {
+  MakeTables(4, 1000);
+  const Dest d = LocalDest();
+  RunResult coordinator;
+  std::vector<RunResult> workers;
+  RunSharded(d, 2, [&] {
+    // A file where a table's folder must go: that table's writes fail.
+    std::filesystem::create_directories(d.url + "/" + schema_->name());
+    testing_cli::WriteFile(d.url + "/" + schema_->name() + "/t1", "in the way");
+  }, &coordinator, &workers);
+  int failed = 0;
+  for (const RunResult& w : workers) failed += w.code == 1;
+  EXPECT_EQ(failed, 1) << workers[0].err << workers[1].err;
+  ExpectOneLineError(coordinator, 1, "failed");
+  EXPECT_FALSE(d.Exists("_manifest.json"));
+}
+
+TEST_F(ScaleOutTest, BadInputIsOneLineAndCommitsNothing) {
+  MakeTables(2, 1000);
+  const Dest d = LocalDest();
+  // Before any plan: out of range, missing counterpart flags, SQLite.
+  ExpectOneLineError(RunLakedump(Common(d) + " --shards 4 --shard 4", tmp_), 2, "out of range");
+  ExpectOneLineError(RunLakedump(Common(d) + " --shard 0", tmp_), 2, "--shards N");
+  ExpectOneLineError(RunLakedump(Common(d) + " --coordinate", tmp_), 2, "--shards N");
+  ExpectOneLineError(RunLakedump(Common(d) + " --shards 2", tmp_), 2, "--coordinate");
+  ExpectOneLineError(RunLakedump(Common(d) + " --shards 2 --coordinate --shard 1", tmp_), 2,
+                     "exclude");
+  ExpectOneLineError(RunLakedump(Common(d) + " --shards 2 --shard auto", tmp_), 2,
+                     "JOB_COMPLETION_INDEX");
+  ExpectOneLineError(RunLakedump(Common(d) + " --shards 2 --shard x", tmp_), 2, "--shard");
+  testing_cli::WriteFile(tmp_.Sub("a.sqlite"), "");
+  ExpectOneLineError(RunLakedump("dump " + tmp_.Sub("a.sqlite") + " " + tmp_.Sub("o") +
+                                     " --shards 2 --coordinate",
+                                 tmp_),
+                     2, "PostgreSQL");
+  // No plan within the timeout.
+  ExpectOneLineError(RunLakedump(Common(d) + " --shards 2 --shard 0 --plan-timeout 1s", tmp_, 60),
+                     1, "_plan.json");
+  // A plan of 2 shards, and workers that do not fit it.
+  Background c(Common(d) + " --shards 2 --coordinate --shard-timeout 60s", tmp_, "coordinator");
+  ASSERT_TRUE(WaitUntil([&] { return d.Exists("_plan.json"); }, 60s)) << c.Wait(1s).err;
+  ExpectOneLineError(RunLakedump(Common(d) + " --shards 3 --shard 0", tmp_, 60), 2,
+                     "disagrees with the plan");
+  ExpectOneLineError(
+      RunLakedump(Common(d) + " --shards 2 --shard 0 --compression zstd", tmp_, 60), 2,
+      "compression");
+  ExpectOneLineError(RunLakedump(Common(d) + " --shards 2 --shard 0 --tables 'other.*'", tmp_, 60),
+                     2, "tables");
+  c.Signal(SIGTERM);
+  RunResult cr = c.Wait();
+  EXPECT_EQ(cr.code, 1) << cr.err;
+  EXPECT_FALSE(d.Exists("_manifest.json"));
+  // Shards that never report: the coordinator gives up at --shard-timeout.
+  const Dest d2{tmp_.Sub("dump2"), "", std::nullopt, "", &tmp_};
+  RunResult timeout = RunLakedump(Common(d2) + " --shards 2 --coordinate --shard-timeout 2s", tmp_,
+                                  120);
+  ExpectOneLineError(timeout, 1, "--shard-timeout passed with shards 0, 1 not reported");
+  EXPECT_FALSE(d2.Exists("_manifest.json"));
+}
+
+// --- Slurm (scripts/start-slurm): the same dump as batch jobs. ---
+
+bool HaveSlurm() { return std::getenv("LD_TEST_SLURM") && std::getenv("SLURM_CONF"); }
+
+std::string Sh(const std::string& cmd, int* rc = nullptr) {
+  TempDir t;
+  const int status = std::system((cmd + " >" + t.Sub("o") + " 2>&1").c_str());
+  if (rc) *rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return ReadFile(t.Sub("o"));
+}
+
+// sbatch ... --parsable: the job id.
+std::string Submit(const std::string& args) {
+  int rc = 0;
+  std::string out = Sh("sbatch --parsable " + args, &rc);
+  EXPECT_EQ(rc, 0) << out;
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out.substr(0, out.find(';'));
+}
+
+bool JobGone(const std::string& id) { return Sh("squeue -h -j " + id).find(id) == std::string::npos; }
+
+class ScaleOutSlurmTest : public ScaleOutTest {
+ protected:
+  void SetUp() override {
+    if (!HaveSlurm()) GTEST_SKIP() << "LD_TEST_SLURM is not set (scripts/start-slurm)";
+    ScaleOutTest::SetUp();
+  }
+  // A job running `lakedump ARGS`, whose exit code lands in DIR/rc-<name>[-<index>].
+  std::string Job(const std::string& args, const std::string& name, const std::string& sbatch) {
+    const std::string script = tmp_.Sub("job-" + name + ".sh");
+    testing_cli::WriteFile(
+        script, fmt::format("#!/bin/sh\n{} {} >{}/{}-$SLURM_ARRAY_TASK_ID.out 2>&1\n"
+                            "echo $? >{}/rc-{}-${{SLURM_ARRAY_TASK_ID:-x}}\n",
+                            LAKEDUMP_BINARY, args, tmp_.path(), name, tmp_.path(), name));
+    return Submit(fmt::format("{} -o /dev/null {}", sbatch, script));
+  }
+  std::string Rc(const std::string& name, const std::string& index) {
+    std::string rc = ReadFile(tmp_.Sub("rc-" + name + "-" + index));
+    while (!rc.empty() && rc.back() == '\n') rc.pop_back();
+    return rc;
+  }
+};
+
+TEST_F(ScaleOutSlurmTest, CoordinatorAndArrayOfFourWorkersWithACancelledAndResubmittedShard) {
+  constexpr int kSmall = 12;
+  MakeTables(kSmall);
+  const Dest d = LocalDest();
+  const std::string coordinator =
+      Job(Common(d) + " --shards 4 --coordinate --shard-timeout 300s", "coordinator", "");
+  ASSERT_TRUE(WaitUntil([&] { return d.Exists("_plan.json"); }, 90s));
+  const auto at_snapshot = Counts(kSmall);
+  ASSERT_TRUE(admin_->Exec(fmt::format("INSERT INTO {}.big VALUES (900001, 'late')",
+                                       schema_->q()))
+                  .ok());
+  // Shards 0, 1 and 3 as one array; shard 2 reads through a proxy capped at 20 KB/s so that
+  // it is cancelled mid-run, then submitted again as it would be by hand.
+  const std::string workers = Job(Common(d) + " --shards 4 --shard auto", "w", "--array=0,1,3");
+  ProxyProcess proxy("127.0.0.1:" + QueryOne(*admin_, "SELECT current_setting('port')"),
+                     {"--conn-rate", "20000"});
+  ASSERT_TRUE(proxy.ok());
+  const std::string slow_dsn = fmt::format(
+      "postgresql://postgres@127.0.0.1:{}/{}", proxy.endpoint().substr(proxy.endpoint().rfind(':') + 1),
+      QueryOne(*admin_, "SELECT current_database()"));
+  const std::string slow =
+      Job(Common(d, slow_dsn) + " --shards 4 --shard auto", "slow", "--array=2");
+  ASSERT_TRUE(WaitUntil([&] { return Sh("squeue -h -t R -j " + slow).find(slow) != std::string::npos; },
+                        60s));
+  // Inside the dump: its first data file is being written (minutes at 20 KB/s).
+  std::this_thread::sleep_for(3s);
+  Sh("scancel " + slow);
+  ASSERT_TRUE(WaitUntil([&] { return JobGone(slow); }, 60s));
+  EXPECT_FALSE(d.Exists("_manifest.json"));
+  const std::string again = Job(Common(d) + " --shards 4 --shard auto", "again", "--array=2");
+  ASSERT_TRUE(WaitUntil([&] { return JobGone(workers) && JobGone(again); }, 240s));
+  ASSERT_TRUE(WaitUntil([&] { return JobGone(coordinator); }, 120s));
+  for (const char* i : {"0", "1", "3"}) EXPECT_EQ(Rc("w", i), "0") << ReadFile(tmp_.Sub(std::string("w-") + i + ".out"));
+  EXPECT_EQ(Rc("again", "2"), "0") << ReadFile(tmp_.Sub("again-2.out"));
+  EXPECT_NE(Rc("slow", "2"), "0");
+  ASSERT_EQ(Rc("coordinator", "x"), "0") << ReadFile(tmp_.Sub("coordinator-.out"));
+  EXPECT_EQ(ManifestRows(d), at_snapshot);
+  RunResult gc = RunLakedump("gc " + Quote(d.url), tmp_);
+  EXPECT_EQ(gc.code, 0) << gc.err;
+  RunResult v = RunLakedump("verify " + Quote(d.url) + " --deep", tmp_, 300);
+  EXPECT_EQ(v.code, 0) << v.out << v.err;
+}
+
+}  // namespace
+}  // namespace lakedump
