@@ -348,15 +348,25 @@ Status ExportService::CommitTable(TableState* state) {
   }
   m.finished_at = FormatUtc(Clock::now());
   if (options_.table_format == TableFormat::kIceberg) {
-    // The table's Iceberg metadata before the table commit. Over a committed dump
-    // its fixed-name objects wait for the new manifest (written in RunLeased).
-    std::vector<std::pair<std::string, std::string>> deferred;
-    LD_RETURN_IF_ERROR(
-        WriteIcebergTable(*store_, m, old_dump_committed_ ? &deferred : nullptr)
-            .WithContext("Iceberg metadata"));
-    if (!deferred.empty()) {
-      std::lock_guard<std::mutex> lock(deferred_mu_);
-      for (auto& object : deferred) deferred_iceberg_.push_back(std::move(object));
+    // The table's Iceberg metadata, beside its _table.json and the next tables (a crash
+    // in between leaves a _table.json without metadata: resume dumps that table again).
+    // Over a committed dump its fixed-name objects wait for the new manifest (written
+    // in RunLeased).
+    auto write = [this, table = m](std::stop_token) -> Status {
+      std::vector<std::pair<std::string, std::string>> deferred;
+      LD_RETURN_IF_ERROR(
+          WriteIcebergTable(*store_, table, old_dump_committed_ ? &deferred : nullptr)
+              .WithContext(fmt::format("Iceberg metadata of {}", table.table.QualifiedName())));
+      if (!deferred.empty()) {
+        std::lock_guard<std::mutex> lock(deferred_mu_);
+        for (auto& object : deferred) deferred_iceberg_.push_back(std::move(object));
+      }
+      return Status::OK();
+    };
+    if (iceberg_writes_ == nullptr) {
+      LD_RETURN_IF_ERROR(write({}));
+    } else if (!iceberg_writes_->Spawn(std::move(write))) {
+      return Status::Cancelled("Iceberg metadata writes stopped");  // RunLeased reports why
     }
   }
   const std::string key = CommitKey(info.ref);
@@ -570,6 +580,21 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
     // without a round trip through this thread (a wakeup per table).
     size_t units = 0;
     for (const auto& s : states) units += s->plan->units.size();
+    // Iceberg metadata writers: a table's metadata is a few small objects in a row, so
+    // twice the table tasks keep up with them; at most that many tables' metadata is
+    // held at once (a table task waits for a free writer).
+    const size_t writers = std::clamp<size_t>(2 * static_cast<size_t>(options_.table_parallelism), 4, 32);
+    std::optional<ThreadPool> iceberg_pool;
+    std::optional<TaskGroup> iceberg_writes;
+    if (options_.table_format == TableFormat::kIceberg) {
+      iceberg_pool.emplace(writers);
+      iceberg_writes.emplace(&*iceberg_pool, writers, stop);
+      iceberg_writes_ = &*iceberg_writes;
+    }
+    struct Unset {
+      TaskGroup** p;
+      ~Unset() { *p = nullptr; }
+    } unset{&iceberg_writes_};
     TaskGroup tasks(&pool, std::max<size_t>(units, 1), stop);
     for (auto& s : states) {
       if (s->manifest) {
@@ -586,6 +611,11 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
       }
     }
     Status s = tasks.Wait();
+    if (iceberg_writes) {
+      // Its error first: a table task refused by a failed writer group only says Cancelled.
+      Status w = iceberg_writes->Wait();
+      if (!w.ok() && w.code() != Code::kCancelled) return w;
+    }
     if (!s.ok()) return s;
   }
   if (stop.stop_requested()) return Status::Cancelled("interrupted");
