@@ -355,17 +355,33 @@ Status ExportService::CommitTable(TableState* state) {
   }
   m.finished_at = FormatUtc(Clock::now());
   if (options_.table_format == TableFormat::kIceberg) {
-    // The table's Iceberg metadata before the table commit. Over a committed dump
-    // its fixed-name objects wait for the new manifest (written in RunLeased).
-    std::vector<std::pair<std::string, std::string>> deferred;
-    auto written = WriteIcebergTable(*store_, m, old_dump_committed_ ? &deferred : nullptr);
-    if (!written.ok()) return written.status().WithContext("Iceberg metadata");
-    state->iceberg_keep = std::move(written->keep);
-    state->iceberg_written = std::move(written->written);
-    if (!deferred.empty() || !written->warning.empty()) {
-      std::lock_guard<std::mutex> lock(deferred_mu_);
-      for (auto& object : deferred) deferred_iceberg_.push_back(std::move(object));
-      if (!written->warning.empty()) iceberg_warnings_.push_back(std::move(written->warning));
+    // The table's Iceberg metadata, beside its _table.json and the next tables (a crash
+    // in between leaves a _table.json without metadata: resume dumps that table again).
+    // Over a committed dump its fixed-name objects wait for the new manifest (written
+    // in RunLeased). The state's Iceberg fields are read after the writers are waited for.
+    auto write = [this, state, table = m](std::stop_token) -> Status {
+      std::vector<std::pair<std::string, std::string>> deferred;
+      auto written = WriteIcebergTable(*store_, table, old_dump_committed_ ? &deferred : nullptr);
+      if (!written.ok()) {
+        return written.status().WithContext(
+            fmt::format("Iceberg metadata of {}", table.table.QualifiedName()));
+      }
+      {
+        std::lock_guard<std::mutex> lock(state->mu);
+        state->iceberg_keep = std::move(written->keep);
+        state->iceberg_written = std::move(written->written);
+      }
+      if (!deferred.empty() || !written->warning.empty()) {
+        std::lock_guard<std::mutex> lock(deferred_mu_);
+        for (auto& object : deferred) deferred_iceberg_.push_back(std::move(object));
+        if (!written->warning.empty()) iceberg_warnings_.push_back(std::move(written->warning));
+      }
+      return Status::OK();
+    };
+    if (iceberg_writes_ == nullptr) {
+      LD_RETURN_IF_ERROR(write({}));
+    } else if (!iceberg_writes_->Spawn(std::move(write))) {
+      return Status::Cancelled("Iceberg metadata writes stopped");  // RunLeased reports why
     }
   }
   const std::string key = CommitKey(info.ref);
@@ -684,18 +700,42 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
     LD_RETURN_IF_ERROR(checks.Wait());
   }
 
+  // Iceberg metadata writers: a table's metadata is a few small objects in a row, so
+  // twice the table tasks keep up with them; at most that many tables' metadata is
+  // held at once (a table task waits for a free writer).
+  std::optional<ThreadPool> iceberg_pool;
+  std::optional<TaskGroup> iceberg_writes;
+  if (options_.table_format == TableFormat::kIceberg) {
+    const size_t writers =
+        std::clamp<size_t>(2 * static_cast<size_t>(options_.table_parallelism), 4, 32);
+    iceberg_pool.emplace(writers);
+    iceberg_writes.emplace(&*iceberg_pool, writers, stop);
+    iceberg_writes_ = &*iceberg_writes;
+  }
+  struct Unset {
+    TaskGroup** p;
+    ~Unset() { *p = nullptr; }
+  } unset{&iceberg_writes_};
+  Status ran;
   if (remote_) {
     // A sharded dump's coordinator: the workers ran the units.
     for (auto& s : states) {
       s->started = started;
       s->started_set = true;
     }
-    LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs, remote_(plan, stop));
-    LD_RETURN_IF_ERROR(CommitRemoteUnits(states, std::move(outputs), &pool, stop));
+    Result<std::vector<UnitOutput>> outputs = remote_(plan, stop);
+    ran = outputs.ok() ? CommitRemoteUnits(states, std::move(*outputs), &pool, stop)
+                       : outputs.status();
   } else {
     for (auto& s : states) result.reused_tables += s->manifest ? 1 : 0;
-    LD_RETURN_IF_ERROR(RunUnitTasks(states, &pool, stop));
+    ran = RunUnitTasks(states, &pool, stop);
   }
+  if (iceberg_writes) {
+    // Its error first: a table task refused by a failed writer group only says Cancelled.
+    Status w = iceberg_writes->Wait();
+    if (!w.ok() && w.code() != Code::kCancelled) return w;
+  }
+  LD_RETURN_IF_ERROR(ran);
   if (stop.stop_requested()) return Status::Cancelled("interrupted");
   schema_thread.join();
   if (!schema.ok()) return schema.status().WithContext("schema");

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/thread_pool.h"
 #include "dump/dump_lease.h"
 #include "dump/dump_options.h"
 #include "dump/commit_check.h"
@@ -134,6 +135,11 @@ class ExportService {
   std::mutex deferred_mu_;
   std::vector<std::pair<std::string, std::string>> deferred_iceberg_;  // GUARDED_BY(deferred_mu_)
   std::vector<std::string> iceberg_warnings_;                          // GUARDED_BY(deferred_mu_)
+  // --table-format iceberg: each table's metadata objects are written by this group
+  // (set for the duration of RunLeased), beside the table tasks, so that a table's
+  // extra round trips overlap the next tables instead of delaying them. Waited for
+  // before the commit; every key is also checked there (CheckBeforeCommit).
+  TaskGroup* iceberg_writes_ = nullptr;
   DumpProgress progress_;
   std::string run_id_;
   bool started_writing_ = false;
