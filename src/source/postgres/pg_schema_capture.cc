@@ -142,18 +142,21 @@ std::string SelectedJson(const std::vector<TableRef>& selected) {
 
 }  // namespace
 
-Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const std::vector<TableRef>& selected) {
+Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& selected) {
   PgSchemaFacts facts;
-  const std::string sel = SelectedJson(selected);
-  LD_ASSIGN_OR_RETURN(PgResult ex, conn.Query(kExcludedSql, {sel}));
-  for (int i = 0; i < PQntuples(ex.get()); ++i) {
-    facts.excluded.push_back(
-        TableRef{std::string(PgValue(ex.get(), i, 0)), std::string(PgValue(ex.get(), i, 1))});
-  }
-  LD_ASSIGN_OR_RETURN(PgResult schemas, conn.Query(kSchemasSql, {sel}));
-  const bool every_schema = PQntuples(schemas.get()) == 0 || PgValue(schemas.get(), 0, 1) == "t";
-  for (int i = 0; i < PQntuples(schemas.get()) && !every_schema; ++i) {
-    facts.schemas.push_back(std::string(PgValue(schemas.get(), i, 0)));
+  if (!selected.every_table) {
+    const std::string sel = SelectedJson(selected.tables);
+    LD_ASSIGN_OR_RETURN(PgResult ex, conn.Query(kExcludedSql, {sel}));
+    for (int i = 0; i < PQntuples(ex.get()); ++i) {
+      facts.excluded.push_back(
+          TableRef{std::string(PgValue(ex.get(), i, 0)), std::string(PgValue(ex.get(), i, 1))});
+    }
+    LD_ASSIGN_OR_RETURN(PgResult schemas, conn.Query(kSchemasSql, {sel}));
+    const bool every_schema =
+        PQntuples(schemas.get()) == 0 || PgValue(schemas.get(), 0, 1) == "t";
+    for (int i = 0; i < PQntuples(schemas.get()) && !every_schema; ++i) {
+      facts.schemas.push_back(std::string(PgValue(schemas.get(), i, 0)));
+    }
   }
   // Exclusions outside the schemas dumped are moot (and would make the command long).
   if (!facts.schemas.empty()) {

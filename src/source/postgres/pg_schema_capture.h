@@ -1,7 +1,8 @@
 // The PostgreSQL schema of a dump (docs/dump-format.md, "Schema"), captured at
 // the dump's exported snapshot:
-//   QueryPgSchemaFacts  on the coordinator session, inside the snapshot
-//                       transaction: every sequence's last_value/is_called, the
+//   QueryPgSchemaFacts  on a session of its own that imported the snapshot (not
+//                       the coordinator, which planning and the table workers
+//                       need meanwhile): every sequence's last_value/is_called, the
 //                       indexes of the selected tables (with their columns when
 //                       they are on plain columns), the foreign keys with the
 //                       tables they reference, and the relations to leave out of
@@ -10,7 +11,7 @@
 //   RunPgDumpSchema     pg_dump --schema-only --format=custom --snapshot=ID as a
 //                       child process (password in its environment), then
 //                       pg_restore --list of the archive for its table of contents.
-// Stateless functions; the coordinator is used by the calling thread only.
+// Stateless functions; the connection is used by the calling thread only.
 #pragma once
 
 #include <string>
@@ -37,9 +38,10 @@ struct PgSchemaFacts {
   std::vector<std::string> schemas;
 };
 
-// REQUIRES: `coordinator` is inside the snapshot's transaction.
-Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& coordinator,
-                                         const std::vector<TableRef>& selected);
+// REQUIRES: `conn` is inside a transaction on the dump's snapshot. With
+// selected.every_table nothing is left out (`excluded` and `schemas` stay empty, and
+// the two queries that compute them are not run).
+Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& selected);
 
 struct PgDumpRequest {
   std::string snapshot_id;
