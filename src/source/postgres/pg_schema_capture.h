@@ -14,6 +14,7 @@
 // Stateless functions; the connection is used by the calling thread only.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct PgSchemaFacts {
   nlohmann::json partitions = nlohmann::json::array(); // [{schema, name, parent_schema, parent}]
   nlohmann::json fks = nlohmann::json::array();        // [{schema, table, name, ref_schema,
                                                        //   ref_table}]
+  // Views, materialized views and functions that need user tables (a view reading them,
+  // a SQL-standard function body using them), by the catalog and object OIDs that
+  // `pg_restore --list` shows: [{catalog, oid, tables: [{schema, name}]}].
+  nlohmann::json dependents = nlohmann::json::array();
   std::vector<TableRef> excluded;  // for pg_dump --exclude-table (tables, partitions, views)
   // A schema none of whose tables is selected is left out with its other objects (views,
   // functions, types): pg_dump --schema for the others; empty = every schema.
@@ -61,6 +66,8 @@ Status RunPgDumpSchema(const PgDumpRequest& request, SchemaCapture* capture);
 // One entry of `pg_restore --list`: "218; 1259 16402 TABLE shop customers postgres".
 struct PgTocEntry {
   std::string line;    // as listed (for --use-list)
+  uint32_t catalog_oid = 0;  // 1259 (pg_class), 1255 (pg_proc), ...; 0 for ACLs, comments
+  uint32_t object_oid = 0;
   std::string type;    // "TABLE", "FK CONSTRAINT", "MATERIALIZED VIEW", ...
   std::string schema;  // "-" when none
   std::string name;    // the tag without the owner ("orders orders_pkey" for a constraint)

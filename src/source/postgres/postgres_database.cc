@@ -448,6 +448,7 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
   capture.info["indexes"] = std::move(facts->indexes);
   capture.info["partitions"] = std::move(facts->partitions);
   capture.info["fks"] = std::move(facts->fks);
+  capture.info["dependents"] = std::move(facts->dependents);
   return capture;
 }
 
