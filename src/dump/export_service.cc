@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -29,6 +30,26 @@ using Clock = std::chrono::system_clock;
 namespace {
 // Units estimated at fewer batches than this are read and encoded in turn.
 constexpr uint64_t kMinBatchesToReadAhead = 4;
+
+// A std::promise<bool> set at most once; its destructor sets false if nothing was set, so a
+// thread waiting on its future is never left waiting.
+class OneShotPromise {
+ public:
+  OneShotPromise() = default;
+  OneShotPromise(const OneShotPromise&) = delete;
+  OneShotPromise& operator=(const OneShotPromise&) = delete;
+  ~OneShotPromise() { Set(false); }
+  std::future<bool> future() { return promise_.get_future(); }
+  void Set(bool value) {
+    if (set_) return;
+    set_ = true;
+    promise_.set_value(value);
+  }
+
+ private:
+  std::promise<bool> promise_;
+  bool set_ = false;
+};
 
 bool IsDefiniteRefusal(const Status& write) {
   // kUnavailable: no answer, or one cut short (retried, then checked with a HEAD on S3):
@@ -594,15 +615,16 @@ Status ExportService::WriteManifest(const DumpManifest& d) {
   return Status::OK();
 }
 
-Result<nlohmann::json> ExportService::CaptureSchema(const DumpPlan& plan) {
-  std::vector<TableRef> selected;
-  for (const PlannedTable& t : plan.tables) {
-    if (t.info.query.empty()) selected.push_back(t.info.ref);
-  }
+Result<nlohmann::json> ExportService::CaptureSchema(const SchemaSelection& selected,
+                                                    std::future<bool> destination_ready) {
   SchemaCaptureOptions options;
   options.use_source_tool = options_.schema_from_source_tool;
   options.tool_dir = options_.pg_bin_dir;
-  LD_ASSIGN_OR_RETURN(SchemaCapture capture, db_->CaptureSchema(selected, options));
+  Result<SchemaCapture> captured = db_->CaptureSchema(selected, options);
+  // Nothing may be written before the destination was checked and cleaned up.
+  if (!destination_ready.get()) return Status::Cancelled("the dump stopped before its commit");
+  if (!captured.ok()) return captured.status();
+  SchemaCapture& capture = *captured;
   nlohmann::json info = std::move(capture.info);
   if (!capture.archive.empty()) {
     // Over a committed dump the archive gets a name of this run's own: the old dump's stays
@@ -652,7 +674,29 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
 
 Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_point started) {
   LD_RETURN_IF_ERROR(db_->BeginSnapshot());
+  // The schema is captured beside planning and the data (pg_dump is another process on its
+  // own connection to the same snapshot, the facts are read on another session), stored
+  // once the destination is prepared, and joined only before the commit. With every table
+  // selected it starts now; with --tables/--exclude once the plan names the tables.
+  Result<nlohmann::json> schema = Status::Cancelled("not captured");
+  std::jthread schema_thread;         // joined last (destroyed after the promise below)...
+  OneShotPromise destination_ready;   // ...which says false first if nothing said true
+  const auto start_schema = [&](SchemaSelection selected) {
+    schema_thread = std::jthread([this, &schema, selected = std::move(selected),
+                                  ready = destination_ready.future()]() mutable {
+      schema = CaptureSchema(selected, std::move(ready));
+    });
+  };
+  const bool every_table = options_.include.empty() && options_.exclude.empty();
+  if (every_table) start_schema(SchemaSelection{true, {}});
   LD_ASSIGN_OR_RETURN(DumpPlan plan, PlanDump(*db_, options_));
+  if (!every_table) {
+    SchemaSelection selected;
+    for (const PlannedTable& t : plan.tables) {
+      if (t.info.query.empty()) selected.tables.push_back(t.info.ref);
+    }
+    start_schema(std::move(selected));
+  }
   LD_RETURN_IF_ERROR(PrepareDestination());
   started_writing_ = true;
   DumpResult result;
@@ -667,6 +711,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
           cleaned.message()));
     }
   }
+  destination_ready.Set(true);
   {
     const nlohmann::json described = db_->Describe();
     snapshot_ = {{"run_id", run_id_}, {"started_at", FormatUtc(started)}};
@@ -676,11 +721,6 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   }
 
   std::vector<std::unique_ptr<TableState>> states = MakeStates(plan.tables);
-
-  // The schema is captured beside the data (pg_dump is another process on its own
-  // connection to the same snapshot), and joined before the commit.
-  Result<nlohmann::json> schema = Status::Cancelled("not captured");
-  std::jthread schema_thread([this, &plan, &schema] { schema = CaptureSchema(plan); });
 
   ThreadPool pool(static_cast<size_t>(options_.table_parallelism));
   if (options_.if_exists == IfExists::kResume) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -110,9 +111,12 @@ class ExportService {
   // each Iceberg table's history: `iceberg`).
   Status SweepStrays(const std::vector<CommittedTable>& tables, const nlohmann::json& schema,
                      const std::vector<IcebergTableKeep>& iceberg, uint64_t* deleted);
-  // Database::CaptureSchema for the planned tables; stores the archive (if any) and
-  // returns the manifest's "schema" object with the archive's key, size and checksum.
-  Result<nlohmann::json> CaptureSchema(const DumpPlan& plan);
+  // Database::CaptureSchema for `selected`, then, once `destination_ready` says the
+  // destination is prepared (false: the dump failed before), stores the archive (if any)
+  // and returns the manifest's "schema" object with the archive's key, size and checksum.
+  // Runs on a thread of its own, beside planning and the data.
+  Result<nlohmann::json> CaptureSchema(const SchemaSelection& selected,
+                                       std::future<bool> destination_ready);
   // Where this run commits a table: _table.json, or _table-<run>.json while
   // the destination holds a committed dump (whose _table.json must stay).
   std::string CommitKey(const TableRef& table) const;

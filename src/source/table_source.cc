@@ -10,7 +10,7 @@ Result<std::vector<WorkUnit>> Database::Split(const TableInfo& table, uint64_t /
 
 namespace lakedump {
 
-Result<SchemaCapture> Database::CaptureSchema(const std::vector<TableRef>& /*selected*/,
+Result<SchemaCapture> Database::CaptureSchema(const SchemaSelection& /*selected*/,
                                               const SchemaCaptureOptions& /*options*/) {
   SchemaCapture capture;
   capture.info["schema_from"] = "lakedump";

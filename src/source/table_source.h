@@ -52,6 +52,14 @@ struct TableDefinition {
   std::vector<std::vector<std::string>> unique_keys;
 };
 
+// Which tables CaptureSchema records the schema of.
+struct SchemaSelection {
+  // True: every table ListTables() lists (no --tables/--exclude), known before planning, so
+  // the capture can start as soon as the snapshot exists; `tables` is then unused.
+  bool every_table = false;
+  std::vector<TableRef> tables;  // otherwise: the tables selected (not --query ones)
+};
+
 // How CaptureSchema records the schema (dump --schema-from, --pg-bin-dir).
 struct SchemaCaptureOptions {
   bool use_source_tool = true;  // false (--schema-from lakedump): no pg_dump archive
@@ -94,9 +102,10 @@ class Database {
   virtual Result<std::unique_ptr<TableSource>> Open(const WorkUnit& unit) = 0;
   // Records the source's schema objects (sequences and their values, indexes,
   // views, functions...) for the tables selected, at the snapshot; tables not in
-  // `selected` are left out of it. May run while sources stream (thread-safe).
+  // `selected` are left out of it. May run while tables are planned and sources stream
+  // (thread-safe), and must not hold up either for long.
   // REQUIRES: BeginSnapshot() first. Default: {"schema_from": "lakedump"}.
-  virtual Result<SchemaCapture> CaptureSchema(const std::vector<TableRef>& selected,
+  virtual Result<SchemaCapture> CaptureSchema(const SchemaSelection& selected,
                                               const SchemaCaptureOptions& options);
   // Kind, version, snapshot id...: for the manifest. Never credentials.
   virtual nlohmann::json Describe() const = 0;

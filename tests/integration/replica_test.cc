@@ -325,6 +325,97 @@ TEST_F(ReplicaTest, ViewsAndForeignKeysNeedingATableLeftOutAreLeftOutToo) {
   }
 }
 
+// Objects that need shop.customers, beside the rich schema's: functions with SQL-standard
+// bodies (their pg_depend names the tables they use), one commented and granted, a view
+// reading customers only through such a function; and one over shop.orders only, which stays.
+constexpr const char* kFunctionsOverCustomers = R"SQL(
+CREATE FUNCTION shop.customer_count() RETURNS bigint LANGUAGE sql STABLE
+  BEGIN ATOMIC SELECT count(*) FROM shop.customers; END;
+COMMENT ON FUNCTION shop.customer_count() IS 'how many customers';
+REVOKE EXECUTE ON FUNCTION shop.customer_count() FROM PUBLIC;
+CREATE FUNCTION shop.first_email() RETURNS text LANGUAGE sql STABLE
+  RETURN (SELECT min(email) FROM shop.customers);
+CREATE VIEW shop.customer_total AS SELECT shop.customer_count() AS n;
+COMMENT ON VIEW shop.customer_total IS 'through a function';
+CREATE FUNCTION shop.order_qty() RETURNS bigint LANGUAGE sql STABLE
+  BEGIN ATOMIC SELECT sum(qty) FROM shop.orders; END;
+)SQL";
+
+// What a load without shop.customers must leave out, and what it must keep.
+void ExpectCustomersAndWhatNeedsThemLeftOut(PgConn& dst) {
+  EXPECT_EQ(QueryOne(dst, "SELECT pg_catalog.to_regclass('shop.customers') IS NULL AND "
+                          "pg_catalog.to_regclass('shop.customer_orders') IS NULL AND "
+                          "pg_catalog.to_regclass('shop.customer_total') IS NULL"),
+            "t");
+  EXPECT_EQ(QueryOne(dst, "SELECT count(*) FROM pg_catalog.pg_proc WHERE proname IN "
+                          "('customer_count', 'first_email')"),
+            "0");
+  EXPECT_EQ(QueryOne(dst, "SELECT shop.order_qty()"), "6");
+  EXPECT_EQ(QueryOne(dst, "SELECT count(*) FROM shop.orders"), "3");
+  EXPECT_EQ(QueryOne(dst, "SELECT count(*) FROM shop.order_counts"), "2");
+}
+
+// A full dump loaded without one of its tables (load --exclude, or --tables naming the
+// others): the views and SQL-standard functions needing it, directly or through each other,
+// are left out with it, each named in a warning; the rest of the schema is restored.
+TEST_F(ReplicaTest, ViewsAndFunctionsNeedingATableExcludedAtLoadAreLeftOut) {
+  auto src = PgConn::Connect(source_->conninfo(), 10);
+  ASSERT_TRUE(src.ok());
+  ASSERT_TRUE((*src)->Exec(kFunctionsOverCustomers).ok());
+  const std::string dump = dir_.Sub("d");
+  RunResult d = Dump(dump);
+  ASSERT_EQ(d.code, 0) << d.out << d.err;
+  for (const std::string selection :
+       {"--exclude shop.customers", "--tables 'shop.orders,shop.events'"}) {
+    SCOPED_TRACE(selection);
+    ScratchDatabase replica(admin_.get());
+    RunResult l = Load(dump, replica, "--trust-dump --json " + selection);
+    ASSERT_EQ(l.code, 0) << l.out << l.err;
+    for (const std::string warning :
+         {"skipped PostgreSQL view shop.customer_orders: it needs shop.customers, which this "
+          "load does not restore",
+          "skipped PostgreSQL view shop.customer_total: it needs shop.customers, which this "
+          "load does not restore",
+          "skipped PostgreSQL function shop.customer_count(): it needs shop.customers, which "
+          "this load does not restore",
+          "skipped PostgreSQL function shop.first_email(): it needs shop.customers, which this "
+          "load does not restore"}) {
+      EXPECT_NE(l.err.find("lakedump: warning: " + warning), std::string::npos) << l.err;
+    }
+    auto dst = PgConn::Connect(replica.conninfo(), 10);
+    ASSERT_TRUE(dst.ok());
+    ExpectCustomersAndWhatNeedsThemLeftOut(**dst);
+  }
+}
+
+// A dump without a table (--tables): pg_dump cannot leave functions out, so those whose
+// SQL-standard body uses the table are in the archive, and the load leaves them out.
+TEST_F(ReplicaTest, FunctionsNeedingATableLeftOutOfTheDumpAreLeftOut) {
+  auto src = PgConn::Connect(source_->conninfo(), 10);
+  ASSERT_TRUE(src.ok());
+  ASSERT_TRUE((*src)->Exec(kFunctionsOverCustomers).ok());
+  const std::string dump = dir_.Sub("d");
+  RunResult d = Dump(dump, "--tables shop.orders");
+  ASSERT_EQ(d.code, 0) << d.out << d.err;
+  nlohmann::json manifest = nlohmann::json::parse(ReadFile(dump + "/_manifest.json"));
+  bool recorded = false;
+  for (const auto& dep : manifest["schema"]["dependents"]) {
+    recorded |= dep["catalog"] == 1255 &&
+                dep["tables"] == nlohmann::json::array({{{"schema", "shop"}, {"name", "customers"}}});
+  }
+  EXPECT_TRUE(recorded) << manifest["schema"]["dependents"].dump();
+  ScratchDatabase replica(admin_.get());
+  RunResult l = Load(dump, replica, "--trust-dump");
+  ASSERT_EQ(l.code, 0) << l.out << l.err;
+  EXPECT_NE(l.err.find("lakedump: warning: skipped PostgreSQL function shop.customer_count(): "
+                       "it needs shop.customers, which this load does not restore"),
+            std::string::npos)
+      << l.err;
+  auto dst = PgConn::Connect(replica.conninfo(), 10);
+  ASSERT_TRUE(dst.ok());
+  ExpectCustomersAndWhatNeedsThemLeftOut(**dst);
+}
+
 TEST_F(ReplicaTest, SchemaOnlyRestoresEmptyTablesAndSequenceValues) {
   const std::string dump = dir_.Sub("d");
   ASSERT_EQ(Dump(dump).code, 0);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "load/schema_subset.h"
 #include "source/postgres/pg_schema_capture.h"
 
@@ -133,6 +135,73 @@ TEST(SchemaSubsetTest, HostileNamesStayQuoted) {
   EXPECT_EQ(CreateIndexStatement(ix, "\"s\".\"t\""),
             "CREATE UNIQUE INDEX IF NOT EXISTS \"i\"\"; DROP TABLE x; --\" ON \"s\".\"t\" "
             "(\"c\"\"c\")");
+}
+
+TEST(PgTocListingTest, KeepsTheCatalogAndObjectOids) {
+  std::vector<PgTocEntry> toc = ParsePgTocListing(kListing);
+  ASSERT_EQ(toc.size(), 21u);
+  EXPECT_EQ(toc[2].catalog_oid, 1255u);
+  EXPECT_EQ(toc[2].object_oid, 16456u);
+  EXPECT_EQ(toc[6].catalog_oid, 1259u);
+  EXPECT_EQ(toc[6].object_oid, 16457u);
+  EXPECT_EQ(toc[5].catalog_oid, 0u);
+}
+
+// A view and a function whose `dependents` entry names a table the load does not restore
+// go, with the comments and grants on them; what needs only restored tables stays.
+TEST(SelectTocEntriesTest, ViewsAndFunctionsNeedingATableNotRestoredAreLeftOutNamingThem) {
+  const std::string listing = std::string(kListing) +
+                              "3422; 0 0 COMMENT shop FUNCTION order_total(bigint) postgres\n"
+                              "3423; 0 0 ACL shop FUNCTION order_total(bigint) postgres\n"
+                              "3424; 0 0 COMMENT shop VIEW customer_orders postgres\n"
+                              "3425; 0 0 ACL shop TABLE customer_orders postgres\n";
+  SchemaRestorePlan plan = PlanExcludingEvents();
+  plan.schema["dependents"] = nlohmann::json::parse(R"([
+    {"catalog": 1255, "oid": 16456, "tables": [{"schema": "shop", "name": "orders"}]},
+    {"catalog": 1259, "oid": 16457, "tables": [{"schema": "shop", "name": "customers"},
+                                               {"schema": "shop", "name": "orders"}]},
+    {"catalog": 1259, "oid": 16461, "tables": [{"schema": "shop", "name": "events_2025"}]}])");
+  auto names_of = [](const std::vector<PgTocEntry>& kept) {
+    std::vector<std::string> names;
+    for (const PgTocEntry& e : kept) names.push_back(e.type + " " + e.name);
+    return names;
+  };
+  // Every table they need is restored: all stay.
+  std::vector<std::string> skipped;
+  std::vector<std::string> names = names_of(SelectTocEntries(ParsePgTocListing(listing), plan, &skipped));
+  EXPECT_TRUE(skipped.empty());
+  EXPECT_NE(std::find(names.begin(), names.end(), "VIEW customer_orders"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "ACL FUNCTION order_total(bigint)"), names.end());
+  // Without orders: the function and the view go, with their comments and grants.
+  plan.tables = {{"shop", "customers"}};
+  names = names_of(SelectTocEntries(ParsePgTocListing(listing), plan, &skipped));
+  for (const char* gone :
+       {"FUNCTION order_total(bigint)", "COMMENT FUNCTION order_total(bigint)",
+        "ACL FUNCTION order_total(bigint)", "VIEW customer_orders",
+        "COMMENT VIEW customer_orders", "ACL TABLE customer_orders"}) {
+    EXPECT_EQ(std::find(names.begin(), names.end(), gone), names.end()) << gone;
+  }
+  EXPECT_NE(std::find(names.begin(), names.end(), "TABLE customers"), names.end());
+  EXPECT_EQ(skipped, (std::vector<std::string>{
+                         "skipped PostgreSQL function shop.order_total(bigint): it needs "
+                         "shop.orders, which this load does not restore",
+                         "skipped PostgreSQL view shop.customer_orders: it needs shop.orders, "
+                         "which this load does not restore"}));
+}
+
+// A hostile or damaged `dependents` entry is ignored, never trusted to reach out of range.
+TEST(SelectTocEntriesTest, MalformedDependentsAreIgnored) {
+  SchemaRestorePlan plan = PlanExcludingEvents();
+  plan.tables = {{"shop", "customers"}};
+  plan.schema["dependents"] = nlohmann::json::parse(R"([
+    1, {"catalog": -1, "oid": 16456, "tables": []}, {"catalog": 1255, "oid": 4294983752,
+    "tables": [{"schema": "shop", "name": "orders"}]}, {"catalog": 1255, "oid": 16456,
+    "tables": "shop.orders"}])");
+  std::vector<std::string> skipped;
+  std::vector<PgTocEntry> kept = SelectTocEntries(ParsePgTocListing(kListing), plan, &skipped);
+  EXPECT_TRUE(skipped.empty());
+  EXPECT_TRUE(std::any_of(kept.begin(), kept.end(),
+                          [](const PgTocEntry& e) { return e.type == "FUNCTION"; }));
 }
 
 }  // namespace

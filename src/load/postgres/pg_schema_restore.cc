@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -114,15 +116,71 @@ std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
   }
   std::set<Name> restored;  // the roots of the tables this load restores
   for (const TableRef& t : plan.tables) restored.insert(root_of({t.schema, t.name}));
-  std::vector<PgTocEntry> out;
-  for (const PgTocEntry& e : toc) {
-    if (e.type == "VIEW" || e.type == "MATERIALIZED VIEW") {
-      const TableRef view{e.schema, e.name};
-      if (std::any_of(plan.exclude_patterns.begin(), plan.exclude_patterns.end(),
-                      [&](const std::string& p) { return TablePatternMatches(p, view); })) {
-        continue;
+  // Views, materialized views and SQL-standard functions needing a table this load does not
+  // restore (left out of the dump, or --exclude) would fail pre-data: they are left out,
+  // named, with what hangs on them (a view's indexes, triggers and rules through `excluded`,
+  // comments and grants through `left_out_tags`).
+  std::map<std::pair<uint32_t, uint32_t>, Name> missing_table;  // (catalog, oid) -> a table
+  for (const nlohmann::json& d : plan.schema.value("dependents", nlohmann::json::array())) {
+    const auto is_oid = [&](const char* key) {
+      return d.contains(key) && d[key].is_number_unsigned() &&
+             d[key].get<uint64_t>() <= std::numeric_limits<uint32_t>::max();
+    };
+    if (!d.is_object() || !is_oid("catalog") || !is_oid("oid") || !d.contains("tables") ||
+        !d["tables"].is_array()) {
+      continue;
+    }
+    for (const nlohmann::json& t : d["tables"]) {
+      const Name table{JsonString(t, "schema"), JsonString(t, "name")};
+      if (!table.second.empty() && !restored.count(root_of(table))) {
+        missing_table.emplace(std::pair{d["catalog"].get<uint32_t>(), d["oid"].get<uint32_t>()},
+                              table);
+        break;
       }
     }
+  }
+  // A view or materialized view --exclude names (load leaves it out without a word).
+  const auto excluded_by_name = [&](const PgTocEntry& e) {
+    if (e.type != "VIEW" && e.type != "MATERIALIZED VIEW") return false;
+    const TableRef view{e.schema, e.name};
+    return std::any_of(plan.exclude_patterns.begin(), plan.exclude_patterns.end(),
+                       [&](const std::string& p) { return TablePatternMatches(p, view); });
+  };
+  std::set<Name> left_out_tags;  // (schema, "FUNCTION f(integer)"), as COMMENT and ACL name them
+  for (const PgTocEntry& e : toc) {
+    auto it = missing_table.find({e.catalog_oid, e.object_oid});
+    if (it == missing_table.end() || e.catalog_oid == 0 || excluded_by_name(e)) continue;
+    const bool relation = e.type == "VIEW" || e.type == "MATERIALIZED VIEW";
+    if (!relation && e.type != "FUNCTION" && e.type != "PROCEDURE" && e.type != "AGGREGATE") {
+      continue;
+    }
+    if (relation) excluded.insert({e.schema, e.name});
+    left_out_tags.insert({e.schema, e.type + " " + e.name});
+    if (relation) left_out_tags.insert({e.schema, "TABLE " + e.name});
+    if (skipped != nullptr) {
+      std::string kind = e.type;
+      std::transform(kind.begin(), kind.end(), kind.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      skipped->push_back(fmt::format(
+          "skipped PostgreSQL {} {}.{}: it needs {}.{}, which this load does not restore", kind,
+          e.schema, e.name, it->second.first, it->second.second));
+    }
+  }
+  std::vector<PgTocEntry> out;
+  for (const PgTocEntry& e : toc) {
+    if ((e.type == "COMMENT" || e.type == "ACL" || e.type == "SECURITY LABEL") &&
+        left_out_tags.count({e.schema, e.name})) {
+      continue;
+    }
+    if (e.catalog_oid != 0 && missing_table.count({e.catalog_oid, e.object_oid}) &&
+        (e.type == "FUNCTION" || e.type == "PROCEDURE" || e.type == "AGGREGATE")) {
+      continue;
+    }
+    if ((e.type == "VIEW" || e.type == "MATERIALIZED VIEW" || e.type == "MATERIALIZED VIEW DATA") &&
+        excluded.count({e.schema, e.name})) {
+      continue;
+    }
+    if (excluded_by_name(e)) continue;
     const Name owner = root_of(OwnerOf(e, index_tables, sequence_tables));
     if (!owner.first.empty() && excluded.count(owner)) continue;
     if (e.type == "FK CONSTRAINT") {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -119,6 +120,41 @@ JOIN pg_catalog.pg_class p ON p.oid = i.inhparent
 JOIN pg_catalog.pg_namespace pn ON pn.oid = p.relnamespace
 WHERE c.relispartition ORDER BY 1, 2)SQL";
 
+// Views, materialized views and functions with the user tables they need, directly or
+// through other views and functions: pg_depend of a view's rewrite rule, and of a function
+// with a SQL-standard body (BEGIN ATOMIC / RETURN, PostgreSQL 14+: the tables and functions
+// it uses; other bodies are text, with no dependencies). Load leaves out those needing a
+// table it does not restore. Rules on tables are not views and are not followed.
+constexpr const char* kDependentsSql = R"SQL(
+WITH RECURSIVE edge(classid, objid, refclassid, refobjid) AS (
+  SELECT 'pg_catalog.pg_class'::pg_catalog.regclass::pg_catalog.oid, r.ev_class, d.refclassid,
+         d.refobjid
+  FROM pg_catalog.pg_depend d
+  JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid
+  JOIN pg_catalog.pg_class v ON v.oid = r.ev_class AND v.relkind IN ('v', 'm')
+  WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass
+    AND d.refclassid IN ('pg_catalog.pg_class'::pg_catalog.regclass,
+                         'pg_catalog.pg_proc'::pg_catalog.regclass)
+    AND NOT (d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.refobjid = r.ev_class)
+  UNION ALL
+  SELECT d.classid, d.objid, d.refclassid, d.refobjid FROM pg_catalog.pg_depend d
+  WHERE d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.deptype = 'n'
+    AND d.refclassid IN ('pg_catalog.pg_class'::pg_catalog.regclass,
+                         'pg_catalog.pg_proc'::pg_catalog.regclass)
+), reach(classid, objid, refclassid, refobjid) AS (
+  SELECT classid, objid, refclassid, refobjid FROM edge
+  UNION
+  SELECT r.classid, r.objid, e.refclassid, e.refobjid FROM reach r
+  JOIN edge e ON e.classid = r.refclassid AND e.objid = r.refobjid
+)
+SELECT r.classid::pg_catalog.int8, r.objid::pg_catalog.int8, n.nspname, c.relname FROM reach r
+JOIN pg_catalog.pg_class c ON c.oid = r.refobjid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE r.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass AND c.relkind IN ('r', 'p')
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+  AND n.nspname !~ '^pg_toast' AND n.nspname !~ '^pg_temp_'
+ORDER BY 1, 2, 3, 4)SQL";
+
 // Sequences per query (each is one SELECT of the UNION ALL).
 constexpr size_t kSequencesPerQuery = 500;
 
@@ -142,18 +178,21 @@ std::string SelectedJson(const std::vector<TableRef>& selected) {
 
 }  // namespace
 
-Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const std::vector<TableRef>& selected) {
+Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& selected) {
   PgSchemaFacts facts;
-  const std::string sel = SelectedJson(selected);
-  LD_ASSIGN_OR_RETURN(PgResult ex, conn.Query(kExcludedSql, {sel}));
-  for (int i = 0; i < PQntuples(ex.get()); ++i) {
-    facts.excluded.push_back(
-        TableRef{std::string(PgValue(ex.get(), i, 0)), std::string(PgValue(ex.get(), i, 1))});
-  }
-  LD_ASSIGN_OR_RETURN(PgResult schemas, conn.Query(kSchemasSql, {sel}));
-  const bool every_schema = PQntuples(schemas.get()) == 0 || PgValue(schemas.get(), 0, 1) == "t";
-  for (int i = 0; i < PQntuples(schemas.get()) && !every_schema; ++i) {
-    facts.schemas.push_back(std::string(PgValue(schemas.get(), i, 0)));
+  if (!selected.every_table) {
+    const std::string sel = SelectedJson(selected.tables);
+    LD_ASSIGN_OR_RETURN(PgResult ex, conn.Query(kExcludedSql, {sel}));
+    for (int i = 0; i < PQntuples(ex.get()); ++i) {
+      facts.excluded.push_back(
+          TableRef{std::string(PgValue(ex.get(), i, 0)), std::string(PgValue(ex.get(), i, 1))});
+    }
+    LD_ASSIGN_OR_RETURN(PgResult schemas, conn.Query(kSchemasSql, {sel}));
+    const bool every_schema =
+        PQntuples(schemas.get()) == 0 || PgValue(schemas.get(), 0, 1) == "t";
+    for (int i = 0; i < PQntuples(schemas.get()) && !every_schema; ++i) {
+      facts.schemas.push_back(std::string(PgValue(schemas.get(), i, 0)));
+    }
   }
   // Exclusions outside the schemas dumped are moot (and would make the command long).
   if (!facts.schemas.empty()) {
@@ -190,6 +229,19 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const std::vector<TableRe
                          {"name", std::string(PgValue(fks.get(), i, 2))},
                          {"ref_schema", std::string(PgValue(fks.get(), i, 3))},
                          {"ref_table", std::string(PgValue(fks.get(), i, 4))}});
+  }
+  LD_ASSIGN_OR_RETURN(PgResult deps, conn.Query(kDependentsSql));
+  for (int i = 0; i < PQntuples(deps.get()); ++i) {
+    const int64_t catalog = std::strtoll(PQgetvalue(deps.get(), i, 0), nullptr, 10);
+    const int64_t oid = std::strtoll(PQgetvalue(deps.get(), i, 1), nullptr, 10);
+    if (facts.dependents.empty() || facts.dependents.back()["catalog"] != catalog ||
+        facts.dependents.back()["oid"] != oid) {
+      facts.dependents.push_back(
+          {{"catalog", catalog}, {"oid", oid}, {"tables", nlohmann::json::array()}});
+    }
+    facts.dependents.back()["tables"].push_back(
+        {{"schema", std::string(PgValue(deps.get(), i, 2))},
+         {"name", std::string(PgValue(deps.get(), i, 3))}});
   }
   LD_ASSIGN_OR_RETURN(PgResult parts, conn.Query(kPartitionsSql));
   for (int i = 0; i < PQntuples(parts.get()); ++i) {
@@ -278,11 +330,13 @@ std::vector<PgTocEntry> ParsePgTocListing(std::string_view listing) {
     const size_t semi = line.find("; ");
     if (semi == std::string_view::npos) continue;
     std::string_view rest = line.substr(semi + 2);
-    for (int skip = 0; skip < 2; ++skip) {  // catalog oid, object oid
+    PgTocEntry e;
+    for (uint32_t* oid : {&e.catalog_oid, &e.object_oid}) {
       const size_t sp = rest.find(' ');
+      const std::string_view digits = rest.substr(0, sp);
+      std::from_chars(digits.data(), digits.data() + digits.size(), *oid);
       rest = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
     }
-    PgTocEntry e;
     e.line = std::string(line);
     for (const std::string& t : kTypes) {
       if (rest.starts_with(t) && rest.size() > t.size() && rest[t.size()] == ' ') {

@@ -1,7 +1,8 @@
 // The PostgreSQL schema of a dump (docs/dump-format.md, "Schema"), captured at
 // the dump's exported snapshot:
-//   QueryPgSchemaFacts  on the coordinator session, inside the snapshot
-//                       transaction: every sequence's last_value/is_called, the
+//   QueryPgSchemaFacts  on a session of its own that imported the snapshot (not
+//                       the coordinator, which planning and the table workers
+//                       need meanwhile): every sequence's last_value/is_called, the
 //                       indexes of the selected tables (with their columns when
 //                       they are on plain columns), the foreign keys with the
 //                       tables they reference, and the relations to leave out of
@@ -10,9 +11,10 @@
 //   RunPgDumpSchema     pg_dump --schema-only --format=custom --snapshot=ID as a
 //                       child process (password in its environment), then
 //                       pg_restore --list of the archive for its table of contents.
-// Stateless functions; the coordinator is used by the calling thread only.
+// Stateless functions; the connection is used by the calling thread only.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,15 +33,20 @@ struct PgSchemaFacts {
   nlohmann::json partitions = nlohmann::json::array(); // [{schema, name, parent_schema, parent}]
   nlohmann::json fks = nlohmann::json::array();        // [{schema, table, name, ref_schema,
                                                        //   ref_table}]
+  // Views, materialized views and functions that need user tables (a view reading them,
+  // a SQL-standard function body using them), by the catalog and object OIDs that
+  // `pg_restore --list` shows: [{catalog, oid, tables: [{schema, name}]}].
+  nlohmann::json dependents = nlohmann::json::array();
   std::vector<TableRef> excluded;  // for pg_dump --exclude-table (tables, partitions, views)
   // A schema none of whose tables is selected is left out with its other objects (views,
   // functions, types): pg_dump --schema for the others; empty = every schema.
   std::vector<std::string> schemas;
 };
 
-// REQUIRES: `coordinator` is inside the snapshot's transaction.
-Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& coordinator,
-                                         const std::vector<TableRef>& selected);
+// REQUIRES: `conn` is inside a transaction on the dump's snapshot. With
+// selected.every_table nothing is left out (`excluded` and `schemas` stay empty, and
+// the two queries that compute them are not run).
+Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& selected);
 
 struct PgDumpRequest {
   std::string snapshot_id;
@@ -59,6 +66,8 @@ Status RunPgDumpSchema(const PgDumpRequest& request, SchemaCapture* capture);
 // One entry of `pg_restore --list`: "218; 1259 16402 TABLE shop customers postgres".
 struct PgTocEntry {
   std::string line;    // as listed (for --use-list)
+  uint32_t catalog_oid = 0;  // 1259 (pg_class), 1255 (pg_proc), ...; 0 for ACLs, comments
+  uint32_t object_oid = 0;
   std::string type;    // "TABLE", "FK CONSTRAINT", "MATERIALIZED VIEW", ...
   std::string schema;  // "-" when none
   std::string name;    // the tag without the owner ("orders orders_pkey" for a constraint)

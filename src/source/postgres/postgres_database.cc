@@ -7,6 +7,7 @@
 #include <mutex>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include "source/postgres/pg_catalog.h"
 #include "source/postgres/pg_conn.h"
@@ -25,6 +26,7 @@ class PostgresDatabase final : public Database {
   PostgresDatabase(std::string conninfo, PostgresOptions options,
                    std::unique_ptr<PgConn> coordinator)
       : options_(std::move(options)),
+        conninfo_(conninfo),
         coordinator_(std::move(coordinator)),
         pool_(std::move(conninfo), options_.max_connections, options_.connect_timeout_seconds) {}
 
@@ -34,7 +36,7 @@ class PostgresDatabase final : public Database {
   Result<TableDefinition> DescribeTable(const TableInfo& table) override;
   Result<std::vector<WorkUnit>> Split(const TableInfo& table, uint64_t target_bytes) override;
   Result<std::unique_ptr<TableSource>> Open(const WorkUnit& unit) override;
-  Result<SchemaCapture> CaptureSchema(const std::vector<TableRef>& selected,
+  Result<SchemaCapture> CaptureSchema(const SchemaSelection& selected,
                                       const SchemaCaptureOptions& options) override;
   nlohmann::json Describe() const override;
   Status CheckSnapshotHeld() override;
@@ -51,8 +53,13 @@ class PostgresDatabase final : public Database {
   // system identifier (PostgreSQL 9.6+; NULL when the role may not read it; a savepoint
   // keeps a refusal from aborting the snapshot's transaction).
   Status ReadIdentityLocked();
+  // QueryPgSchemaFacts on a connection of its own, in a transaction that imports the
+  // snapshot: the coordinator (and mu_) stay free for planning and the table workers.
+  Result<PgSchemaFacts> ReadSchemaFacts(const std::string& snapshot_id,
+                                        const SchemaSelection& selected);
 
   const PostgresOptions options_;
+  const std::string conninfo_;
   mutable std::mutex mu_;
   std::unique_ptr<PgConn> coordinator_;        // guarded by mu_
   PgCatalog catalog_;                          // guarded by mu_
@@ -438,45 +445,62 @@ Result<std::unique_ptr<TableSource>> PostgresDatabase::Open(const WorkUnit& unit
   return PostgresTableSource::Start(&pool_, std::move(spec));
 }
 
-Result<SchemaCapture> PostgresDatabase::CaptureSchema(const std::vector<TableRef>& selected,
+Result<PgSchemaFacts> PostgresDatabase::ReadSchemaFacts(const std::string& snapshot_id,
+                                                        const SchemaSelection& selected) {
+  auto conn = PgConn::Connect(conninfo_, options_.connect_timeout_seconds);
+  if (!conn.ok()) return conn.status().WithContext("connecting to read the schema");
+  // Closing the connection ends the transaction; a failed read aborts only this one,
+  // never the snapshot's (whose loss would fail every worker importing it).
+  LD_RETURN_IF_ERROR(
+      (*conn)
+          ->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; SET TRANSACTION SNAPSHOT " +
+                 QuoteLiteral(snapshot_id))
+          .WithContext("importing the dump's snapshot to read the schema"));
+  auto facts = QueryPgSchemaFacts(**conn, selected);
+  if (!facts.ok()) {
+    return facts.status().WithContext("reading the schema's sequences and indexes");
+  }
+  return facts;
+}
+
+Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& selected,
                                                       const SchemaCaptureOptions& options) {
   PgDumpRequest request;
-  PgSchemaFacts facts;
   {
-    // The catalog facts are read inside the snapshot, on the coordinator; pg_dump then
-    // runs without the lock (it imports the snapshot on its own connection).
+    // Only what the capture needs from the coordinator; the lock is not held beyond this.
     std::lock_guard lock(mu_);
     if (!in_snapshot_) return Status::InvalidArgument("CaptureSchema() before BeginSnapshot()");
-    // A savepoint keeps a failed read from aborting the snapshot's transaction (the
-    // workers importing it would then fail with a misleading "source process" error).
-    LD_RETURN_IF_ERROR(CoordinatorErrorLocked(coordinator_->Exec("SAVEPOINT lakedump_facts"),
-                                              "reading the schema"));
-    auto f = QueryPgSchemaFacts(*coordinator_, selected);
-    if (!f.ok()) {
-      if (!coordinator_->broken()) {
-        coordinator_->Exec("ROLLBACK TO SAVEPOINT lakedump_facts; RELEASE SAVEPOINT lakedump_facts")
-            .IgnoreError();
-      }
-      return CoordinatorErrorLocked(f.status(), "reading the schema's sequences and indexes");
-    }
-    LD_RETURN_IF_ERROR(CoordinatorErrorLocked(
-        coordinator_->Exec("RELEASE SAVEPOINT lakedump_facts"), "reading the schema"));
-    facts = std::move(f).value();
     request.snapshot_id = snapshot_id_;
     request.server_major = coordinator_->server_version() / 10000;
     request.connection = ChildConnectionOf(coordinator_->raw());
   }
-  SchemaCapture capture;
-  capture.info["schema_from"] = options.use_source_tool ? "pg_dump" : "lakedump";
-  capture.info["sequences"] = std::move(facts.sequences);
-  capture.info["indexes"] = std::move(facts.indexes);
-  capture.info["partitions"] = std::move(facts.partitions);
-  capture.info["fks"] = std::move(facts.fks);
-  if (!options.use_source_tool) return capture;
   request.tool_dir = options.tool_dir;
-  request.excluded = std::move(facts.excluded);
-  request.schemas = std::move(facts.schemas);
-  LD_RETURN_IF_ERROR(RunPgDumpSchema(request, &capture));
+  SchemaCapture capture;
+  // With every table selected pg_dump leaves nothing out, so it starts at once, beside the
+  // facts (it is the long part: its server backend answers catalog queries for every
+  // relation); otherwise it waits for the facts, which name what to leave out.
+  Status dumped = Status::OK();
+  std::jthread dumper;
+  if (options.use_source_tool && selected.every_table) {
+    dumper = std::jthread([&request, &capture, &dumped] {
+      dumped = RunPgDumpSchema(request, &capture);
+    });
+  }
+  Result<PgSchemaFacts> facts = ReadSchemaFacts(request.snapshot_id, selected);
+  if (dumper.joinable()) dumper.join();
+  if (!facts.ok()) return facts.status();
+  LD_RETURN_IF_ERROR(dumped);
+  if (options.use_source_tool && !selected.every_table) {
+    request.excluded = std::move(facts->excluded);
+    request.schemas = std::move(facts->schemas);
+    LD_RETURN_IF_ERROR(RunPgDumpSchema(request, &capture));
+  }
+  capture.info["schema_from"] = options.use_source_tool ? "pg_dump" : "lakedump";
+  capture.info["sequences"] = std::move(facts->sequences);
+  capture.info["indexes"] = std::move(facts->indexes);
+  capture.info["partitions"] = std::move(facts->partitions);
+  capture.info["fks"] = std::move(facts->fks);
+  capture.info["dependents"] = std::move(facts->dependents);
   return capture;
 }
 

@@ -10,6 +10,10 @@
 // ONLY transaction that imports the snapshot and locks its table NOWAIT, so a
 // worker never queues behind a pending exclusive lock.
 //
+// CaptureSchema() reads the schema's catalog facts on a short-lived connection of its
+// own that imports the snapshot (so they never wait for, or hold up, the coordinator),
+// and pg_dump --schema-only opens one more: at most max_connections + 3 sessions.
+//
 // Thread-safety: the Database is thread-safe (catalog calls serialize on the
 // coordinator connection). Sources are not; they must be destroyed before the
 // Database.

@@ -203,11 +203,17 @@ class SqliteDatabase final : public Database {
     return j;
   }
 
-  Result<SchemaCapture> CaptureSchema(const std::vector<TableRef>& selected,
+  Result<SchemaCapture> CaptureSchema(const SchemaSelection& selected,
                                       const SchemaCaptureOptions& /*options*/) override {
+    std::vector<TableRef> tables = selected.tables;
+    if (selected.every_table) {
+      LD_ASSIGN_OR_RETURN(std::vector<TableInfo> listed, ListTables());
+      tables.clear();
+      for (TableInfo& t : listed) tables.push_back(std::move(t.ref));
+    }
     LD_ASSIGN_OR_RETURN(auto coord, Coordinator());
     std::lock_guard<std::mutex> lock(coord->mu);
-    return CaptureSqliteSchema(coord->db, selected);
+    return CaptureSqliteSchema(coord->db, tables);
   }
 
   nlohmann::json Describe() const override {
