@@ -59,6 +59,11 @@ class ExportService {
   void set_unfinished_write_cleaner(std::function<Status(std::vector<std::string>*)> cleaner) {
     cleaner_ = std::move(cleaner);
   }
+  // Called with the finished manifest just before the commit checks and its write (e.g.
+  // to add the "incremental" block); an error fails the dump, nothing committed.
+  void set_manifest_hook(std::function<Status(DumpManifest*)> hook) {
+    manifest_hook_ = std::move(hook);
+  }
   // This run's id: data file names, run_id in _table.json, dump_id.
   const std::string& run_id() const { return run_id_; }
   // Counters for a progress display; valid for the service's lifetime.
@@ -96,6 +101,7 @@ class ExportService {
   TraceRecorder* trace_ = nullptr;
   ObjectStore* lease_store_ = nullptr;
   std::function<Status(std::vector<std::string>*)> cleaner_;
+  std::function<Status(DumpManifest*)> manifest_hook_;
   // --table-format iceberg over a committed dump: (key, bytes) of each table's
   // v1.metadata.json then version-hint.text, written after the new manifest.
   std::mutex deferred_mu_;
