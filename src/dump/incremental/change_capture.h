@@ -31,7 +31,6 @@ namespace lakedump {
 
 // The change file's schema: the five meta columns, then `table`'s columns (all nullable).
 Schema ChangeFileSchema(const Schema& table);
-inline constexpr size_t kChangeMetaColumns = 5;
 
 class ChangeCapture {
  public:

@@ -26,6 +26,8 @@ std::string IncrementPrefix(int sequence);
 // Inside an increment's folder: its change files and its re-dumped tables (a dump).
 inline constexpr std::string_view kChangesFolder = "changes/";
 inline constexpr std::string_view kRedumpFolder = "redump/";
+// A change file's columns before the table's: _op, _lsn, _xid, _commit_ts, _unchanged.
+inline constexpr size_t kChangeMetaColumns = 5;
 
 struct IncrementalColumn {
   std::string name;
