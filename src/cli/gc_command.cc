@@ -1,6 +1,8 @@
 // `lakedump gc DEST [--older-than 1h]`: cleans what runs that were killed
 // (SIGKILL, power loss) left behind: incomplete multipart uploads under an S3
 // prefix, hidden temp files under a local folder.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
 
@@ -8,6 +10,9 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/numeric_option.h"
+#include "dump/incremental/incremental_base.h"
+#include "dump/incremental/incremental_state.h"
+#include "dump/manifest.h"
 #include "store/local/local_store.h"
 #include "store/s3/s3_store.h"
 
@@ -17,6 +22,8 @@ namespace {
 struct GcArgs {
   std::string dest;
   std::string older_than = "1h";
+  bool drop_slot = false;
+  std::string source;  // --source: where the slot is (default: the base's recorded source)
   S3Flags s3;
 };
 
@@ -36,6 +43,42 @@ int RunLocalGc(const GcArgs& a, ObjectStore* store, std::chrono::seconds age) {
   return kExitOk;
 }
 
+// --drop-slot: the replication slot and publication of the incremental dump at DEST.
+int RunDropSlot(const GcArgs& a, ObjectStore& store) {
+  auto manifest = ReadDumpManifest(store);
+  if (!manifest.ok()) return PrintError(manifest.status(), kExitFailed);
+  auto base = ParseIncrementalBase(*manifest);
+  if (!base.ok()) {
+    return PrintError(base.status().WithContext(store.Describe()), kExitUsage);
+  }
+  std::string conninfo = a.source;
+  if (conninfo.empty()) {
+    // The base records where it was read from (never a password: libpq finds it in
+    // PGPASSWORD or ~/.pgpass).
+    auto quote = [](const std::string& v) {
+      std::string out = "'";
+      for (char c : v) {
+        if (c == '\\' || c == '\'') out += '\\';
+        out += c;
+      }
+      return out + "'";
+    };
+    const nlohmann::json& src = manifest->source;
+    for (const char* k : {"host", "port", "user", "database"}) {
+      const std::string v = src.value(k, std::string());
+      if (v.empty()) continue;
+      conninfo += fmt::format("{}={} ", std::string(k) == "database" ? "dbname" : k, quote(v));
+    }
+  }
+  if (Status s = DropIncrementalSlot(conninfo, 10, *base); !s.ok()) {
+    return PrintError(s, kExitFailed);
+  }
+  std::printf("dropped replication slot %s and publication %s: no more increments can be made "
+              "for %s (a new base: dump --incremental --if-exists overwrite)\n",
+              base->slot.c_str(), base->publication.c_str(), store.Describe().c_str());
+  return kExitOk;
+}
+
 int RunGc(const GcArgs& a) {
   auto age = ParseDuration(a.older_than);
   if (!age.ok()) return PrintError(age.status().WithContext("--older-than"), kExitUsage);
@@ -43,6 +86,7 @@ int RunGc(const GcArgs& a) {
   // Opened as every command opens its store, so a bad URL gets the same answer here.
   std::unique_ptr<ObjectStore> store;
   if (int rc = OpenCommandStore(a.dest, a.s3, StoreOptions{}, &store); rc != kExitOk) return rc;
+  if (a.drop_slot) return RunDropSlot(a, *store);
   if (!a.dest.starts_with("s3://")) return RunLocalGc(a, store.get(), seconds);
   StoreOptions options;
   if (Status s = ApplyS3Flags(a.s3, &options.s3); !s.ok()) return PrintError(s, kExitUsage);
@@ -69,10 +113,17 @@ CommandEntry AddGcCommand(CLI::App& parent) {
                 "only uploads whose newest part (or start, without parts) is older than "
                 "this, and temp files written longer ago (0s = all: make sure no dump is "
                 "running there)");
+  app->add_flag("--drop-slot", a->drop_slot,
+                "DEST holds an incremental dump: drop its replication slot and publication "
+                "on the source (a slot left behind keeps WAL forever); no more increments");
+  app->add_option("--source", a->source,
+                  "with --drop-slot: the source's connection string (default: host, port, "
+                  "user and database recorded in the base dump)");
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"
       "  lakedump gc s3://bucket/dumps/app\n"
+      "  lakedump gc ./replica-dump --drop-slot\n"
       "  lakedump gc ./lakedump-demo --older-than 0s\n"
       "  lakedump gc s3://bucket/dumps --older-than 10m --endpoint http://127.0.0.1:7480");
   return {app, [a] { return RunGc(*a); }};
