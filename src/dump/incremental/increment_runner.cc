@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -269,6 +270,12 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
   LD_RETURN_IF_ERROR(store->PutObject(key, text).WithContext(key));
   LD_RETURN_IF_ERROR(store->SyncWritten().WithContext(key));
 
+  // A fault point for the tests of exactly-once (docs/incremental.md): the process dies
+  // between the commit and the slot's move, as a crash there would.
+  if (const char* fault = std::getenv("LAKEDUMP_FAULT");
+      fault != nullptr && std::string_view(fault) == "increment-before-advance") {
+    std::_Exit(137);
+  }
   IncrementResult result;
   // Only now may the slot forget these changes.
   if (Status s = AdvancePgSlot(*conn, inc.slot, m.end_lsn); !s.ok()) {

@@ -31,7 +31,7 @@ Result<PgSlotState> QueryPgSlot(PgConn& conn, const std::string& slot) {
 }
 
 Result<uint64_t> PgCurrentWalLsn(PgConn& conn) {
-  LD_ASSIGN_OR_RETURN(PgResult r, conn.Query("SELECT pg_catalog.pg_current_wal_lsn()::text"));
+  LD_ASSIGN_OR_RETURN(PgResult r, conn.Query("SELECT pg_catalog.pg_current_wal_flush_lsn()::text"));
   return ParseLsn(PgValue(r.get(), 0, 0));
 }
 

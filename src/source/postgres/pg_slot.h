@@ -24,6 +24,10 @@ struct PgSlotState {
 };
 
 Result<PgSlotState> QueryPgSlot(PgConn& conn, const std::string& slot);
+// pg_current_wal_flush_lsn(): the end of the WAL on disk. An increment ends there, not at
+// pg_current_wal_lsn(): logical decoding reads only flushed WAL, so a transaction committed
+// asynchronously (synchronous_commit = off) past the flush point would be neither decoded
+// now nor after the slot moved.
 Result<uint64_t> PgCurrentWalLsn(PgConn& conn);
 // pg_replication_slot_advance(slot, lsn): the slot's changes before `lsn` are gone.
 Status AdvancePgSlot(PgConn& conn, const std::string& slot, uint64_t lsn);
