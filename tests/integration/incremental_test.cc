@@ -169,7 +169,13 @@ TEST_F(IncrementalTest, IncrementsWhilePgbenchWritesMakeAnExactReplica) {
   const std::string source = DataOf(src_->conninfo());
   EXPECT_GT(source.size(), 1000u);
   const std::string replica = Replica();
-  EXPECT_TRUE(DataOf(replica) == source) << "the replica differs from the source";
+  const std::string replica_data = DataOf(replica);
+  EXPECT_TRUE(replica_data == source) << "the replica differs from the source";
+  if (replica_data != source && std::getenv("LD_TEST_KEEP_DIFF")) {
+    testing_cli::WriteFile("/tmp/ld_inc_source.txt", source);
+    testing_cli::WriteFile("/tmp/ld_inc_replica.txt", replica_data);
+    std::system(("cp -r " + Quote(dest_) + " /tmp/ld_inc_dest").c_str());
+  }
   // Stopped at increment 2: the source as it was when increment 2 started.
   const std::string until_two = Replica("--until 2");
   EXPECT_TRUE(DataOf(until_two) == at_two) << "load --until 2 differs from the source then";

@@ -1,6 +1,6 @@
 // RunIncrement: one incremental dump (docs/incremental.md). On a DEST whose dump is the base
 // of incremental dumps, reads the changes the base's logical replication slot holds from the
-// end of the last increment up to the WAL flushed when it starts, writes them per
+// end of the last increment up to the WAL position current when it starts (once flushed), writes them per
 // table as Parquet change files, re-dumps whole (at a fresh exported snapshot of a temporary
 // slot) the tables it cannot follow by their changes, and commits the increment with its
 // _manifest.json last. Only then is the slot moved forward: a run that dies before re-reads

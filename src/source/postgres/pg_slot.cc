@@ -31,8 +31,17 @@ Result<PgSlotState> QueryPgSlot(PgConn& conn, const std::string& slot) {
 }
 
 Result<uint64_t> PgCurrentWalLsn(PgConn& conn) {
-  LD_ASSIGN_OR_RETURN(PgResult r, conn.Query("SELECT pg_catalog.pg_current_wal_flush_lsn()::text"));
-  return ParseLsn(PgValue(r.get(), 0, 0));
+  LD_ASSIGN_OR_RETURN(PgResult w, conn.Query("SELECT pg_catalog.pg_current_wal_insert_lsn()::text"));
+  LD_ASSIGN_OR_RETURN(const uint64_t written, ParseLsn(PgValue(w.get(), 0, 0)));
+  // Asynchronous commits reach the disk within a few wal_writer_delay: wait for them.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    LD_ASSIGN_OR_RETURN(PgResult f, conn.Query("SELECT pg_catalog.pg_current_wal_flush_lsn()::text"));
+    LD_ASSIGN_OR_RETURN(const uint64_t flushed, ParseLsn(PgValue(f.get(), 0, 0)));
+    if (flushed >= written) return written;
+    if (std::chrono::steady_clock::now() > deadline) return flushed;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 Status AdvancePgSlot(PgConn& conn, const std::string& slot, uint64_t lsn) {

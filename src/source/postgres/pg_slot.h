@@ -24,10 +24,11 @@ struct PgSlotState {
 };
 
 Result<PgSlotState> QueryPgSlot(PgConn& conn, const std::string& slot);
-// pg_current_wal_flush_lsn(): the end of the WAL on disk. An increment ends there, not at
-// pg_current_wal_lsn(): logical decoding reads only flushed WAL, so a transaction committed
-// asynchronously (synchronous_commit = off) past the flush point would be neither decoded
-// now nor after the slot moved.
+// pg_current_wal_insert_lsn(), once the WAL up to it is on disk (pg_current_wal_flush_lsn(),
+// waited for up to 10 s, else the flushed position). Not pg_current_wal_lsn() (the *written*
+// position): a transaction committed asynchronously (synchronous_commit = off) is visible
+// before its commit record is written. And logical decoding reads only flushed WAL: a commit
+// past the flush point would be neither decoded now nor, once the slot moved, later.
 Result<uint64_t> PgCurrentWalLsn(PgConn& conn);
 // pg_replication_slot_advance(slot, lsn): the slot's changes before `lsn` are gone.
 Status AdvancePgSlot(PgConn& conn, const std::string& slot, uint64_t lsn);
