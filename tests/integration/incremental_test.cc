@@ -171,11 +171,6 @@ TEST_F(IncrementalTest, IncrementsWhilePgbenchWritesMakeAnExactReplica) {
   const std::string replica = Replica();
   const std::string replica_data = DataOf(replica);
   EXPECT_TRUE(replica_data == source) << "the replica differs from the source";
-  if (replica_data != source && std::getenv("LD_TEST_KEEP_DIFF")) {
-    testing_cli::WriteFile("/tmp/ld_inc_source.txt", source);
-    testing_cli::WriteFile("/tmp/ld_inc_replica.txt", replica_data);
-    std::system(("cp -r " + Quote(dest_) + " /tmp/ld_inc_dest").c_str());
-  }
   // Stopped at increment 2: the source as it was when increment 2 started.
   const std::string until_two = Replica("--until 2");
   EXPECT_TRUE(DataOf(until_two) == at_two) << "load --until 2 differs from the source then";
