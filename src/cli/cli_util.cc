@@ -96,21 +96,27 @@ bool IsPostgresSource(const std::string& source) {
          source.find("host=") != std::string::npos || source.find("dbname=") != std::string::npos;
 }
 
+Result<PostgresOptions> PostgresOptionsFrom(const SourceOptions& options) {
+  PostgresOptions pg;
+  pg.max_connections = options.connections;
+  pg.include_materialized_views = options.pg_materialized_views;
+  LD_RETURN_IF_ERROR(ParsePgNumericPolicy(options.pg_numeric, &pg.types)
+                         .WithContext("--pg-numeric"));
+  auto infinity = ParsePgInfinityPolicy(options.pg_infinity);
+  if (!infinity.ok()) return infinity.status().WithContext("--pg-infinity");
+  pg.infinity = *infinity;
+  auto special = ParsePgNumericSpecialPolicy(options.pg_numeric_nan);
+  if (!special.ok()) return special.status().WithContext("--pg-numeric-nan");
+  pg.numeric_special = *special;
+  pg.slot_name = options.pg_slot_name;
+  return pg;
+}
+
 Result<std::unique_ptr<Database>> OpenDatabase(const std::string& source,
                                                [[maybe_unused]] const SourceOptions& options) {
   if (IsPostgresSource(source)) {
 #ifdef LAKEDUMP_HAVE_POSTGRES
-    PostgresOptions pg;
-    pg.max_connections = options.connections;
-    pg.include_materialized_views = options.pg_materialized_views;
-    LD_RETURN_IF_ERROR(ParsePgNumericPolicy(options.pg_numeric, &pg.types)
-                           .WithContext("--pg-numeric"));
-    auto infinity = ParsePgInfinityPolicy(options.pg_infinity);
-    if (!infinity.ok()) return infinity.status().WithContext("--pg-infinity");
-    pg.infinity = *infinity;
-    auto special = ParsePgNumericSpecialPolicy(options.pg_numeric_nan);
-    if (!special.ok()) return special.status().WithContext("--pg-numeric-nan");
-    pg.numeric_special = *special;
+    LD_ASSIGN_OR_RETURN(PostgresOptions pg, PostgresOptionsFrom(options));
     return OpenPostgresDatabase(source, pg);
 #else
     return Status::Unimplemented("PostgreSQL sources are not supported by this build yet");

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "source/postgres/postgres_database.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
 #include "store/store_options.h"
@@ -51,7 +52,12 @@ struct SourceOptions {
   std::string pg_infinity = "clamp";      // --pg-infinity clamp|null|error
   std::string pg_numeric_nan = "error";   // --pg-numeric-nan error|null
   bool pg_materialized_views = false;     // --pg-materialized-views
+  // dump --incremental's base: the replication slot whose snapshot the dump reads.
+  std::string pg_slot_name;
 };
+
+// The PostgreSQL source options of `options` (InvalidArgument naming a bad flag).
+Result<PostgresOptions> PostgresOptionsFrom(const SourceOptions& options);
 
 // postgres://, postgresql:// or a libpq keyword string ("host=... dbname=...").
 bool IsPostgresSource(const std::string& source);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <set>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "base/units.h"
@@ -22,6 +23,9 @@
 #include "dump/shard/shard_coordinator.h"
 #include "dump/shard/shard_worker.h"
 #include "dump/trace.h"
+#include "dump/incremental/incremental_base.h"
+#include "dump/incremental/increment_runner.h"
+#include "source/postgres/pgoutput.h"
 
 namespace lakedump::cli {
 namespace {
@@ -62,6 +66,7 @@ struct DumpArgs {
   std::string shard;  // I or "auto"; empty: not a worker
   std::string shard_timeout = "24h";
   std::string plan_timeout = "10m";
+  bool incremental = false;
   S3Flags s3;
 };
 
@@ -328,6 +333,78 @@ int RunWorker(const DumpArgs& a) {
   return kExitOk;
 }
 
+std::string TableList(const std::vector<RedumpedTable>& tables) {
+  std::string out;
+  for (const RedumpedTable& t : tables) {
+    out += (out.empty() ? "" : "; ") + t.table.QualifiedName() + ": " + t.reason;
+  }
+  return out;
+}
+
+// The next increment of an incremental dump at DEST (docs/incremental.md).
+int RunIncrement(const DumpArgs& a, const DumpOptions& options, SourceOptions source_options,
+                 const DumpManifest& base, InterruptWatcher& interrupt) {
+  // The increment decodes with the type policies of its base, whatever the flags say.
+  if (base.incremental.contains("pg_options")) {
+    const nlohmann::json& o = base.incremental["pg_options"];
+    source_options.pg_numeric = o.value("numeric", source_options.pg_numeric);
+    source_options.pg_infinity = o.value("infinity", source_options.pg_infinity);
+    source_options.pg_numeric_nan = o.value("numeric_nan", source_options.pg_numeric_nan);
+  }
+  auto pg = PostgresOptionsFrom(source_options);
+  if (!pg.ok()) return PrintError(pg.status(), kExitUsage);
+  DumpOptions dump = options;
+  dump.store.stop = interrupt.token();
+  std::unique_ptr<ObjectStore> store, lease_store;
+  if (int rc = OpenCommandStore(a.dest, a.s3, dump.store, &store); rc != kExitOk) return rc;
+  StoreOptions lease_options = dump.store;
+  lease_options.stop = {};
+  if (int rc = OpenCommandStore(a.dest, a.s3, lease_options, &lease_store); rc != kExitOk) {
+    return rc;
+  }
+  IncrementRequest request{a.source, *pg, dump};
+  auto result = RunIncrement(store.get(), lease_store.get(), base, request, interrupt.token());
+  if (!result.ok()) {
+    Status s = result.status();
+    if (interrupt.interrupted()) s = Status::Cancelled("interrupted: the increment was not committed");
+    if (a.json) {
+      std::printf("%s\n", DisplayJson(nlohmann::json(
+                            {{"status", "error"}, {"error", OneLine(s.message())}}))
+                            .c_str());
+    }
+    return PrintError(s.WithContext("increment not committed"),
+                      s.code() == Code::kInvalidArgument || s.code() == Code::kNotFound
+                          ? kExitUsage
+                          : kExitFailed);
+  }
+  for (const std::string& w : result->warnings) {
+    std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(w).c_str());
+  }
+  const IncrementManifest& m = result->manifest;
+  if (a.json) {
+    nlohmann::json j = ToJson(m);
+    j["status"] = "ok";
+    j.erase("tables");
+    std::printf("%s\n", DisplayJson(j).c_str());
+    return kExitOk;
+  }
+  std::printf("increment %d: %s changes in %s transactions (%zu change files), WAL %s to %s, "
+              "in %s to %s\n",
+              m.sequence, FormatCount(static_cast<double>(m.changes)).c_str(),
+              FormatCount(static_cast<double>(m.transactions)).c_str(), m.change_files.size(),
+              FormatLsn(m.start_lsn).c_str(), FormatLsn(m.end_lsn).c_str(),
+              FormatSeconds(m.seconds).c_str(), store->Describe().c_str());
+  if (!m.redumped.empty()) {
+    std::printf("re-dumped whole (%zu): %s\n", m.redumped.size(), TableList(m.redumped).c_str());
+  }
+  for (const TableRef& t : m.dropped) {
+    std::printf("dropped from the source: %s\n", t.QualifiedName().c_str());
+  }
+  std::printf("replication slot %s retains %s of WAL (lakedump gc --drop-slot removes it)\n",
+              m.slot.c_str(), FormatBytes(m.retained_wal_bytes).c_str());
+  return kExitOk;
+}
+
 int RunDump(const DumpArgs& a) {
   if (!a.shard.empty()) return RunWorker(a);
   InterruptWatcher interrupt;
@@ -335,8 +412,84 @@ int RunDump(const DumpArgs& a) {
   if (!options.ok()) return PrintError(options.status(), kExitUsage);
   if (Status s = CheckShardFlags(a, *options); !s.ok()) return PrintError(s, kExitUsage);
 
-  auto db = OpenDatabase(a.source, BuildSourceOptions(a, *options));
+  if (a.incremental && (a.shards > 0 || a.coordinate)) {
+    return PrintError(Status::InvalidArgument("--incremental cannot be combined with --shards "
+                                              "(a sharded incremental dump is not supported yet)"),
+                      kExitUsage);
+  }
+  std::optional<IncrementalBasePlan> base_plan;
+  SourceOptions incremental_source;
+  if (a.incremental) {
+    if (!IsPostgresSource(a.source)) {
+      return PrintError(Status::InvalidArgument(
+                            "--incremental needs a PostgreSQL source (it reads a logical "
+                            "replication slot); SQLite has no change stream: dump it whole, "
+                            "without --incremental"),
+                        kExitUsage);
+    }
+    if (options->table_format != TableFormat::kParquet) {
+      return PrintError(Status::InvalidArgument(
+                            "--incremental with --table-format iceberg is not supported yet "
+                            "(docs/incremental.md): use --table-format parquet"),
+                        kExitUsage);
+    }
+    if (!options->queries.empty()) {
+      return PrintError(Status::InvalidArgument(
+                            "--incremental cannot follow --query results: dump tables"),
+                        kExitUsage);
+    }
+    std::unique_ptr<ObjectStore> probe;
+    if (int rc = OpenCommandStore(a.dest, a.s3, options->store, &probe); rc != kExitOk) return rc;
+    auto manifest = ReadDumpManifest(*probe);
+    if (manifest.ok() && !manifest->incremental.is_null() &&
+        options->if_exists != IfExists::kOverwrite) {
+      SourceOptions so;
+      so.connections = a.source_connections > 0 ? a.source_connections
+                                                : std::max(1, options->table_parallelism);
+      so.pg_numeric = a.pg_numeric;
+      so.pg_infinity = a.pg_infinity;
+      so.pg_numeric_nan = a.pg_numeric_nan;
+      return RunIncrement(a, *options, so, *manifest, interrupt);
+    }
+    if (manifest.ok() && options->if_exists != IfExists::kOverwrite) {
+      return PrintError(Status::InvalidArgument(fmt::format(
+                            "{} holds a dump that is not the base of incremental dumps (use "
+                            "--if-exists overwrite to replace it with one)",
+                            probe->Describe())),
+                        kExitUsage);
+    }
+    if (!manifest.ok() && manifest.status().code() != Code::kNotFound) {
+      return PrintError(manifest.status(), kExitFailed);
+    }
+    PgTypeOptions types;
+    if (Status s = ParsePgNumericPolicy(a.pg_numeric, &types); !s.ok()) {
+      return PrintError(s.WithContext("--pg-numeric"), kExitUsage);
+    }
+    auto plan = PrepareIncrementalBase(
+        a.source, 10, *options, types,
+        {{"numeric", a.pg_numeric}, {"infinity", a.pg_infinity}, {"numeric_nan", a.pg_numeric_nan}},
+        probe->Describe());
+    if (!plan.ok()) {
+      return PrintError(plan.status(), plan.status().code() == Code::kInvalidArgument
+                                           ? kExitUsage
+                                           : kExitFailed);
+    }
+    base_plan = std::move(*plan);
+  }
+
+  SourceOptions source_options = BuildSourceOptions(a, *options);
+  if (base_plan) source_options.pg_slot_name = base_plan->base.slot;
+  auto db = OpenDatabase(a.source, source_options);
+  // A base that does not commit takes its slot and publication with it.
+  auto abandon_base = [&] {
+    if (!base_plan) return;
+    if (db.ok()) db->reset();  // closes the replication connection holding the slot
+    if (Status s = AbandonIncrementalBase(a.source, 10, *base_plan); !s.ok()) {
+      std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(s.message()).c_str());
+    }
+  };
   if (!db.ok()) {
+    abandon_base();
     return PrintError(db.status(), db.status().code() == Code::kInvalidArgument ? kExitUsage
                                                                                 : kExitFailed);
   }
@@ -362,6 +515,10 @@ int RunDump(const DumpArgs& a) {
   ExportService service(db->get(), store.get(), *options);
   service.set_trace(trace.get());
   service.set_lease_store(lease_store.get());
+  if (base_plan) {
+    service.set_manifest_hook(
+        [&](DumpManifest* d) { return AddIncrementalBlock(*base_plan, d); });
+  }
   service.set_unfinished_write_cleaner([&](std::vector<std::string>* removed) {
     return RemoveUnfinishedWrites(a.dest, *lease_store, lease_store_options, removed);
   });
@@ -387,6 +544,7 @@ int RunDump(const DumpArgs& a) {
     if (!ts.ok()) PrintError(ts, kExitFailed);
   }
   if (!result.ok()) {
+    abandon_base();
     // Through the store handle that the interrupt does not cancel.
     Status s = DumpFailureStatus(result.status(), interrupt.interrupted(), *lease_store,
                                  service.run_id(), store->Stats().unaborted_uploads, a.dest);
@@ -527,6 +685,10 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
   app->add_option("--pg-bin-dir", a->pg_bin_dir,
                   "directory of the pg_dump to use (default: the newest in PATH or "
                   "/usr/lib/postgresql/*/bin that is at least the server's version)");
+  app->add_flag("--incremental", a->incremental,
+                "PostgreSQL: on a DEST without a dump, a base dump read from the snapshot of a new "
+                "logical replication slot; on a DEST holding such a base, the next increment: "
+                "the changes since the last one (docs/incremental.md)");
   app->add_flag("--pg-materialized-views", a->pg_materialized_views,
                 "also dump PostgreSQL materialized views");
   AddIntOption(app, "--shards", &a->shards, 0, kMaxShards,

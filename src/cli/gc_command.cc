@@ -3,10 +3,13 @@
 // prefix, hidden temp files under a local folder.
 // `lakedump gc DEST --expire-snapshots [--retain-last K] [--older-than D]`: trims
 // the history of an Iceberg dump's tables (dump/iceberg_expire.h) instead.
+// `lakedump gc DEST --drop-slot`: drops an incremental dump's replication slot.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdio>
-#include <set>
 #include <memory>
+#include <set>
 
 #include "base/units.h"
 #include "cli/cli_util.h"
@@ -15,6 +18,8 @@
 #include "dump/dump_lease.h"
 #include "dump/iceberg_expire.h"
 #include "dump/manifest.h"
+#include "dump/incremental/incremental_base.h"
+#include "dump/incremental/incremental_state.h"
 #include "dump/shard/shard_coordinator.h"
 #include "store/local/local_store.h"
 #include "store/s3/s3_store.h"
@@ -28,6 +33,8 @@ struct GcArgs {
   bool older_than_given = false;
   bool expire_snapshots = false;
   int retain_last = 1;
+  bool drop_slot = false;
+  std::string source;  // --source: where the slot is (default: the base's recorded source)
   S3Flags s3;
 };
 
@@ -96,6 +103,42 @@ int SweepShardAttempts(ObjectStore* store) {
   return kExitOk;
 }
 
+// --drop-slot: the replication slot and publication of the incremental dump at DEST.
+int RunDropSlot(const GcArgs& a, ObjectStore& store) {
+  auto manifest = ReadDumpManifest(store);
+  if (!manifest.ok()) return PrintError(manifest.status(), kExitFailed);
+  auto base = ParseIncrementalBase(*manifest);
+  if (!base.ok()) {
+    return PrintError(base.status().WithContext(store.Describe()), kExitUsage);
+  }
+  std::string conninfo = a.source;
+  if (conninfo.empty()) {
+    // The base records where it was read from (never a password: libpq finds it in
+    // PGPASSWORD or ~/.pgpass).
+    auto quote = [](const std::string& v) {
+      std::string out = "'";
+      for (char c : v) {
+        if (c == '\\' || c == '\'') out += '\\';
+        out += c;
+      }
+      return out + "'";
+    };
+    const nlohmann::json& src = manifest->source;
+    for (const char* k : {"host", "port", "user", "database"}) {
+      const std::string v = src.value(k, std::string());
+      if (v.empty()) continue;
+      conninfo += fmt::format("{}={} ", std::string(k) == "database" ? "dbname" : k, quote(v));
+    }
+  }
+  if (Status s = DropIncrementalSlot(conninfo, 10, *base); !s.ok()) {
+    return PrintError(s, kExitFailed);
+  }
+  std::printf("dropped replication slot %s and publication %s: no more increments can be made "
+              "for %s (a new base: dump --incremental --if-exists overwrite)\n",
+              base->slot.c_str(), base->publication.c_str(), store.Describe().c_str());
+  return kExitOk;
+}
+
 int RunGc(const GcArgs& a) {
   auto age = ParseDuration(a.older_than);
   if (!age.ok()) return PrintError(age.status().WithContext("--older-than"), kExitUsage);
@@ -103,6 +146,7 @@ int RunGc(const GcArgs& a) {
   // Opened as every command opens its store, so a bad URL gets the same answer here.
   std::unique_ptr<ObjectStore> store;
   if (int rc = OpenCommandStore(a.dest, a.s3, StoreOptions{}, &store); rc != kExitOk) return rc;
+  if (a.drop_slot) return RunDropSlot(a, *store);
   if (a.expire_snapshots) {
     return RunExpire(a, store.get(),
                      std::chrono::duration_cast<std::chrono::milliseconds>(*age));
@@ -143,10 +187,18 @@ CommandEntry AddGcCommand(CLI::App& parent) {
   AddIntOption(app, "--retain-last", &a->retain_last, 1, 1'000'000,
                "with --expire-snapshots: how many of each table's newest snapshots stay")
       ->needs(expire);
+  app->add_flag("--drop-slot", a->drop_slot,
+                "DEST holds an incremental dump: drop its replication slot and publication "
+                "on the source (a slot left behind keeps WAL forever); no more increments")
+      ->excludes(expire);
+  app->add_option("--source", a->source,
+                  "with --drop-slot: the source's connection string (default: host, port, "
+                  "user and database recorded in the base dump)");
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"
       "  lakedump gc s3://bucket/dumps/app\n"
+      "  lakedump gc ./replica-dump --drop-slot\n"
       "  lakedump gc ./lakedump-demo --older-than 0s\n"
       "  lakedump gc ./iceberg-dump --expire-snapshots --retain-last 2\n"
       "  lakedump gc s3://bucket/dumps --older-than 10m --endpoint http://127.0.0.1:7480");

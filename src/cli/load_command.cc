@@ -13,7 +13,10 @@
 #include "cli/numeric_option.h"
 #include "dump/manifest.h"
 #include "dump/signature.h"
+#include "dump/incremental/incremental_state.h"
 #include "load/load_service.h"
+#include "load/postgres/increment_apply.h"
+#include "source/postgres/pg_conn.h"
 #include "load/open_target.h"
 
 namespace lakedump::cli {
@@ -38,6 +41,8 @@ struct LoadArgs {
   bool data_only = false;
   std::string pg_bin_dir;
   int restore_jobs = 0;
+  int until = -1;  // incremental dumps: the last increment to apply (-1: all)
+  int from = 0;    // the first increment to apply (0: the base too)
   S3Flags s3;
 };
 
@@ -126,6 +131,34 @@ void KeepFreedMemory() {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
+// Applies increments [from, until] in order, each in one transaction (docs/incremental.md).
+int ApplyIncrements(const LoadArgs& a, ObjectStore& store,
+                    const std::vector<IncrementManifest>& increments, int from, int until,
+                    const std::vector<std::pair<std::string, std::string>>& schema_map,
+                    InterruptWatcher& interrupt) {
+  auto conn = PgConn::Connect(a.target, 10);
+  if (!conn.ok()) return PrintError(conn.status(), kExitFailed);
+  for (int n = from; n <= until; ++n) {
+    const IncrementManifest& m = increments[static_cast<size_t>(n - 1)];
+    auto stats = ApplyIncrement(**conn, store, m, schema_map, interrupt.token());
+    if (!stats.ok()) {
+      return PrintError(
+          stats.status().WithContext(fmt::format(
+              "increment {} not applied (the target holds what increment {} left; re-run with "
+              "--if-exists append --from {})",
+              n, n - 1, n)),
+          kExitFailed);
+    }
+    std::printf("applied increment %d: %llu inserted, %llu updated, %llu deleted, %zu tables "
+                "re-dumped (%llu rows), %zu dropped\n",
+                n, static_cast<unsigned long long>(stats->inserted),
+                static_cast<unsigned long long>(stats->updated),
+                static_cast<unsigned long long>(stats->deleted), m.redumped.size(),
+                static_cast<unsigned long long>(stats->redumped_rows), m.dropped.size());
+  }
+  return kExitOk;
+}
+
 int RunLoad(const LoadArgs& a) {
   KeepFreedMemory();
   InterruptWatcher interrupt("tables not yet committed are rolled back");
@@ -137,8 +170,51 @@ int RunLoad(const LoadArgs& a) {
   if (int rc = OpenCommandStore(a.dump, a.s3, options->store, &store); rc != kExitOk) return rc;
   const std::string dump = store->Describe();
   // Refuse a missing or unreadable dump before creating the target file.
-  if (auto manifest = ReadDumpManifest(*store); !manifest.ok()) {
-    return PrintError(manifest.status(), kExitFailed);
+  auto manifest = ReadDumpManifest(*store);
+  if (!manifest.ok()) return PrintError(manifest.status(), kExitFailed);
+  // Incremental dumps: the increments to apply after the base.
+  std::vector<IncrementManifest> increments;
+  if (!manifest->incremental.is_null()) {
+    auto read = ReadIncrements(*store, *manifest);
+    if (!read.ok()) return PrintError(read.status(), kExitFailed);
+    increments = std::move(*read);
+  }
+  const int available = static_cast<int>(increments.size());
+  if (manifest->incremental.is_null() && (a.until >= 0 || a.from > 0)) {
+    return PrintError(Status::InvalidArgument(fmt::format(
+                          "--until/--from: {} is not an incremental dump", dump)),
+                      kExitUsage);
+  }
+  const int until = a.until < 0 ? available : a.until;
+  if (until > available) {
+    return PrintError(Status::InvalidArgument(fmt::format(
+                          "--until {}: {} holds {} increments", a.until, dump, available)),
+                      kExitUsage);
+  }
+  if (a.from > 0 && (options->if_exists != LoadIfExists::kAppend || a.from > until)) {
+    return PrintError(Status::InvalidArgument(fmt::format(
+                          "--from {} needs --if-exists append (the target holds what increment "
+                          "{} left) and at most --until ({})",
+                          a.from, a.from - 1, until)),
+                      kExitUsage);
+  }
+  const bool apply = !manifest->incremental.is_null() && until >= std::max(1, a.from);
+  if (apply && !IsPostgresSource(a.target)) {
+    if (a.until >= 0 || a.from > 0) {
+      return PrintError(Status::InvalidArgument(
+                            "increments are applied to PostgreSQL targets only"),
+                        kExitUsage);
+    }
+  }
+  if (apply && (!a.tables.empty() || !a.exclude.empty())) {
+    return PrintError(Status::InvalidArgument(
+                          "--tables/--exclude cannot be used with an incremental dump: its "
+                          "increments change every table"),
+                      kExitUsage);
+  }
+  if (a.from > 0) {
+    return ApplyIncrements(a, *store, increments, a.from, until, options->schema_map,
+                           interrupt);
   }
 
   auto lock_timeout = ParseLockTimeout(a.lock_timeout);
@@ -191,6 +267,19 @@ int RunLoad(const LoadArgs& a) {
                   result->schema.method.c_str(), result->schema.warnings.size());
     }
   }
+  if (!manifest->incremental.is_null() && !IsPostgresSource(a.target)) {
+    if (available > 0) {
+      std::fprintf(stderr,
+                   "lakedump: warning: the base was loaded; its %d increments were not applied "
+                   "(increments are applied to PostgreSQL targets only)\n",
+                   available);
+    }
+    return kExitOk;
+  }
+  if (apply) {
+    target->reset();  // its connections; the increments use one of their own
+    return ApplyIncrements(a, *store, increments, 1, until, options->schema_map, interrupt);
+  }
   return kExitOk;
 }
 
@@ -213,6 +302,11 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
   app->add_option("--schema-map", a->schema_map,
                   "load tables of dump schema OLD into schema NEW (repeatable)")
       ->type_name("OLD=NEW");
+  AddIntOption(app, "--until", &a->until, 0, 999999,
+               "incremental dumps: apply the increments up to N only (0: the base alone)");
+  AddIntOption(app, "--from", &a->from, 1, 999999,
+               "incremental dumps: with --if-exists append, bring a target that holds what "
+               "increment N-1 left up to date: apply increments N.. (no base load)");
   app->add_option("--if-exists", a->if_exists,
                   "fail | replace | append, when a target table already exists")
       ->capture_default_str();

@@ -4,11 +4,14 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/units.h"
 #include "cli/cli_util.h"
+#include "dump/incremental/incremental_state.h"
+#include "source/postgres/pgoutput.h"
 #include "cli/commands.h"
 #include "dump/iceberg_commit.h"
 #include "dump/manifest.h"
@@ -119,6 +122,35 @@ std::string IcebergCell(const IcebergTableStatus& ice, const TableSummary& table
   return fmt::format("{} snapshot{}", ice.snapshots, ice.snapshots == 1 ? "" : "s");
 }
 
+// The base's replication slot, the tables re-dumped whole in every increment, and one line per
+// increment.
+void PrintIncrements(const IncrementalBase& inc, const std::vector<IncrementManifest>& list) {
+  auto safe = [](std::string_view text) { return TerminalSafe(text, /*keep_newlines=*/false); };
+  std::printf("\nincremental: replication slot %s, publication %s, consistent point %s\n",
+              safe(inc.slot).c_str(), safe(inc.publication).c_str(),
+              FormatLsn(inc.consistent_point).c_str());
+  const std::vector<IncrementalTable>& tables = list.empty() ? inc.tables : list.back().tables;
+  for (const IncrementalTable& t : tables) {
+    if (t.mode == IncrementalMode::kRedump) {
+      std::printf("  %s: re-dumped whole in every increment (%s)\n",
+                  safe(t.ref.QualifiedName()).c_str(), safe(t.reason).c_str());
+    }
+  }
+  std::printf("%zu increments\n", list.size());
+  for (const IncrementManifest& m : list) {
+    std::printf("  %06d  %s  WAL %s..%s  %llu changes, %llu transactions, %zu change files, "
+                "%zu re-dumped, %zu dropped, slot retained %s\n",
+                m.sequence, safe(m.finished_at).c_str(), FormatLsn(m.start_lsn).c_str(),
+                FormatLsn(m.end_lsn).c_str(), static_cast<unsigned long long>(m.changes),
+                static_cast<unsigned long long>(m.transactions), m.change_files.size(),
+                m.redumped.size(), m.dropped.size(), FormatBytes(m.retained_wal_bytes).c_str());
+    for (const RedumpedTable& r : m.redumped) {
+      std::printf("          re-dumped %s: %s\n", safe(r.table.QualifiedName()).c_str(),
+                  safe(r.reason).c_str());
+    }
+  }
+}
+
 int RunLs(const LsArgs& a) {
   std::unique_ptr<ObjectStore> store;
   if (int rc = OpenCommandStore(a.dest, a.s3, StoreOptions{}, &store); rc != kExitOk) return rc;
@@ -150,8 +182,28 @@ int RunLs(const LsArgs& a) {
       ice.push_back(std::move(*status));
     }
   }
+  // An incremental dump: its base's slot and tables, and its increments.
+  std::vector<IncrementManifest> increments;
+  std::optional<IncrementalBase> inc;
+  if (!m.incremental.is_null()) {
+    auto base = ParseIncrementalBase(m);
+    if (!base.ok()) return PrintError(base.status(), kExitFailed);
+    inc = std::move(*base);
+    auto read = ReadIncrements(*store, m);
+    if (!read.ok()) return PrintError(read.status(), kExitFailed);
+    increments = std::move(*read);
+  }
   if (a.json) {
     nlohmann::json j = ToJson(m);
+    if (inc) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const IncrementManifest& im : increments) {
+        nlohmann::json e = ToJson(im);
+        e.erase("tables");
+        list.push_back(std::move(e));
+      }
+      j["increments"] = std::move(list);
+    }
     for (size_t i = 0; i < ice.size(); ++i) {
       nlohmann::json& e = j["tables"][i]["iceberg"];
       e["metadata"] = ice[i].metadata_key;
@@ -216,6 +268,7 @@ int RunLs(const LsArgs& a) {
               static_cast<unsigned long long>(m.total_rows),
               static_cast<unsigned long long>(m.total_files), FormatBytes(m.total_bytes).c_str());
   for (const std::string& line : SchemaLines(m.schema, a.ddl)) std::printf("%s\n", line.c_str());
+  if (inc) PrintIncrements(*inc, increments);
   for (const TableManifest& t : details) {
     std::printf("\n-- %s\n%s;\n", safe(t.table.QualifiedName()).c_str(),
                 TerminalSafe(t.ddl, /*keep_newlines=*/true).c_str());

@@ -818,6 +818,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   d.finished_at = FormatUtc(finished);
   d.seconds = std::chrono::duration<double>(finished - started).count();
 
+  if (manifest_hook_) LD_RETURN_IF_ERROR(manifest_hook_(&d));
   // The commit point. Before it: the snapshot's locks still held, the lease
   // still ours, and the destination still holding exactly what the manifest
   // names; every data file and _table.json durable.

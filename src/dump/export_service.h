@@ -78,6 +78,11 @@ class ExportService {
   // returns what each wrote. No lease, no table commit, no manifest. REQUIRES: not Run().
   Result<std::vector<UnitOutput>> ExportUnits(const std::vector<WorkUnit>& units,
                                               std::stop_token stop);
+  // Called with the finished manifest just before the commit checks and its write (e.g.
+  // to add the "incremental" block); an error fails the dump, nothing committed.
+  void set_manifest_hook(std::function<Status(DumpManifest*)> hook) {
+    manifest_hook_ = std::move(hook);
+  }
   // This run's id: data file names, run_id in _table.json, dump_id.
   const std::string& run_id() const { return run_id_; }
   // Counters for a progress display; valid for the service's lifetime.
@@ -133,6 +138,7 @@ class ExportService {
   bool commit_tables_ = true;
   std::mutex outputs_mu_;
   std::vector<UnitOutput> outputs_;  // GUARDED_BY(outputs_mu_)
+  std::function<Status(DumpManifest*)> manifest_hook_;
   // --table-format iceberg over a committed dump: (key, bytes) of each table's
   // v<N+1>.metadata.json then version-hint.text, written after the new manifest;
   // and the warnings of tables whose Iceberg history could not be continued.

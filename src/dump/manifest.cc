@@ -271,6 +271,7 @@ json ToJson(const DumpManifest& d) {
   j["snapshots"] = d.snapshots;
   j["single_snapshot"] = d.single_snapshot();
   if (!d.schema.is_null()) j["schema"] = d.schema;
+  if (!d.incremental.is_null()) j["incremental"] = d.incremental;
   j["totals"] = {{"tables", d.tables.size()},
                  {"rows", d.total_rows},
                  {"files", d.total_files},
@@ -370,6 +371,10 @@ Result<DumpManifest> ParseDumpManifest(std::string_view text, std::string_view w
     d.schema = j.value("schema", json());
     if (!d.schema.is_null() && !d.schema.is_object()) {
       throw std::runtime_error("\"schema\" is not an object");
+    }
+    d.incremental = j.value("incremental", json());
+    if (!d.incremental.is_null() && !d.incremental.is_object()) {
+      throw std::runtime_error("\"incremental\" is not an object");
     }
     const json& totals = j.at("totals");
     d.total_rows = totals.at("rows").get<uint64_t>();

@@ -133,6 +133,9 @@ struct DumpManifest {
   // "Schema"): {"schema_from": "pg_dump"|"lakedump"|"sqlite_schema", "archive": {...},
   // "objects": [...], "sequences": [...], "indexes": [...], ...}; null in older dumps.
   nlohmann::json schema;
+  // The base of incremental dumps (docs/incremental.md): the replication slot, publication,
+  // consistent point and each table's replica identity; null in a plain dump.
+  nlohmann::json incremental;
 };
 
 nlohmann::json ToJson(const TableManifest& table);

@@ -1,5 +1,8 @@
 #include "dump/verifier.h"
 
+#include "dump/incremental/increment_verify.h"
+#include "dump/incremental/incremental_state.h"
+
 #include "dump/iceberg_commit.h"
 
 #include <fmt/format.h>
@@ -413,7 +416,19 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
       if (keep.KeepsObject(o.key)) claimed.insert(o.key);
     }
   }
+  // The increments of an incremental dump are checked on their own (increment_verify.h).
+  const bool incremental = !manifest.incremental.is_null();
+  if (incremental) {
+    auto increments = VerifyIncrements(store, manifest, options);
+    if (!increments.ok()) return increments.status();
+    for (VerifyProblem& p : increments->problems) {
+      problems.Add(p.key, p.kind, p.message, p.expected, p.found);
+    }
+    report.files += increments->files;
+    report.bytes += increments->bytes;
+  }
   for (const ObjectInfo& o : listing) {
+    if (incremental && o.key.starts_with(kIncrementsFolder)) continue;
     if (!claimed.count(o.key)) {
       problems.Add(o.key, "stray", "object under the dump is not claimed by its manifests", "-",
                    fmt::format("{} bytes", o.size));
@@ -436,8 +451,8 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
     Status s = group.Wait();
     if (!s.ok() || options.stop.stop_requested()) return Status::Cancelled("verify interrupted");
   }
-  report.files = counters.files;
-  report.bytes = counters.bytes;
+  report.files += counters.files;
+  report.bytes += counters.bytes;
   report.rows = counters.rows;
   return finish();
 }

@@ -199,7 +199,7 @@ Status PgStatusFromError(std::string_view sqlstate, std::string message, bool co
 }
 
 Result<std::unique_ptr<PgConn>> PgConn::Connect(const std::string& conninfo,
-                                                int connect_timeout_s) {
+                                                int connect_timeout_s, bool replication) {
   // Keywords before "dbname" are defaults the conninfo may override; those after
   // it are forced (libpq processes the arrays in order, last value wins).
   std::vector<const char*> keys, values;
@@ -227,6 +227,10 @@ Result<std::unique_ptr<PgConn>> PgConn::Connect(const std::string& conninfo,
   values.push_back(conninfo.c_str());
   keys.push_back("client_encoding");
   values.push_back("UTF8");
+  if (replication) {
+    keys.push_back("replication");
+    values.push_back("database");
+  }
   keys.push_back(nullptr);
   values.push_back(nullptr);
   PGconn* raw = PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);

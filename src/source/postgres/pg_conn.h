@@ -44,8 +44,10 @@ class PgConn {
   // setup (jit off, UTF8, ISO dates, UTC, no statement/idle-in-transaction
   // timeouts, empty search_path). TCP keepalives are on (idle 30 s, interval
   // 10 s, 3 probes) unless the conninfo sets them. Errors never contain the password.
+  // `replication`: a logical replication connection (replication=database), which takes
+  // replication commands (CREATE_REPLICATION_SLOT) as well as SQL.
   static Result<std::unique_ptr<PgConn>> Connect(const std::string& conninfo,
-                                                 int connect_timeout_s);
+                                                 int connect_timeout_s, bool replication = false);
 
   PGconn* raw() { return conn_.get(); }
   bool broken() const { return PQstatus(conn_.get()) != CONNECTION_OK; }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -57,6 +58,9 @@ class PostgresDatabase final : public Database {
   // snapshot: the coordinator (and mu_) stay free for planning and the table workers.
   Result<PgSchemaFacts> ReadSchemaFacts(const std::string& snapshot_id,
                                         const SchemaSelection& selected);
+  // Creates options_.slot_name and returns its exported snapshot's name; sets
+  // consistent_point_. REQUIRES: mu_ held, no transaction open on the coordinator.
+  Result<std::string> CreateSlotLocked();
 
   const PostgresOptions options_;
   const std::string conninfo_;
@@ -69,6 +73,10 @@ class PostgresDatabase final : public Database {
   nlohmann::json snapshot_info_ = nlohmann::json::object();  // guarded by mu_
   std::string snapshot_id_;                    // guarded by mu_
   nlohmann::json identity_;                    // guarded by mu_: system id, database OID
+  // Incremental dumps: the replication connection that created the slot and holds its
+  // exported snapshot (idle: any command on it would end the snapshot). Guarded by mu_.
+  std::unique_ptr<PgConn> replication_;
+  std::string consistent_point_;               // guarded by mu_
   // Declared last: destroyed first, while the coordinator still holds the snapshot.
   PgConnectionPool pool_;
 };
@@ -141,13 +149,65 @@ Status PostgresDatabase::ReadIdentityLocked() {
   return Status::OK();
 }
 
+Result<std::string> PostgresDatabase::CreateSlotLocked() {
+  auto level = coordinator_->Query("SELECT pg_catalog.current_setting('wal_level')");
+  if (!level.ok()) return CoordinatorErrorLocked(level.status(), "reading wal_level");
+  const std::string wal_level(PgValue(level->get(), 0, 0));
+  if (wal_level != "logical") {
+    return Status::InvalidArgument(fmt::format(
+        "--incremental needs logical decoding, but the server runs with wal_level={}: set "
+        "wal_level = logical (and max_replication_slots, max_wal_senders >= 1) in "
+        "postgresql.conf or with ALTER SYSTEM, then restart PostgreSQL",
+        wal_level));
+  }
+  LD_ASSIGN_OR_RETURN(replication_, PgConn::Connect(conninfo_, options_.connect_timeout_seconds,
+                                                    /*replication=*/true));
+  // Replication commands take the simple query protocol only. The name is ours
+  // ([a-z0-9_]), checked anyway: it is spliced into the command.
+  for (char c : options_.slot_name) {
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_')) {
+      return Status::InvalidArgument(fmt::format("bad replication slot name \"{}\"", options_.slot_name));
+    }
+  }
+  const std::string sql =
+      coordinator_->server_version() >= 150000
+          ? fmt::format("CREATE_REPLICATION_SLOT {}{} LOGICAL pgoutput (SNAPSHOT 'export')",
+                        options_.slot_name, options_.slot_temporary ? " TEMPORARY" : "")
+          : fmt::format("CREATE_REPLICATION_SLOT {}{} LOGICAL pgoutput EXPORT_SNAPSHOT",
+                        options_.slot_name, options_.slot_temporary ? " TEMPORARY" : "");
+  PgResult r(PQexec(replication_->raw(), sql.c_str()));
+  if (!r || PQresultStatus(r.get()) != PGRES_TUPLES_OK || PQntuples(r.get()) != 1 ||
+      PQnfields(r.get()) < 3) {
+    return replication_->ErrorStatus(r.get()).WithContext(
+        fmt::format("creating replication slot {}", options_.slot_name));
+  }
+  consistent_point_ = std::string(PgValue(r.get(), 0, 1));
+  return std::string(PgValue(r.get(), 0, 2));
+}
+
 Status PostgresDatabase::BeginSnapshot() {
   std::lock_guard lock(mu_);
   if (in_snapshot_) return Status::OK();
+  std::string slot_snapshot;
+  if (!options_.slot_name.empty()) {
+    LD_ASSIGN_OR_RETURN(slot_snapshot, CreateSlotLocked());
+  }
   LD_RETURN_IF_ERROR(CoordinatorErrorLocked(
       coordinator_->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"), "BEGIN"));
+  if (!slot_snapshot.empty()) {
+    // The coordinator reads the slot's snapshot too (its catalog reads, locks and
+    // pg_dump's snapshot must be the slot's), and the workers import the same name.
+    Status imported = coordinator_->Exec(
+        "SET TRANSACTION SNAPSHOT " + QuoteLiteral(slot_snapshot));
+    if (!imported.ok()) {
+      coordinator_->Exec("ROLLBACK").IgnoreError();
+      return CoordinatorErrorLocked(imported, "importing the replication slot's snapshot");
+    }
+  }
   auto r = coordinator_->Query(
-      "SELECT pg_catalog.pg_export_snapshot(), pg_catalog.pg_is_in_recovery(), "
+      std::string("SELECT ") +
+      (slot_snapshot.empty() ? "pg_catalog.pg_export_snapshot()" : QuoteLiteral(slot_snapshot)) +
+      ", pg_catalog.pg_is_in_recovery(), "
       "(CASE WHEN pg_catalog.pg_is_in_recovery() THEN pg_catalog.pg_last_wal_replay_lsn() "
       "ELSE pg_catalog.pg_current_wal_lsn() END)::text, "
       "pg_catalog.to_char(pg_catalog.now() AT TIME ZONE 'UTC', "
@@ -165,6 +225,12 @@ Status PostgresDatabase::BeginSnapshot() {
       {"snapshot_time", std::string(PgValue(res, 0, 3))},
       {"database", std::string(PgValue(res, 0, 4))},
   };
+  if (!slot_snapshot.empty()) {
+    // The slot's changes start exactly where the snapshot ends.
+    snapshot_info_["wal_lsn"] = consistent_point_;
+    snapshot_info_["replication_slot"] = options_.slot_name;
+    snapshot_info_["consistent_point"] = consistent_point_;
+  }
   LD_RETURN_IF_ERROR(ReadIdentityLocked());
   in_snapshot_ = true;
   return Status::OK();
@@ -175,6 +241,12 @@ Status PostgresDatabase::CheckSnapshotHeld() {
   if (!in_snapshot_) return Status::OK();
   // A cheap round trip on the coordinator, serialized with its other uses by mu_.
   auto r = coordinator_->Query("SELECT 1");
+  if (replication_ != nullptr &&
+      (!PQconsumeInput(replication_->raw()) || replication_->broken())) {
+    return Status::Unavailable(
+        "the replication connection holding the slot's exported snapshot is gone: rows read "
+        "since may not match the slot's start; nothing was committed");
+  }
   if (r.ok() && PQtransactionStatus(coordinator_->raw()) == PQTRANS_INTRANS) return Status::OK();
   return Status::Unavailable(fmt::format(
       "the PostgreSQL session holding the dump's snapshot and table locks is gone ({}): the "

@@ -36,6 +36,15 @@ struct PostgresOptions {
   PgInfinityPolicy infinity = PgInfinityPolicy::kClamp;
   PgNumericSpecialPolicy numeric_special = PgNumericSpecialPolicy::kError;
   int lock_timeout_ms = 0;          // 0: NOWAIT, fail at once on a conflicting lock
+  // Incremental dumps (docs/incremental.md): non-empty = BeginSnapshot() creates this
+  // logical replication slot (pgoutput) on a replication connection with
+  // CREATE_REPLICATION_SLOT ... (SNAPSHOT 'export') and every session reads the slot's
+  // exported snapshot; the replication connection stays open, idle, until the Database is
+  // destroyed (the snapshot lives as long as it does). Describe() then gives
+  // "replication_slot" and "consistent_point" (the LSN where the slot's changes start).
+  // Refused in one line when the server's wal_level is not logical.
+  std::string slot_name;
+  bool slot_temporary = false;      // dropped by the server when the connection closes
 };
 
 // A measured default for Split() target_bytes (heap bytes per work unit).

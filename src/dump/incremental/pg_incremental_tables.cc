@@ -1,0 +1,165 @@
+#include "dump/incremental/pg_incremental_tables.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "base/checksum.h"
+
+namespace lakedump {
+
+std::string IncrementalSlotName(std::string_view dest) {
+  return "lakedump_" + Xxh64Hex(dest);
+}
+
+std::string ExactTablePattern(const TableRef& ref) {
+  std::string out;
+  for (char c : ref.QualifiedName()) {
+    if (c == '*' || c == '?' || c == '[' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+Status CheckLogicalWal(PgConn& conn) {
+  LD_ASSIGN_OR_RETURN(PgResult r, conn.Query("SELECT pg_catalog.current_setting('wal_level')"));
+  const std::string level(PgValue(r.get(), 0, 0));
+  if (level == "logical") return Status::OK();
+  return Status::InvalidArgument(fmt::format(
+      "--incremental needs logical decoding, but the server runs with wal_level={}: set "
+      "wal_level = logical (and max_replication_slots, max_wal_senders >= 1) in "
+      "postgresql.conf or with ALTER SYSTEM, then restart PostgreSQL",
+      level));
+}
+
+Result<std::vector<IncrementalTable>> DescribeIncrementalTables(
+    PgConn& conn, const std::vector<TableRef>& refs, const PgTypeOptions& types,
+    std::vector<PgTablePlan>* plans) {
+  // Which still exist (a table dropped since is left out, not an error).
+  std::string names = "{";
+  for (size_t i = 0; i < refs.size(); ++i) {
+    std::string q = QuoteQualified(refs[i].schema, refs[i].name);
+    std::string elem = "\"";
+    for (char c : q) {
+      if (c == '"' || c == '\\') elem += '\\';
+      elem += c;
+    }
+    names += (i ? "," : "") + elem + "\"";
+  }
+  names += "}";
+  LD_ASSIGN_OR_RETURN(
+      PgResult ex,
+      conn.Query("SELECT o FROM unnest($1::text[]) WITH ORDINALITY AS n(name, o) "
+                 "WHERE pg_catalog.to_regclass(n.name) IS NOT NULL ORDER BY o",
+                 {names}));
+  std::vector<TableRef> present;
+  for (int i = 0; i < PQntuples(ex.get()); ++i) {
+    present.push_back(refs[std::stoul(std::string(PgValue(ex.get(), i, 0))) - 1]);
+  }
+  std::vector<IncrementalTable> out;
+  if (present.empty()) return out;
+  PgCatalog catalog;
+  LD_ASSIGN_OR_RETURN(std::vector<PgTablePlan> described,
+                      catalog.DescribeMany(conn, present, types));
+  std::string oids = "{";
+  for (size_t i = 0; i < described.size(); ++i) {
+    oids += (i ? "," : "") + std::to_string(described[i].oid);
+  }
+  oids += "}";
+  // The replica identity, its key columns, and the columns as pgoutput publishes them
+  // (no dropped or generated ones).
+  LD_ASSIGN_OR_RETURN(
+      PgResult r,
+      conn.Query(
+          "SELECT c.oid::text, c.relreplident::text, "
+          "coalesce((SELECT pg_catalog.json_agg(a.attname ORDER BY k.ord) FROM "
+          "pg_catalog.pg_index i, unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord), "
+          "pg_catalog.pg_attribute a WHERE i.indrelid = c.oid AND a.attrelid = c.oid AND "
+          "a.attnum = k.attnum AND ((c.relreplident = 'd' AND i.indisprimary) OR "
+          "(c.relreplident = 'i' AND i.indisreplident))), '[]')::text, "
+          "coalesce((SELECT pg_catalog.json_agg(pg_catalog.json_build_object('name', a.attname, "
+          "'type_oid', a.atttypid::int8, 'typmod', a.atttypmod) ORDER BY a.attnum) FROM "
+          "pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT "
+          "a.attisdropped), '[]')::text, "
+          "EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND "
+          "a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated <> '') "
+          "FROM pg_catalog.pg_class c WHERE c.oid = ANY($1::oid[])",
+          {oids}));
+  std::map<uint32_t, int> row_of;
+  for (int i = 0; i < PQntuples(r.get()); ++i) {
+    row_of[static_cast<uint32_t>(std::stoul(std::string(PgValue(r.get(), i, 0))))] = i;
+  }
+  for (PgTablePlan& plan : described) {
+    IncrementalTable t;
+    t.ref = plan.ref;
+    t.oid = plan.oid;
+    auto it = row_of.find(plan.oid);
+    if (it == row_of.end()) continue;  // dropped between the two queries
+    const int row = it->second;
+    t.replica_identity = PgValue(r.get(), row, 1).empty() ? 'd' : PgValue(r.get(), row, 1)[0];
+    const auto key = nlohmann::json::parse(PgValue(r.get(), row, 2), nullptr, false);
+    const auto cols = nlohmann::json::parse(PgValue(r.get(), row, 3), nullptr, false);
+    if (key.is_discarded() || cols.is_discarded()) {
+      return Status::Internal("unexpected catalog answer describing " + plan.ref.QualifiedName());
+    }
+    try {
+      t.key = key.get<std::vector<std::string>>();
+      for (const auto& c : cols) {
+        t.columns.push_back(IncrementalColumn{c.at("name").get<std::string>(),
+                                              c.at("type_oid").get<uint32_t>(),
+                                              c.at("typmod").get<int32_t>()});
+      }
+    } catch (const std::exception& e) {
+      return Status::Internal(fmt::format("unexpected catalog answer describing {}: {}",
+                                          plan.ref.QualifiedName(), e.what()));
+    }
+    const bool generated = PgValue(r.get(), row, 4) == "t";
+    // A cast in the SELECT list: some column is read through its text form, which the
+    // change stream (binary values) does not give.
+    const bool text_read = !plan.plain_select_list || !plan.text_fallback_columns.empty();
+    t.mode = IncrementalMode::kRedump;
+    if (plan.relkind != 'r' && plan.relkind != 'p') {
+      t.reason = "not a table";
+    } else if (t.replica_identity == 'f') {
+      t.reason = "replica identity full without a key lakedump applies by";
+    } else if (t.replica_identity == 'n' || t.key.empty()) {
+      t.reason = "no primary key or replica identity index";
+    } else if (text_read) {
+      t.reason = "columns read through their text form (" +
+                 (plan.text_fallback_columns.empty() ? std::string("arrays or casts")
+                                                     : plan.text_fallback_columns.front()) +
+                 ")";
+    } else if (generated || t.columns.size() != plan.definition.schema.num_columns()) {
+      t.reason = "generated columns";
+    } else {
+      t.mode = IncrementalMode::kChanges;
+    }
+    if (t.mode == IncrementalMode::kRedump) t.key.clear();
+    out.push_back(std::move(t));
+    if (plans) plans->push_back(std::move(plan));
+  }
+  return out;
+}
+
+Status DropIncrementalPublication(PgConn& conn, const std::string& name) {
+  return conn.Exec("DROP PUBLICATION IF EXISTS " + QuoteIdent(name));
+}
+
+Status CreateIncrementalPublication(PgConn& conn, const std::string& name,
+                                    const std::vector<IncrementalTable>& tables) {
+  std::string list;
+  for (const IncrementalTable& t : tables) {
+    if (t.mode != IncrementalMode::kChanges) continue;
+    if (!list.empty()) list += ", ";
+    list += QuoteQualified(t.ref.schema, t.ref.name);
+  }
+  std::string sql = "DROP PUBLICATION IF EXISTS " + QuoteIdent(name) + "; CREATE PUBLICATION " +
+                    QuoteIdent(name);
+  if (!list.empty()) {
+    sql += " FOR TABLE " + list;
+    if (conn.server_version() >= 130000) sql += " WITH (publish_via_partition_root = true)";
+  }
+  return conn.Exec(sql).WithContext("creating publication " + name);
+}
+
+}  // namespace lakedump

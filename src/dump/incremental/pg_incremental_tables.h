@@ -1,0 +1,42 @@
+// The PostgreSQL side of incremental dumps that is not the change stream itself: which
+// tables an increment follows by their changes and which it re-dumps whole (and why), the
+// publication, the slot's name. docs/incremental.md.
+// Functions on the caller's connection (one thread at a time).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dump/incremental/incremental_state.h"
+#include "source/postgres/pg_catalog.h"
+#include "source/postgres/pg_conn.h"
+
+namespace lakedump {
+
+// The slot's and publication's name for a destination: "lakedump_" + 16 hex digits of a
+// hash of its description (one chain of increments per DEST).
+std::string IncrementalSlotName(std::string_view dest);
+
+// The glob that `dump --tables` matches against exactly this table (fnmatch escapes).
+std::string ExactTablePattern(const TableRef& ref);
+
+// The tables of `refs` that exist now, each with its state as the catalog gives it now:
+// kChanges when it has a primary key (replica identity default) or a replica identity
+// index, only plain columns lakedump decodes natively and no generated column; kRedump
+// with the reason otherwise. Tables that no longer exist are left out. `plans` (when not
+// null) receives the catalog plans of the tables returned, in the same order.
+Result<std::vector<IncrementalTable>> DescribeIncrementalTables(
+    PgConn& conn, const std::vector<TableRef>& refs, const PgTypeOptions& types,
+    std::vector<PgTablePlan>* plans = nullptr);
+
+// DROP PUBLICATION IF EXISTS, then CREATE PUBLICATION for the kChanges tables (an empty
+// publication when there is none), partitioned tables published through their root.
+Status CreateIncrementalPublication(PgConn& conn, const std::string& name,
+                                    const std::vector<IncrementalTable>& tables);
+Status DropIncrementalPublication(PgConn& conn, const std::string& name);
+
+// "logical", or InvalidArgument telling what to set.
+Status CheckLogicalWal(PgConn& conn);
+
+}  // namespace lakedump

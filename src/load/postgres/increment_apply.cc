@@ -1,0 +1,410 @@
+#include "load/postgres/increment_apply.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <queue>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "dump/manifest.h"
+#include "dump/object_checksum.h"
+#include "format/parquet/parquet_reader.h"
+#include "load/load_service.h"
+#include "load/postgres/pg_copy_encoder.h"
+#include "store/prefix_store.h"
+
+namespace lakedump {
+namespace {
+
+constexpr size_t kBatchRows = 4096;
+
+// Opens a data file after checking its size and XXH64 against what the dump recorded.
+Result<std::unique_ptr<ParquetReader>> OpenChecked(ObjectStore& store, const std::string& key,
+                                                   uint64_t bytes, const std::string& xxh64,
+                                                   std::unique_ptr<ObjectReader>* holder) {
+  LD_ASSIGN_OR_RETURN(*holder, store.NewReader(key));
+  if ((*holder)->size() != bytes) {
+    return Status::Corruption(fmt::format("{}: {} bytes, the increment records {}", key,
+                                          (*holder)->size(), bytes));
+  }
+  LD_ASSIGN_OR_RETURN(ObjectDigests digest, HashObjectDigests(**holder, bytes, false));
+  if (digest.xxh64 != xxh64) {
+    return Status::Corruption(fmt::format("{}: its XXH64 is {}, the dump records {}", key,
+                                          digest.xxh64, xxh64));
+  }
+  ObjectReader* reader = holder->get();
+  ParquetReaderOptions options;
+  options.name = key;
+  return ParquetReader::Open(
+      bytes, [reader](uint64_t off, uint64_t len, std::string* out) {
+        return reader->ReadAt(off, len, out);
+      },
+      options);
+}
+
+// A type name from the dump, spliced into ALTER TABLE: letters, digits, '_', ' ', '.', '[]'
+// and parentheses (commas only inside them). Anything else is refused.
+Result<std::string> SafeTypeName(const Column& c) {
+  const std::string& t = c.source_type;
+  int depth = 0;
+  bool ok = !t.empty();
+  for (char ch : t) {
+    if (ch == '(') ++depth;
+    else if (ch == ')') ok = ok && --depth >= 0;
+    else if (ch == ',') ok = ok && depth > 0;
+    else ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == ' ' ||
+                     ch == '.' || ch == '[' || ch == ']');
+  }
+  if (!ok || depth != 0) {
+    return Status::InvalidArgument(
+        fmt::format("column {}: type \"{}\" is not a plain type name", c.name, t));
+  }
+  return t;
+}
+
+void AppendCopyText(const ColumnVector& col, size_t row, std::string* line, std::string* scratch) {
+  if (col.IsNull(row)) {
+    line->append("\\N");
+    return;
+  }
+  scratch->clear();
+  AppendPgText(col, row, scratch);
+  for (char ch : *scratch) {
+    switch (ch) {
+      case '\\': line->append("\\\\"); break;
+      case '\n': line->append("\\n"); break;
+      case '\r': line->append("\\r"); break;
+      case '\t': line->append("\\t"); break;
+      default: line->push_back(ch);
+    }
+  }
+}
+
+class Applier {
+ public:
+  Applier(PgConn& conn, ObjectStore& dest, const IncrementManifest& m,
+          const std::vector<std::pair<std::string, std::string>>& schema_map, std::stop_token stop)
+      : conn_(conn), dest_(dest), m_(m), schema_map_(schema_map), stop_(stop),
+        increment_(&dest, IncrementPrefix(m.sequence)) {}
+
+  Status Run();
+  IncrementApplyStats stats;
+
+ private:
+  struct Stream {
+    const ChangeFile* file = nullptr;
+    std::string target;  // "schema"."table"
+    std::vector<std::string> key;
+    std::unique_ptr<ObjectReader> object;
+    std::unique_ptr<ParquetReader> reader;
+    RowBatch batch;
+    size_t row = 0;
+    std::vector<std::string> names;  // the table's columns (after the meta columns)
+    int64_t Lsn() const { return batch.column(1).ValueAt<int64_t>(row); }
+  };
+  Status Redump(const RedumpedTable& t, ObjectStore& redump_store, const DumpManifest& dump);
+  Status MatchColumns(const std::string& target, const TableRef& ref, const Schema& schema);
+  Status ApplyRow(Stream& s);
+  Result<bool> Advance(Stream& s);  // false at the end of the file
+  std::string Target(const TableRef& ref) const {
+    const TableRef t = MapTargetTable(ref, schema_map_);
+    return QuoteQualified(t.schema, t.name);
+  }
+  Result<int> Exec(const std::string& sql, const std::vector<const char*>& params);
+
+  PgConn& conn_;
+  ObjectStore& dest_;
+  const IncrementManifest& m_;
+  const std::vector<std::pair<std::string, std::string>>& schema_map_;
+  std::stop_token stop_;
+  PrefixStore increment_;
+  std::map<std::string, std::string> prepared_;  // SQL -> statement name
+  std::string scratch_;
+};
+
+Result<int> Applier::Exec(const std::string& sql, const std::vector<const char*>& params) {
+  auto it = prepared_.find(sql);
+  if (it == prepared_.end()) {
+    const std::string name = fmt::format("ld_inc_{}", prepared_.size());
+    PgResult p(PQprepare(conn_.raw(), name.c_str(), sql.c_str(), 0, nullptr));
+    if (!p || PQresultStatus(p.get()) != PGRES_COMMAND_OK) return conn_.ErrorStatus(p.get());
+    it = prepared_.emplace(sql, name).first;
+  }
+  PgResult r(PQexecPrepared(conn_.raw(), it->second.c_str(), static_cast<int>(params.size()),
+                            params.data(), nullptr, nullptr, 0));
+  if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) return conn_.ErrorStatus(r.get());
+  return std::atoi(PQcmdTuples(r.get()));
+}
+
+Status Applier::MatchColumns(const std::string& target, const TableRef& ref,
+                             const Schema& schema) {
+  LD_ASSIGN_OR_RETURN(
+      PgResult r,
+      conn_.Query("SELECT a.attname FROM pg_catalog.pg_attribute a WHERE a.attrelid = "
+                  "pg_catalog.to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped",
+                  {target}));
+  if (PQntuples(r.get()) == 0) {
+    return Status::NotFound(fmt::format("table {} (of {}) is not in the target", target,
+                                        ref.QualifiedName()));
+  }
+  std::set<std::string> have;
+  for (int i = 0; i < PQntuples(r.get()); ++i) have.insert(std::string(PgValue(r.get(), i, 0)));
+  std::set<std::string> want;
+  for (const Column& c : schema.columns()) {
+    want.insert(c.name);
+    LD_ASSIGN_OR_RETURN(std::string type, SafeTypeName(c));
+    if (!have.contains(c.name)) {
+      LD_RETURN_IF_ERROR(conn_.Exec(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", target,
+                                                QuoteIdent(c.name), type)));
+    } else {
+      // Retyped (or not): the rows are loaded again anyway.
+      LD_RETURN_IF_ERROR(conn_.Exec(fmt::format(
+          "ALTER TABLE {0} ALTER COLUMN {1} TYPE {2} USING NULL::{2}", target, QuoteIdent(c.name),
+          type)).WithContext("column " + c.name));
+    }
+  }
+  for (const std::string& name : have) {
+    if (!want.contains(name)) {
+      LD_RETURN_IF_ERROR(
+          conn_.Exec(fmt::format("ALTER TABLE {} DROP COLUMN {}", target, QuoteIdent(name))));
+    }
+  }
+  return Status::OK();
+}
+
+Status Applier::Redump(const RedumpedTable& t, ObjectStore& redump_store,
+                       const DumpManifest& dump) {
+  const TableSummary* summary = nullptr;
+  for (const TableSummary& s : dump.tables) {
+    if (s.table == t.table) summary = &s;
+  }
+  if (summary == nullptr) {
+    return Status::Corruption(fmt::format("increment {}: re-dumped table {} is not in redump/",
+                                          m_.sequence, t.table.QualifiedName()));
+  }
+  LD_ASSIGN_OR_RETURN(TableManifest tm, ReadTableManifest(redump_store, summary->key));
+  const std::string target = Target(t.table);
+  // Only when the columns differ: an ALTER ... TYPE rewrites the table.
+  LD_ASSIGN_OR_RETURN(
+      PgResult r,
+      conn_.Query("SELECT pg_catalog.json_agg(a.attname ORDER BY a.attnum)::text FROM "
+                  "pg_catalog.pg_attribute a WHERE a.attrelid = pg_catalog.to_regclass($1) AND "
+                  "a.attnum > 0 AND NOT a.attisdropped",
+                  {target}));
+  nlohmann::json names = nlohmann::json::array();
+  for (const Column& c : tm.schema.columns()) names.push_back(c.name);
+  const auto have = nlohmann::json::parse(PgValue(r.get(), 0, 0), nullptr, false);
+  LD_RETURN_IF_ERROR(conn_.Exec("TRUNCATE ONLY " + target));
+  if (have != names) LD_RETURN_IF_ERROR(MatchColumns(target, t.table, tm.schema));
+  std::string cols;
+  for (const Column& c : tm.schema.columns()) {
+    cols += (cols.empty() ? "" : ", ") + QuoteIdent(c.name);
+  }
+  {
+    const std::string copy = fmt::format("COPY {} ({}) FROM STDIN", target, cols);
+    PgResult start(PQexec(conn_.raw(), copy.c_str()));
+    if (!start || PQresultStatus(start.get()) != PGRES_COPY_IN) {
+      return conn_.ErrorStatus(start.get()).WithContext("loading re-dumped table " +
+                                                        t.table.QualifiedName());
+    }
+  }
+  std::string line;
+  for (const DataFile& f : tm.files) {
+    std::unique_ptr<ObjectReader> holder;
+    auto reader = OpenChecked(redump_store, f.key, f.bytes, f.xxh64, &holder);
+    if (!reader.ok()) {
+      PQputCopyEnd(conn_.raw(), "lakedump: bad file");
+      PgResult(PQgetResult(conn_.raw()));
+      return reader.status();
+    }
+    RowBatch batch;
+    for (;;) {
+      Status s = (*reader)->Next(kBatchRows, &batch);
+      if (!s.ok()) {
+        PQputCopyEnd(conn_.raw(), "lakedump: bad file");
+        PgResult(PQgetResult(conn_.raw()));
+        return s;
+      }
+      if (batch.empty()) break;
+      line.clear();
+      for (size_t row = 0; row < batch.num_rows(); ++row) {
+        for (size_t c = 0; c < batch.num_columns(); ++c) {
+          if (c) line.push_back('\t');
+          AppendCopyText(batch.column(c), row, &line, &scratch_);
+        }
+        line.push_back('\n');
+      }
+      stats.redumped_rows += batch.num_rows();
+      if (PQputCopyData(conn_.raw(), line.data(), static_cast<int>(line.size())) != 1) {
+        return conn_.ErrorStatus(nullptr);
+      }
+    }
+  }
+  if (PQputCopyEnd(conn_.raw(), nullptr) != 1) return conn_.ErrorStatus(nullptr);
+  PgResult end(PQgetResult(conn_.raw()));
+  if (!end || PQresultStatus(end.get()) != PGRES_COMMAND_OK) {
+    return conn_.ErrorStatus(end.get()).WithContext("loading re-dumped table " +
+                                                    t.table.QualifiedName());
+  }
+  while (PgResult(PQgetResult(conn_.raw()))) {
+  }
+  return Status::OK();
+}
+
+Result<bool> Applier::Advance(Stream& s) {
+  if (++s.row < s.batch.num_rows()) return true;
+  s.row = 0;
+  LD_RETURN_IF_ERROR(s.reader->Next(kBatchRows, &s.batch));
+  return !s.batch.empty();
+}
+
+Status Applier::ApplyRow(Stream& s) {
+  const RowBatch& b = s.batch;
+  const size_t row = s.row;
+  const std::string_view op = b.column(0).BytesAt(row);
+  std::vector<std::string> values(s.names.size());
+  std::vector<bool> null(s.names.size());
+  for (size_t i = 0; i < s.names.size(); ++i) {
+    const ColumnVector& col = b.column(kChangeMetaColumns + i);
+    null[i] = col.IsNull(row);
+    if (!null[i]) AppendPgText(col, row, &values[i]);
+  }
+  std::set<std::string> unchanged;
+  if (!b.column(4).IsNull(row)) {
+    const auto j = nlohmann::json::parse(b.column(4).BytesAt(row), nullptr, false);
+    if (!j.is_array()) return Status::Corruption("bad _unchanged value");
+    for (const auto& n : j) {
+      if (n.is_string()) unchanged.insert(n.get<std::string>());
+    }
+  }
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < s.names.size(); ++i) index[s.names[i]] = i;
+  std::vector<const char*> params;
+  auto param = [&](size_t i) {
+    params.push_back(null[i] ? nullptr : values[i].c_str());
+    return fmt::format("${}", params.size());
+  };
+  auto where = [&]() -> Result<std::string> {
+    std::string w;
+    for (const std::string& k : s.key) {
+      auto it = index.find(k);
+      if (it == index.end()) return Status::Corruption("key column " + k + " not in change file");
+      w += (w.empty() ? "" : " AND ") + QuoteIdent(k) + " = " + param(it->second);
+    }
+    return w;
+  };
+  std::string sql;
+  if (op == "insert") {
+    std::string cols, vals;
+    for (size_t i = 0; i < s.names.size(); ++i) {
+      cols += (i ? ", " : "") + QuoteIdent(s.names[i]);
+      vals += (i ? ", " : "") + param(i);
+    }
+    sql = fmt::format("INSERT INTO {} ({}) VALUES ({})", s.target, cols, vals);
+  } else if (op == "update") {
+    std::string set;
+    for (size_t i = 0; i < s.names.size(); ++i) {
+      if (unchanged.contains(s.names[i])) continue;
+      set += (set.empty() ? "" : ", ") + QuoteIdent(s.names[i]) + " = " + param(i);
+    }
+    LD_ASSIGN_OR_RETURN(std::string w, where());
+    sql = fmt::format("UPDATE {} SET {} WHERE {}", s.target, set, w);
+  } else if (op == "delete") {
+    LD_ASSIGN_OR_RETURN(std::string w, where());
+    sql = fmt::format("DELETE FROM {} WHERE {}", s.target, w);
+  } else {
+    return Status::Corruption(fmt::format("{}: unknown _op \"{}\"", s.file->key, op));
+  }
+  auto n = Exec(sql, params);
+  if (!n.ok()) {
+    return n.status().WithContext(fmt::format("increment {}, {} of {} at LSN {}", m_.sequence, op,
+                                              s.target, b.column(1).ValueAt<int64_t>(row)));
+  }
+  if (*n != 1) {
+    return Status::InvalidArgument(fmt::format(
+        "increment {}: the {} of a row of {} (LSN {}) found no row in the target: the target is "
+        "not at the state the increment before left (apply the increments in order, with "
+        "--from the first one it lacks)",
+        m_.sequence, op, s.target, b.column(1).ValueAt<int64_t>(row)));
+  }
+  if (op == "insert") ++stats.inserted;
+  else if (op == "update") ++stats.updated;
+  else ++stats.deleted;
+  return Status::OK();
+}
+
+Status Applier::Run() {
+  // Statements prepared for an earlier increment on this connection.
+  LD_RETURN_IF_ERROR(conn_.Exec("DEALLOCATE ALL; BEGIN"));
+  for (const TableRef& t : m_.dropped) {
+    LD_RETURN_IF_ERROR(conn_.Exec("DROP TABLE IF EXISTS " + Target(t)));
+  }
+  if (!m_.redumped.empty()) {
+    PrefixStore redump_store(&increment_, std::string(kRedumpFolder));
+    LD_ASSIGN_OR_RETURN(DumpManifest dump, ReadDumpManifest(redump_store));
+    for (const RedumpedTable& t : m_.redumped) {
+      if (stop_.stop_requested()) return Status::Cancelled("interrupted");
+      LD_RETURN_IF_ERROR(Redump(t, redump_store, dump));
+    }
+  }
+  std::map<std::string, const IncrementalTable*> state;
+  for (const IncrementalTable& t : m_.tables) state[t.ref.QualifiedName()] = &t;
+  std::vector<std::unique_ptr<Stream>> streams;
+  for (const ChangeFile& f : m_.change_files) {
+    auto s = std::make_unique<Stream>();
+    s->file = &f;
+    s->target = Target(f.table);
+    auto st = state.find(f.table.QualifiedName());
+    if (st == state.end() || st->second->key.empty()) {
+      return Status::Corruption(fmt::format("increment {}: changes of {} without its key",
+                                            m_.sequence, f.table.QualifiedName()));
+    }
+    s->key = st->second->key;
+    LD_ASSIGN_OR_RETURN(s->reader, OpenChecked(increment_, f.key, f.bytes, f.xxh64, &s->object));
+    const Schema& schema = s->reader->schema();
+    if (schema.num_columns() < kChangeMetaColumns || schema.column(0).name != "_op" ||
+        schema.column(1).name != "_lsn" || schema.column(1).type.id != TypeId::kInt64 ||
+        schema.column(4).name != "_unchanged") {
+      return Status::Corruption(f.key + ": not a change file");
+    }
+    for (size_t i = kChangeMetaColumns; i < schema.num_columns(); ++i) {
+      s->names.push_back(schema.column(i).name);
+    }
+    LD_RETURN_IF_ERROR(s->reader->Next(kBatchRows, &s->batch));
+    if (!s->batch.empty()) streams.push_back(std::move(s));
+  }
+  // Commit order across tables: the smallest _lsn first; within a file, file order.
+  auto later = [](const Stream* a, const Stream* b) {
+    return a->Lsn() != b->Lsn() ? a->Lsn() > b->Lsn() : a->file->key > b->file->key;
+  };
+  std::priority_queue<Stream*, std::vector<Stream*>, decltype(later)> heads(later);
+  for (auto& s : streams) heads.push(s.get());
+  while (!heads.empty()) {
+    if (stop_.stop_requested()) return Status::Cancelled("interrupted");
+    Stream* s = heads.top();
+    heads.pop();
+    LD_RETURN_IF_ERROR(ApplyRow(*s));
+    LD_ASSIGN_OR_RETURN(bool more, Advance(*s));
+    if (more) heads.push(s);
+  }
+  return conn_.Exec("COMMIT");
+}
+
+}  // namespace
+
+Result<IncrementApplyStats> ApplyIncrement(
+    PgConn& target, ObjectStore& dest, const IncrementManifest& increment,
+    const std::vector<std::pair<std::string, std::string>>& schema_map, std::stop_token stop) {
+  Applier applier(target, dest, increment, schema_map, stop);
+  Status s = applier.Run();
+  if (!s.ok()) {
+    if (!target.broken()) target.Exec("ROLLBACK").IgnoreError();
+    return s;
+  }
+  return applier.stats;
+}
+
+}  // namespace lakedump

@@ -1,0 +1,41 @@
+// PrefixStore: a folder of another store seen as a store of its own: every key is
+// prefixed on the way in and the prefix removed from listings on the way out. Incremental
+// dumps keep each increment in DEST/_increments/NNNNNN/ (docs/incremental.md) and write or
+// read it through one of these, so the dump and load machinery work on it unchanged.
+//
+// Borrows the target, which must outlive it. Thread-safe when the target is.
+#pragma once
+
+#include <string>
+
+#include "store/object_store.h"
+
+namespace lakedump {
+
+class PrefixStore final : public ObjectStore {
+ public:
+  // REQUIRES: prefix is empty or ends with '/'.
+  PrefixStore(ObjectStore* target, std::string prefix)
+      : target_(target), prefix_(std::move(prefix)) {}
+
+  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
+                                                  WriteOptions options = {}) override {
+    return target_->NewWriter(prefix_ + std::string(key), options);
+  }
+  Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override {
+    return target_->NewReader(prefix_ + std::string(key));
+  }
+  Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
+  Result<ObjectInfo> Head(std::string_view key) override;
+  Status Delete(std::span<const std::string> keys) override;
+  std::string Describe() const override;
+  StoreStats Stats() const override { return target_->Stats(); }
+  Status SyncWritten() override { return target_->SyncWritten(); }
+  bool create_only_is_atomic() const override { return target_->create_only_is_atomic(); }
+
+ private:
+  ObjectStore* target_;
+  std::string prefix_;
+};
+
+}  // namespace lakedump
