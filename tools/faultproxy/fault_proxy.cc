@@ -320,7 +320,7 @@ void FaultProxy::Serve(std::shared_ptr<Conn> conn) {
     }).detach();
   };
   // Writers: send due chunks, at the capped rates.
-  auto writer = [this, conn](Pipe* pipe, int fd, Bucket* rate, Bucket* total) {
+  auto writer = [conn](Pipe* pipe, int fd, Bucket* rate, Bucket* total) {
     for (;;) {
       Chunk c;
       {

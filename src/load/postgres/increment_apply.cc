@@ -87,7 +87,7 @@ class Applier {
  public:
   Applier(PgConn& conn, ObjectStore& dest, const IncrementManifest& m,
           const std::vector<std::pair<std::string, std::string>>& schema_map, std::stop_token stop)
-      : conn_(conn), dest_(dest), m_(m), schema_map_(schema_map), stop_(stop),
+      : conn_(conn), m_(m), schema_map_(schema_map), stop_(stop),
         increment_(&dest, IncrementPrefix(m.sequence)) {}
 
   Status Run();
@@ -116,7 +116,6 @@ class Applier {
   Result<int> Exec(const std::string& sql, const std::vector<const char*>& params);
 
   PgConn& conn_;
-  ObjectStore& dest_;
   const IncrementManifest& m_;
   const std::vector<std::pair<std::string, std::string>>& schema_map_;
   std::stop_token stop_;

@@ -22,19 +22,6 @@ inline void PutBe32(std::string* out, uint32_t v) {
   const uint32_t be = __builtin_bswap32(v);
   out->append(reinterpret_cast<const char*>(&be), 4);
 }
-inline void PutBe64(std::string* out, uint64_t v) {
-  const uint64_t be = __builtin_bswap64(v);
-  out->append(reinterpret_cast<const char*>(&be), 8);
-}
-// A fixed-width field: length then value.
-inline void Field32(std::string* out, uint32_t v) {
-  PutBe32(out, 4);
-  PutBe32(out, v);
-}
-inline void Field64(std::string* out, uint64_t v) {
-  PutBe32(out, 8);
-  PutBe64(out, v);
-}
 
 bool IsInteger(TypeId id) {
   return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 ||
