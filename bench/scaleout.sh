@@ -41,18 +41,17 @@ bench_workdir scaleout
 proxies=()
 trap 'for p in "${proxies[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"' EXIT
 # One capped link per worker slot (the coordinator uploads only metadata: its own link too).
-start_proxy() {
-  local port
+# Started in this shell (not in a command substitution), so that the trap can stop them.
+max=0
+for n in ${WORKERS:-1 2 4}; do [ "$n" -gt "$max" ] && max=$n; done
+links=()
+for _ in $(seq 0 "$max"); do
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   "$BUILD/tools/faultproxy" --listen "$port" --target "${S3_ENDPOINT##*:}" \
     --total-rate "$LINK" >/dev/null 2>&1 &
   proxies+=($!)
-  echo "http://127.0.0.1:$port"
-}
-max=0
-for n in ${WORKERS:-1 2 4}; do [ "$n" -gt "$max" ] && max=$n; done
-links=()
-for _ in $(seq 0 "$max"); do links+=("$(start_proxy)"); done
+  links+=("http://127.0.0.1:$port")
+done
 sleep 0.5
 
 # run N PREFIX: coordinator + N workers, each through its own link; prints wall seconds.
@@ -83,6 +82,8 @@ for n in ${WORKERS:-1 2 4}; do
   times=()
   for r in $(seq "$RUNS"); do
     times+=("$(run "$n" "scaleout-bench-$$-$n-$r")")
+    # Not timed: the run's objects go, so that repeated runs do not fill the store.
+    aws --endpoint-url "$S3_ENDPOINT" s3 rm --recursive --quiet "s3://$S3_BUCKET/scaleout-bench-$$-$n-$r/"
   done
   med[$n]=$(median "${times[@]}")
   echo "workers $n: ${times[*]} s (median ${med[$n]} s)"

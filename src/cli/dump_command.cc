@@ -113,6 +113,7 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
     // of 256MiB in every paired run on a busy 2-core machine, for 20% less CPU
     // and half the RSS.
     if (IsPostgresSource(a.source)) o.split_bytes = 256ull << 20;
+    o.split_bytes_auto = true;
   } else {
     auto split = ParseSize(a.split_size);
     if (!split.ok()) return split.status().WithContext("--split-size");
@@ -631,7 +632,8 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
   AddSizeOption(app, "--split-size", &a->split_size,
                 {NumericRange::Kind::kSize, kMiB, kTiB, "never", "auto"},
                 "export a table bigger than this as several ranges in parallel (auto = 256MiB "
-                "for PostgreSQL, 1GiB for SQLite)");
+                "for PostgreSQL, 1GiB for SQLite; with --shards N, at most a 2N-th of the "
+                "dump, 32MiB at least)");
   app->add_option("--partition-by", a->partition_by, "Hive-style COLUMN=value/ folders");
   AddIntOption(app, "--max-partitions", &a->max_partitions, 1, 100'000,
                "distinct --partition-by values allowed per table task");

@@ -66,6 +66,9 @@ struct DumpOptions {
   int read_ahead_batches = 3;
   // Big tables are split into work units of about this many bytes (Database::Split).
   uint64_t split_bytes = 1ull << 30;
+  // split_bytes is the default (`--split-size auto`): a sharded dump's planner may lower it so
+  // that the units balance over the workers (planner.cc, ShardSplitBytes).
+  bool split_bytes_auto = false;
 
   // The schema beyond the tables (docs/dump-format.md, "Schema"): true = the source's
   // own tool records it (PostgreSQL: pg_dump's schema-only archive; `--schema-from

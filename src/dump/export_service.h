@@ -107,8 +107,7 @@ class ExportService {
                       std::stop_token stop);
   // Coordinator: the workers' outputs into the tables' states, then each table committed.
   Status CommitRemoteUnits(const std::vector<std::unique_ptr<TableState>>& states,
-                           std::vector<UnitOutput> outputs, ThreadPool* pool,
-                           std::stop_token stop);
+                           std::vector<UnitOutput> outputs, std::stop_token stop);
   Status WriteManifest(const DumpManifest& manifest);
   // Best effort: deletes every object whose key carries this run's id.
   void DeleteOwnObjects(ObjectStore& store);

@@ -36,4 +36,9 @@ Result<DumpPlan> PlanDump(Database& db, const DumpOptions& options);
 // checks every chosen table with it before anything is written.
 Status CheckUtf8Names(Database& db, const TableInfo& table);
 
+// The range size PlanDump splits big tables to: options.split_bytes, except for a sharded
+// dump's coordinator with `--split-size auto`, where it is at most a 2N-th of the tables'
+// estimated bytes (N = options.shards) and at least 32 MiB.
+uint64_t ShardSplitBytes(const DumpOptions& options, const std::vector<TableInfo>& tables);
+
 }  // namespace lakedump

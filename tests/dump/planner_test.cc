@@ -76,5 +76,28 @@ TEST(PlannerTest, EmptyDatabaseGivesEmptyPlan) {
   EXPECT_TRUE(plan->tables.empty());
 }
 
+TEST(PlannerTest, ShardedAutoSplitIsAShareOfTheDump) {
+  constexpr uint64_t kMiB = 1ull << 20;
+  std::vector<TableInfo> tables(2);
+  tables[0].estimated_bytes = 350 * kMiB;
+  tables[1].estimated_bytes = 10 * kMiB;
+  DumpOptions o;
+  o.split_bytes = 256 * kMiB;
+  o.split_bytes_auto = true;
+  EXPECT_EQ(ShardSplitBytes(o, tables), 256 * kMiB);  // not sharded: unchanged
+  o.shards = 4;
+  EXPECT_EQ(ShardSplitBytes(o, tables), 45 * kMiB);  // 360 MiB / 8
+  o.shards = 1;
+  EXPECT_EQ(ShardSplitBytes(o, tables), 180 * kMiB);
+  o.shards = 64;
+  EXPECT_EQ(ShardSplitBytes(o, tables), 32 * kMiB);  // the floor
+  o.shards = 4;
+  o.split_bytes_auto = false;  // an explicit --split-size is kept
+  EXPECT_EQ(ShardSplitBytes(o, tables), 256 * kMiB);
+  o.split_bytes_auto = true;
+  o.split_bytes = 0;  // --split-size never
+  EXPECT_EQ(ShardSplitBytes(o, tables), 0u);
+}
+
 }  // namespace
 }  // namespace lakedump
