@@ -1,162 +1,28 @@
-// `lakedump dump SOURCE DEST`: the export service driven from the command line.
+// `lakedump dump SOURCE DEST`: the export service driven from the command line, on one machine
+// or as a sharded dump's coordinator. A worker runs in dump_shard_command.cc, an increment in
+// dump_increment_command.cc; the arguments and the rules refusing option combinations are in
+// dump_args.cc.
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cstdio>
-#include <cstdlib>
-#include <functional>
-#include <set>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/dump_args.h"
 #include "cli/dump_failure.h"
+#include "cli/dump_increment_command.h"
+#include "cli/dump_shard_command.h"
 #include "cli/unfinished_writes.h"
-#include "dump/signature.h"
-#include "cli/numeric_option.h"
 #include "dump/export_service.h"
 #include "dump/manifest.h"
 #include "dump/progress.h"
-#include "dump/shard/shard_coordinator.h"
-#include "dump/shard/shard_worker.h"
 #include "dump/trace.h"
-#include "dump/incremental/incremental_base.h"
-#include "dump/incremental/increment_runner.h"
-#include "source/postgres/pgoutput.h"
 
 namespace lakedump::cli {
 namespace {
-
-struct DumpArgs {
-  std::string source;
-  std::string dest;
-  int table_parallelism = DefaultParallelism();
-  std::vector<std::string> tables;
-  std::vector<std::string> exclude;
-  std::vector<std::string> queries;
-  std::string compression = "snappy";
-  int compression_level = 0;
-  uint64_t row_group_rows = 122880;
-  std::string row_group_bytes = "64MiB";
-  std::string file_size = "0";
-  std::string split_size = "auto";
-  std::string partition_by;
-  int max_partitions = 1000;
-  std::string if_exists = "fail";
-  std::string wait_for_lock = "0";  // --wait-for-lock alone: "forever"
-  std::string table_format = "parquet";
-  std::string progress = "auto";
-  bool json = false;
-  std::string trace;
-  size_t batch_rows = 16384;
-  int read_ahead = 3;
-  std::string sqlite_type_mismatch = "fail";
-  int source_connections = 0;
-  std::string pg_numeric = "string", pg_infinity = "clamp", pg_numeric_nan = "error";
-  bool pg_materialized_views = false;
-  std::string sign_key_file;
-  std::string schema_from = "pg_dump";
-  std::string pg_bin_dir;
-  // Sharded dumps (docs/scale-out.md).
-  int shards = 0;
-  bool coordinate = false;
-  std::string shard;  // I or "auto"; empty: not a worker
-  std::string shard_timeout = "24h";
-  std::string plan_timeout = "10m";
-  bool incremental = false;
-  S3Flags s3;
-};
-
-// A worker whose coordinator (and so the snapshot it exported) is gone.
-constexpr int kExitCoordinatorGone = 3;
-
-// The numeric options' ranges are checked while parsing (numeric_option.h).
-// --wait-for-lock: a duration, or "forever" (the flag alone).
-NumericRange WaitForLockRange() {
-  return {NumericRange::Kind::kDuration, 0, 30LL * 86'400'000, "", "forever"};
-}
-
-Result<DumpOptions> BuildOptions(const DumpArgs& a) {
-  DumpOptions o;
-  o.table_parallelism = a.table_parallelism;
-  o.include = a.tables;
-  o.exclude = a.exclude;
-  for (const std::string& q : a.queries) {
-    const size_t eq = q.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == q.size()) {
-      return Status::InvalidArgument(
-          fmt::format("--query \"{}\": expected NAME=SQL, e.g. --query 'big=SELECT * FROM t "
-                      "WHERE x > 10'",
-                      q));
-    }
-    o.queries.push_back(NamedQuery{q.substr(0, eq), q.substr(eq + 1)});
-  }
-  auto codec = ParseCodec(a.compression);
-  if (!codec.ok()) {
-    return Status::InvalidArgument(fmt::format(
-        "--compression \"{}\": expected none, snappy, zstd, gzip or lz4_raw", a.compression));
-  }
-  o.parquet.codec = *codec;
-  o.parquet.compression_level = a.compression_level;
-  o.parquet.row_group_rows = a.row_group_rows;
-  LD_ASSIGN_OR_RETURN(o.parquet.row_group_bytes, ParseSize(a.row_group_bytes));
-  auto file_size = ParseSize(a.file_size);
-  if (!file_size.ok()) return file_size.status().WithContext("--file-size");
-  o.file_size = *file_size;
-  if (a.split_size == "auto") {
-    // Measured (docs/benchmarks.md): PostgreSQL gains from 2 ranges per big
-    // table on 2 cores. SQLite keeps 1GiB: a 10M-row, 1 GiB table read as one
-    // range with read-ahead (reader and encoder on two threads) beat 4 ranges
-    // of 256MiB in every paired run on a busy 2-core machine, for 20% less CPU
-    // and half the RSS.
-    if (IsPostgresSource(a.source)) o.split_bytes = 256ull << 20;
-    o.split_bytes_auto = true;
-  } else {
-    auto split = ParseSize(a.split_size);
-    if (!split.ok()) return split.status().WithContext("--split-size");
-    o.split_bytes = *split;
-  }
-  o.partition_by = a.partition_by;
-  o.max_open_partitions = a.max_partitions;
-  LD_ASSIGN_OR_RETURN(o.if_exists, ParseIfExists(a.if_exists));
-  // CLI11 does not run the range check on an empty value ("--wait-for-lock ''"): run it here.
-  if (Status s = WaitForLockRange().Check(a.wait_for_lock); !s.ok()) {
-    return Status::InvalidArgument("--wait-for-lock: " + s.message());
-  }
-  if (a.wait_for_lock == "forever") {
-    o.wait_for_lock.reset();
-  } else {
-    auto wait = ParseDuration(a.wait_for_lock);
-    if (!wait.ok()) return wait.status().WithContext("--wait-for-lock");
-    o.wait_for_lock = *wait;
-  }
-  LD_ASSIGN_OR_RETURN(o.table_format, ParseTableFormat(a.table_format));
-  LD_ASSIGN_OR_RETURN(o.progress, ParseProgressMode(a.progress));
-  if (a.json && a.progress == "auto") o.progress = ProgressMode::kNone;
-  o.trace_file = a.trace;
-  o.batch_rows = a.batch_rows;
-  o.read_ahead_batches = a.read_ahead;
-  if (a.sqlite_type_mismatch != "fail" && a.sqlite_type_mismatch != "string") {
-    return Status::InvalidArgument("--sqlite-type-mismatch: expected fail or string");
-  }
-  if (a.schema_from != "pg_dump" && a.schema_from != "lakedump") {
-    return Status::InvalidArgument(
-        fmt::format("--schema-from \"{}\": expected pg_dump or lakedump", a.schema_from));
-  }
-  o.schema_from_source_tool = a.schema_from == "pg_dump";
-  o.shards = a.coordinate ? a.shards : 0;
-  o.pg_bin_dir = a.pg_bin_dir;
-  // Local folders: one batch of fsyncs before the manifest instead of two per file.
-  o.store.local_deferred_sync = true;
-  LD_RETURN_IF_ERROR(ApplyS3Flags(a.s3, &o.store.s3));
-  if (!a.sign_key_file.empty()) {
-    LD_ASSIGN_OR_RETURN(o.sign_key, ReadSigningKey(a.sign_key_file));
-  }
-  return o;
-}
 
 nlohmann::json Summary(const DumpResult& r, const std::string& dest, const StoreStats& stats) {
   const DumpManifest& m = r.manifest;
@@ -176,306 +42,21 @@ nlohmann::json Summary(const DumpResult& r, const std::string& dest, const Store
           {"rows_per_second", m.seconds > 0 ? m.total_rows / m.seconds : 0.0}};
 }
 
-SourceOptions BuildSourceOptions(const DumpArgs& a, const DumpOptions& options) {
-  SourceOptions source_options;
-  source_options.sqlite_lax_types = a.sqlite_type_mismatch == "string";
-  source_options.pg_numeric = a.pg_numeric;
-  source_options.pg_infinity = a.pg_infinity;
-  source_options.pg_numeric_nan = a.pg_numeric_nan;
-  source_options.pg_materialized_views = a.pg_materialized_views;
-  source_options.connections =
-      a.source_connections > 0 ? a.source_connections : std::max(1, options.table_parallelism);
-  return source_options;
-}
-
-// What coordinator and workers must agree on (dump/shard/shard_plan.h).
-nlohmann::json MatchingOptions(const DumpArgs& a, const DumpOptions& options) {
-  return ShardMatchingOptions(options, {{"pg_numeric", a.pg_numeric},
-                                        {"pg_infinity", a.pg_infinity},
-                                        {"pg_numeric_nan", a.pg_numeric_nan},
-                                        {"pg_materialized_views", a.pg_materialized_views}});
-}
-
-// The sharding flags make sense together; InvalidArgument (exit 2) otherwise.
-Status CheckShardFlags(const DumpArgs& a, const DumpOptions& options) {
-  if (a.shards == 0 && !a.coordinate && a.shard.empty()) return Status::OK();
-  if (a.coordinate && !a.shard.empty()) {
-    return Status::InvalidArgument("--coordinate and --shard exclude each other: the "
-                                   "coordinator runs no shard");
-  }
-  if (a.coordinate && a.shards == 0) {
-    return Status::InvalidArgument("--coordinate needs --shards N (the number of workers)");
-  }
-  if (!a.coordinate && a.shard.empty()) {
-    return Status::InvalidArgument(
-        "--shards N: add --coordinate (the coordinator) or --shard I|auto (a worker)");
-  }
-  if (!IsPostgresSource(a.source)) {
-    return Status::InvalidArgument(
-        "--shards: only PostgreSQL sources can be dumped by several workers (SQLite has no "
-        "snapshot that other processes can import): dump it on one machine");
-  }
-  if (options.table_format == TableFormat::kIceberg) {
-    return Status::InvalidArgument("--table-format iceberg cannot be combined with --shards");
-  }
-  if (a.coordinate && options.if_exists == IfExists::kResume) {
-    return Status::InvalidArgument(
-        "--if-exists resume cannot be combined with --shards (use fail or overwrite)");
-  }
-  return Status::OK();
-}
-
-std::function<void(const std::string&)> LogLines(ProgressMode mode) {
-  if (mode == ProgressMode::kNone) return {};
-  return [](const std::string& line) {
-    std::fprintf(stderr, "lakedump: %s\n", OneLine(line).c_str());
-  };
-}
-
-int RunWorker(const DumpArgs& a) {
-  InterruptWatcher interrupt("this attempt reports nothing; the shard can be run again");
-  auto options = BuildOptions(a);
-  if (!options.ok()) return PrintError(options.status(), kExitUsage);
-  if (Status s = CheckShardFlags(a, *options); !s.ok()) return PrintError(s, kExitUsage);
-  WorkerOptions worker;
-  if (a.shard == "auto") {
-    auto index = ShardIndexFromEnv(&std::getenv);
-    if (!index.ok()) return PrintError(index.status(), kExitUsage);
-    worker.shard = *index;
-    auto count = ShardCountFromEnv(&std::getenv);
-    if (!count.ok()) return PrintError(count.status(), kExitUsage);
-    worker.shards = a.shards > 0 ? a.shards : count->value_or(0);
-    if (worker.shards == 0) {
-      return PrintError(Status::InvalidArgument("--shard auto: pass --shards N (only Slurm "
-                                                "sets SLURM_ARRAY_TASK_COUNT)"),
-                        kExitUsage);
-    }
-  } else {
-    int index = -1;
-    const auto [end, ec] = std::from_chars(a.shard.data(), a.shard.data() + a.shard.size(), index);
-    if (ec != std::errc() || end != a.shard.data() + a.shard.size() || index < 0) {
-      return PrintError(Status::InvalidArgument(fmt::format(
-                            "--shard \"{}\": expected a shard index (0 to N-1) or auto", a.shard)),
-                        kExitUsage);
-    }
-    worker.shard = index;
-    worker.shards = a.shards;
-    if (worker.shards == 0) {
-      return PrintError(Status::InvalidArgument("--shard I needs --shards N"), kExitUsage);
-    }
-  }
-  if (worker.shard >= worker.shards) {
-    return PrintError(Status::InvalidArgument(fmt::format(
-                          "--shard {} is out of range for --shards {} (0 to {})", worker.shard,
-                          worker.shards, worker.shards - 1)),
-                      kExitUsage);
-  }
-  worker.plan_timeout = *ParseDuration(a.plan_timeout);
-  worker.matching = MatchingOptions(a, *options);
-  worker.log = LogLines(options->progress);
-
-  auto db = OpenDatabase(a.source, BuildSourceOptions(a, *options));
-  if (!db.ok()) {
-    return PrintError(db.status(), db.status().code() == Code::kInvalidArgument ? kExitUsage
-                                                                                : kExitFailed);
-  }
-  options->store.stop = interrupt.token();
-  std::unique_ptr<ObjectStore> store;
-  if (int rc = OpenCommandStore(a.dest, a.s3, options->store, &store); rc != kExitOk) return rc;
-  WorkerFailure failure;
-  auto result = RunShardWorker(**db, *store, *options, worker, &failure, interrupt.token());
-  if (!result.ok()) {
-    const Status& s = result.status();
-    const int code = failure.coordinator_gone ? kExitCoordinatorGone
-                     : s.code() == Code::kInvalidArgument && !failure.started ? kExitUsage
-                                                                              : kExitFailed;
-    if (a.json) {
-      std::printf("%s\n", DisplayJson(nlohmann::json({{"status", "error"},
-                                                       {"shard", worker.shard},
-                                                       {"error", OneLine(s.message())}}))
-                              .c_str());
-    }
-    if (interrupt.interrupted()) return PrintError(Status::Cancelled("interrupted"), kExitFailed);
-    return PrintError(s, code);
-  }
-  const WorkerResult& r = *result;
-  std::string line;
-  switch (r.outcome) {
-    case WorkerOutcome::kDone:
-      line = fmt::format("shard {} of {} of dump {}: {} units, {} rows, {} files, {} (attempt {})",
-                         worker.shard, worker.shards, r.dump_id, r.units,
-                         FormatCount(static_cast<double>(r.rows)), r.files,
-                         FormatBytes(r.bytes), r.attempt);
-      break;
-    case WorkerOutcome::kAlreadyReported:
-      line = fmt::format("shard {} of dump {} was already dumped by attempt {}: nothing to do",
-                         worker.shard, r.dump_id, r.attempt);
-      break;
-    case WorkerOutcome::kAlreadyCommitted:
-      line = fmt::format("dump {} is committed already: nothing to do", r.dump_id);
-      break;
-  }
-  if (a.json) {
-    static constexpr const char* kOutcome[] = {"done", "already_reported", "already_committed"};
-    std::printf("%s\n", DisplayJson(nlohmann::json(
-                                        {{"status", "ok"},
-                                         {"outcome", kOutcome[static_cast<int>(r.outcome)]},
-                                         {"dump_id", r.dump_id},
-                                         {"shard", worker.shard},
-                                         {"attempt", r.attempt},
-                                         {"units", r.units},
-                                         {"rows", r.rows},
-                                         {"files", r.files},
-                                         {"bytes", r.bytes}}))
-                            .c_str());
-  } else {
-    std::printf("%s\n", line.c_str());
-  }
-  return kExitOk;
-}
-
-std::string TableList(const std::vector<RedumpedTable>& tables) {
-  std::string out;
-  for (const RedumpedTable& t : tables) {
-    out += (out.empty() ? "" : "; ") + t.table.QualifiedName() + ": " + t.reason;
-  }
-  return out;
-}
-
-// The next increment of an incremental dump at DEST (docs/incremental.md).
-int RunIncrement(const DumpArgs& a, const DumpOptions& options, SourceOptions source_options,
-                 const DumpManifest& base, InterruptWatcher& interrupt) {
-  // The increment decodes with the type policies of its base, whatever the flags say.
-  if (base.incremental.contains("pg_options")) {
-    const nlohmann::json& o = base.incremental["pg_options"];
-    source_options.pg_numeric = o.value("numeric", source_options.pg_numeric);
-    source_options.pg_infinity = o.value("infinity", source_options.pg_infinity);
-    source_options.pg_numeric_nan = o.value("numeric_nan", source_options.pg_numeric_nan);
-  }
-  auto pg = PostgresOptionsFrom(source_options);
-  if (!pg.ok()) return PrintError(pg.status(), kExitUsage);
-  DumpOptions dump = options;
-  dump.store.stop = interrupt.token();
-  std::unique_ptr<ObjectStore> store, lease_store;
-  if (int rc = OpenCommandStore(a.dest, a.s3, dump.store, &store); rc != kExitOk) return rc;
-  StoreOptions lease_options = dump.store;
-  lease_options.stop = {};
-  if (int rc = OpenCommandStore(a.dest, a.s3, lease_options, &lease_store); rc != kExitOk) {
-    return rc;
-  }
-  IncrementRequest request{a.source, *pg, dump};
-  auto result = RunIncrement(store.get(), lease_store.get(), base, request, interrupt.token());
-  if (!result.ok()) {
-    Status s = result.status();
-    if (interrupt.interrupted()) s = Status::Cancelled("interrupted: the increment was not committed");
-    if (a.json) {
-      std::printf("%s\n", DisplayJson(nlohmann::json(
-                            {{"status", "error"}, {"error", OneLine(s.message())}}))
-                            .c_str());
-    }
-    return PrintError(s.WithContext("increment not committed"),
-                      s.code() == Code::kInvalidArgument || s.code() == Code::kNotFound
-                          ? kExitUsage
-                          : kExitFailed);
-  }
-  for (const std::string& w : result->warnings) {
-    std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(w).c_str());
-  }
-  const IncrementManifest& m = result->manifest;
-  if (a.json) {
-    nlohmann::json j = ToJson(m);
-    j["status"] = "ok";
-    j.erase("tables");
-    std::printf("%s\n", DisplayJson(j).c_str());
-    return kExitOk;
-  }
-  std::printf("increment %d: %s changes in %s transactions (%zu change files), WAL %s to %s, "
-              "in %s to %s\n",
-              m.sequence, FormatCount(static_cast<double>(m.changes)).c_str(),
-              FormatCount(static_cast<double>(m.transactions)).c_str(), m.change_files.size(),
-              FormatLsn(m.start_lsn).c_str(), FormatLsn(m.end_lsn).c_str(),
-              FormatSeconds(m.seconds).c_str(), store->Describe().c_str());
-  if (!m.redumped.empty()) {
-    std::printf("re-dumped whole (%zu): %s\n", m.redumped.size(), TableList(m.redumped).c_str());
-  }
-  for (const TableRef& t : m.dropped) {
-    std::printf("dropped from the source: %s\n", t.QualifiedName().c_str());
-  }
-  std::printf("replication slot %s retains %s of WAL (lakedump gc --drop-slot removes it)\n",
-              m.slot.c_str(), FormatBytes(m.retained_wal_bytes).c_str());
-  return kExitOk;
-}
-
 int RunDump(const DumpArgs& a) {
-  if (!a.shard.empty()) return RunWorker(a);
-  InterruptWatcher interrupt;
   auto options = BuildOptions(a);
   if (!options.ok()) return PrintError(options.status(), kExitUsage);
-  if (Status s = CheckShardFlags(a, *options); !s.ok()) return PrintError(s, kExitUsage);
-
-  if (a.incremental && (a.shards > 0 || a.coordinate)) {
-    return PrintError(Status::InvalidArgument("--incremental cannot be combined with --shards "
-                                              "(a sharded incremental dump is not supported yet)"),
-                      kExitUsage);
+  int refused = kExitUsage;
+  if (Status s = CheckDumpFlagRules(a, *options, &refused); !s.ok()) {
+    return PrintError(s, refused);
   }
+  if (!a.shard.empty()) return RunShardWorkerCommand(a, std::move(*options));
+  InterruptWatcher interrupt;
+
   std::optional<IncrementalBasePlan> base_plan;
-  SourceOptions incremental_source;
   if (a.incremental) {
-    if (!IsPostgresSource(a.source)) {
-      return PrintError(Status::InvalidArgument(
-                            "--incremental needs a PostgreSQL source (it reads a logical "
-                            "replication slot); SQLite has no change stream: dump it whole, "
-                            "without --incremental"),
-                        kExitUsage);
+    if (std::optional<int> done = PrepareIncrementalDump(a, *options, interrupt, &base_plan)) {
+      return *done;
     }
-    if (options->table_format != TableFormat::kParquet) {
-      return PrintError(Status::InvalidArgument(
-                            "--incremental with --table-format iceberg is not supported yet "
-                            "(docs/incremental.md): use --table-format parquet"),
-                        kExitUsage);
-    }
-    if (!options->queries.empty()) {
-      return PrintError(Status::InvalidArgument(
-                            "--incremental cannot follow --query results: dump tables"),
-                        kExitUsage);
-    }
-    std::unique_ptr<ObjectStore> probe;
-    if (int rc = OpenCommandStore(a.dest, a.s3, options->store, &probe); rc != kExitOk) return rc;
-    auto manifest = ReadDumpManifest(*probe);
-    if (manifest.ok() && !manifest->incremental.is_null() &&
-        options->if_exists != IfExists::kOverwrite) {
-      SourceOptions so;
-      so.connections = a.source_connections > 0 ? a.source_connections
-                                                : std::max(1, options->table_parallelism);
-      so.pg_numeric = a.pg_numeric;
-      so.pg_infinity = a.pg_infinity;
-      so.pg_numeric_nan = a.pg_numeric_nan;
-      return RunIncrement(a, *options, so, *manifest, interrupt);
-    }
-    if (manifest.ok() && options->if_exists != IfExists::kOverwrite) {
-      return PrintError(Status::InvalidArgument(fmt::format(
-                            "{} holds a dump that is not the base of incremental dumps (use "
-                            "--if-exists overwrite to replace it with one)",
-                            probe->Describe())),
-                        kExitUsage);
-    }
-    if (!manifest.ok() && manifest.status().code() != Code::kNotFound) {
-      return PrintError(manifest.status(), kExitFailed);
-    }
-    PgTypeOptions types;
-    if (Status s = ParsePgNumericPolicy(a.pg_numeric, &types); !s.ok()) {
-      return PrintError(s.WithContext("--pg-numeric"), kExitUsage);
-    }
-    auto plan = PrepareIncrementalBase(
-        a.source, 10, *options, types,
-        {{"numeric", a.pg_numeric}, {"infinity", a.pg_infinity}, {"numeric_nan", a.pg_numeric_nan}},
-        probe->Describe());
-    if (!plan.ok()) {
-      return PrintError(plan.status(), plan.status().code() == Code::kInvalidArgument
-                                           ? kExitUsage
-                                           : kExitFailed);
-    }
-    base_plan = std::move(*plan);
   }
 
   SourceOptions source_options = BuildSourceOptions(a, *options);
@@ -523,18 +104,8 @@ int RunDump(const DumpArgs& a) {
   service.set_unfinished_write_cleaner([&](std::vector<std::string>* removed) {
     return RemoveUnfinishedWrites(a.dest, *lease_store, lease_store_options, removed);
   });
-  std::set<std::string> winners;  // --coordinate: the attempt taken for each shard
-  CoordinatorOptions coordinator;
-  if (a.coordinate) {
-    coordinator.shards = a.shards;
-    coordinator.shard_timeout = *ParseDuration(a.shard_timeout);
-    coordinator.matching = MatchingOptions(a, *options);
-    coordinator.log = LogLines(options->progress);
-    service.set_remote_units([&](const DumpPlan& plan, std::stop_token stop) {
-      return RunShardCoordinator(*store, **db, service.run_id(), plan, coordinator, &winners,
-                                 stop);
-    });
-  }
+  std::optional<ShardCoordinatorGlue> coordinator;
+  if (a.coordinate) coordinator.emplace(a, *options, store.get(), db->get(), &service);
   ProgressReporter reporter(&service.progress(),
                             a.coordinate ? ProgressMode::kNone : options->progress);
   reporter.Start();
@@ -559,17 +130,8 @@ int RunDump(const DumpArgs& a) {
     }
     return PrintError(s, code);
   }
-  if (a.coordinate) {
-    // Committed: the plan, the reports and the losing attempts' files go (a loser still
-    // running may add more: lakedump gc removes them).
-    uint64_t swept = 0;
-    Status s = SweepShardLeftovers(*lease_store, service.run_id(), winners, &swept);
-    if (!s.ok()) {
-      result->warnings.push_back(fmt::format(
-          "the dump is committed, but its plan, shard reports or losing attempts' files "
-          "could not all be deleted ({}): lakedump gc deletes them",
-          s.message()));
-    }
+  if (coordinator) {
+    coordinator->SweepAfterCommit(*lease_store, service.run_id(), &result->warnings);
   }
   for (const std::string& w : result->warnings) {
     std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(w).c_str());

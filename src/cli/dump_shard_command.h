@@ -1,0 +1,44 @@
+// The sharded forms of `lakedump dump` (docs/scale-out.md): a worker
+// (`--shards N --shard I|auto`), run whole here, and the coordinator's glue
+// (`--shards N --coordinate`), which dump_command.cc attaches to its ExportService.
+//
+// Not thread-safe; one command per process.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/dump_args.h"
+#include "dump/export_service.h"
+#include "dump/shard/shard_coordinator.h"
+
+namespace lakedump::cli {
+
+// A worker: resolves its index, waits for the plan, dumps its units, writes its report.
+// Returns the exit code (0 done or nothing to do, 1 failed, 2 bad usage, 3 the coordinator is
+// gone). REQUIRES: `options` built from `a` and a.shard non-empty, the flag rules passed.
+int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options);
+
+// The coordinator's part of a sharded dump: instead of running the units, the service hands
+// its plan to RunShardCoordinator (plan, wait, check the reports); after the commit the plan,
+// the reports and the losing attempts' files go.
+class ShardCoordinatorGlue {
+ public:
+  // Borrows `store`, `db` and `service`: they must outlive the service's Run().
+  ShardCoordinatorGlue(const DumpArgs& a, const DumpOptions& options, ObjectStore* store,
+                       Database* db, ExportService* service);
+  ShardCoordinatorGlue(const ShardCoordinatorGlue&) = delete;
+  ShardCoordinatorGlue& operator=(const ShardCoordinatorGlue&) = delete;
+
+  // After the commit of dump `run_id`: deletes the shards' leftovers through `store`; a
+  // failure is a warning (the dump is committed), appended to *warnings.
+  void SweepAfterCommit(ObjectStore& store, const std::string& run_id,
+                        std::vector<std::string>* warnings) const;
+
+ private:
+  CoordinatorOptions options_;
+  std::set<std::string> winners_;  // the attempt taken for each shard
+};
+
+}  // namespace lakedump::cli
