@@ -263,7 +263,7 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
     }
   }
   LD_ASSIGN_OR_RETURN(std::unique_ptr<TableSource> source, db_->Open(unit));
-  const Schema& schema = source->schema();
+  Schema schema = source->schema();
   if (!options_.partition_by.empty() && !schema.FindColumn(options_.partition_by)) {
     return Status::InvalidArgument(fmt::format(
         "--partition-by {}: table {} has no column {} (choose its tables with --tables)",
@@ -274,6 +274,11 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
     return Status::InvalidArgument(fmt::format(
         "--partition-by {}: column {} of table {} is a list (an array), which cannot name a "
         "partition", options_.partition_by, options_.partition_by, ref.QualifiedName()));
+  }
+  if (iceberg_ != nullptr) {
+    // The Iceberg field ids the data files carry (over a committed dump, the table's
+    // history's: a changed table keeps the ids of its unchanged columns).
+    LD_ASSIGN_OR_RETURN(schema, iceberg_->PrepareSchema(&state->iceberg, ref, schema));
   }
   {
     std::lock_guard<std::mutex> lock(state->mu);

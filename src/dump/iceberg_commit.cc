@@ -129,7 +129,8 @@ IcebergTableKeep KeepOfHistory(const TableRef& table, const iceberg::TableHistor
 
 Result<IcebergWritten> WriteIcebergTable(
     ObjectStore& store, const TableManifest& table,
-    std::vector<std::pair<std::string, std::string>>* deferred) {
+    std::vector<std::pair<std::string, std::string>>* deferred,
+    const IcebergHistoryRead* history) {
   std::string root = StoreRootUri(store);
   if (root == "file:///") root = "file://";  // a dump into "/" itself
   const std::string table_prefix = TablePrefix(table.table);
@@ -143,7 +144,12 @@ Result<IcebergWritten> WriteIcebergTable(
   std::optional<iceberg::TableHistory> previous;
   if (deferred != nullptr) {
     // Over a committed dump: continue the table's history, or say why not.
-    LD_ASSIGN_OR_RETURN(IcebergHistoryRead read, ReadIcebergHistory(store, table.table));
+    IcebergHistoryRead read;
+    if (history != nullptr) {
+      read = *history;
+    } else {
+      LD_ASSIGN_OR_RETURN(read, ReadIcebergHistory(store, table.table));
+    }
     std::string why = read.problem;
     if (read.history) {
       if (auto cannot = iceberg::CannotAppend(*read.history, in.schema, in.partition_column)) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "format/iceberg/schema_evolution.h"
+
 namespace lakedump {
 namespace {
 
@@ -34,6 +36,23 @@ IcebergTableCommitter::IcebergTableCommitter(ObjectStore* store, int table_paral
 
 IcebergTableCommitter::~IcebergTableCommitter() = default;
 
+Result<Schema> IcebergTableCommitter::PrepareSchema(IcebergTableSlot* slot, const TableRef& table,
+                                                    const Schema& schema) {
+  if (!after_committed_dump_) return schema;
+  std::lock_guard<std::mutex> lock(slot->mu);
+  if (!slot->history_read) {
+    LD_ASSIGN_OR_RETURN(IcebergHistoryRead read, ReadIcebergHistory(*store_, table));
+    slot->history = std::move(read);
+    slot->history_read = true;
+  }
+  if (!slot->history->history) return schema;
+  auto evolved = iceberg::EvolveSchema(*slot->history->history, schema);
+  // A current schema that lakedump did not write: positional ids, and the commit
+  // (CannotAppend) starts a new history, saying why.
+  if (!evolved.ok()) return schema;
+  return std::move(*evolved);
+}
+
 Status IcebergTableCommitter::Schedule(IcebergTableSlot* slot, TableManifest table) {
   // The table's _table.json is written beside this (by the caller), and the next tables
   // go on: a crash in between leaves a _table.json without metadata, which resume dumps
@@ -47,8 +66,14 @@ Status IcebergTableCommitter::Schedule(IcebergTableSlot* slot, TableManifest tab
 }
 
 Status IcebergTableCommitter::WriteTable(IcebergTableSlot* slot, const TableManifest& table) {
+  std::optional<IcebergHistoryRead> history;  // as the table's units read it, if they did
+  {
+    std::lock_guard<std::mutex> lock(slot->mu);
+    history = std::move(slot->history);
+  }
   std::vector<std::pair<std::string, std::string>> deferred;
-  auto written = WriteIcebergTable(*store_, table, after_committed_dump_ ? &deferred : nullptr);
+  auto written = WriteIcebergTable(*store_, table, after_committed_dump_ ? &deferred : nullptr,
+                                   history ? &*history : nullptr);
   if (!written.ok()) {
     return written.status().WithContext(
         fmt::format("Iceberg metadata of {}", table.table.QualifiedName()));

@@ -1,5 +1,7 @@
 // IcebergTableCommitter: the Iceberg side of one dump run's table commits
-// (--table-format iceberg), beside ExportService. At a table's commit, Schedule()
+// (--table-format iceberg), beside ExportService. Before a table's data files,
+// PrepareSchema() gives its columns their Iceberg field ids (over a committed dump,
+// those that continue the table's history). At a table's commit, Schedule()
 // writes the table's Iceberg metadata (WriteIcebergTable) on a small writer pool of
 // its own, beside the table tasks, so that a table's few extra round trips overlap
 // the next tables instead of delaying them. Over a committed dump, the objects that
@@ -10,10 +12,10 @@
 // Ownership: borrows the store, which must outlive the committer; owns its writer
 // threads. Each table's IcebergTableSlot belongs to the caller (its per-table state)
 // and must outlive Wait().
-// Thread-safety: Schedule() is called from table tasks, on any thread, concurrently
-// (never from a writer thread of this committer). Wait(), WriteDeferred() and
-// TakeWarnings() are called from the one thread that runs the dump, after the table
-// tasks ended. The destructor waits for the writes in flight.
+// Thread-safety: PrepareSchema() and Schedule() are called from table tasks, on any
+// thread, concurrently (never from a writer thread of this committer). Wait(),
+// WriteDeferred() and TakeWarnings() are called from the one thread that runs the
+// dump, after the table tasks ended. The destructor waits for the writes in flight.
 #pragma once
 
 #include <cstddef>
@@ -31,12 +33,18 @@
 
 namespace lakedump {
 
-// One table's Iceberg objects, as known to the sweep and the commit check: set by the
-// table's metadata write (read them only after IcebergTableCommitter::Wait()), or by
-// the caller for a table re-used from an earlier run.
+// One table's Iceberg state in a run. `keep` and `written`, its objects as the sweep and
+// the commit check know them, are set by the table's metadata write (read them only after
+// IcebergTableCommitter::Wait()) or by ReuseIcebergTable for a table of an earlier run.
 struct IcebergTableSlot {
   std::optional<IcebergTableKeep> keep;  // what the sweep keeps of the table's history
   std::vector<std::string> written;      // metadata keys written before the manifest
+
+  // The table's history as its first unit read it (over a committed dump), for the
+  // field ids of every unit and then for the commit.
+  std::mutex mu;
+  bool history_read = false;                  // GUARDED_BY(mu)
+  std::optional<IcebergHistoryRead> history;  // GUARDED_BY(mu)
 };
 
 // --if-exists resume: true, with `slot` filled, when every Iceberg object of the
@@ -55,6 +63,15 @@ class IcebergTableCommitter {
   ~IcebergTableCommitter();
   IcebergTableCommitter(const IcebergTableCommitter&) = delete;
   IcebergTableCommitter& operator=(const IcebergTableCommitter&) = delete;
+
+  // `schema` (the columns a unit of `table` read) with the Iceberg field ids its data
+  // files are to carry. Over a committed dump: the ids that continue the table's history
+  // (iceberg::EvolveSchema: unchanged columns keep theirs, new ones get fresh ids); the
+  // history is read once per table, by its first unit, and kept in `slot` for the commit.
+  // Otherwise, or when the history does not check (the commit then starts a new one and
+  // says why), `schema` as it is: ids by position. Errors only when the store fails.
+  Result<Schema> PrepareSchema(IcebergTableSlot* slot, const TableRef& table,
+                               const Schema& schema);
 
   // Schedules the write of `table`'s Iceberg metadata; when it is written, `slot`
   // holds what was written. Blocks while every writer is busy (at most that many

@@ -8,8 +8,9 @@
 //     field-id and every list an element-id; the headers have Iceberg's keys; the entries'
 //     paths, sizes, record counts, value/null counts, integer bounds and split offsets
 //     agree with the files;
-//   - hyparquet shows each Parquet column's field_id (1..n, as in the Iceberg schema; a list's element
-//     the element-id: n+1.. in column order).
+//   - hyparquet shows each Parquet column's field_id, the current Iceberg schema's id (a list's
+//     element its element-id); in a table's first schema 1..n, and n+1.. for list elements in
+//     column order; after a schema change the kept and fresh ids (docs/iceberg.md).
 //   usage: node iceberg_check.mjs DUMP_DIR [--quiet]
 // Prints `ok TABLE check` / `FAIL TABLE check: ...` lines, then `N passed, M failed`;
 // exits 1 if anything failed, 2 on bad usage.
@@ -171,15 +172,28 @@ for (const t of manifest.tables) {
     assert(metadata.location === tableUrl, `location ${metadata.location} != ${tableUrl}`);
     const schema = metadata.schemas.find(s => s['schema-id'] === metadata['current-schema-id']);
     assert(JSON.stringify(schema.fields.map(f => f.name)) === JSON.stringify(expected.columns), 'column names differ');
-    schema.fields.forEach((f, i) => assert(f.id === i + 1, `field ${f.name} has id ${f.id}`));
-    // A list's element gets a fresh id after every column's, in column order.
-    let nextId = schema.fields.length + 1;
+    if (metadata.schemas.length === 1) {
+      // A table's first schema: ids 1..n in column order, and a list's element gets a fresh
+      // id after every column's, in column order.
+      schema.fields.forEach((f, i) => assert(f.id === i + 1, `field ${f.name} has id ${f.id}`));
+      let nextId = schema.fields.length + 1;
+      for (const f of schema.fields) {
+        if (typeof f.type !== 'object') continue;
+        assert(f.type.type === 'list' && f.type['element-id'] === nextId++, `field ${f.name}: ${JSON.stringify(f.type)}`);
+      }
+      assert(metadata['last-column-id'] === nextId - 1, `last-column-id ${metadata['last-column-id']}`);
+    } else {
+      // After a schema change (docs/iceberg.md): unique ids, none above last-column-id.
+      const ids = schema.fields.flatMap(f => (typeof f.type === 'object' ? [f.id, f.type['element-id']] : [f.id]));
+      assert(new Set(ids).size === ids.length, `repeated field ids ${ids}`);
+      assert(ids.every(id => Number.isInteger(id) && id > 0 && id <= metadata['last-column-id']), `field ids ${ids} vs last-column-id ${metadata['last-column-id']}`);
+      assert(metadata.snapshots.find(s => s['snapshot-id'] === metadata['current-snapshot-id'])['schema-id'] === metadata['current-schema-id'], 'the current snapshot has another schema-id');
+    }
     for (const f of schema.fields) {
       if (typeof f.type !== 'object') continue;
-      assert(f.type.type === 'list' && f.type['element-id'] === nextId++, `field ${f.name}: ${JSON.stringify(f.type)}`);
+      assert(f.type.type === 'list' && Number.isInteger(f.type['element-id']), `field ${f.name}: ${JSON.stringify(f.type)}`);
       assert(typeof f.type['element-required'] === 'boolean', `field ${f.name}: element-required`);
     }
-    assert(metadata['last-column-id'] === nextId - 1, `last-column-id ${metadata['last-column-id']}`);
     const mapping = JSON.parse(metadata.properties['schema.name-mapping.default']);
     assert(mapping.length === schema.fields.length, 'name mapping length');
     schema.fields.forEach((f, i) => {
@@ -262,10 +276,10 @@ for (const t of manifest.tables) {
           assert(values.get(id) === BigInt(slots), `value_counts[${id}] ${values.get(id)} != ${slots}`);
           assert(sizes.get(id) > 0n || f.rows === 0, `column_sizes[${id}]`);
           assert(!nulls.has(id) && !lo.has(id) && !hi.has(id), `list element ${id} has a null count or bounds`);
-          assert(![values, nulls, sizes, lo, hi].some(m => m.has(c + 1)), `metrics under list ${col}'s own id`);
+          assert(![values, nulls, sizes, lo, hi].some(m => m.has(schemaFields[c].id)), `metrics under list ${col}'s own id`);
           return;
         }
-        const id = c + 1;
+        const id = schemaFields[c].id;
         assert(values.get(id) === BigInt(f.rows), `value_counts[${id}]`);
         const n = fileRows.filter(r => r[c] === null).length;
         assert(nulls.get(id) === BigInt(n), `null_value_counts[${id}] ${nulls.get(id)} != ${n}`);

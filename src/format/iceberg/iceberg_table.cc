@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -20,7 +21,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 constexpr int kSpecId = 0;
-constexpr int kSchemaId = 0;
+constexpr int kFirstSchemaId = 0;
 
 avro::SyncMarker SyncFrom(std::mt19937_64& rng) {
   avro::SyncMarker m;
@@ -218,7 +219,41 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
   std::mt19937_64 rng(in.random_seed);
   const std::vector<std::string> names = MetadataFileNames(in.file_tag, version);
   const std::string meta_dir = in.location + "/metadata/";
-  const json schema = SchemaJson(in.schema, kSchemaId);
+  // The snapshot's schema: a new table's first (id 0); after a history, the one of its
+  // schemas with the same fields (an unchanged table: the current one), or a new schema
+  // appended with the next id (the columns changed; their ids were kept by EvolveSchema).
+  int schema_id = kFirstSchemaId;
+  json schemas = json::array();
+  if (prev) {
+    schemas = (*prev)["schemas"];
+    const json fields = SchemaJson(in.schema, 0)["fields"];
+    std::optional<int> same;
+    int max_id = kFirstSchemaId - 1;
+    for (const json& s : schemas) {
+      if (!s.is_object() || !s.contains("schema-id") || !s["schema-id"].is_number_integer()) {
+        continue;
+      }
+      const int64_t id = s["schema-id"].get<int64_t>();
+      if (id < 0 || id > std::numeric_limits<int32_t>::max() - 1) continue;
+      max_id = std::max(max_id, static_cast<int>(id));
+      if (!same && s.value("fields", json()) == fields) same = static_cast<int>(id);
+    }
+    schema_id = same.value_or(max_id + 1);
+  }
+  const json schema = SchemaJson(in.schema, schema_id);
+  if (!prev || !std::any_of(schemas.begin(), schemas.end(), [&](const json& s) {
+        return s.is_object() && s.value("schema-id", json()) == schema_id;
+      })) {
+    schemas.push_back(schema);
+  }
+  int last_column_id = parquet::LastFieldId(in.schema);
+  if (prev && (*prev)["last-column-id"].is_number_integer()) {
+    // Never lower: a dropped column's id stays taken.
+    const int64_t before = (*prev)["last-column-id"].get<int64_t>();
+    if (before > last_column_id && before <= std::numeric_limits<int32_t>::max()) {
+      last_column_id = static_cast<int>(before);
+    }
+  }
   const json partition_fields = PartitionFieldsJson(in.schema, in.partition_column);
 
   uint64_t rows = 0, bytes = 0;
@@ -234,7 +269,7 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
       std::string manifest,
       WriteAvro(ManifestEntrySchema(in.schema, in.partition_column),
                 {{"schema", schema.dump()},
-                 {"schema-id", std::to_string(kSchemaId)},
+                 {"schema-id", std::to_string(schema_id)},
                  {"partition-spec", partition_fields.dump()},
                  {"partition-spec-id", std::to_string(kSpecId)},
                  {"format-version", "2"},
@@ -301,7 +336,7 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
   snapshot["timestamp-ms"] = in.timestamp_ms;
   snapshot["summary"] = std::move(summary);
   snapshot["manifest-list"] = meta_dir + names[1];
-  snapshot["schema-id"] = kSchemaId;
+  snapshot["schema-id"] = schema_id;
   json snapshots = prev ? (*prev)["snapshots"] : json::array();
   snapshots.push_back(std::move(snapshot));
   json snapshot_log = prev ? (*prev)["snapshot-log"] : json::array();
@@ -324,9 +359,9 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
       {"last-updated-ms",
        prev ? std::max(in.timestamp_ms, (*prev)["last-updated-ms"].get<int64_t>())
             : in.timestamp_ms},
-      {"last-column-id", parquet::LastFieldId(in.schema)},
-      {"current-schema-id", kSchemaId},
-      {"schemas", json::array({schema})},
+      {"last-column-id", last_column_id},
+      {"current-schema-id", schema_id},
+      {"schemas", std::move(schemas)},
       {"default-spec-id", kSpecId},
       {"partition-specs", json::array({{{"spec-id", kSpecId}, {"fields", partition_fields}}})},
       {"last-partition-id",

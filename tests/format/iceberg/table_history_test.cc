@@ -1,6 +1,7 @@
 // A table's Iceberg history read back (ParseTableHistory): what BuildSnapshot wrote parses, a
 // second snapshot continues it, and every field a later dump or gc relies on is checked in
-// hostile metadata; CannotAppend; ExpireSnapshots.
+// hostile metadata; CannotAppend (files with other field ids, another partitioning);
+// ExpireSnapshots.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -9,6 +10,7 @@
 
 #include "format/iceberg/iceberg_history.h"
 #include "format/iceberg/iceberg_table.h"
+#include "format/iceberg/schema_evolution.h"
 
 namespace lakedump::iceberg {
 namespace {
@@ -111,13 +113,20 @@ TEST(TableHistoryTest, HostileMetadataIsRefusedNamingWhy) {
   }
 }
 
-TEST(TableHistoryTest, CannotAppendAChangedSchemaOrPartitioning) {
+TEST(TableHistoryTest, CannotAppendFilesWithOtherIdsOrAnotherPartitioning) {
   auto h = ParseTableHistory(MetadataText(Input("run1", 11, nullptr)), 1, kLocation, &AnyRunId);
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(CannotAppend(*h, OneColumn(), std::nullopt), std::nullopt);
   EXPECT_EQ(CannotAppend(*h, OneColumn(), 0), "the table's partitioning changed");
+  // long -> int is no promotion: the column needs a new id (2), which these files lack.
   const Schema other({{"id", LogicalType::Of(TypeId::kInt32), false, ""}});
-  EXPECT_EQ(CannotAppend(*h, other, std::nullopt), "the table's columns changed");
+  auto cannot = CannotAppend(*h, other, std::nullopt);
+  ASSERT_TRUE(cannot.has_value());
+  EXPECT_NE(cannot->find("other field ids"), std::string::npos) << *cannot;
+  auto evolved = EvolveSchema(*h, other);
+  ASSERT_TRUE(evolved.ok()) << evolved.status().ToString();
+  EXPECT_EQ(evolved->column(0).field_id, 2);
+  EXPECT_EQ(CannotAppend(*h, *evolved, std::nullopt), std::nullopt);
 }
 
 }  // namespace
