@@ -18,6 +18,7 @@
 #include "dump/manifest.h"
 #include "format/iceberg/file_stats.h"
 #include "format/iceberg/iceberg_history.h"
+#include "format/iceberg/removed_files.h"
 #include "format/parquet/parquet_metadata.h"
 #include "store/object_store.h"
 
@@ -102,6 +103,13 @@ Result<IcebergWritten> WriteIcebergTable(
     ObjectStore& store, const TableManifest& table,
     std::vector<std::pair<std::string, std::string>>* deferred = nullptr,
     const IcebergHistoryRead* history = nullptr);
+
+// The live files of the history's current snapshot, which a snapshot continuing it
+// replaces (iceberg::LiveEntriesOf over the manifests its manifest list names; both read
+// bounded, under the table's metadata/). NotFound or Corruption when they do not read.
+Result<std::vector<iceberg::RemovedManifest>> ReadRemovedFiles(
+    ObjectStore& store, const TableRef& table, const std::string& location,
+    const iceberg::TableHistory& history);
 
 // True for "<...>/metadata/version-hint.text".
 bool IsIcebergVersionHint(std::string_view key);

@@ -20,6 +20,8 @@
 #include "dump/object_keys.h"
 #include "dump/verifier.h"
 #include "fakes/fake_database.h"
+#include "format/avro/avro_reader.h"
+#include "format/iceberg/removed_files.h"
 #include "format/parquet/parquet_reader.h"
 #include "store/memory/memory_store.h"
 
@@ -126,6 +128,20 @@ TEST(IcebergHistoryTest, AnOverwriteAppendsASnapshotAndKeepsTheOldFiles) {
   }
   for (const DataFile& f : first.files) EXPECT_TRUE(still.count(f.key)) << f.key;
   EXPECT_TRUE(Has(store, IcebergMetadataFileKey(kTable, 1)));
+  // Its manifest list names its own manifest, then one listing the first snapshot's files as
+  // DELETED entries.
+  auto list = store.GetObject("main/a/metadata/snap-" + second.run_id + ".avro");
+  ASSERT_TRUE(list.ok());
+  auto refs = iceberg::ReadManifestList(*list);
+  ASSERT_TRUE(refs.ok()) << refs.status().ToString();
+  ASSERT_EQ(refs->size(), 2u);
+  EXPECT_EQ((*refs)[1].path, "memory://h/main/a/metadata/" + second.run_id + "-m1.avro");
+  auto removed = store.GetObject("main/a/metadata/" + second.run_id + "-m1.avro");
+  ASSERT_TRUE(removed.ok());
+  auto entries = avro::ReadAvroContainer(*removed, 1000);
+  ASSERT_TRUE(entries.ok()) << entries.status().ToString();
+  EXPECT_EQ(entries->records.size(), first.files.size());
+  for (std::string_view e : entries->records) EXPECT_EQ(e[0], 4) << "status DELETED (2)";
   ExpectVerifies(store);
 
   // A third run: v3, three snapshots, the chain of parents kept.

@@ -25,7 +25,7 @@ struct FakeTable {
   int units = 1;                             // Split() returns this many ranges
   std::string partition_values = "abc";      // "name" column cycles over these letters
   // Columns named otherwise (old name -> new name), e.g. to change a table between dumps.
-  std::map<std::string, std::string> renamed_columns;
+  std::map<std::string, std::string> renamed_columns = {};
 };
 
 class FakeDatabase : public Database {

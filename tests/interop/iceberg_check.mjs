@@ -237,7 +237,9 @@ for (const t of manifest.tables) {
     assert(lp.length === 0, lp.join('; '));
     assert(list.schemaJson.name === 'manifest_file', 'manifest list record name');
     for (const k of ['snapshot-id', 'sequence-number', 'format-version']) assert(k in list.header, `manifest list header lacks ${k}`);
-    assert(list.records.length === 1, `${list.records.length} manifests`);
+    // The snapshot's own manifest first; after it, an overwrite's manifests of the files it
+    // removes (DELETED entries), checked below.
+    assert(list.records.length >= 1, 'no manifests');
     const mf = list.records[0];
     const mpath = fromUri(mf.manifest_path);
     assert(BigInt(fs.statSync(mpath).size) === mf.manifest_length, 'manifest_length');
@@ -302,6 +304,56 @@ for (const t of manifest.tables) {
       assert(offsets.length >= 1 && offsets[0] === 4n, `split_offsets ${offsets}`);
       for (let i = 1; i < offsets.length; i++) assert(offsets[i] > offsets[i - 1], 'split_offsets not ascending');
     });
+
+    // An overwrite lists the files it removes as DELETED entries (status 2), with this
+    // snapshot's id and explicit sequence numbers; they are the parent's live files.
+    const snapshotId = BigInt(list.header['snapshot-id']);
+    const parentId = snap['parent-snapshot-id'];
+    const removed = new Map();  // path -> {rows, sequence_number, file_sequence_number}
+    let removedRows = 0n;
+    for (const dm of list.records.slice(1)) {
+      assert(parentId !== undefined, 'an appending snapshot lists removed files');
+      assert(dm.content === 0 && dm.added_files_count === 0 && dm.existing_files_count === 0 &&
+        dm.deleted_files_count > 0 && dm.added_snapshot_id === snapshotId, `removed-files manifest counts ${dm.manifest_path}`);
+      assert(dm.sequence_number === BigInt(snap['sequence-number']), 'removed-files manifest sequence_number');
+      const dpath = fromUri(dm.manifest_path);
+      assert(BigInt(fs.statSync(dpath).size) === dm.manifest_length, 'removed-files manifest_length');
+      const dmf = await readAvro(dpath);
+      const dp = idProblems(dmf.schemaJson, 'manifest_entry', []);
+      assert(dp.length === 0, dp.join('; '));
+      for (const k of ['schema', 'partition-spec', 'partition-spec-id', 'format-version', 'content']) {
+        assert(k in dmf.header, `removed-files manifest header lacks ${k}`);
+      }
+      assert(dmf.records.length === dm.deleted_files_count, 'deleted_files_count');
+      let rows = 0n;
+      for (const e of dmf.records) {
+        assert(e.status === 2, `removed file status ${e.status}`);
+        assert(e.snapshot_id === snapshotId, 'removed file snapshot_id');
+        assert(typeof e.sequence_number === 'bigint' && typeof e.file_sequence_number === 'bigint', 'removed file without explicit sequence numbers');
+        assert(!removed.has(e.data_file.file_path), `${e.data_file.file_path} removed twice`);
+        removed.set(e.data_file.file_path, e);
+        rows += e.data_file.record_count;
+      }
+      assert(rows === dm.deleted_rows_count, 'deleted_rows_count');
+      removedRows += rows;
+    }
+    if (parentId !== undefined) {
+      assert(String(removed.size) === snap.summary['deleted-data-files'], `${removed.size} removed files, summary says ${snap.summary['deleted-data-files']}`);
+      assert(String(removedRows) === snap.summary['deleted-records'], 'deleted-records');
+      // The parent snapshot (unless gc expired it): its live files, with their sequence numbers.
+      const parent = metadata.snapshots.find(s => s['snapshot-id'] === parentId);
+      if (parent) {
+        const plist = await readAvro(fromUri(parent['manifest-list']));
+        const live = new Map();
+        for (const pm of plist.records) {
+          for (const e of (await readAvro(fromUri(pm.manifest_path))).records) {
+            if (e.status !== 2) live.set(e.data_file.file_path, e.sequence_number ?? pm.sequence_number);
+          }
+        }
+        assert(JSON.stringify([...live.keys()].sort()) === JSON.stringify([...removed.keys()].sort()), 'the removed files are not the parent snapshot\'s');
+        for (const [p, seq] of live) assert(removed.get(p).sequence_number === seq && removed.get(p).file_sequence_number === seq, `${p}: sequence numbers`);
+      }
+    }
   });
 
   await check(name, 'parquet field ids (hyparquet)', async () => {
