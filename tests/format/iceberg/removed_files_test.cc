@@ -11,33 +11,27 @@
 #include "format/iceberg/iceberg_history.h"
 #include "format/iceberg/iceberg_table.h"
 #include "format/iceberg/removed_files.h"
+#include "format/iceberg/snapshot_input_util.h"
 
 namespace lakedump::iceberg {
 namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr const char* kLocation = "s3://b/d/main/t";
-
-bool AnyRunId(std::string_view run) { return run.size() >= 3; }
+constexpr const char* kLocation = kTestLocation;
 
 Schema Columns() {
   return Schema({{"id", LogicalType::Of(TypeId::kInt64), false, ""},
                  {"region", LogicalType::Of(TypeId::kString), true, ""}});
 }
 
+// `files` files "part-<i>-<run>.parquet" of 10 + i records; partitioned by region, the
+// first file's value null.
 SnapshotInput Input(const std::string& run, int64_t id, const TableHistory* previous,
                     int files, bool partitioned) {
-  SnapshotInput in;
-  in.schema = Columns();
+  SnapshotInput in = TestSnapshotInput(run, id, Columns(), previous);
   if (partitioned) in.partition_column = 1;
-  in.location = kLocation;
-  in.table_uuid = "01234567-89ab-4def-8123-456789abcdef";
-  in.snapshot_id = id;
-  in.timestamp_ms = 1000 * id;
-  in.file_tag = run;
-  in.properties["lakedump.run-id"] = run;
-  in.previous = previous;
+  in.files.clear();
   for (int i = 0; i < files; ++i) {
     DataFileEntry f;
     f.path = std::string(kLocation) + "/part-" + std::to_string(i) + "-" + run + ".parquet";

@@ -14,6 +14,7 @@
 #include "format/iceberg/iceberg_schema.h"
 #include "format/iceberg/iceberg_table.h"
 #include "format/iceberg/schema_evolution.h"
+#include "format/iceberg/snapshot_input_util.h"
 #include "format/parquet/parquet_schema.h"
 #include "format/parquet/parquet_writer.h"
 
@@ -22,9 +23,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr const char* kLocation = "s3://b/d/main/t";
-
-bool AnyRunId(std::string_view run) { return run.size() >= 3; }
+constexpr const char* kLocation = kTestLocation;
 
 // id long (1), name string (2), amount double (3), tags list<int> (4, element 7),
 // price decimal(10, 2) (5), n int (6): last-column-id 7.
@@ -50,21 +49,7 @@ Schema Second() {
 
 SnapshotInput Input(const std::string& run, int64_t id, Schema schema,
                     const TableHistory* previous) {
-  SnapshotInput in;
-  in.schema = std::move(schema);
-  in.location = kLocation;
-  in.table_uuid = "01234567-89ab-4def-8123-456789abcdef";
-  in.snapshot_id = id;
-  in.timestamp_ms = 1000 * id;
-  in.file_tag = run;
-  in.properties["lakedump.run-id"] = run;
-  in.previous = previous;
-  DataFileEntry f;
-  f.path = std::string(kLocation) + "/part-" + run + ".parquet";
-  f.record_count = 1;
-  f.file_size_in_bytes = 100;
-  in.files.push_back(f);
-  return in;
+  return TestSnapshotInput(run, id, std::move(schema), previous);
 }
 
 TableHistory Read(const std::string& text, int version) {

@@ -11,34 +11,19 @@
 #include "format/iceberg/iceberg_history.h"
 #include "format/iceberg/iceberg_table.h"
 #include "format/iceberg/schema_evolution.h"
+#include "format/iceberg/snapshot_input_util.h"
 
 namespace lakedump::iceberg {
 namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr const char* kLocation = "s3://b/d/main/t";
-
-bool AnyRunId(std::string_view run) { return run.size() >= 3; }
+constexpr const char* kLocation = kTestLocation;
 
 Schema OneColumn() { return Schema({{"id", LogicalType::Of(TypeId::kInt64), false, ""}}); }
 
 SnapshotInput Input(const std::string& run, int64_t id, const TableHistory* previous) {
-  SnapshotInput in;
-  in.schema = OneColumn();
-  in.location = kLocation;
-  in.table_uuid = "01234567-89ab-4def-8123-456789abcdef";
-  in.snapshot_id = id;
-  in.timestamp_ms = 1000 * id;
-  in.file_tag = run;
-  in.properties["lakedump.run-id"] = run;
-  in.previous = previous;
-  DataFileEntry f;
-  f.path = std::string(kLocation) + "/part-" + run + ".parquet";
-  f.record_count = static_cast<uint64_t>(id);
-  f.file_size_in_bytes = 100;
-  in.files.push_back(f);
-  return in;
+  return TestSnapshotInput(run, id, OneColumn(), previous);
 }
 
 std::string MetadataText(const SnapshotInput& in) {
