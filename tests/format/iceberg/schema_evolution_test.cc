@@ -122,8 +122,8 @@ TEST(SchemaEvolutionTest, KeptColumnsKeepTheirIdsNewOnesGoAboveLastColumnId) {
   const json& fields = v2["schemas"][1]["fields"];
   EXPECT_EQ(fields[1], json::parse(R"({"id":4,"name":"tags","required":false,"type":
       {"type":"list","element-id":7,"element-required":false,"element":"long"}})"));
-  EXPECT_EQ(fields[2], json::parse(R"({"id":5,"name":"price","required":false,
-      "type":"decimal(12, 2)"})"));
+  EXPECT_EQ(fields[2], json::parse(R"j({"id":5,"name":"price","required":false,
+      "type":"decimal(12, 2)"})j"));
   EXPECT_EQ(fields[3], json::parse(R"({"id":6,"name":"n","required":true,"type":"long"})"));
   EXPECT_EQ(fields[4], json::parse(R"({"id":8,"name":"amount","required":false,
       "type":"string"})"));
