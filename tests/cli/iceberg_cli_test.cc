@@ -248,7 +248,9 @@ TEST_F(IcebergCliTest, AColumnAddedAndOneDroppedKeepTheOtherFieldIds) {
   for (const json& f : v1["schemas"][0]["fields"]) first_types[f["id"].get<int>()] = f["type"];
   for (const json& f : v2["schemas"][1]["fields"]) {
     const int id = f["id"].get<int>();
-    if (id != 6) EXPECT_EQ(f["type"], first_types.at(id)) << f.dump();
+    if (id != 6) {
+      EXPECT_EQ(f["type"], first_types.at(id)) << f.dump();
+    }
   }
 
   const auto text = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
