@@ -73,8 +73,7 @@ struct ExportService::TableState {
   std::string manifest_key;               // where: its _table.json or _table-<run>.json
   // --table-format iceberg, once committed or reused: what the sweep keeps of the
   // table's Iceberg history, and its metadata objects already written.
-  std::optional<IcebergTableKeep> iceberg_keep;
-  std::vector<std::string> iceberg_written;
+  IcebergTableSlot iceberg;
 };
 
 nlohmann::json RedactCredentials(const nlohmann::json& value) {
@@ -242,11 +241,8 @@ Status ExportService::TryReuse(TableState* state) {
     }
     if (!files_ok) continue;
     if (options_.table_format == TableFormat::kIceberg) {
-      LD_ASSIGN_OR_RETURN(std::optional<IcebergTableKeep> keep, IcebergMetadataPresent(*store_, m));
-      if (!keep) continue;  // dumped again, with its metadata
-      state->iceberg_keep = std::move(*keep);
-      state->iceberg_written = IcebergMetadataKeys(m);
-      state->iceberg_written.push_back(IcebergHintKey(m.table));
+      LD_ASSIGN_OR_RETURN(bool reused, ReuseIcebergTable(*store_, m, &state->iceberg));
+      if (!reused) continue;  // dumped again, with its metadata
     }
     state->manifest_key = key;
     state->manifest = std::move(m);
@@ -267,7 +263,7 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
     }
   }
   LD_ASSIGN_OR_RETURN(std::unique_ptr<TableSource> source, db_->Open(unit));
-  const Schema& schema = source->schema();
+  Schema schema = source->schema();
   if (!options_.partition_by.empty() && !schema.FindColumn(options_.partition_by)) {
     return Status::InvalidArgument(fmt::format(
         "--partition-by {}: table {} has no column {} (choose its tables with --tables)",
@@ -278,6 +274,11 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
     return Status::InvalidArgument(fmt::format(
         "--partition-by {}: column {} of table {} is a list (an array), which cannot name a "
         "partition", options_.partition_by, options_.partition_by, ref.QualifiedName()));
+  }
+  if (iceberg_ != nullptr) {
+    // The Iceberg field ids the data files carry (over a committed dump, the table's
+    // history's: a changed table keeps the ids of its unchanged columns).
+    LD_ASSIGN_OR_RETURN(schema, iceberg_->PrepareSchema(&state->iceberg, ref, schema));
   }
   {
     std::lock_guard<std::mutex> lock(state->mu);
@@ -375,35 +376,10 @@ Status ExportService::CommitTable(TableState* state) {
     m.bytes += f.bytes;
   }
   m.finished_at = FormatUtc(Clock::now());
-  if (options_.table_format == TableFormat::kIceberg) {
-    // The table's Iceberg metadata, beside its _table.json and the next tables (a crash
-    // in between leaves a _table.json without metadata: resume dumps that table again).
-    // Over a committed dump its fixed-name objects wait for the new manifest (written
-    // in RunLeased). The state's Iceberg fields are read after the writers are waited for.
-    auto write = [this, state, table = m](std::stop_token) -> Status {
-      std::vector<std::pair<std::string, std::string>> deferred;
-      auto written = WriteIcebergTable(*store_, table, old_dump_committed_ ? &deferred : nullptr);
-      if (!written.ok()) {
-        return written.status().WithContext(
-            fmt::format("Iceberg metadata of {}", table.table.QualifiedName()));
-      }
-      {
-        std::lock_guard<std::mutex> lock(state->mu);
-        state->iceberg_keep = std::move(written->keep);
-        state->iceberg_written = std::move(written->written);
-      }
-      if (!deferred.empty() || !written->warning.empty()) {
-        std::lock_guard<std::mutex> lock(deferred_mu_);
-        for (auto& object : deferred) deferred_iceberg_.push_back(std::move(object));
-        if (!written->warning.empty()) iceberg_warnings_.push_back(std::move(written->warning));
-      }
-      return Status::OK();
-    };
-    if (iceberg_writes_ == nullptr) {
-      LD_RETURN_IF_ERROR(write({}));
-    } else if (!iceberg_writes_->Spawn(std::move(write))) {
-      return Status::Cancelled("Iceberg metadata writes stopped");  // RunLeased reports why
-    }
+  if (iceberg_ != nullptr) {
+    // The table's Iceberg metadata, beside its _table.json and the next tables. Over a
+    // committed dump its fixed-name objects wait for the new manifest (RunLeased).
+    LD_RETURN_IF_ERROR(iceberg_->Schedule(&state->iceberg, m));
   }
   const std::string key = CommitKey(info.ref);
   LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(ToJson(m), key));
@@ -742,22 +718,16 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
     LD_RETURN_IF_ERROR(checks.Wait());
   }
 
-  // Iceberg metadata writers: a table's metadata is a few small objects in a row, so
-  // twice the table tasks keep up with them; at most that many tables' metadata is
-  // held at once (a table task waits for a free writer).
-  std::optional<ThreadPool> iceberg_pool;
-  std::optional<TaskGroup> iceberg_writes;
+  // Iceberg metadata writers, beside the table tasks.
+  std::optional<IcebergTableCommitter> iceberg;
   if (options_.table_format == TableFormat::kIceberg) {
-    const size_t writers =
-        std::clamp<size_t>(2 * static_cast<size_t>(options_.table_parallelism), 4, 32);
-    iceberg_pool.emplace(writers);
-    iceberg_writes.emplace(&*iceberg_pool, writers, stop);
-    iceberg_writes_ = &*iceberg_writes;
+    iceberg.emplace(store_, options_.table_parallelism, old_dump_committed_, stop);
+    iceberg_ = &*iceberg;
   }
   struct Unset {
-    TaskGroup** p;
+    IcebergTableCommitter** p;
     ~Unset() { *p = nullptr; }
-  } unset{&iceberg_writes_};
+  } unset{&iceberg_};
   Status ran;
   if (remote_) {
     // A sharded dump's coordinator: the workers ran the units.
@@ -772,11 +742,8 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
     for (auto& s : states) result.reused_tables += s->manifest ? 1 : 0;
     ran = RunUnitTasks(states, &pool, stop);
   }
-  if (iceberg_writes) {
-    // Its error first: a table task refused by a failed writer group only says Cancelled.
-    Status w = iceberg_writes->Wait();
-    if (!w.ok() && w.code() != Code::kCancelled) return w;
-  }
+  // Its error first: a table task refused by a failed writer group only says Cancelled.
+  if (iceberg) LD_RETURN_IF_ERROR(iceberg->Wait());
   LD_RETURN_IF_ERROR(ran);
   if (stop.stop_requested()) return Status::Cancelled("interrupted");
   schema_thread.join();
@@ -786,9 +753,9 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   std::vector<IcebergTableKeep> iceberg_keeps;
   for (auto& s : states) {
     // Its Iceberg metadata written so far too (not what is only written after the manifest).
-    CommittedTable c{s->manifest_key, &*s->manifest, s->iceberg_written};
+    CommittedTable c{s->manifest_key, &*s->manifest, s->iceberg.written};
     tables.push_back(std::move(c));
-    if (s->iceberg_keep) iceberg_keeps.push_back(std::move(*s->iceberg_keep));
+    if (s->iceberg.keep) iceberg_keeps.push_back(std::move(*s->iceberg.keep));
   }
   std::sort(tables.begin(), tables.end(), [](const CommittedTable& a, const CommittedTable& b) {
     return a.manifest->table.QualifiedName() < b.manifest->table.QualifiedName();
@@ -830,13 +797,10 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext("making the dump's files durable"));
   d.sha256 = !options_.sign_key.empty();
   LD_RETURN_IF_ERROR(WriteManifest(d));
-  for (std::string& w : iceberg_warnings_) result.warnings.push_back(std::move(w));
-  // Over a committed dump: the Iceberg tables switch to this run's files only now.
-  // A failure leaves the new manifest committed (the CLI says so) and the old
-  // dump's files unswept, so the Iceberg tables still read the old data whole.
-  for (const auto& [key, bytes] : deferred_iceberg_) {
-    LD_RETURN_IF_ERROR(store_->PutObject(key, bytes)
-                           .WithContext(fmt::format("Iceberg metadata {} (after the manifest)", key)));
+  if (iceberg) {
+    for (std::string& w : iceberg->TakeWarnings()) result.warnings.push_back(std::move(w));
+    // Over a committed dump: the Iceberg tables switch to this run's files only now.
+    LD_RETURN_IF_ERROR(iceberg->WriteDeferred());
   }
 
   // After it: what the new manifest does not name belongs to the earlier dump

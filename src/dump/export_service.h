@@ -24,6 +24,7 @@
 #include "dump/dump_options.h"
 #include "dump/commit_check.h"
 #include "dump/iceberg_commit.h"
+#include "dump/iceberg_table_committer.h"
 #include "dump/file_encoder.h"
 #include "dump/manifest.h"
 #include "dump/planner.h"
@@ -138,17 +139,10 @@ class ExportService {
   std::mutex outputs_mu_;
   std::vector<UnitOutput> outputs_;  // GUARDED_BY(outputs_mu_)
   std::function<Status(DumpManifest*)> manifest_hook_;
-  // --table-format iceberg over a committed dump: (key, bytes) of each table's
-  // v<N+1>.metadata.json then version-hint.text, written after the new manifest;
-  // and the warnings of tables whose Iceberg history could not be continued.
-  std::mutex deferred_mu_;
-  std::vector<std::pair<std::string, std::string>> deferred_iceberg_;  // GUARDED_BY(deferred_mu_)
-  std::vector<std::string> iceberg_warnings_;                          // GUARDED_BY(deferred_mu_)
-  // --table-format iceberg: each table's metadata objects are written by this group
-  // (set for the duration of RunLeased), beside the table tasks, so that a table's
-  // extra round trips overlap the next tables instead of delaying them. Waited for
-  // before the commit; every key is also checked there (CheckBeforeCommit).
-  TaskGroup* iceberg_writes_ = nullptr;
+  // --table-format iceberg: writes each table's Iceberg metadata beside the table tasks
+  // (set for the duration of RunLeased). Waited for before the commit; every key is
+  // also checked there (CheckBeforeCommit).
+  IcebergTableCommitter* iceberg_ = nullptr;
   DumpProgress progress_;
   std::string run_id_;
   bool started_writing_ = false;

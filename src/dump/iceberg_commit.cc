@@ -127,9 +127,45 @@ IcebergTableKeep KeepOfHistory(const TableRef& table, const iceberg::TableHistor
   return keep;
 }
 
+Result<std::vector<iceberg::RemovedManifest>> ReadRemovedFiles(
+    ObjectStore& store, const TableRef& table, const std::string& location,
+    const iceberg::TableHistory& history) {
+  const std::string meta_dir = location + "/metadata/";
+  const std::string meta_prefix = TablePrefix(table) + "metadata/";
+  // A URI of the table's metadata/ as its key (one name: nothing climbs out).
+  const auto key_of = [&](const std::string& uri) -> Result<std::string> {
+    const std::string name = uri.starts_with(meta_dir) ? uri.substr(meta_dir.size()) : "";
+    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+      return Status::Corruption(fmt::format("{} is not a file of the table's metadata/", uri));
+    }
+    return meta_prefix + name;
+  };
+  std::string list_uri;
+  for (const auto& s : history.metadata["snapshots"]) {
+    if (s["snapshot-id"] == history.current_snapshot_id) {
+      list_uri = s["manifest-list"].get<std::string>();
+    }
+  }
+  LD_ASSIGN_OR_RETURN(std::string list_key, key_of(list_uri));
+  LD_ASSIGN_OR_RETURN(std::string list, store.GetObject(list_key, kMaxMetadataBytes));
+  LD_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestRef> refs, iceberg::ReadManifestList(list));
+  std::vector<iceberg::RemovedManifest> out;
+  for (const iceberg::ManifestRef& ref : refs) {
+    if (ref.content != 0) {
+      return Status::Corruption(fmt::format("{} is a delete manifest", ref.path));
+    }
+    LD_ASSIGN_OR_RETURN(std::string key, key_of(ref.path));
+    LD_ASSIGN_OR_RETURN(std::string bytes, store.GetObject(key, kMaxMetadataBytes));
+    LD_ASSIGN_OR_RETURN(iceberg::RemovedManifest m, iceberg::LiveEntriesOf(bytes, ref, location));
+    if (!m.entries.empty()) out.push_back(std::move(m));
+  }
+  return out;
+}
+
 Result<IcebergWritten> WriteIcebergTable(
     ObjectStore& store, const TableManifest& table,
-    std::vector<std::pair<std::string, std::string>>* deferred) {
+    std::vector<std::pair<std::string, std::string>>* deferred,
+    const IcebergHistoryRead* history) {
   std::string root = StoreRootUri(store);
   if (root == "file:///") root = "file://";  // a dump into "/" itself
   const std::string table_prefix = TablePrefix(table.table);
@@ -143,13 +179,29 @@ Result<IcebergWritten> WriteIcebergTable(
   std::optional<iceberg::TableHistory> previous;
   if (deferred != nullptr) {
     // Over a committed dump: continue the table's history, or say why not.
-    LD_ASSIGN_OR_RETURN(IcebergHistoryRead read, ReadIcebergHistory(store, table.table));
+    IcebergHistoryRead read;
+    if (history != nullptr) {
+      read = *history;
+    } else {
+      LD_ASSIGN_OR_RETURN(read, ReadIcebergHistory(store, table.table));
+    }
     std::string why = read.problem;
     if (read.history) {
       if (auto cannot = iceberg::CannotAppend(*read.history, in.schema, in.partition_column)) {
         why = *cannot;
       } else {
-        previous = std::move(read.history);
+        // The files the new snapshot replaces, listed again as DELETED entries.
+        auto removed = ReadRemovedFiles(store, table.table, in.location, *read.history);
+        if (removed.ok()) {
+          in.removed = std::move(*removed);
+          previous = std::move(read.history);
+        } else if (removed.status().code() == Code::kNotFound ||
+                   removed.status().code() == Code::kCorruption) {
+          why = fmt::format("its current snapshot's manifests do not read: {}",
+                            removed.status().message());
+        } else {
+          return removed.status();
+        }
       }
     }
     if (!why.empty()) {
@@ -200,7 +252,7 @@ Result<IcebergWritten> WriteIcebergTable(
   }
   // What the table's history holds once the metadata is written.
   out.keep.prefix = table_prefix;
-  out.keep.keys = {IcebergHintKey(table.table), meta_prefix + files[2].first};
+  out.keep.keys = {IcebergHintKey(table.table), meta_prefix + files[files.size() - 2].first};
   if (previous) {
     IcebergTableKeep before = KeepOfHistory(table.table, *previous);
     for (std::string& k : before.keys) {

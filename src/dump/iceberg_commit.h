@@ -18,6 +18,7 @@
 #include "dump/manifest.h"
 #include "format/iceberg/file_stats.h"
 #include "format/iceberg/iceberg_history.h"
+#include "format/iceberg/removed_files.h"
 #include "format/parquet/parquet_metadata.h"
 #include "store/object_store.h"
 
@@ -84,18 +85,31 @@ struct IcebergWritten {
 // metrics (DataFile::iceberg). Nothing points at the new metadata until
 // version-hint.text, written last. With `deferred` (over a committed dump) the
 // table's history is read and continued: v<N+1> with this run's snapshot after the
-// earlier ones; a history that does not check, or whose columns or partitioning
-// changed, is not continued: a new history starts at v<N+1> (with a warning) and
-// the earlier snapshots' objects go with the sweep. Only the objects whose names
-// carry the table's run id (the Avro manifest and manifest list) are written then;
+// earlier ones; a history that does not check, whose field ids the files do not
+// carry, or whose partitioning changed, is not continued: a new history starts at
+// v<N+1> (with a warning) and the earlier snapshots' objects go with the sweep. Only
+// the objects whose names carry the table's run id (the Avro manifest and manifest
+// list) are written then;
 // v<N+1>.metadata.json and version-hint.text are appended to *deferred as (key,
 // bytes) for the caller to write in that order after the dump's new manifest: they
 // must not change before it (the table would point at this run's files, which a
 // failed run deletes; Java readers also look for v<N+1> past the hint).
-// Without `deferred`: a new table, v1.
+// Without `deferred`: a new table, v1. `history`: the table's history as already read
+// (ReadIcebergHistory, by the units that chose the files' field ids); nullptr: read here.
+// The columns of table.schema carry the field ids of its data files; the history is
+// continued only when they are the ones it gives them (iceberg::CannotAppend), with a new
+// schema when the columns changed.
 Result<IcebergWritten> WriteIcebergTable(
     ObjectStore& store, const TableManifest& table,
-    std::vector<std::pair<std::string, std::string>>* deferred = nullptr);
+    std::vector<std::pair<std::string, std::string>>* deferred = nullptr,
+    const IcebergHistoryRead* history = nullptr);
+
+// The live files of the history's current snapshot, which a snapshot continuing it
+// replaces (iceberg::LiveEntriesOf over the manifests its manifest list names; both read
+// bounded, under the table's metadata/). NotFound or Corruption when they do not read.
+Result<std::vector<iceberg::RemovedManifest>> ReadRemovedFiles(
+    ObjectStore& store, const TableRef& table, const std::string& location,
+    const iceberg::TableHistory& history);
 
 // True for "<...>/metadata/version-hint.text".
 bool IsIcebergVersionHint(std::string_view key);

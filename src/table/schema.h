@@ -16,6 +16,11 @@ struct Column {
   bool nullable = true;
   // The source database's own type, e.g. "numeric(12,2)" or "TEXT"; for metadata and load.
   std::string source_type;
+  // The column's Iceberg field id, and a list's element's, in the Parquet schema and the
+  // Iceberg metadata. Unset: by position (parquet::ColumnFieldId). Set for every column of a
+  // table whose Iceberg history gave them (iceberg::EvolveSchema), never for some only.
+  std::optional<int> field_id = std::nullopt;
+  std::optional<int> element_field_id = std::nullopt;
 };
 
 class Schema {

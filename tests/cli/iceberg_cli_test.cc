@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -190,6 +191,91 @@ TEST_F(IcebergCliTest, OverwriteAddsASnapshotAndGcExpiresTheOldOne) {
   ASSERT_EQ(RunLakedump("verify " + dest, dir_).code, 0);
   // --retain-last without --expire-snapshots is bad usage.
   EXPECT_EQ(RunLakedump("gc " + dest + " --retain-last 2", dir_).code, 2);
+}
+
+// A schema change across runs (docs/iceberg.md, "Schema changes"): a column dropped and one
+// added between two dumps. The second snapshot has a new schema (schema-id 1) with the kept
+// columns' field ids and a fresh id for the new column, in the metadata and in the Parquet
+// files (iceberg_check: hyparquet's field_id, avsc's metrics by id); icebird reads the new
+// column at the current snapshot and the old columns by time travel (the first snapshot with
+// its schema, and v1.metadata.json).
+TEST_F(IcebergCliTest, AColumnAddedAndOneDroppedKeepTheOtherFieldIds) {
+  const std::string interop = InteropDir();
+  if (interop.empty()) GTEST_SKIP() << "LD_INTEROP_DIR with node_modules not found";
+  const std::string source = dir_.Sub("evolve.sqlite");
+  fs::copy_file(db_, source);
+  const std::string dest = dir_.Sub("evolve");
+  const std::string args =
+      "dump " + source + " " + dest + " --table-format iceberg --tables small_table_0002";
+  ASSERT_EQ(RunLakedump(args, dir_).code, 0);
+  const std::string table = dest + "/main/small_table_0002";
+  const json v1 = json::parse(ReadFile(table + "/metadata/v1.metadata.json"));
+  // id 1, name 2, amount 3, created 4, active 5.
+  ASSERT_EQ(v1["schemas"][0]["fields"].size(), 5u);
+  ASSERT_EQ(v1["schemas"][0]["fields"][1]["name"], "name");
+  const std::string sql = dir_.Sub("evolve.sql");
+  WriteFile(sql,
+            "ALTER TABLE small_table_0002 DROP COLUMN name;\n"
+            "ALTER TABLE small_table_0002 ADD COLUMN note TEXT;\n"
+            "UPDATE small_table_0002 SET note = 'note ' || id;\n");
+  ASSERT_EQ(std::system(("sqlite3 " + Quote(source) + " < " + Quote(sql)).c_str()), 0);
+  RunResult r = RunLakedump(args + " --if-exists overwrite", dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(table + "/metadata/version-hint.text"), "2");
+  const json v2 = json::parse(ReadFile(table + "/metadata/v2.metadata.json"));
+  EXPECT_EQ(v2["table-uuid"], v1["table-uuid"]);
+  ASSERT_EQ(v2["schemas"].size(), 2u);
+  EXPECT_EQ(v2["schemas"][0], v1["schemas"][0]);
+  EXPECT_EQ(v2["schemas"][1]["schema-id"], 1);
+  EXPECT_EQ(v2["current-schema-id"], 1);
+  EXPECT_EQ(v2["last-column-id"], 6);
+  ASSERT_EQ(v2["snapshots"].size(), 2u);
+  EXPECT_EQ(v2["snapshots"][0]["schema-id"], 0);
+  EXPECT_EQ(v2["snapshots"][1]["schema-id"], 1);
+  std::vector<std::pair<int, std::string>> fields;
+  for (const json& f : v2["schemas"][1]["fields"]) {
+    fields.emplace_back(f["id"].get<int>(), f["name"].get<std::string>());
+  }
+  EXPECT_EQ(fields, (std::vector<std::pair<int, std::string>>{
+                        {1, "id"}, {3, "amount"}, {4, "created"}, {5, "active"}, {6, "note"}}));
+  EXPECT_EQ(json::parse(v2["properties"]["schema.name-mapping.default"].get<std::string>()),
+            json::parse(R"([{"field-id":1,"names":["id"]},{"field-id":3,"names":["amount"]},
+                {"field-id":4,"names":["created"]},{"field-id":5,"names":["active"]},
+                {"field-id":6,"names":["note"]}])"));
+  // Each kept column has its type of the first schema (none changed here).
+  std::map<int, json> first_types;
+  for (const json& f : v1["schemas"][0]["fields"]) first_types[f["id"].get<int>()] = f["type"];
+  for (const json& f : v2["schemas"][1]["fields"]) {
+    const int id = f["id"].get<int>();
+    if (id != 6) {
+      EXPECT_EQ(f["type"], first_types.at(id)) << f.dump();
+    }
+  }
+
+  const auto text = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  const json now = IcebirdRows(interop, table, "", dir_);
+  EXPECT_EQ(now["rows"], 100);
+  ASSERT_EQ(now["values"].size(), 100u);
+  for (const json& row : now["values"]) {
+    EXPECT_FALSE(row.contains("name")) << row.dump();
+    ASSERT_TRUE(row.contains("note")) << row.dump();
+    EXPECT_EQ(row["note"], "note " + text(row["id"])) << row.dump();
+    EXPECT_TRUE(row.contains("amount")) << row.dump();
+  }
+  CheckWithIcebird(interop, dest, dir_);
+  for (const std::string& travel :
+       {"--snapshot " + v2["snapshots"][0]["snapshot-id"].dump(),
+        std::string("--metadata v1.metadata.json")}) {
+    const json old = IcebirdRows(interop, table, travel, dir_);
+    EXPECT_EQ(old["rows"], 100) << travel;
+    ASSERT_EQ(old["values"].size(), 100u) << travel;
+    for (const json& row : old["values"]) {
+      EXPECT_TRUE(row.contains("name") && row["name"].is_string()) << travel << " " << row.dump();
+      EXPECT_FALSE(row.contains("note")) << travel << " " << row.dump();
+    }
+  }
+  ASSERT_EQ(RunLakedump("verify " + dest, dir_).code, 0);
 }
 
 TEST_F(IcebergCliTest, DefaultWritesNoIcebergMetadata) {

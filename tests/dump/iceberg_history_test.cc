@@ -1,12 +1,15 @@
 // Iceberg history across runs: a dump over a committed Iceberg dump (--if-exists overwrite)
 // appends its snapshot to each table's history (v<N+1>.metadata.json, parent, sequence
 // numbers, logs) and keeps the earlier snapshots' files; gc --expire-snapshots trims the
-// history and deletes exactly the files only expired snapshots named; a history that does not
-// check, or whose partitioning changed, is not continued (a warning, a new history).
+// history and deletes exactly the files only expired snapshots named; changed columns are a new
+// schema keeping the unchanged columns' field ids (in the metadata and the Parquet files); a
+// history that does not check, or whose partitioning changed, is not continued (a warning, a
+// new history).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +20,9 @@
 #include "dump/object_keys.h"
 #include "dump/verifier.h"
 #include "fakes/fake_database.h"
+#include "format/avro/avro_reader.h"
+#include "format/iceberg/removed_files.h"
+#include "format/parquet/parquet_reader.h"
 #include "store/memory/memory_store.h"
 
 namespace lakedump {
@@ -41,11 +47,15 @@ DumpOptions Options(IfExists if_exists = IfExists::kFail) {
   return o;
 }
 
-// Dumps `rows` rows of table main.a into `store`; returns the committed table manifest.
+// Dumps `rows` rows of table main.a (its columns renamed by `renamed`) into `store`;
+// returns the committed table manifest.
 TableManifest DumpRows(MemoryStore& store, uint64_t rows, DumpOptions o,
-                       std::vector<std::string>* warnings = nullptr) {
+                       std::vector<std::string>* warnings = nullptr,
+                       std::map<std::string, std::string> renamed = {}) {
   FakeDatabase db;
-  db.AddTable(FakeTable{kTable, rows});
+  FakeTable table{kTable, rows};
+  table.renamed_columns = std::move(renamed);
+  db.AddTable(table);
   auto r = ExportService(&db, &store, o).Run();
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   if (warnings != nullptr && r.ok()) *warnings = r->warnings;
@@ -118,6 +128,20 @@ TEST(IcebergHistoryTest, AnOverwriteAppendsASnapshotAndKeepsTheOldFiles) {
   }
   for (const DataFile& f : first.files) EXPECT_TRUE(still.count(f.key)) << f.key;
   EXPECT_TRUE(Has(store, IcebergMetadataFileKey(kTable, 1)));
+  // Its manifest list names its own manifest, then one listing the first snapshot's files as
+  // DELETED entries.
+  auto list = store.GetObject("main/a/metadata/snap-" + second.run_id + ".avro");
+  ASSERT_TRUE(list.ok());
+  auto refs = iceberg::ReadManifestList(*list);
+  ASSERT_TRUE(refs.ok()) << refs.status().ToString();
+  ASSERT_EQ(refs->size(), 2u);
+  EXPECT_EQ((*refs)[1].path, "memory://h/main/a/metadata/" + second.run_id + "-m1.avro");
+  auto removed = store.GetObject("main/a/metadata/" + second.run_id + "-m1.avro");
+  ASSERT_TRUE(removed.ok());
+  auto entries = avro::ReadAvroContainer(*removed, 1000);
+  ASSERT_TRUE(entries.ok()) << entries.status().ToString();
+  EXPECT_EQ(entries->records.size(), first.files.size());
+  for (std::string_view e : entries->records) EXPECT_EQ(e[0], 4) << "status DELETED (2)";
   ExpectVerifies(store);
 
   // A third run: v3, three snapshots, the chain of parents kept.
@@ -207,6 +231,71 @@ TEST(IcebergHistoryTest, ADamagedHistoryIsNotContinuedButReplacedWithAWarning) {
   EXPECT_EQ(v2["metadata-log"].size(), 0u);
   // The old snapshot's files went with the old dump.
   EXPECT_TRUE(KeysWith(store, first.run_id).empty());
+  ExpectVerifies(store);
+}
+
+// The Parquet field ids of a data file, in column order (top-level columns).
+std::vector<int> ParquetFieldIds(MemoryStore& store, const std::string& key) {
+  auto bytes = store.GetObject(key);
+  EXPECT_TRUE(bytes.ok());
+  auto reader = ParquetReader::OpenBuffer(*bytes);
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  std::vector<int> ids;
+  if (!reader.ok()) return ids;
+  const auto& elements = (*reader)->metadata().schema;
+  for (size_t i = 1; i < elements.size(); ++i) ids.push_back(elements[i].field_id.value_or(-1));
+  return ids;
+}
+
+TEST(IcebergHistoryTest, AColumnChangeIsANewSchemaKeepingTheOtherColumnsIds) {
+  MemoryStore store("s");
+  const TableManifest first = DumpRows(store, 300, Options());
+  const json v1 = CurrentMetadata(store);
+  // "amount" becomes "total": a dropped column (id 3) and an added one (id 5).
+  std::vector<std::string> warnings;
+  const TableManifest second = DumpRows(store, 200, Options(IfExists::kOverwrite), &warnings,
+                                        {{"amount", "total"}});
+  EXPECT_TRUE(warnings.empty()) << warnings[0];
+  const json v2 = CurrentMetadata(store);
+  EXPECT_EQ(v2["table-uuid"], v1["table-uuid"]);
+  ASSERT_EQ(v2["snapshots"].size(), 2u);
+  ASSERT_EQ(v2["schemas"].size(), 2u);
+  EXPECT_EQ(v2["schemas"][0], v1["schemas"][0]);
+  EXPECT_EQ(v2["current-schema-id"], 1);
+  EXPECT_EQ(v2["schemas"][1]["schema-id"], 1);
+  EXPECT_EQ(v2["last-column-id"], 5);
+  EXPECT_EQ(v2["snapshots"][0]["schema-id"], 0);
+  EXPECT_EQ(v2["snapshots"][1]["schema-id"], 1);
+  std::vector<std::pair<int, std::string>> fields;
+  for (const json& f : v2["schemas"][1]["fields"]) {
+    fields.emplace_back(f["id"].get<int>(), f["name"].get<std::string>());
+  }
+  EXPECT_EQ(fields, (std::vector<std::pair<int, std::string>>{
+                        {1, "id"}, {2, "name"}, {5, "total"}, {4, "day"}}));
+  const json mapping =
+      json::parse(v2["properties"]["schema.name-mapping.default"].get<std::string>());
+  EXPECT_EQ(mapping[2], json::parse(R"({"field-id":5,"names":["total"]})"));
+  // The data files carry the ids of their snapshot's schema.
+  for (const DataFile& f : first.files) {
+    EXPECT_EQ(ParquetFieldIds(store, f.key), (std::vector<int>{1, 2, 3, 4})) << f.key;
+  }
+  for (const DataFile& f : second.files) {
+    EXPECT_EQ(ParquetFieldIds(store, f.key), (std::vector<int>{1, 2, 5, 4})) << f.key;
+  }
+  ExpectVerifies(store);
+
+  // Renamed back: "amount" is added again with a new id (6), never its old 3.
+  const TableManifest third = DumpRows(store, 100, Options(IfExists::kOverwrite), &warnings);
+  EXPECT_TRUE(warnings.empty());
+  const json v3 = CurrentMetadata(store);
+  ASSERT_EQ(v3["schemas"].size(), 3u);
+  EXPECT_EQ(v3["current-schema-id"], 2);
+  EXPECT_EQ(v3["last-column-id"], 6);
+  EXPECT_EQ(v3["schemas"][2]["fields"][2]["id"], 6);
+  EXPECT_EQ(v3["schemas"][2]["fields"][2]["name"], "amount");
+  for (const DataFile& f : third.files) {
+    EXPECT_EQ(ParquetFieldIds(store, f.key), (std::vector<int>{1, 2, 6, 4})) << f.key;
+  }
   ExpectVerifies(store);
 }
 

@@ -8,7 +8,7 @@ namespace {
 class FakeSource : public TableSource {
  public:
   FakeSource(const FakeTable* t, uint64_t begin, uint64_t end)
-      : table_(t), schema_(FakeDatabase::TableSchema()), next_(begin), end_(end) {}
+      : table_(t), schema_(FakeDatabase::SchemaOf(*t)), next_(begin), end_(end) {}
   const Schema& schema() const override { return schema_; }
   Status Next(size_t max_rows, RowBatch* batch) override {
     batch->Reset(schema_);
@@ -47,6 +47,16 @@ Schema FakeDatabase::TableSchema() {
                  Column{"day", LogicalType::Of(TypeId::kDate), true, "DATE"}});
 }
 
+Schema FakeDatabase::SchemaOf(const FakeTable& table) {
+  std::vector<Column> columns = TableSchema().columns();
+  for (Column& c : columns) {
+    if (auto it = table.renamed_columns.find(c.name); it != table.renamed_columns.end()) {
+      c.name = it->second;
+    }
+  }
+  return Schema(std::move(columns));
+}
+
 std::string FakeDatabase::NameOf(const FakeTable& t, uint64_t i) {
   const std::string& v = t.partition_values;
   return std::string(1, v.empty() ? 'x' : v[i % v.size()]);
@@ -76,8 +86,7 @@ Result<const FakeTable*> FakeDatabase::Find(const TableInfo& info) const {
 
 Result<TableDefinition> FakeDatabase::DescribeTable(const TableInfo& table) {
   LD_ASSIGN_OR_RETURN(const FakeTable* t, Find(table));
-  (void)t;
-  return TableDefinition{TableSchema(),
+  return TableDefinition{SchemaOf(*t),
                          "CREATE TABLE \"" + table.ref.name +
                              "\" (id INTEGER PRIMARY KEY, name TEXT, amount REAL, day DATE)",
                          {"id"}};

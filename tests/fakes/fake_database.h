@@ -24,6 +24,8 @@ struct FakeTable {
   std::chrono::milliseconds batch_delay{0};  // sleep per batch (for cancellation tests)
   int units = 1;                             // Split() returns this many ranges
   std::string partition_values = "abc";      // "name" column cycles over these letters
+  // Columns named otherwise (old name -> new name), e.g. to change a table between dumps.
+  std::map<std::string, std::string> renamed_columns = {};
 };
 
 class FakeDatabase : public Database {
@@ -31,6 +33,8 @@ class FakeDatabase : public Database {
   FakeDatabase() = default;
   void AddTable(FakeTable table) { tables_.push_back(std::move(table)); }
   static Schema TableSchema();
+  // TableSchema() with `table`'s renamed columns.
+  static Schema SchemaOf(const FakeTable& table);
   // The value of the generated row `i` (same for every table), for assertions.
   static std::string NameOf(const FakeTable& t, uint64_t i);
 

@@ -8,8 +8,9 @@
 //     field-id and every list an element-id; the headers have Iceberg's keys; the entries'
 //     paths, sizes, record counts, value/null counts, integer bounds and split offsets
 //     agree with the files;
-//   - hyparquet shows each Parquet column's field_id (1..n, as in the Iceberg schema; a list's element
-//     the element-id: n+1.. in column order).
+//   - hyparquet shows each Parquet column's field_id, the current Iceberg schema's id (a list's
+//     element its element-id); in a table's first schema 1..n, and n+1.. for list elements in
+//     column order; after a schema change the kept and fresh ids (docs/iceberg.md).
 //   usage: node iceberg_check.mjs DUMP_DIR [--quiet]
 // Prints `ok TABLE check` / `FAIL TABLE check: ...` lines, then `N passed, M failed`;
 // exits 1 if anything failed, 2 on bad usage.
@@ -171,15 +172,28 @@ for (const t of manifest.tables) {
     assert(metadata.location === tableUrl, `location ${metadata.location} != ${tableUrl}`);
     const schema = metadata.schemas.find(s => s['schema-id'] === metadata['current-schema-id']);
     assert(JSON.stringify(schema.fields.map(f => f.name)) === JSON.stringify(expected.columns), 'column names differ');
-    schema.fields.forEach((f, i) => assert(f.id === i + 1, `field ${f.name} has id ${f.id}`));
-    // A list's element gets a fresh id after every column's, in column order.
-    let nextId = schema.fields.length + 1;
+    if (metadata.schemas.length === 1) {
+      // A table's first schema: ids 1..n in column order, and a list's element gets a fresh
+      // id after every column's, in column order.
+      schema.fields.forEach((f, i) => assert(f.id === i + 1, `field ${f.name} has id ${f.id}`));
+      let nextId = schema.fields.length + 1;
+      for (const f of schema.fields) {
+        if (typeof f.type !== 'object') continue;
+        assert(f.type.type === 'list' && f.type['element-id'] === nextId++, `field ${f.name}: ${JSON.stringify(f.type)}`);
+      }
+      assert(metadata['last-column-id'] === nextId - 1, `last-column-id ${metadata['last-column-id']}`);
+    } else {
+      // After a schema change (docs/iceberg.md): unique ids, none above last-column-id.
+      const ids = schema.fields.flatMap(f => (typeof f.type === 'object' ? [f.id, f.type['element-id']] : [f.id]));
+      assert(new Set(ids).size === ids.length, `repeated field ids ${ids}`);
+      assert(ids.every(id => Number.isInteger(id) && id > 0 && id <= metadata['last-column-id']), `field ids ${ids} vs last-column-id ${metadata['last-column-id']}`);
+      assert(metadata.snapshots.find(s => s['snapshot-id'] === metadata['current-snapshot-id'])['schema-id'] === metadata['current-schema-id'], 'the current snapshot has another schema-id');
+    }
     for (const f of schema.fields) {
       if (typeof f.type !== 'object') continue;
-      assert(f.type.type === 'list' && f.type['element-id'] === nextId++, `field ${f.name}: ${JSON.stringify(f.type)}`);
+      assert(f.type.type === 'list' && Number.isInteger(f.type['element-id']), `field ${f.name}: ${JSON.stringify(f.type)}`);
       assert(typeof f.type['element-required'] === 'boolean', `field ${f.name}: element-required`);
     }
-    assert(metadata['last-column-id'] === nextId - 1, `last-column-id ${metadata['last-column-id']}`);
     const mapping = JSON.parse(metadata.properties['schema.name-mapping.default']);
     assert(mapping.length === schema.fields.length, 'name mapping length');
     schema.fields.forEach((f, i) => {
@@ -223,7 +237,9 @@ for (const t of manifest.tables) {
     assert(lp.length === 0, lp.join('; '));
     assert(list.schemaJson.name === 'manifest_file', 'manifest list record name');
     for (const k of ['snapshot-id', 'sequence-number', 'format-version']) assert(k in list.header, `manifest list header lacks ${k}`);
-    assert(list.records.length === 1, `${list.records.length} manifests`);
+    // The snapshot's own manifest first; after it, an overwrite's manifests of the files it
+    // removes (DELETED entries), checked below.
+    assert(list.records.length >= 1, 'no manifests');
     const mf = list.records[0];
     const mpath = fromUri(mf.manifest_path);
     assert(BigInt(fs.statSync(mpath).size) === mf.manifest_length, 'manifest_length');
@@ -262,10 +278,10 @@ for (const t of manifest.tables) {
           assert(values.get(id) === BigInt(slots), `value_counts[${id}] ${values.get(id)} != ${slots}`);
           assert(sizes.get(id) > 0n || f.rows === 0, `column_sizes[${id}]`);
           assert(!nulls.has(id) && !lo.has(id) && !hi.has(id), `list element ${id} has a null count or bounds`);
-          assert(![values, nulls, sizes, lo, hi].some(m => m.has(c + 1)), `metrics under list ${col}'s own id`);
+          assert(![values, nulls, sizes, lo, hi].some(m => m.has(schemaFields[c].id)), `metrics under list ${col}'s own id`);
           return;
         }
-        const id = c + 1;
+        const id = schemaFields[c].id;
         assert(values.get(id) === BigInt(f.rows), `value_counts[${id}]`);
         const n = fileRows.filter(r => r[c] === null).length;
         assert(nulls.get(id) === BigInt(n), `null_value_counts[${id}] ${nulls.get(id)} != ${n}`);
@@ -288,6 +304,56 @@ for (const t of manifest.tables) {
       assert(offsets.length >= 1 && offsets[0] === 4n, `split_offsets ${offsets}`);
       for (let i = 1; i < offsets.length; i++) assert(offsets[i] > offsets[i - 1], 'split_offsets not ascending');
     });
+
+    // An overwrite lists the files it removes as DELETED entries (status 2), with this
+    // snapshot's id and explicit sequence numbers; they are the parent's live files.
+    const snapshotId = BigInt(list.header['snapshot-id']);
+    const parentId = snap['parent-snapshot-id'];
+    const removed = new Map();  // path -> {rows, sequence_number, file_sequence_number}
+    let removedRows = 0n;
+    for (const dm of list.records.slice(1)) {
+      assert(parentId !== undefined, 'an appending snapshot lists removed files');
+      assert(dm.content === 0 && dm.added_files_count === 0 && dm.existing_files_count === 0 &&
+        dm.deleted_files_count > 0 && dm.added_snapshot_id === snapshotId, `removed-files manifest counts ${dm.manifest_path}`);
+      assert(dm.sequence_number === BigInt(snap['sequence-number']), 'removed-files manifest sequence_number');
+      const dpath = fromUri(dm.manifest_path);
+      assert(BigInt(fs.statSync(dpath).size) === dm.manifest_length, 'removed-files manifest_length');
+      const dmf = await readAvro(dpath);
+      const dp = idProblems(dmf.schemaJson, 'manifest_entry', []);
+      assert(dp.length === 0, dp.join('; '));
+      for (const k of ['schema', 'partition-spec', 'partition-spec-id', 'format-version', 'content']) {
+        assert(k in dmf.header, `removed-files manifest header lacks ${k}`);
+      }
+      assert(dmf.records.length === dm.deleted_files_count, 'deleted_files_count');
+      let rows = 0n;
+      for (const e of dmf.records) {
+        assert(e.status === 2, `removed file status ${e.status}`);
+        assert(e.snapshot_id === snapshotId, 'removed file snapshot_id');
+        assert(typeof e.sequence_number === 'bigint' && typeof e.file_sequence_number === 'bigint', 'removed file without explicit sequence numbers');
+        assert(!removed.has(e.data_file.file_path), `${e.data_file.file_path} removed twice`);
+        removed.set(e.data_file.file_path, e);
+        rows += e.data_file.record_count;
+      }
+      assert(rows === dm.deleted_rows_count, 'deleted_rows_count');
+      removedRows += rows;
+    }
+    if (parentId !== undefined) {
+      assert(String(removed.size) === snap.summary['deleted-data-files'], `${removed.size} removed files, summary says ${snap.summary['deleted-data-files']}`);
+      assert(String(removedRows) === snap.summary['deleted-records'], 'deleted-records');
+      // The parent snapshot (unless gc expired it): its live files, with their sequence numbers.
+      const parent = metadata.snapshots.find(s => s['snapshot-id'] === parentId);
+      if (parent) {
+        const plist = await readAvro(fromUri(parent['manifest-list']));
+        const live = new Map();
+        for (const pm of plist.records) {
+          for (const e of (await readAvro(fromUri(pm.manifest_path))).records) {
+            if (e.status !== 2) live.set(e.data_file.file_path, e.sequence_number ?? pm.sequence_number);
+          }
+        }
+        assert(JSON.stringify([...live.keys()].sort()) === JSON.stringify([...removed.keys()].sort()), 'the removed files are not the parent snapshot\'s');
+        for (const [p, seq] of live) assert(removed.get(p).sequence_number === seq && removed.get(p).file_sequence_number === seq, `${p}: sequence numbers`);
+      }
+    }
   });
 
   await check(name, 'parquet field ids (hyparquet)', async () => {

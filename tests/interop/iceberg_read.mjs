@@ -6,7 +6,8 @@
 //     --rows       also print "values": the rows as JSON objects (64-bit integers as strings,
 //                  bytes as hex, dates and timestamps as ISO strings, NaN/Infinity as strings)
 //     --metadata   read that metadata file instead of the one version-hint.text names
-//     --snapshot   read that snapshot of the metadata (time travel) instead of its current one
+//     --snapshot   read that snapshot of the metadata (time travel) instead of its current one,
+//                  with the schema it names (its schema-id), as Iceberg reads an older snapshot
 import crypto from 'node:crypto';
 import { icebergMetadata, icebergRead } from 'icebird';
 import { installFileFetch } from './fetch_shim.mjs';
@@ -33,7 +34,12 @@ if (snapshot !== undefined) {
   // icebird parses the JSON with doubles: compare the 63-bit ids as the same doubles.
   const found = metadata.snapshots.find(s => s['snapshot-id'] === Number(snapshot));
   if (!found) { console.error(`no snapshot ${snapshot}`); process.exit(1); }
-  metadata = { ...metadata, 'current-snapshot-id': found['snapshot-id'] };
+  // As Iceberg reads an older snapshot: with the schema it was written with.
+  metadata = {
+    ...metadata,
+    'current-snapshot-id': found['snapshot-id'],
+    'current-schema-id': found['schema-id'] ?? metadata['current-schema-id'],
+  };
 }
 const rows = await icebergRead({ tableUrl: url, metadata });
 const text = JSON.stringify(rows, (k, v) => {

@@ -22,7 +22,7 @@ Result<FileStats> StatsFromParquetFooter(const Schema& schema,
   std::vector<bool> bounded(ncols);
   for (size_t c = 0; c < ncols; ++c) {
     const std::optional<int> element = parquet::ListElementFieldId(schema, c);
-    ids[c] = element.value_or(FieldIdOf(c));
+    ids[c] = element.value_or(FieldIdOf(schema, c));
     bounded[c] = !element;
   }
   for (const parquet::RowGroup& group : footer.row_groups) {

@@ -6,6 +6,8 @@
 #include <set>
 
 #include "format/iceberg/iceberg_schema.h"
+#include "format/iceberg/schema_evolution.h"
+#include "format/parquet/parquet_schema.h"
 
 namespace lakedump::iceberg {
 namespace {
@@ -111,10 +113,16 @@ Result<TableHistory> ParseTableHistory(std::string_view text, int version,
 std::optional<std::string> CannotAppend(const TableHistory& history, const Schema& schema,
                                         std::optional<size_t> partition_column) {
   const json& m = history.metadata;
-  const json want = SchemaJson(schema, 0)["fields"];
-  for (const json& s : m["schemas"]) {
-    if (s["schema-id"] != m["current-schema-id"]) continue;
-    if (s["fields"] != want) return std::string("the table's columns changed");
+  auto evolved = EvolveSchema(history, schema);
+  if (!evolved.ok()) return std::string(evolved.status().message());
+  for (size_t i = 0; i < schema.num_columns(); ++i) {
+    if (FieldIdOf(*evolved, i) != FieldIdOf(schema, i) ||
+        parquet::ListElementFieldId(*evolved, i) != parquet::ListElementFieldId(schema, i)) {
+      return fmt::format(
+          "its data files carry other field ids than the table's history gives their columns "
+          "(column {})",
+          schema.column(i).name);
+    }
   }
   json spec_fields = json::array();
   for (const json& spec : m["partition-specs"]) {

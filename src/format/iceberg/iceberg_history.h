@@ -41,8 +41,12 @@ Result<TableHistory> ParseTableHistory(std::string_view text, int version,
                                        std::string_view location,
                                        bool (*valid_run_id)(std::string_view));
 
-// Why a snapshot of `schema` (partitioned by `partition_column`) cannot follow the history
-// (its current schema has other columns or types, or another partition spec), or nullopt.
+// Why a snapshot of `schema` (with the field ids its data files carry, partitioned by
+// `partition_column`) cannot follow the history, or nullopt: the history's current schema
+// is not one lakedump writes (EvolveSchema), the columns' ids are not the ones EvolveSchema
+// gives them (data files written without the history's ids), or the partition spec
+// changed. Changed columns alone do not stop a history: they are a new
+// schema with the same field ids for unchanged columns.
 std::optional<std::string> CannotAppend(const TableHistory& history, const Schema& schema,
                                         std::optional<size_t> partition_column);
 

@@ -8,6 +8,10 @@ namespace lakedump::iceberg {
 
 using json = nlohmann::ordered_json;
 
+int FieldIdOf(const Schema& schema, size_t index) {
+  return parquet::ColumnFieldId(schema, index);
+}
+
 std::string TypeName(const LogicalType& type) {
   if (type.is_list()) return TypeName(type.ElementType());
   switch (type.id) {
@@ -43,7 +47,7 @@ json SchemaJson(const Schema& schema, int schema_id) {
               {"element-required", !c.type.element_nullable},
               {"element", std::move(type)}};
     }
-    fields.push_back({{"id", FieldIdOf(i)},
+    fields.push_back({{"id", FieldIdOf(schema, i)},
                       {"name", c.name},
                       {"required", !c.nullable},
                       {"type", std::move(type)}});
@@ -54,7 +58,8 @@ json SchemaJson(const Schema& schema, int schema_id) {
 json NameMappingJson(const Schema& schema) {
   json m = json::array();
   for (size_t i = 0; i < schema.num_columns(); ++i) {
-    json field = {{"field-id", FieldIdOf(i)}, {"names", json::array({schema.column(i).name})}};
+    json field = {{"field-id", FieldIdOf(schema, i)},
+                  {"names", json::array({schema.column(i).name})}};
     if (const std::optional<int> element = parquet::ListElementFieldId(schema, i)) {
       field["fields"] = json::array({{{"field-id", *element}, {"names", json::array({"element"})}}});
     }
@@ -68,7 +73,7 @@ json PartitionFieldsJson(const Schema& schema, std::optional<size_t> partition_c
   if (partition_column) {
     fields.push_back({{"name", schema.column(*partition_column).name},
                       {"transform", "identity"},
-                      {"source-id", FieldIdOf(*partition_column)},
+                      {"source-id", FieldIdOf(schema, *partition_column)},
                       {"field-id", kFirstPartitionFieldId}});
   }
   return fields;

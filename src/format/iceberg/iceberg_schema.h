@@ -1,7 +1,7 @@
-// How a lakedump table schema appears in Iceberg metadata: field ids (1..n in
-// column order, the same ids the Parquet writer puts in each column's
-// field_id), Iceberg type names per the spec's Parquet mapping, the schema and
-// partition-spec JSON, the name mapping, and the Avro type of an identity
+// How a lakedump table schema appears in Iceberg metadata: field ids (the
+// columns' own, or 1..n in column order: the same ids the Parquet writer puts in
+// each column's field_id), Iceberg type names per the spec's Parquet mapping, the
+// schema and partition-spec JSON, the name mapping, and the Avro type of an identity
 // partition field. See docs/iceberg.md for the type mapping.
 // Pure functions; thread-safe.
 #pragma once
@@ -18,9 +18,9 @@ namespace lakedump::iceberg {
 // Iceberg's first partition field id (Java starts partition ids at 1000).
 inline constexpr int kFirstPartitionFieldId = 1000;
 
-// The field id of column `index` (0-based); a list's element has its own
-// (parquet::ListElementFieldId), after every column's.
-inline int FieldIdOf(size_t index) { return static_cast<int>(index) + 1; }
+// The field id of column `index` (0-based): the column's own (Column::field_id) or by
+// position; a list's element has its own (parquet::ListElementFieldId).
+int FieldIdOf(const Schema& schema, size_t index);
 
 // "boolean", "int", "long", "float", "double", "decimal(P, S)", "date", "time",
 // "timestamp", "timestamptz", "string", "uuid", "binary" for a primitive type

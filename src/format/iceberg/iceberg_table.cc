@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -20,7 +21,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 constexpr int kSpecId = 0;
-constexpr int kSchemaId = 0;
+constexpr int kFirstSchemaId = 0;
 
 avro::SyncMarker SyncFrom(std::mt19937_64& rng) {
   avro::SyncMarker m;
@@ -132,13 +133,70 @@ std::string EncodePartitionSummary(const SnapshotInput& in) {
   return r;
 }
 
-Result<std::string> WriteAvro(const json& schema,
+// A DELETED manifest_entry (status 2) of the snapshot `snapshot_id` for a file of the
+// replaced snapshot: its sequence numbers explicit (only ADDED entries inherit them),
+// its data_file as its manifest had it.
+std::string EncodeDeletedEntry(int64_t snapshot_id, const RemovedEntry& e) {
+  std::string r;
+  avro::AppendInt(2, &r);  // status: DELETED
+  avro::AppendUnionBranch(1, &r);
+  avro::AppendLong(snapshot_id, &r);
+  avro::AppendUnionBranch(1, &r);
+  avro::AppendLong(e.data_sequence_number, &r);
+  avro::AppendUnionBranch(1, &r);
+  avro::AppendLong(e.file_sequence_number, &r);
+  r += e.data_file;
+  return r;
+}
+
+// The manifest_file record of a manifest of DELETED entries. No live file: its minimum
+// sequence number is its own (as Java writes it). The partition summary says whether a
+// value is null (and NaN unknown for floating types); its bounds are left out (optional).
+std::string EncodeDeletedManifestFile(const std::string& path, int64_t length,
+                                      int64_t sequence_number, int64_t snapshot_id,
+                                      int64_t rows, const RemovedManifest& m) {
+  std::string r;
+  avro::AppendString(path, &r);
+  avro::AppendLong(length, &r);
+  avro::AppendInt(m.partition_spec_id, &r);
+  avro::AppendInt(0, &r);  // content: data
+  avro::AppendLong(sequence_number, &r);
+  avro::AppendLong(sequence_number, &r);  // min_sequence_number
+  avro::AppendLong(snapshot_id, &r);
+  avro::AppendInt(0, &r);  // added_files_count
+  avro::AppendInt(0, &r);  // existing_files_count
+  avro::AppendInt(static_cast<int32_t>(m.entries.size()), &r);  // deleted_files_count
+  avro::AppendLong(0, &r);     // added_rows_count
+  avro::AppendLong(0, &r);     // existing_rows_count
+  avro::AppendLong(rows, &r);  // deleted_rows_count
+  avro::AppendUnionBranch(1, &r);  // partitions
+  if (m.partitioned) {
+    bool contains_null = false;
+    for (const RemovedEntry& e : m.entries) contains_null |= e.partition_null;
+    avro::AppendBlockStart(1, &r);
+    avro::AppendBoolean(contains_null, &r);
+    if (m.partition_floating) {
+      avro::AppendUnionBranch(0, &r);  // contains_nan: not known
+    } else {
+      avro::AppendUnionBranch(1, &r);
+      avro::AppendBoolean(false, &r);
+    }
+    avro::AppendUnionBranch(0, &r);  // lower_bound
+    avro::AppendUnionBranch(0, &r);  // upper_bound
+  }
+  avro::AppendBlockEnd(&r);
+  avro::AppendUnionBranch(0, &r);  // key_metadata
+  return r;
+}
+
+// `schema`: the Avro schema's JSON text, written as it is.
+Result<std::string> WriteAvro(std::string schema,
                               std::vector<std::pair<std::string, std::string>> meta,
                               const std::vector<std::string>& records, std::mt19937_64& rng) {
   StringSink sink;
   avro::AvroFileOptions options;
   options.sync = SyncFrom(rng);
-  avro::AvroFileWriter w(schema.dump(), std::move(meta), options, &sink);
+  avro::AvroFileWriter w(std::move(schema), std::move(meta), options, &sink);
   for (const std::string& rec : records) LD_RETURN_IF_ERROR(w.Append(rec));
   LD_RETURN_IF_ERROR(w.Close());
   return std::move(sink.mutable_str());
@@ -218,7 +276,41 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
   std::mt19937_64 rng(in.random_seed);
   const std::vector<std::string> names = MetadataFileNames(in.file_tag, version);
   const std::string meta_dir = in.location + "/metadata/";
-  const json schema = SchemaJson(in.schema, kSchemaId);
+  // The snapshot's schema: a new table's first (id 0); after a history, the one of its
+  // schemas with the same fields (an unchanged table: the current one), or a new schema
+  // appended with the next id (the columns changed; their ids were kept by EvolveSchema).
+  int schema_id = kFirstSchemaId;
+  json schemas = json::array();
+  if (prev) {
+    schemas = (*prev)["schemas"];
+    const json fields = SchemaJson(in.schema, 0)["fields"];
+    std::optional<int> same;
+    int max_id = kFirstSchemaId - 1;
+    for (const json& s : schemas) {
+      if (!s.is_object() || !s.contains("schema-id") || !s["schema-id"].is_number_integer()) {
+        continue;
+      }
+      const int64_t id = s["schema-id"].get<int64_t>();
+      if (id < 0 || id > std::numeric_limits<int32_t>::max() - 1) continue;
+      max_id = std::max(max_id, static_cast<int>(id));
+      if (!same && s.value("fields", json()) == fields) same = static_cast<int>(id);
+    }
+    schema_id = same.value_or(max_id + 1);
+  }
+  const json schema = SchemaJson(in.schema, schema_id);
+  if (!prev || !std::any_of(schemas.begin(), schemas.end(), [&](const json& s) {
+        return s.is_object() && s.value("schema-id", json()) == schema_id;
+      })) {
+    schemas.push_back(schema);
+  }
+  int last_column_id = parquet::LastFieldId(in.schema);
+  if (prev && (*prev)["last-column-id"].is_number_integer()) {
+    // Never lower: a dropped column's id stays taken.
+    const int64_t before = (*prev)["last-column-id"].get<int64_t>();
+    if (before > last_column_id && before <= std::numeric_limits<int32_t>::max()) {
+      last_column_id = static_cast<int>(before);
+    }
+  }
   const json partition_fields = PartitionFieldsJson(in.schema, in.partition_column);
 
   uint64_t rows = 0, bytes = 0;
@@ -232,9 +324,9 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
   }
   LD_ASSIGN_OR_RETURN(
       std::string manifest,
-      WriteAvro(ManifestEntrySchema(in.schema, in.partition_column),
+      WriteAvro(ManifestEntrySchema(in.schema, in.partition_column).dump(),
                 {{"schema", schema.dump()},
-                 {"schema-id", std::to_string(kSchemaId)},
+                 {"schema-id", std::to_string(schema_id)},
                  {"partition-spec", partition_fields.dump()},
                  {"partition-spec-id", std::to_string(kSpecId)},
                  {"format-version", "2"},
@@ -257,13 +349,33 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
   avro::AppendLong(0, &list_record);
   list_record += EncodePartitionSummary(in);
   avro::AppendUnionBranch(0, &list_record);  // key_metadata
+  std::vector<std::string> list_records = {std::move(list_record)};
+  // The files of the replaced snapshot, as DELETED entries (one manifest per manifest
+  // they came from, with its Avro schema, which their data_file bytes follow).
+  std::vector<std::pair<std::string, std::string>> removed_manifests;
+  for (size_t k = 0; prev && k < in.removed.size(); ++k) {
+    const RemovedManifest& removed = in.removed[k];
+    std::vector<std::string> records;
+    int64_t removed_rows = 0;
+    for (const RemovedEntry& e : removed.entries) {
+      records.push_back(EncodeDeletedEntry(in.snapshot_id, e));
+      removed_rows += e.record_count;
+    }
+    const std::string name = fmt::format("{}-m{}.avro", in.file_tag, k + 1);
+    LD_ASSIGN_OR_RETURN(std::string bytes,
+                        WriteAvro(removed.avro_schema, removed.header, records, rng));
+    list_records.push_back(
+        EncodeDeletedManifestFile(meta_dir + name, static_cast<int64_t>(bytes.size()),
+                                  sequence_number, in.snapshot_id, removed_rows, removed));
+    removed_manifests.emplace_back(name, std::move(bytes));
+  }
   LD_ASSIGN_OR_RETURN(std::string manifest_list,
-                      WriteAvro(ManifestFileSchema(),
+                      WriteAvro(ManifestFileSchema().dump(),
                                 {{"snapshot-id", std::to_string(in.snapshot_id)},
                                  {"parent-snapshot-id", parent ? std::to_string(*parent) : "null"},
                                  {"sequence-number", std::to_string(sequence_number)},
                                  {"format-version", "2"}},
-                                {list_record}, rng));
+                                list_records, rng));
 
   const std::string n_files = std::to_string(in.files.size());
   const std::string n_rows = std::to_string(rows);
@@ -301,7 +413,7 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
   snapshot["timestamp-ms"] = in.timestamp_ms;
   snapshot["summary"] = std::move(summary);
   snapshot["manifest-list"] = meta_dir + names[1];
-  snapshot["schema-id"] = kSchemaId;
+  snapshot["schema-id"] = schema_id;
   json snapshots = prev ? (*prev)["snapshots"] : json::array();
   snapshots.push_back(std::move(snapshot));
   json snapshot_log = prev ? (*prev)["snapshot-log"] : json::array();
@@ -324,9 +436,9 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
       {"last-updated-ms",
        prev ? std::max(in.timestamp_ms, (*prev)["last-updated-ms"].get<int64_t>())
             : in.timestamp_ms},
-      {"last-column-id", parquet::LastFieldId(in.schema)},
-      {"current-schema-id", kSchemaId},
-      {"schemas", json::array({schema})},
+      {"last-column-id", last_column_id},
+      {"current-schema-id", schema_id},
+      {"schemas", std::move(schemas)},
       {"default-spec-id", kSpecId},
       {"partition-specs", json::array({{{"spec-id", kSpecId}, {"fields", partition_fields}}})},
       {"last-partition-id",
@@ -344,6 +456,7 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
   };
   std::vector<std::pair<std::string, std::string>> out;
   out.emplace_back(names[0], std::move(manifest));
+  for (auto& removed : removed_manifests) out.push_back(std::move(removed));
   out.emplace_back(names[1], std::move(manifest_list));
   out.emplace_back(names[2], metadata.dump(2) + "\n");
   out.emplace_back(names[3], std::to_string(version));

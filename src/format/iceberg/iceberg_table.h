@@ -19,6 +19,7 @@
 #include "base/status.h"
 #include "format/iceberg/file_stats.h"
 #include "format/iceberg/iceberg_history.h"
+#include "format/iceberg/removed_files.h"
 #include "table/schema.h"
 
 namespace lakedump::iceberg {
@@ -51,13 +52,19 @@ struct SnapshotInput {
   // The version to write without `previous` (1 for a new table; a history that could
   // not be continued starts over at the next number, so no reader sees an old file).
   int version = 1;
+  // With `previous`: the live files of the snapshot it replaces (ReadManifestList,
+  // LiveEntriesOf), listed again as DELETED entries (status 2) in a manifest of their own
+  // each, "<file_tag>-m1.avro"..., after the new snapshot's manifest in its manifest list.
+  std::vector<RemovedManifest> removed;
 };
 
-// Names of the files BuildSnapshot writes under <location>/metadata/, in order.
+// Names of the files BuildSnapshot writes under <location>/metadata/, in order, besides
+// the manifests of removed files.
 std::vector<std::string> MetadataFileNames(std::string_view file_tag, int version);
 
-// (name under metadata/, bytes), in the order to write them: manifest, manifest
-// list, v<N>.metadata.json, version-hint.text ("N", no newline).
+// (name under metadata/, bytes), in the order to write them: manifest, the manifests
+// of removed files (if any), manifest list, v<N>.metadata.json, version-hint.text ("N",
+// no newline): the metadata file is always the last but one.
 // InvalidArgument for a snapshot id <= 0 or one already in the history, an empty
 // location, a bad partition column or a version below 1.
 Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const SnapshotInput& in);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "table/temporal.h"
 
 namespace lakedump::parquet {
@@ -40,18 +42,24 @@ int DecimalFixedBytes(int precision) {
   return 16;
 }
 
-int ColumnFieldId(size_t index) { return static_cast<int>(index) + 1; }
+int ColumnFieldId(const Schema& schema, size_t index) {
+  return schema.column(index).field_id.value_or(static_cast<int>(index) + 1);
+}
 
 std::optional<int> ListElementFieldId(const Schema& schema, size_t index) {
   if (index >= schema.num_columns() || !schema.column(index).type.is_list()) return std::nullopt;
+  if (schema.column(index).element_field_id) return schema.column(index).element_field_id;
   int lists_before = 0;
   for (size_t i = 0; i < index; ++i) lists_before += schema.column(i).type.is_list() ? 1 : 0;
   return static_cast<int>(schema.num_columns()) + lists_before + 1;
 }
 
 int LastFieldId(const Schema& schema) {
-  int last = static_cast<int>(schema.num_columns());
-  for (const Column& c : schema.columns()) last += c.type.is_list() ? 1 : 0;
+  int last = 0;
+  for (size_t i = 0; i < schema.num_columns(); ++i) {
+    last = std::max(last, ColumnFieldId(schema, i));
+    last = std::max(last, ListElementFieldId(schema, i).value_or(0));
+  }
   return last;
 }
 
@@ -66,10 +74,10 @@ Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
     SchemaElement& e = s.element;
     e.name = c.name;
     e.repetition = c.nullable ? Repetition::kOptional : Repetition::kRequired;
-    // The Iceberg field id of the column (1..n in column order, as in the Iceberg
-    // metadata of an Iceberg dump). Written for every dump: readers that do not
+    // The Iceberg field id of the column (by default 1..n in column order, as in the
+    // Iceberg metadata of an Iceberg dump). Written for every dump: readers that do not
     // use ids ignore it, and the data files are the same whichever table format.
-    e.field_id = ColumnFieldId(specs.size());
+    e.field_id = ColumnFieldId(schema, specs.size());
     // A list's leaf is its element; the groups around it come from MakeSchemaElements.
     const lakedump::LogicalType t = c.type.is_list() ? c.type.ElementType() : c.type;
     if (c.type.is_list()) {

@@ -1,6 +1,7 @@
 // A table's Iceberg history read back (ParseTableHistory): what BuildSnapshot wrote parses, a
 // second snapshot continues it, and every field a later dump or gc relies on is checked in
-// hostile metadata; CannotAppend; ExpireSnapshots.
+// hostile metadata; CannotAppend (files with other field ids, another partitioning);
+// ExpireSnapshots.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -9,34 +10,20 @@
 
 #include "format/iceberg/iceberg_history.h"
 #include "format/iceberg/iceberg_table.h"
+#include "format/iceberg/schema_evolution.h"
+#include "format/iceberg/snapshot_input_util.h"
 
 namespace lakedump::iceberg {
 namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr const char* kLocation = "s3://b/d/main/t";
-
-bool AnyRunId(std::string_view run) { return run.size() >= 3; }
+constexpr const char* kLocation = kTestLocation;
 
 Schema OneColumn() { return Schema({{"id", LogicalType::Of(TypeId::kInt64), false, ""}}); }
 
 SnapshotInput Input(const std::string& run, int64_t id, const TableHistory* previous) {
-  SnapshotInput in;
-  in.schema = OneColumn();
-  in.location = kLocation;
-  in.table_uuid = "01234567-89ab-4def-8123-456789abcdef";
-  in.snapshot_id = id;
-  in.timestamp_ms = 1000 * id;
-  in.file_tag = run;
-  in.properties["lakedump.run-id"] = run;
-  in.previous = previous;
-  DataFileEntry f;
-  f.path = std::string(kLocation) + "/part-" + run + ".parquet";
-  f.record_count = static_cast<uint64_t>(id);
-  f.file_size_in_bytes = 100;
-  in.files.push_back(f);
-  return in;
+  return TestSnapshotInput(run, id, OneColumn(), previous);
 }
 
 std::string MetadataText(const SnapshotInput& in) {
@@ -111,13 +98,20 @@ TEST(TableHistoryTest, HostileMetadataIsRefusedNamingWhy) {
   }
 }
 
-TEST(TableHistoryTest, CannotAppendAChangedSchemaOrPartitioning) {
+TEST(TableHistoryTest, CannotAppendFilesWithOtherIdsOrAnotherPartitioning) {
   auto h = ParseTableHistory(MetadataText(Input("run1", 11, nullptr)), 1, kLocation, &AnyRunId);
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(CannotAppend(*h, OneColumn(), std::nullopt), std::nullopt);
   EXPECT_EQ(CannotAppend(*h, OneColumn(), 0), "the table's partitioning changed");
+  // long -> int is no promotion: the column needs a new id (2), which these files lack.
   const Schema other({{"id", LogicalType::Of(TypeId::kInt32), false, ""}});
-  EXPECT_EQ(CannotAppend(*h, other, std::nullopt), "the table's columns changed");
+  auto cannot = CannotAppend(*h, other, std::nullopt);
+  ASSERT_TRUE(cannot.has_value());
+  EXPECT_NE(cannot->find("other field ids"), std::string::npos) << *cannot;
+  auto evolved = EvolveSchema(*h, other);
+  ASSERT_TRUE(evolved.ok()) << evolved.status().ToString();
+  EXPECT_EQ(evolved->column(0).field_id, 2);
+  EXPECT_EQ(CannotAppend(*h, *evolved, std::nullopt), std::nullopt);
 }
 
 }  // namespace

@@ -1,0 +1,174 @@
+#include "format/iceberg/removed_files.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <map>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "format/avro/avro_reader.h"
+
+namespace lakedump::iceberg {
+namespace {
+
+using json = nlohmann::json;
+
+Status Bad(std::string_view what, std::string_view why) {
+  return Status::Corruption(fmt::format("{}: {}", what, why));
+}
+
+// The record's fields begin with `names`, of these `types` (JSON as lakedump writes them).
+bool FieldsBeginWith(const json& record, const std::vector<std::pair<const char*, json>>& want) {
+  if (!record.is_object() || record.value("type", json()) != "record" ||
+      !record.contains("fields") || !record["fields"].is_array() ||
+      record["fields"].size() < want.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < want.size(); ++i) {
+    const json& f = record["fields"][i];
+    if (!f.is_object() || f.value("name", json()) != want[i].first) return false;
+    if (!want[i].second.is_null() && f.value("type", json()) != want[i].second) return false;
+  }
+  return true;
+}
+
+Result<int32_t> ReadInt(avro::AvroDecoder& d) {
+  LD_ASSIGN_OR_RETURN(int64_t v, d.ReadLong());
+  if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
+    return Status::Corruption("Avro: an int out of range");
+  }
+  return static_cast<int32_t>(v);
+}
+
+// An optional long (["null","long"]): nullopt for null.
+Result<std::optional<int64_t>> ReadOptionalLong(avro::AvroDecoder& d) {
+  LD_ASSIGN_OR_RETURN(int64_t branch, d.ReadLong());
+  if (branch == 0) return std::optional<int64_t>();
+  if (branch != 1) return Status::Corruption("Avro: a union branch out of range");
+  LD_ASSIGN_OR_RETURN(int64_t v, d.ReadLong());
+  return std::optional<int64_t>(v);
+}
+
+}  // namespace
+
+Result<std::vector<ManifestRef>> ReadManifestList(std::string_view bytes) {
+  constexpr std::string_view kWhat = "manifest list";
+  auto container = avro::ReadAvroContainer(bytes, kMaxManifestRecords);
+  if (!container.ok()) return Bad(kWhat, container.status().message());
+  if (!FieldsBeginWith(container->schema, {{"manifest_path", "string"},
+                                           {"manifest_length", "long"},
+                                           {"partition_spec_id", "int"},
+                                           {"content", "int"},
+                                           {"sequence_number", "long"}})) {
+    return Bad(kWhat, "not the manifest_file records lakedump writes");
+  }
+  std::vector<ManifestRef> out;
+  for (std::string_view record : container->records) {
+    avro::AvroDecoder d(record);
+    ManifestRef ref;
+    LD_ASSIGN_OR_RETURN(std::string_view path, d.ReadBytes());
+    ref.path = std::string(path);
+    LD_RETURN_IF_ERROR(d.ReadLong().status());  // manifest_length
+    LD_ASSIGN_OR_RETURN(ref.partition_spec_id, ReadInt(d));
+    LD_ASSIGN_OR_RETURN(ref.content, ReadInt(d));
+    LD_ASSIGN_OR_RETURN(ref.sequence_number, d.ReadLong());
+    if (ref.sequence_number < 0) return Bad(kWhat, "a negative sequence number");
+    out.push_back(std::move(ref));
+  }
+  return out;
+}
+
+Result<RemovedManifest> LiveEntriesOf(std::string_view bytes, const ManifestRef& ref,
+                                      std::string_view location) {
+  const std::string what = fmt::format("manifest {}", ref.path);
+  auto container = avro::ReadAvroContainer(bytes, kMaxManifestRecords);
+  if (!container.ok()) return Bad(what, container.status().message());
+  const json& schema = container->schema;
+  const json optional_long = json::array({"null", "long"});
+  if (!FieldsBeginWith(schema, {{"status", "int"},
+                                {"snapshot_id", optional_long},
+                                {"sequence_number", optional_long},
+                                {"file_sequence_number", optional_long},
+                                {"data_file", json()}}) ||
+      schema["fields"].size() != 5) {
+    return Bad(what, "not the manifest_entry records lakedump writes");
+  }
+  const json& data_file = schema["fields"][4]["type"];
+  if (!FieldsBeginWith(data_file, {{"content", "int"},
+                                   {"file_path", "string"},
+                                   {"file_format", "string"},
+                                   {"partition", json()},
+                                   {"record_count", "long"}})) {
+    return Bad(what, "its data_file records are not the ones lakedump writes");
+  }
+  const json& partition = data_file["fields"][3]["type"];
+  if (!partition.is_object() || partition.value("type", json()) != "record" ||
+      !partition.contains("fields") || !partition["fields"].is_array() ||
+      partition["fields"].size() > 1) {
+    return Bad(what, "its partition is not a record of at most one field");
+  }
+  RemovedManifest out;
+  out.avro_schema = container->metadata["avro.schema"];
+  for (const char* key :
+       {"schema", "schema-id", "partition-spec", "partition-spec-id", "format-version", "content"}) {
+    auto it = container->metadata.find(key);
+    if (it != container->metadata.end()) out.header.emplace_back(key, it->second);
+  }
+  out.partition_spec_id = ref.partition_spec_id;
+  std::map<std::string, json> names;
+  json partition_type;
+  if (!partition["fields"].empty()) {
+    const json& field = partition["fields"][0];
+    partition_type = field.is_object() ? field.value("type", json()) : json();
+    if (!partition_type.is_array() || partition_type.size() != 2 || partition_type[0] != "null") {
+      return Bad(what, "its partition field is not optional");
+    }
+    out.partitioned = true;
+    out.partition_floating = partition_type[1] == "float" || partition_type[1] == "double";
+  }
+  const std::string prefix = std::string(location) + "/";
+  for (std::string_view record : container->records) {
+    avro::AvroDecoder d(record);
+    LD_ASSIGN_OR_RETURN(int32_t status, ReadInt(d));
+    if (status < 0 || status > 2) return Bad(what, "an entry status out of range");
+    LD_RETURN_IF_ERROR(ReadOptionalLong(d).status());  // snapshot_id
+    LD_ASSIGN_OR_RETURN(std::optional<int64_t> sequence, ReadOptionalLong(d));
+    LD_ASSIGN_OR_RETURN(std::optional<int64_t> file_sequence, ReadOptionalLong(d));
+    const size_t data_file_begin = d.pos();
+    LD_ASSIGN_OR_RETURN(int32_t content, ReadInt(d));
+    LD_ASSIGN_OR_RETURN(std::string_view path, d.ReadBytes());
+    LD_RETURN_IF_ERROR(d.ReadBytes().status());  // file_format
+    bool partition_null = false;
+    if (out.partitioned) {
+      const size_t begin = d.pos();
+      avro::AvroDecoder peek(record.substr(begin));
+      LD_ASSIGN_OR_RETURN(int64_t branch, peek.ReadLong());
+      partition_null = branch == 0;
+      LD_RETURN_IF_ERROR(d.Skip(partition_type, &names));
+    }
+    LD_ASSIGN_OR_RETURN(int64_t record_count, d.ReadLong());
+    if (status == 2) continue;  // already deleted
+    if (content != 0) return Bad(what, "a data manifest with an entry that is not data");
+    if (!path.starts_with(prefix)) {
+      return Bad(what, fmt::format("an entry's file is not under {}", location));
+    }
+    if (record_count < 0) return Bad(what, "a negative record count");
+    // ADDED entries inherit their sequence numbers from the manifest list; EXISTING ones
+    // carry them (the spec's inheritance rule).
+    if (status == 0 && (!sequence || !file_sequence)) {
+      return Bad(what, "an existing entry without its sequence numbers");
+    }
+    RemovedEntry e;
+    e.data_file = std::string(record.substr(data_file_begin));
+    e.data_sequence_number = sequence.value_or(ref.sequence_number);
+    e.file_sequence_number = file_sequence.value_or(ref.sequence_number);
+    e.record_count = record_count;
+    e.partition_null = partition_null;
+    out.entries.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace lakedump::iceberg
