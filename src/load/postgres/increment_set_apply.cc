@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "load/postgres/increment_files.h"
+#include "load/postgres/pg_copy_encoder.h"
 
 namespace lakedump {
 namespace {
