@@ -149,11 +149,12 @@ int ApplyIncrements(const LoadArgs& a, ObjectStore& store,
               n, n - 1, n)),
           kExitFailed);
     }
-    std::printf("applied increment %d: %llu inserted, %llu updated, %llu deleted, %zu tables "
-                "re-dumped (%llu rows), %zu dropped\n",
+    std::printf("applied increment %d: %llu inserted, %llu updated, %llu deleted (%llu tables "
+                "set-based), %zu tables re-dumped (%llu rows), %zu dropped\n",
                 n, static_cast<unsigned long long>(stats->inserted),
                 static_cast<unsigned long long>(stats->updated),
-                static_cast<unsigned long long>(stats->deleted), m.redumped.size(),
+                static_cast<unsigned long long>(stats->deleted),
+                static_cast<unsigned long long>(stats->set_based_tables), m.redumped.size(),
                 static_cast<unsigned long long>(stats->redumped_rows), m.dropped.size());
   }
   return kExitOk;

@@ -4,7 +4,6 @@
 // `--if-exists resume` finishes it, re-using the tables committed before the crash.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -16,6 +15,7 @@
 
 #include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
+#include "integration/own_pg_server.h"
 #include "integration/pg_test_util.h"
 
 namespace lakedump {
@@ -26,54 +26,10 @@ using testing_cli::ExpectOneLineError;
 using testing_cli::ReadFile;
 using testing_cli::RunLakedump;
 using testing_cli::RunResult;
+using testing_pg::OwnPgServer;
 
 constexpr int kTables = 8;
 constexpr int kRowsPerTable = 100000;
-
-// A PostgreSQL of this test's own (the shared one must not be killed).
-class OwnServer {
- public:
-  explicit OwnServer(const TempDir& tmp) : dir_(tmp.Sub("pg")) {
-    // The server runs as the postgres user, who must reach its folder.
-    std::error_code ec;
-    fs::permissions(tmp.path(), fs::perms(0755), ec);
-    const std::string scripts = std::string(LAKEDUMP_SOURCE_DIR) + "/scripts";
-    ok_ = Sh(fmt::format("PGPORT_BASE=56900 {}/start-postgres {} >{}/start.log 2>&1", scripts, dir_,
-                         tmp.path())) == 0;
-    const std::string env = ReadFile(dir_ + "/env");
-    dsn_ = EnvValue(env, "LD_TEST_PG_DSN");
-    bin_ = EnvValue(env, "LD_TEST_PG_BIN");
-    stop_ = scripts + "/stop-postgres " + dir_ + " --purge";
-  }
-  ~OwnServer() { Sh(stop_ + " >/dev/null 2>&1"); }
-  bool ok() const { return ok_ && !dsn_.empty() && !bin_.empty(); }
-  const std::string& dsn() const { return dsn_; }
-
-  // pg_ctl as the server's owner (the postgres user when the tests run as root).
-  int PgCtl(const std::string& args) const {
-    const std::string as = ::geteuid() == 0 ? "runuser -u postgres -- " : "";
-    return Sh(fmt::format("{}{}/pg_ctl -D {}/data {} >{}/pg_ctl.out 2>&1", as, bin_, dir_, args,
-                          dir_));
-  }
-  std::string PgCtlOutput() const { return ReadFile(dir_ + "/pg_ctl.out"); }
-  std::string Log() const { return dir_ + "/log/server.log"; }  // writable by the server's owner
-  static int Sh(const std::string& cmd) {
-    const int rc = std::system(cmd.c_str());
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  }
-
- private:
-  // The value of KEY=VALUE line `key` in start-postgres's env file, or "".
-  static std::string EnvValue(const std::string& env, const std::string& key) {
-    const size_t at = env.find(key + "=");
-    if (at == std::string::npos || (at > 0 && env[at - 1] != '\n')) return "";
-    const size_t from = at + key.size() + 1;
-    return env.substr(from, env.find('\n', from) - from);
-  }
-
-  std::string dir_, dsn_, bin_, stop_;
-  bool ok_ = false;
-};
 
 bool AnyTableCommitted(const std::string& dest) {
   std::error_code ec;
@@ -86,8 +42,8 @@ bool AnyTableCommitted(const std::string& dest) {
 TEST(PostgresRestartTest, ServerKilledMidDumpThenResumeAfterRestart) {
   LD_REQUIRE_PG();  // the servers are there: so is PostgreSQL's pg_ctl
   TempDir tmp;
-  OwnServer server(tmp);
-  ASSERT_TRUE(server.ok()) << ReadFile(tmp.Sub("start.log"));
+  OwnPgServer server(tmp, 56900);
+  ASSERT_TRUE(server.ok()) << server.StartLog();
   {
     auto admin = testing_pg::AdminConn(server.dsn());
     ASSERT_TRUE(admin);

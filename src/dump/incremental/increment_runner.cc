@@ -21,6 +21,13 @@ namespace {
 
 using Clock = std::chrono::system_clock;
 
+// Fault points for the tests of exactly-once (docs/incremental.md): with
+// LAKEDUMP_FAULT=<point> the process dies there, as a crash would.
+void DieAtFaultPoint(std::string_view point) {
+  const char* fault = std::getenv("LAKEDUMP_FAULT");
+  if (fault != nullptr && point == fault) std::_Exit(137);
+}
+
 // Checks that the connection reaches the database the base was dumped from.
 Status CheckSameDatabase(PgConn& conn, const DumpManifest& base, const IncrementalBase& inc) {
   LD_ASSIGN_OR_RETURN(
@@ -148,11 +155,22 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
     LD_RETURN_IF_ERROR(store->Delete(keys));
   }
 
-  // The tables as they are now against their recorded state.
+  // The tables as they are now against their recorded state, and the tables the base's
+  // selection covers that it did not have (created since; not in the publication).
   const std::vector<IncrementalTable>& state =
       previous.empty() ? inc.tables : previous.back().tables;
   std::vector<TableRef> refs;
-  for (const IncrementalTable& t : state) refs.push_back(t.ref);
+  std::set<std::string> known;
+  for (const IncrementalTable& t : state) {
+    refs.push_back(t.ref);
+    known.insert(t.ref.QualifiedName());
+  }
+  LD_ASSIGN_OR_RETURN(const BaseSelection selection, ReadBaseSelection(base));
+  LD_ASSIGN_OR_RETURN(std::vector<TableRef> selected,
+                      ListSelectedTables(*conn, selection.include, selection.exclude));
+  for (const TableRef& t : selected) {
+    if (!known.contains(t.QualifiedName())) refs.push_back(t);
+  }
   PgTypeOptions types = request.pg.types;
   std::vector<PgTablePlan> plans;
   LD_ASSIGN_OR_RETURN(std::vector<IncrementalTable> now,
@@ -172,7 +190,13 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
   ChangeCapture capture(&changes_store, change_options, run_id, start);
 
   std::map<std::string, std::string> redump;  // qualified name -> reason
+  for (const IncrementalTable& cur : now) {
+    if (!known.contains(cur.ref.QualifiedName())) {
+      redump[cur.ref.QualifiedName()] = std::string(kCreatedAfterBase);
+    }
+  }
   std::vector<TableRef> unpublish;
+  std::vector<uint32_t> unpublish_oids;
   for (const IncrementalTable& old : state) {
     auto it = now_at.find(old.ref.QualifiedName());
     if (it == now_at.end()) {
@@ -183,26 +207,22 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
     if (old.mode == IncrementalMode::kRedump) {
       redump[old.ref.QualifiedName()] = old.reason;
     } else if (cur.oid != old.oid) {
-      redump[old.ref.QualifiedName()] = "dropped and created again";
+      redump[old.ref.QualifiedName()] = std::string(kCreatedAgain);
     } else if (cur.columns != old.columns || cur.key != old.key ||
                cur.mode != IncrementalMode::kChanges) {
       redump[old.ref.QualifiedName()] =
           cur.mode == IncrementalMode::kChanges ? "its columns or key changed" : cur.reason;
-      if (cur.mode != IncrementalMode::kChanges) unpublish.push_back(cur.ref);
+      if (cur.mode != IncrementalMode::kChanges) {
+        unpublish.push_back(cur.ref);
+        unpublish_oids.push_back(cur.oid);
+      }
     } else {
       capture.Follow(old, plans[it->second]);
     }
   }
-  if (!unpublish.empty()) {
-    // Published without a key, the application's own UPDATE and DELETE would fail.
-    std::string list;
-    for (const TableRef& t : unpublish) {
-      list += (list.empty() ? "" : ", ") + QuoteQualified(t.schema, t.name);
-    }
-    LD_RETURN_IF_ERROR(conn->Exec("ALTER PUBLICATION " + QuoteIdent(inc.publication) +
-                                  " DROP TABLE " + list)
-                           .WithContext("removing tables without a key from the publication"));
-  }
+  // Published without a key, the application's own UPDATE and DELETE would fail.
+  LD_RETURN_IF_ERROR(RemoveFromPublication(*conn, inc.publication, unpublish_oids)
+                         .WithContext("removing tables without a key from the publication"));
 
   LD_RETURN_IF_ERROR(PeekPgSlotChanges(*conn, inc.slot, inc.publication, m.end_lsn,
                                        [&](uint64_t lsn, std::string_view data) -> Status {
@@ -229,17 +249,22 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
     });
     auto r = redump.find(cur.ref.QualifiedName());
     if (r == redump.end()) {
-      next = *old;
+      next = *old;  // every table new to the state is re-dumped
     } else {
       next = cur;
-      // Only tables published at the base are followed by their changes.
-      if (old->mode == IncrementalMode::kRedump) {
+      // Only tables published at the base are followed by their changes: a table created
+      // since, or dropped (which took it out of the publication) and created again, is
+      // dumped whole in every increment until the next base.
+      if (old != state.end() && old->mode == IncrementalMode::kRedump) {
         next.mode = IncrementalMode::kRedump;
         next.reason = old->reason;
-        next.key.clear();
+      } else if (old == state.end() || old->oid != cur.oid) {
+        next.mode = IncrementalMode::kRedump;
+        next.reason = r->second;
       } else if (std::find(unpublish.begin(), unpublish.end(), cur.ref) != unpublish.end()) {
         next.mode = IncrementalMode::kRedump;
       }
+      if (next.mode == IncrementalMode::kRedump) next.key.clear();
       m.redumped.push_back(RedumpedTable{cur.ref, r->second});
       redump_refs.push_back(cur.ref);
     }
@@ -262,6 +287,7 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
   m.finished_at = FormatUtc(finished);
   m.seconds = std::chrono::duration<double>(finished - started).count();
 
+  DieAtFaultPoint("increment-before-commit");
   // The commit point: everything durable first, the lease still ours.
   LD_RETURN_IF_ERROR(store->SyncWritten().WithContext("making the increment's files durable"));
   LD_RETURN_IF_ERROR(lease->CheckHeld());
@@ -270,12 +296,7 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
   LD_RETURN_IF_ERROR(store->PutObject(key, text).WithContext(key));
   LD_RETURN_IF_ERROR(store->SyncWritten().WithContext(key));
 
-  // A fault point for the tests of exactly-once (docs/incremental.md): the process dies
-  // between the commit and the slot's move, as a crash there would.
-  if (const char* fault = std::getenv("LAKEDUMP_FAULT");
-      fault != nullptr && std::string_view(fault) == "increment-before-advance") {
-    std::_Exit(137);
-  }
+  DieAtFaultPoint("increment-before-advance");
   IncrementResult result;
   // Only now may the slot forget these changes.
   if (Status s = AdvancePgSlot(*conn, inc.slot, m.end_lsn); !s.ok()) {

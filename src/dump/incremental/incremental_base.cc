@@ -3,25 +3,11 @@
 #include <fmt/format.h>
 
 #include "dump/incremental/pg_incremental_tables.h"
-#include "dump/planner.h"
 #include "source/postgres/pg_catalog.h"
 #include "source/postgres/pg_slot.h"
 #include "source/postgres/pgoutput.h"
 
 namespace lakedump {
-namespace {
-
-bool Selected(const DumpOptions& o, const TableRef& t) {
-  auto any = [&](const std::vector<std::string>& patterns) {
-    for (const std::string& p : patterns) {
-      if (TablePatternMatches(p, t)) return true;
-    }
-    return false;
-  };
-  return (o.include.empty() || any(o.include)) && !any(o.exclude);
-}
-
-}  // namespace
 
 Result<IncrementalBasePlan> PrepareIncrementalBase(const std::string& conninfo,
                                                    int connect_timeout_s,
@@ -31,11 +17,8 @@ Result<IncrementalBasePlan> PrepareIncrementalBase(const std::string& conninfo,
                                                    std::string_view dest) {
   LD_ASSIGN_OR_RETURN(std::unique_ptr<PgConn> conn, PgConn::Connect(conninfo, connect_timeout_s));
   LD_RETURN_IF_ERROR(CheckLogicalWal(*conn));
-  LD_ASSIGN_OR_RETURN(std::vector<TableInfo> all, PgCatalog::ListTables(*conn, false));
-  std::vector<TableRef> refs;
-  for (const TableInfo& t : all) {
-    if (Selected(options, t.ref)) refs.push_back(t.ref);
-  }
+  LD_ASSIGN_OR_RETURN(std::vector<TableRef> refs,
+                      ListSelectedTables(*conn, options.include, options.exclude));
   IncrementalBasePlan plan;
   IncrementalBase& b = plan.base;
   b.slot = IncrementalSlotName(dest);

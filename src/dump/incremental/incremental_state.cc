@@ -138,6 +138,22 @@ json ToJson(const IncrementManifest& m) {
   return j;
 }
 
+Result<BaseSelection> ReadBaseSelection(const DumpManifest& base) {
+  BaseSelection out;
+  try {
+    if (base.options.contains("tables")) {
+      out.include = base.options.at("tables").get<std::vector<std::string>>();
+    }
+    if (base.options.contains("exclude")) {
+      out.exclude = base.options.at("exclude").get<std::vector<std::string>>();
+    }
+  } catch (const std::exception& e) {
+    return Status::Corruption(
+        fmt::format("_manifest.json: bad \"tables\" or \"exclude\" option: {}", e.what()));
+  }
+  return out;
+}
+
 Result<IncrementalBase> ParseIncrementalBase(const DumpManifest& base) {
   if (base.incremental.is_null()) {
     return Status::NotFound("the dump is not the base of incremental dumps (it was not made "

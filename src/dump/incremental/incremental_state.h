@@ -55,6 +55,13 @@ struct IncrementalTable {
   uint64_t skip_before_lsn = 0;
 };
 
+// Why a table with a key is re-dumped whole in every increment until the next base: it is
+// not in the publication, which lists the tables the base followed by their changes.
+inline constexpr std::string_view kCreatedAfterBase =
+    "created after the base (not in its publication)";
+inline constexpr std::string_view kCreatedAgain =
+    "dropped and created again (which took it out of the publication)";
+
 struct IncrementalBase {
   std::string slot;
   std::string publication;
@@ -103,6 +110,14 @@ struct IncrementManifest {
 nlohmann::json ToJson(const IncrementalTable& t);
 nlohmann::json ToJson(const IncrementalBase& b);
 nlohmann::json ToJson(const IncrementManifest& m);
+// The tables the base selected: its dump's --tables (`include`, empty = all) and --exclude
+// patterns, from its _manifest.json's options; every increment follows them.
+struct BaseSelection {
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+};
+Result<BaseSelection> ReadBaseSelection(const DumpManifest& base);
+
 // NotFound when the dump is not the base of incremental dumps (no "incremental").
 Result<IncrementalBase> ParseIncrementalBase(const DumpManifest& base);
 Result<IncrementManifest> ParseIncrementManifest(std::string_view text, std::string_view what);

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "base/checksum.h"
+#include "dump/planner.h"
 
 namespace lakedump {
 
@@ -30,6 +31,23 @@ Status CheckLogicalWal(PgConn& conn) {
       "wal_level = logical (and max_replication_slots, max_wal_senders >= 1) in "
       "postgresql.conf or with ALTER SYSTEM, then restart PostgreSQL",
       level));
+}
+
+Result<std::vector<TableRef>> ListSelectedTables(PgConn& conn,
+                                                 const std::vector<std::string>& include,
+                                                 const std::vector<std::string>& exclude) {
+  auto any = [](const std::vector<std::string>& patterns, const TableRef& t) {
+    for (const std::string& p : patterns) {
+      if (TablePatternMatches(p, t)) return true;
+    }
+    return false;
+  };
+  LD_ASSIGN_OR_RETURN(std::vector<TableInfo> all, PgCatalog::ListTables(conn, false));
+  std::vector<TableRef> refs;
+  for (const TableInfo& t : all) {
+    if ((include.empty() || any(include, t.ref)) && !any(exclude, t.ref)) refs.push_back(t.ref);
+  }
+  return refs;
 }
 
 Result<std::vector<IncrementalTable>> DescribeIncrementalTables(
@@ -143,6 +161,29 @@ Result<std::vector<IncrementalTable>> DescribeIncrementalTables(
 
 Status DropIncrementalPublication(PgConn& conn, const std::string& name) {
   return conn.Exec("DROP PUBLICATION IF EXISTS " + QuoteIdent(name));
+}
+
+Status RemoveFromPublication(PgConn& conn, const std::string& name,
+                             const std::vector<uint32_t>& oids) {
+  if (oids.empty()) return Status::OK();
+  std::string array = "{";
+  for (size_t i = 0; i < oids.size(); ++i) array += (i ? "," : "") + std::to_string(oids[i]);
+  array += "}";
+  LD_ASSIGN_OR_RETURN(
+      PgResult r,
+      conn.Query("SELECT pg_catalog.quote_ident(n.nspname) || '.' || "
+                 "pg_catalog.quote_ident(c.relname) FROM pg_catalog.pg_publication_rel pr "
+                 "JOIN pg_catalog.pg_publication p ON p.oid = pr.prpubid "
+                 "JOIN pg_catalog.pg_class c ON c.oid = pr.prrelid "
+                 "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                 "WHERE p.pubname = $1 AND pr.prrelid = ANY($2::oid[])",
+                 {name, array}));
+  std::string list;
+  for (int i = 0; i < PQntuples(r.get()); ++i) {
+    list += (list.empty() ? "" : ", ") + std::string(PgValue(r.get(), i, 0));
+  }
+  if (list.empty()) return Status::OK();
+  return conn.ExecOne("ALTER PUBLICATION " + QuoteIdent(name) + " DROP TABLE " + list);
 }
 
 Status CreateIncrementalPublication(PgConn& conn, const std::string& name,

@@ -21,6 +21,13 @@ std::string IncrementalSlotName(std::string_view dest);
 // The glob that `dump --tables` matches against exactly this table (fnmatch escapes).
 std::string ExactTablePattern(const TableRef& ref);
 
+// The tables that `dump --tables` (`include`; every table when empty) and `--exclude`
+// select now among the source's plain and partitioned tables (partitions go with their
+// root), as the dump's planner selects them.
+Result<std::vector<TableRef>> ListSelectedTables(PgConn& conn,
+                                                 const std::vector<std::string>& include,
+                                                 const std::vector<std::string>& exclude);
+
 // The tables of `refs` that exist now, each with its state as the catalog gives it now:
 // kChanges when it has a primary key (replica identity default) or a replica identity
 // index, only plain columns lakedump decodes natively and no generated column; kRedump
@@ -35,6 +42,10 @@ Result<std::vector<IncrementalTable>> DescribeIncrementalTables(
 Status CreateIncrementalPublication(PgConn& conn, const std::string& name,
                                     const std::vector<IncrementalTable>& tables);
 Status DropIncrementalPublication(PgConn& conn, const std::string& name);
+// ALTER PUBLICATION ... DROP TABLE for the tables of `oids` that are still in it (a run that
+// died after removing them, before its commit, left them out already).
+Status RemoveFromPublication(PgConn& conn, const std::string& name,
+                             const std::vector<uint32_t>& oids);
 
 // "logical", or InvalidArgument telling what to set.
 Status CheckLogicalWal(PgConn& conn);

@@ -10,9 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/manifest.h"
-#include "dump/object_checksum.h"
 #include "format/parquet/parquet_reader.h"
 #include "load/load_service.h"
+#include "load/postgres/increment_files.h"
+#include "load/postgres/increment_set_apply.h"
 #include "load/postgres/pg_copy_encoder.h"
 #include "store/prefix_store.h"
 
@@ -20,30 +21,6 @@ namespace lakedump {
 namespace {
 
 constexpr size_t kBatchRows = 4096;
-
-// Opens a data file after checking its size and XXH64 against what the dump recorded.
-Result<std::unique_ptr<ParquetReader>> OpenChecked(ObjectStore& store, const std::string& key,
-                                                   uint64_t bytes, const std::string& xxh64,
-                                                   std::unique_ptr<ObjectReader>* holder) {
-  LD_ASSIGN_OR_RETURN(*holder, store.NewReader(key));
-  if ((*holder)->size() != bytes) {
-    return Status::Corruption(fmt::format("{}: {} bytes, the increment records {}", key,
-                                          (*holder)->size(), bytes));
-  }
-  LD_ASSIGN_OR_RETURN(ObjectDigests digest, HashObjectDigests(**holder, bytes, false));
-  if (digest.xxh64 != xxh64) {
-    return Status::Corruption(fmt::format("{}: its XXH64 is {}, the dump records {}", key,
-                                          digest.xxh64, xxh64));
-  }
-  ObjectReader* reader = holder->get();
-  ParquetReaderOptions options;
-  options.name = key;
-  return ParquetReader::Open(
-      bytes, [reader](uint64_t off, uint64_t len, std::string* out) {
-        return reader->ReadAt(off, len, out);
-      },
-      options);
-}
 
 // A type name from the dump, spliced into ALTER TABLE: letters, digits, '_', ' ', '.', '[]'
 // and parentheses (commas only inside them). Anything else is refused.
@@ -63,24 +40,6 @@ Result<std::string> SafeTypeName(const Column& c) {
         fmt::format("column {}: type \"{}\" is not a plain type name", c.name, t));
   }
   return t;
-}
-
-void AppendCopyText(const ColumnVector& col, size_t row, std::string* line, std::string* scratch) {
-  if (col.IsNull(row)) {
-    line->append("\\N");
-    return;
-  }
-  scratch->clear();
-  AppendPgText(col, row, scratch);
-  for (char ch : *scratch) {
-    switch (ch) {
-      case '\\': line->append("\\\\"); break;
-      case '\n': line->append("\\n"); break;
-      case '\r': line->append("\\r"); break;
-      case '\t': line->append("\\t"); break;
-      default: line->push_back(ch);
-    }
-  }
 }
 
 class Applier {
@@ -107,6 +66,8 @@ class Applier {
   };
   Status Redump(const RedumpedTable& t, ObjectStore& redump_store, const DumpManifest& dump);
   Status MatchColumns(const std::string& target, const TableRef& ref, const Schema& schema);
+  // CREATE TABLE `target` with the columns (source types) and primary key of `tm`.
+  Status CreateTable(const std::string& target, const TableRef& ref, const TableManifest& tm);
   Status ApplyRow(Stream& s);
   Result<bool> Advance(Stream& s);  // false at the end of the file
   std::string Target(const TableRef& ref) const {
@@ -174,6 +135,30 @@ Status Applier::MatchColumns(const std::string& target, const TableRef& ref,
   return Status::OK();
 }
 
+Status Applier::CreateTable(const std::string& target, const TableRef& ref,
+                            const TableManifest& tm) {
+  std::string cols;
+  for (const Column& c : tm.schema.columns()) {
+    LD_ASSIGN_OR_RETURN(std::string type, SafeTypeName(c));
+    cols += fmt::format("{}{} {}{}", cols.empty() ? "" : ", ", QuoteIdent(c.name), type,
+                        c.nullable ? "" : " NOT NULL");
+  }
+  if (!tm.primary_key.empty()) {
+    std::string key;
+    for (const std::string& k : tm.primary_key) key += (key.empty() ? "" : ", ") + QuoteIdent(k);
+    cols += ", PRIMARY KEY (" + key + ")";
+  }
+  const TableRef mapped = MapTargetTable(ref, schema_map_);
+  const std::string what = "creating table " + ref.QualifiedName() + ", new since the base";
+  LD_ASSIGN_OR_RETURN(PgResult schema,
+                      conn_.Query("SELECT pg_catalog.to_regnamespace($1) IS NOT NULL",
+                                  {QuoteIdent(mapped.schema)}));
+  if (PgValue(schema.get(), 0, 0) != "t") {
+    LD_RETURN_IF_ERROR(conn_.Exec("CREATE SCHEMA " + QuoteIdent(mapped.schema)).WithContext(what));
+  }
+  return conn_.Exec(fmt::format("CREATE TABLE {} ({})", target, cols)).WithContext(what);
+}
+
 Status Applier::Redump(const RedumpedTable& t, ObjectStore& redump_store,
                        const DumpManifest& dump) {
   const TableSummary* summary = nullptr;
@@ -189,15 +174,21 @@ Status Applier::Redump(const RedumpedTable& t, ObjectStore& redump_store,
   // Only when the columns differ: an ALTER ... TYPE rewrites the table.
   LD_ASSIGN_OR_RETURN(
       PgResult r,
-      conn_.Query("SELECT pg_catalog.json_agg(a.attname ORDER BY a.attnum)::text FROM "
+      conn_.Query("SELECT pg_catalog.to_regclass($1) IS NOT NULL, "
+                  "(SELECT pg_catalog.json_agg(a.attname ORDER BY a.attnum)::text FROM "
                   "pg_catalog.pg_attribute a WHERE a.attrelid = pg_catalog.to_regclass($1) AND "
-                  "a.attnum > 0 AND NOT a.attisdropped",
+                  "a.attnum > 0 AND NOT a.attisdropped)",
                   {target}));
-  nlohmann::json names = nlohmann::json::array();
-  for (const Column& c : tm.schema.columns()) names.push_back(c.name);
-  const auto have = nlohmann::json::parse(PgValue(r.get(), 0, 0), nullptr, false);
-  LD_RETURN_IF_ERROR(conn_.Exec("TRUNCATE ONLY " + target));
-  if (have != names) LD_RETURN_IF_ERROR(MatchColumns(target, t.table, tm.schema));
+  if (PgValue(r.get(), 0, 0) != "t") {
+    // A table created after the base: new to the target too.
+    LD_RETURN_IF_ERROR(CreateTable(target, t.table, tm));
+  } else {
+    nlohmann::json names = nlohmann::json::array();
+    for (const Column& c : tm.schema.columns()) names.push_back(c.name);
+    const auto have = nlohmann::json::parse(PgValue(r.get(), 0, 1), nullptr, false);
+    LD_RETURN_IF_ERROR(conn_.Exec("TRUNCATE ONLY " + target));
+    if (have != names) LD_RETURN_IF_ERROR(MatchColumns(target, t.table, tm.schema));
+  }
   std::string cols;
   for (const Column& c : tm.schema.columns()) {
     cols += (cols.empty() ? "" : ", ") + QuoteIdent(c.name);
@@ -213,7 +204,7 @@ Status Applier::Redump(const RedumpedTable& t, ObjectStore& redump_store,
   std::string line;
   for (const DataFile& f : tm.files) {
     std::unique_ptr<ObjectReader> holder;
-    auto reader = OpenChecked(redump_store, f.key, f.bytes, f.xxh64, &holder);
+    auto reader = OpenCheckedIncrementFile(redump_store, f.key, f.bytes, f.xxh64, &holder);
     if (!reader.ok()) {
       PQputCopyEnd(conn_.raw(), "lakedump: bad file");
       PgResult(PQgetResult(conn_.raw()));
@@ -351,8 +342,30 @@ Status Applier::Run() {
   }
   std::map<std::string, const IncrementalTable*> state;
   for (const IncrementalTable& t : m_.tables) state[t.ref.QualifiedName()] = &t;
+  // Tables with many changes, set-based when their target allows it (no order across
+  // tables or rows to keep).
+  std::map<std::string, TableChangeSet> by_table;
+  for (const ChangeFile& f : m_.change_files) {
+    TableChangeSet& set = by_table[f.table.QualifiedName()];
+    set.table = f.table;
+    set.files.push_back(&f);
+  }
+  std::set<std::string> set_based;
+  for (auto& [name, set] : by_table) {
+    auto st = state.find(name);
+    if (set.rows() < kSetBasedMinChanges || st == state.end()) continue;
+    set.target = Target(set.table);
+    set.key = st->second->key;
+    LD_ASSIGN_OR_RETURN(const bool allowed, SetBasedApplyAllowed(conn_, set.target, set.key));
+    if (!allowed) continue;
+    if (stop_.stop_requested()) return Status::Cancelled("interrupted");
+    LD_RETURN_IF_ERROR(ApplyChangesSetBased(conn_, increment_, m_.sequence, set, &stats, stop_)
+                           .WithContext("applying the changes of " + name));
+    set_based.insert(name);
+  }
   std::vector<std::unique_ptr<Stream>> streams;
   for (const ChangeFile& f : m_.change_files) {
+    if (set_based.contains(f.table.QualifiedName())) continue;
     auto s = std::make_unique<Stream>();
     s->file = &f;
     s->target = Target(f.table);
@@ -362,16 +375,9 @@ Status Applier::Run() {
                                             m_.sequence, f.table.QualifiedName()));
     }
     s->key = st->second->key;
-    LD_ASSIGN_OR_RETURN(s->reader, OpenChecked(increment_, f.key, f.bytes, f.xxh64, &s->object));
-    const Schema& schema = s->reader->schema();
-    if (schema.num_columns() < kChangeMetaColumns || schema.column(0).name != "_op" ||
-        schema.column(1).name != "_lsn" || schema.column(1).type.id != TypeId::kInt64 ||
-        schema.column(4).name != "_unchanged") {
-      return Status::Corruption(f.key + ": not a change file");
-    }
-    for (size_t i = kChangeMetaColumns; i < schema.num_columns(); ++i) {
-      s->names.push_back(schema.column(i).name);
-    }
+    LD_ASSIGN_OR_RETURN(s->reader,
+                        OpenCheckedIncrementFile(increment_, f.key, f.bytes, f.xxh64, &s->object));
+    LD_ASSIGN_OR_RETURN(s->names, ChangeFileColumns(s->reader->schema(), f.key));
     LD_RETURN_IF_ERROR(s->reader->Next(kBatchRows, &s->batch));
     if (!s->batch.empty()) streams.push_back(std::move(s));
   }

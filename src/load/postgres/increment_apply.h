@@ -3,9 +3,13 @@
 // connection (a failure leaves the target as the previous increment left it):
 //   1. tables dropped from the source are dropped;
 //   2. re-dumped tables (redump/, a lakedump dump of its own) are emptied and loaded whole,
-//      after their columns are made to match (added, dropped, retyped);
-//   3. the change files are merged by _lsn (commit order across tables) and applied row by
-//      row: insert, update by key (columns in _unchanged keep their value), delete by key.
+//      after their columns are made to match (added, dropped, retyped); one the target
+//      lacks (created in the source after the base) is created (columns, primary key);
+//   3. the tables with many changes whose target table nothing orders against other rows
+//      (increment_set_apply.h) are applied set-based, table by table;
+//   4. the other change files are merged by _lsn (commit order across tables) and applied
+//      row by row: insert, update by key (columns in _unchanged keep their value), delete by
+//      key.
 // An update or delete that finds no row, or an insert that collides, means the target is
 // not where the increment starts: the increment fails and nothing of it stays.
 // Every file is checked against its recorded size and XXH64 before it is applied.
@@ -27,6 +31,7 @@ namespace lakedump {
 struct IncrementApplyStats {
   uint64_t inserted = 0, updated = 0, deleted = 0;
   uint64_t redumped_rows = 0;
+  uint64_t set_based_tables = 0;  // tables whose changes were applied set-based
 };
 
 // `dest`: the store of the whole incremental dump (DEST).

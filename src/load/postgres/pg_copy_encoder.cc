@@ -537,16 +537,7 @@ Status PgCopyEncoder::EncodeText(const RowBatch& batch, size_t* next_row, std::s
       } else {
         AppendPgText(col, row, &scratch_);
       }
-      // COPY text escapes: the delimiter, the line ends and the backslash itself.
-      for (char ch : scratch_) {
-        switch (ch) {
-          case '\\': out->append("\\\\"); break;
-          case '\t': out->append("\\t"); break;
-          case '\n': out->append("\\n"); break;
-          case '\r': out->append("\\r"); break;
-          default: out->push_back(ch);
-        }
-      }
+      AppendCopyEscaped(scratch_, out);
     }
     out->push_back('\n');
     ++rows_;

@@ -147,6 +147,10 @@ void AppendPgNumericFromDecimal(int128_t unscaled, int scale, std::string* out);
 // round-trip digits.
 void AppendPgText(const ColumnVector& col, size_t row, std::string* out);
 
+// Appends `text` to `out` escaped for COPY's text format: the delimiter (tab), the line ends
+// and the backslash itself.
+void AppendCopyEscaped(std::string_view text, std::string* out);
+
 // The dump's JSON text of an array (array_to_json) -> a PostgreSQL array
 // literal: [1,null,[2]] -> {1,NULL,{2}}; strings quoted and escaped, objects
 // and scalars inside kept as their JSON text. InvalidArgument if `json` is not a

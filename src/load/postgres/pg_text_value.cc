@@ -227,6 +227,18 @@ class JsonArrayConverter {
 
 }  // namespace
 
+void AppendCopyEscaped(std::string_view text, std::string* out) {
+  for (char ch : text) {
+    switch (ch) {
+      case '\\': out->append("\\\\"); break;
+      case '\t': out->append("\\t"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      default: out->push_back(ch);
+    }
+  }
+}
+
 void AppendPgText(const ColumnVector& col, size_t row, std::string* out) {
   auto append = [&](auto v) { fmt::format_to(std::back_inserter(*out), "{}", v); };
   switch (col.type().id) {

@@ -1,0 +1,57 @@
+#include "load/postgres/increment_files.h"
+
+#include <fmt/format.h>
+
+#include "dump/incremental/incremental_state.h"
+#include "dump/object_checksum.h"
+#include "load/postgres/pg_copy_encoder.h"
+
+namespace lakedump {
+
+Result<std::unique_ptr<ParquetReader>> OpenCheckedIncrementFile(
+    ObjectStore& store, const std::string& key, uint64_t bytes, const std::string& xxh64,
+    std::unique_ptr<ObjectReader>* holder) {
+  LD_ASSIGN_OR_RETURN(*holder, store.NewReader(key));
+  if ((*holder)->size() != bytes) {
+    return Status::Corruption(fmt::format("{}: {} bytes, the increment records {}", key,
+                                          (*holder)->size(), bytes));
+  }
+  LD_ASSIGN_OR_RETURN(ObjectDigests digest, HashObjectDigests(**holder, bytes, false));
+  if (digest.xxh64 != xxh64) {
+    return Status::Corruption(fmt::format("{}: its XXH64 is {}, the dump records {}", key,
+                                          digest.xxh64, xxh64));
+  }
+  ObjectReader* reader = holder->get();
+  ParquetReaderOptions options;
+  options.name = key;
+  return ParquetReader::Open(
+      bytes, [reader](uint64_t off, uint64_t len, std::string* out) {
+        return reader->ReadAt(off, len, out);
+      },
+      options);
+}
+
+Result<std::vector<std::string>> ChangeFileColumns(const Schema& schema, const std::string& key) {
+  if (schema.num_columns() < kChangeMetaColumns || schema.column(0).name != "_op" ||
+      schema.column(1).name != "_lsn" || schema.column(1).type.id != TypeId::kInt64 ||
+      schema.column(4).name != "_unchanged") {
+    return Status::Corruption(key + ": not a change file");
+  }
+  std::vector<std::string> names;
+  for (size_t i = kChangeMetaColumns; i < schema.num_columns(); ++i) {
+    names.push_back(schema.column(i).name);
+  }
+  return names;
+}
+
+void AppendCopyText(const ColumnVector& col, size_t row, std::string* line, std::string* scratch) {
+  if (col.IsNull(row)) {
+    line->append("\\N");
+    return;
+  }
+  scratch->clear();
+  AppendPgText(col, row, scratch);
+  AppendCopyEscaped(*scratch, line);
+}
+
+}  // namespace lakedump
