@@ -10,23 +10,29 @@ Status ObjectStore::PutObject(std::string_view key, std::string_view data, Write
   return writer->Close();
 }
 
-Result<std::string> ObjectStore::GetObject(std::string_view key) {
+Result<ObjectStore::WholeObject> ObjectStore::ReadWhole(std::string_view key,
+                                                       std::optional<uint64_t> max_bytes) {
   LD_ASSIGN_OR_RETURN(auto reader, NewReader(key));
-  std::string out;
-  LD_RETURN_IF_ERROR(reader->ReadAt(0, reader->size(), &out));
+  WholeObject out;
+  out.size = reader->size();
+  if (max_bytes && out.size > *max_bytes) return out;
+  LD_RETURN_IF_ERROR(reader->ReadAt(0, out.size, &out.bytes));
   return out;
 }
 
+Result<std::string> ObjectStore::GetObject(std::string_view key) {
+  LD_ASSIGN_OR_RETURN(WholeObject whole, ReadWhole(key, std::nullopt));
+  return std::move(whole.bytes);
+}
+
 Result<std::string> ObjectStore::GetObject(std::string_view key, uint64_t max_bytes) {
-  LD_ASSIGN_OR_RETURN(auto reader, NewReader(key));
-  if (reader->size() > max_bytes) {
-    return Status::Corruption(std::string(key) + " is " + std::to_string(reader->size()) +
+  LD_ASSIGN_OR_RETURN(WholeObject whole, ReadWhole(key, max_bytes));
+  if (whole.size > max_bytes) {
+    return Status::Corruption(std::string(key) + " is " + std::to_string(whole.size) +
                               " bytes, more than the " + std::to_string(max_bytes) +
                               " bytes a lakedump metadata file may have (not read)");
   }
-  std::string out;
-  LD_RETURN_IF_ERROR(reader->ReadAt(0, reader->size(), &out));
-  return out;
+  return std::move(whole.bytes);
 }
 
 }  // namespace lakedump

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,7 @@ struct StoreStats {
   // Multipart uploads whose abort failed (a dropped writer or a failed Close): they
   // stay on the server, invisible, until `lakedump gc` removes them.
   uint64_t unaborted_uploads = 0;
+  uint64_t requests = 0;  // requests sent (S3), retries included
 };
 
 class ObjectStore {
@@ -86,11 +88,23 @@ class ObjectStore {
   // does), so a create-only write that succeeded may have replaced an object.
   virtual bool create_only_is_atomic() const { return true; }
 
+  // A whole object read at once: its size, and its bytes unless the size is over the
+  // caller's max_bytes (then `bytes` holds at most max_bytes + 1 of them, or none).
+  struct WholeObject {
+    uint64_t size = 0;
+    std::string bytes;
+  };
+  // The primitive behind GetObject. The default opens a reader (its size, then the bytes);
+  // a store that can do better overrides it (S3: one ranged GET instead of HEAD + GET, a
+  // round trip saved on every metadata read). Callers use GetObject.
+  virtual Result<WholeObject> ReadWhole(std::string_view key, std::optional<uint64_t> max_bytes);
+
   // Conveniences built on the primitives above.
   Status PutObject(std::string_view key, std::string_view data, WriteOptions options = {});
   Result<std::string> GetObject(std::string_view key);
   // Like GetObject, but refuses (Corruption, naming the key and both sizes) an object larger
-  // than max_bytes before reading any of it: for metadata that a hostile dump could inflate.
+  // than max_bytes without reading more than max_bytes + 1 of its bytes: for metadata that a
+  // hostile dump could inflate.
   Result<std::string> GetObject(std::string_view key, uint64_t max_bytes);
 };
 

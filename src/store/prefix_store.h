@@ -25,6 +25,9 @@ class PrefixStore final : public ObjectStore {
   Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override {
     return target_->NewReader(prefix_ + std::string(key));
   }
+  Result<WholeObject> ReadWhole(std::string_view key, std::optional<uint64_t> max_bytes) override {
+    return target_->ReadWhole(prefix_ + std::string(key), max_bytes);
+  }
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Result<ObjectInfo> Head(std::string_view key) override;
   Status Delete(std::span<const std::string> keys) override;

@@ -17,7 +17,7 @@ namespace lakedump {
 
 class FaultFileOps final : public LocalFileOps {
  public:
-  enum class Op : uint8_t { kOpen, kWrite, kFsync, kRename, kMkdir, kSyncfs };
+  enum class Op : uint8_t { kOpen, kWrite, kFsync, kRename, kMkdir, kSyncfs, kStartWriteback };
 
   // The nth call of `op` (1-based) fails with `err`; n = 0 never fails.
   void FailNth(Op op, int n, int err) { Set(op, n, false, err); }
@@ -71,6 +71,10 @@ class FaultFileOps final : public LocalFileOps {
     if (int err = Hit(Op::kSyncfs); err != 0) return err;
     return LocalFileOps::Syncfs(fd);
   }
+  int StartWriteback(int fd, off_t offset, off_t size) override {
+    if (int err = Hit(Op::kStartWriteback); err != 0) return err;
+    return LocalFileOps::StartWriteback(fd, offset, size);
+  }
 
  private:
   struct Rule {
@@ -92,8 +96,8 @@ class FaultFileOps final : public LocalFileOps {
   }
 
   mutable std::mutex mu_;
-  std::array<int, 6> calls_{};                   // guarded by mu_
-  std::array<std::optional<Rule>, 6> rules_{};  // guarded by mu_
+  std::array<int, 7> calls_{};                   // guarded by mu_
+  std::array<std::optional<Rule>, 7> rules_{};  // guarded by mu_
   std::optional<uint64_t> write_limit_;         // guarded by mu_
   uint64_t written_ = 0;                        // guarded by mu_
 };

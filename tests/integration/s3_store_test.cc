@@ -5,6 +5,7 @@
 #include "store/s3/s3_store.h"
 
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -18,6 +19,7 @@
 #include <random>
 #include <thread>
 
+#include "store/prefix_store.h"
 #include "store/s3/s3_multipart_writer.h"
 #include "store/s3/sigv4.h"
 #include "integration/fault_proxy_process.h"
@@ -136,6 +138,58 @@ TEST_F(S3StoreTest, SmallPutGetHeadListDelete) {
   auto after = (*store)->List("");
   ASSERT_TRUE(after.ok());
   EXPECT_TRUE(after->empty());
+}
+
+TEST_F(S3StoreTest, WholeObjectReadsAreOneRequestAndBounded) {
+  auto store = OpenS3Store(Url(), Options());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ObjectStore& s = **store;
+  ASSERT_TRUE(s.PutObject("meta/small.json", "{\"a\":1}").ok());
+  ASSERT_TRUE(s.PutObject("meta/empty", "").ok());
+  ASSERT_TRUE(s.PutObject("meta/big", std::string(100000, 'x')).ok());
+
+  auto requests = [&] { return s.Stats().requests; };
+  uint64_t before = requests();
+  auto small = s.GetObject("meta/small.json", 1000);
+  ASSERT_TRUE(small.ok()) << small.status().ToString();
+  EXPECT_EQ(*small, "{\"a\":1}");
+  EXPECT_EQ(requests() - before, 1u);  // one GET, no HEAD first
+
+  before = requests();
+  auto exact = s.GetObject("meta/big", 100000);
+  ASSERT_TRUE(exact.ok()) << exact.status().ToString();
+  EXPECT_EQ(exact->size(), 100000u);
+  EXPECT_EQ(requests() - before, 1u);
+
+  before = requests();
+  auto big = s.GetObject("meta/big", 99999);
+  EXPECT_EQ(big.status().code(), Code::kCorruption);
+  EXPECT_THAT(big.status().message(),
+              ::testing::HasSubstr("meta/big is 100000 bytes, more than the 99999 bytes"));
+  EXPECT_EQ(requests() - before, 1u);
+
+  auto empty = s.GetObject("meta/empty", 10);  // radosgw answers the range with 416
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_EQ(*empty, "");
+  auto empty_unbounded = s.GetObject("meta/empty");
+  ASSERT_TRUE(empty_unbounded.ok()) << empty_unbounded.status().ToString();
+  EXPECT_EQ(*empty_unbounded, "");
+  auto whole = s.GetObject("meta/big");
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(*whole, std::string(100000, 'x'));
+
+  EXPECT_EQ(s.GetObject("meta/missing", 10).status().code(), Code::kNotFound);
+  EXPECT_EQ(s.GetObject("meta/missing").status().code(), Code::kNotFound);
+
+  // Through a folder of the store (incremental dumps read their metadata this way).
+  PrefixStore folder(&s, "meta/");
+  before = requests();
+  auto via = folder.GetObject("small.json", 1000);
+  ASSERT_TRUE(via.ok()) << via.status().ToString();
+  EXPECT_EQ(*via, "{\"a\":1}");
+  EXPECT_EQ(requests() - before, 1u);
+  std::vector<std::string> keys = {"meta/small.json", "meta/empty", "meta/big"};
+  ASSERT_TRUE(s.Delete(keys).ok());
 }
 
 TEST_F(S3StoreTest, ListPaginatesBeyondOneThousandKeys) {

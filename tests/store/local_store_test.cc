@@ -344,6 +344,33 @@ TEST(LocalStoreFaultTest, RealDiskFullOnSmallTmpfs) {
 namespace lakedump {
 namespace {
 
+TEST(LocalStoreTest, BigFilesStartTheirWritebackAsTheyGo) {
+  TempDir dir;
+  FaultFileOps ops;
+  auto store = OpenOrDie(dir.Sub("root"), &ops);
+  auto writer = store->NewWriter("big.bin");
+  ASSERT_TRUE(writer.ok());
+  const std::string chunk = RandomBytes(300 << 10, 7);
+  std::string all;
+  while (all.size() < 3 * LocalStore::kWritebackBytes + 100) {
+    ASSERT_TRUE((*writer)->Append(chunk).ok());
+    all += chunk;
+  }
+  // One write-back start per kWritebackBytes written, while writing (not at Close).
+  EXPECT_EQ(ops.calls(FaultFileOps::Op::kStartWriteback), 3);
+  ASSERT_TRUE((*writer)->Close().ok());
+  EXPECT_EQ(store->GetObject("big.bin").value(), all);
+
+  // It is advisory: failing it fails nothing.
+  ops.FailFrom(FaultFileOps::Op::kStartWriteback, 1, EIO);
+  ASSERT_TRUE(store->PutObject("big2.bin", all).ok());
+  EXPECT_EQ(store->GetObject("big2.bin").value(), all);
+  // Small files never ask.
+  const int before = ops.calls(FaultFileOps::Op::kStartWriteback);
+  ASSERT_TRUE(store->PutObject("small", "x").ok());
+  EXPECT_EQ(ops.calls(FaultFileOps::Op::kStartWriteback), before);
+}
+
 TEST(LocalStoreDeferredSyncTest, CloseDoesNotFsyncSyncWrittenSyncsFilesAndDirsOnce) {
   TempDir dir;
   FaultFileOps ops;

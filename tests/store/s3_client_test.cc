@@ -333,5 +333,85 @@ TEST(S3ClientTest, CreateOnlyPutSendsIfNoneMatchAndMaps412ToAlreadyExists) {
   EXPECT_EQ(requests[1].Header("If-None-Match"), "*");
 }
 
+TEST(S3ClientTest, WholeObjectIsOneRangedGet) {
+  FakeHttpTransport transport;
+  transport.Push(206, "hello", {{"content-range", "bytes 0-4/5"}});
+  RetryPolicy retry(FastRetries());
+  S3Client client(ClientOptions(), &transport, &retry);
+  auto whole = client.GetWholeObject("dir/k", 100);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(whole->size, 5u);
+  EXPECT_EQ(whole->bytes, "hello");
+  ASSERT_EQ(transport.requests().size(), 1u);
+  EXPECT_EQ(transport.requests()[0].method, "GET");
+  EXPECT_EQ(transport.requests()[0].Header("range"), "bytes=0-100");
+}
+
+TEST(S3ClientTest, WholeObjectLargerThanTheCapReportsItsSizeFromTheRange) {
+  FakeHttpTransport transport;
+  transport.Push(206, "abcd", {{"content-range", "bytes 0-3/1000000"}});
+  RetryPolicy retry(FastRetries());
+  S3Client client(ClientOptions(), &transport, &retry);
+  auto whole = client.GetWholeObject("k", 3);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(whole->size, 1000000u);
+  EXPECT_EQ(whole->bytes.size(), 4u);  // never more than the cap + 1
+}
+
+TEST(S3ClientTest, WholeObjectEdgeAnswers) {
+  RetryPolicy retry(FastRetries());
+  {  // An empty object has no byte 0: 416 is an empty object, not an error.
+    FakeHttpTransport transport;
+    transport.Push(416, "<Error><Code>InvalidRange</Code></Error>");
+    S3Client client(ClientOptions(), &transport, &retry);
+    auto whole = client.GetWholeObject("k", 10);
+    ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+    EXPECT_EQ(whole->size, 0u);
+    EXPECT_EQ(whole->bytes, "");
+  }
+  {  // A server that ignores Range answers 200 with the whole object.
+    FakeHttpTransport transport;
+    transport.Push(200, "whole");
+    S3Client client(ClientOptions(), &transport, &retry);
+    auto whole = client.GetWholeObject("k", 10);
+    ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+    EXPECT_EQ(whole->size, 5u);
+    EXPECT_EQ(whole->bytes, "whole");
+  }
+  {  // A body cut short is retried.
+    FakeHttpTransport transport;
+    transport.Push(206, "hel", {{"content-range", "bytes 0-4/5"}});
+    transport.Push(206, "hello", {{"content-range", "bytes 0-4/5"}});
+    S3Client client(ClientOptions(), &transport, &retry);
+    auto whole = client.GetWholeObject("k", 10);
+    ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+    EXPECT_EQ(whole->bytes, "hello");
+    EXPECT_EQ(transport.requests().size(), 2u);
+  }
+  {  // A partial answer without a size is an unusable reply: retried, then an error.
+    FakeHttpTransport transport;
+    for (int i = 0; i < 20; ++i) transport.Push(206, "hello", {{"content-range", "bytes 0-4/*"}});
+    S3Client client(ClientOptions(), &transport, &retry);
+    Status s = client.GetWholeObject("k", 10).status();
+    EXPECT_FALSE(s.ok());
+    EXPECT_THAT(s.message(), HasSubstr("without a valid Content-Range"));
+  }
+  {  // Missing: NotFound, as HEAD would say.
+    FakeHttpTransport transport;
+    transport.Push(404, "<Error><Code>NoSuchKey</Code></Error>");
+    S3Client client(ClientOptions(), &transport, &retry);
+    EXPECT_EQ(client.GetWholeObject("k", 10).status().code(), Code::kNotFound);
+  }
+  {  // Without a cap: a plain GET.
+    FakeHttpTransport transport;
+    transport.Push(200, "all of it");
+    S3Client client(ClientOptions(), &transport, &retry);
+    auto whole = client.GetWholeObject("k", std::nullopt);
+    ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+    EXPECT_EQ(whole->bytes, "all of it");
+    EXPECT_EQ(transport.requests()[0].Header("range"), "");
+  }
+}
+
 }  // namespace
 }  // namespace lakedump

@@ -58,6 +58,10 @@ int LocalFileOps::Mkdir(const std::string& path, mode_t mode) {
 
 int LocalFileOps::Syncfs(int fd) { return ::syncfs(fd) == 0 ? 0 : errno; }
 
+int LocalFileOps::StartWriteback(int fd, off_t offset, off_t size) {
+  return ::sync_file_range(fd, offset, size, SYNC_FILE_RANGE_WRITE) == 0 ? 0 : errno;
+}
+
 LocalFileOps* LocalFileOps::Real() {
   static LocalFileOps real;
   return &real;

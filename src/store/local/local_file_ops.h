@@ -30,6 +30,10 @@ class LocalFileOps {
   // syncfs(2): writes back the whole filesystem holding fd. (Added after the
   // others; subclasses that do not override it get the real call.)
   virtual int Syncfs(int fd);
+  // sync_file_range(2) with SYNC_FILE_RANGE_WRITE: starts writing back [offset,
+  // offset + size) without waiting for it, so that the fsync at Close finds little
+  // left. Advisory: an error is not a failure (the fsync reports real ones).
+  virtual int StartWriteback(int fd, off_t offset, off_t size);
 
   // The process-wide instance making the real calls.
   static LocalFileOps* Real();

@@ -177,6 +177,12 @@ class LocalWriter final : public ObjectWriter {
       }
       if (written == 0) return Status::IOError("write " + final_path_ + ": no progress");
       data.remove_prefix(written);
+      file_bytes_ += written;
+    }
+    if (file_bytes_ - writeback_from_ >= LocalStore::kWritebackBytes) {
+      ops_->StartWriteback(fd_, static_cast<off_t>(writeback_from_),
+                           static_cast<off_t>(file_bytes_ - writeback_from_));
+      writeback_from_ = file_bytes_;
     }
     return Status::OK();
   }
@@ -206,6 +212,8 @@ class LocalWriter final : public ObjectWriter {
   const std::string final_path_;
   std::string buffer_;
   uint64_t bytes_ = 0;
+  uint64_t file_bytes_ = 0;      // bytes handed to the file so far
+  uint64_t writeback_from_ = 0;  // where the next StartWriteback begins
   Status status_;  // sticky first error
   bool committed_ = false;
   const std::shared_ptr<LocalStore::PendingSyncs> pending_;

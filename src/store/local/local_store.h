@@ -41,6 +41,10 @@ namespace lakedump {
 class LocalStore final : public ObjectStore {
  public:
   static constexpr size_t kWriteBufferSize = 1 << 20;
+  // A writer starts the write-back of each this many bytes as soon as they are written
+  // (LocalFileOps::StartWriteback), so that a big file's fsync at Close does not wait for
+  // the whole file: a 565 MB file's Close took about a second of the dump's end before.
+  static constexpr uint64_t kWritebackBytes = 8 << 20;
   // Deferred sync: from this many pending files on, one syncfs(2) replaces the
   // per-file fsyncs (when the kernel reports writeback errors through it).
   static constexpr size_t kSyncfsMinFiles = 64;

@@ -75,6 +75,9 @@ class SharedStoreRef final : public ObjectStore {
   Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override {
     return target_->NewReader(key);
   }
+  Result<WholeObject> ReadWhole(std::string_view key, std::optional<uint64_t> max_bytes) override {
+    return target_->ReadWhole(key, max_bytes);
+  }
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override {
     return target_->List(prefix);
   }

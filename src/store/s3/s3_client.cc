@@ -214,6 +214,9 @@ Result<HttpResponse> S3Client::Execute(const Request& request, std::stop_token s
           return response;
         }
         last = last.WithContext(request.op + " " + location);
+      } else if (status == 416 && request.accept_416) {
+        retry_->OnSuccess();
+        return response;
       } else if (request.method == "HEAD" && response->body.empty() && status >= 400 &&
                  status < 500 && status != 412) {
         last = DiagnoseHead(request, status, stop);
@@ -406,6 +409,51 @@ Status S3Client::GetObject(std::string_view key, uint64_t offset, uint64_t lengt
   LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
   *out = std::move(response.body);
   return Status::OK();
+}
+
+namespace {
+
+// The total of a Content-Range "bytes 0-E/TOTAL"; nullopt when absent or malformed.
+std::optional<uint64_t> RangeTotal(const std::string& content_range) {
+  size_t slash = content_range.rfind('/');
+  if (slash == std::string::npos) return std::nullopt;
+  std::string_view total = std::string_view(content_range).substr(slash + 1);
+  if (total.empty() || total.size() > 19 ||
+      !std::all_of(total.begin(), total.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  return std::stoull(std::string(total));
+}
+
+}  // namespace
+
+Result<S3Client::Whole> S3Client::GetWholeObject(std::string_view key,
+                                                 std::optional<uint64_t> max_bytes,
+                                                 std::stop_token stop) {
+  Whole whole;
+  Request r{"GET", std::string(key), {}, {}, {}, "GetObject",
+            [&whole, max_bytes](const HttpResponse& response) -> Status {
+              if (response.status != 206) {  // the whole object (a server may ignore Range)
+                whole.size = response.body.size();
+                return Status::OK();
+              }
+              std::optional<uint64_t> total = RangeTotal(response.Header("content-range"));
+              if (!total) return Status::Corruption("a partial answer without a valid Content-Range");
+              whole.size = *total;
+              const uint64_t expected = max_bytes ? std::min(*total, *max_bytes + 1) : *total;
+              if (response.body.size() == expected) return Status::OK();
+              // A short body is a transfer cut short: retried.
+              return Status::Unavailable("returned " + std::to_string(response.body.size()) +
+                                         " bytes of " + std::to_string(expected));
+            }};
+  if (max_bytes) {
+    r.headers.emplace_back("Range", "bytes=0-" + std::to_string(*max_bytes));
+    r.accept_416 = true;
+  }
+  LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
+  if (response.status == 416) return Whole{};  // no byte 0: an empty object
+  whole.bytes = std::move(response.body);
+  return whole;
 }
 
 Result<ListObjectsPage> S3Client::ListObjectsV2(std::string_view prefix, std::string_view token,

@@ -76,6 +76,16 @@ class S3Client {
   // (Corruption) when the object changed.
   Status GetObject(std::string_view key, uint64_t offset, uint64_t length, std::string* out,
                    std::string_view if_match = {}, std::stop_token stop = {});
+  // A whole object in one GET (no HEAD first). With max_bytes, the GET asks for bytes
+  // [0, max_bytes] only, so an object larger than max_bytes costs at most max_bytes + 1 bytes:
+  // `size` is then the object's size (from Content-Range) and `bytes` is not the whole object.
+  // An empty object answers such a range with 416: it is returned as size 0.
+  struct Whole {
+    uint64_t size = 0;
+    std::string bytes;
+  };
+  Result<Whole> GetWholeObject(std::string_view key, std::optional<uint64_t> max_bytes,
+                               std::stop_token stop = {});
   Result<ListObjectsPage> ListObjectsV2(std::string_view prefix, std::string_view token,
                                         std::stop_token stop = {});
   // Any number of keys, sent in batches of 1000; a key XML cannot carry (XmlCanCarry) goes
@@ -104,6 +114,8 @@ class S3Client {
     std::string op;  // for messages: "PutObject"
     // Checks a 2xx reply (a body that parses); a retryable Status retries it.
     std::function<Status(const HttpResponse&)> check;
+    // A 416 (Range Not Satisfiable) is returned as a response, not an error.
+    bool accept_416 = false;
   };
 
   // Signs and sends with retries (RetryState); a 2xx response that passes

@@ -103,6 +103,14 @@ class S3Store final : public ObjectStore {
         std::make_unique<S3Reader>(&client_, std::move(full), std::move(head), options_.stop));
   }
 
+  Result<WholeObject> ReadWhole(std::string_view key, std::optional<uint64_t> max_bytes) override {
+    LD_RETURN_IF_ERROR(CheckKey(key));
+    LD_ASSIGN_OR_RETURN(S3Client::Whole whole,
+                        client_.GetWholeObject(url_.prefix + std::string(key), max_bytes,
+                                               options_.stop));
+    return WholeObject{whole.size, std::move(whole.bytes)};
+  }
+
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override {
     LD_RETURN_IF_ERROR(ValidateKeyPrefix(prefix).WithContext(Describe()));
     std::vector<ObjectInfo> out;
@@ -151,7 +159,7 @@ class S3Store final : public ObjectStore {
 
   bool create_only_is_atomic() const override { return false; }
   StoreStats Stats() const override {
-    return {retry_.retries(), retry_.throttles(), unaborted_.load()};
+    return {retry_.retries(), retry_.throttles(), unaborted_.load(), client_.requests()};
   }
   std::string Describe() const override {
     std::string p = url_.prefix;
