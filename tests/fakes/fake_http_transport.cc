@@ -286,6 +286,11 @@ std::map<std::string, std::string> FakeS3Server::objects() const {
   return objects_;
 }
 
+int FakeS3Server::creates() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return next_upload_ - 1;
+}
+
 size_t FakeS3Server::open_uploads() const {
   std::lock_guard<std::mutex> lock(mu_);
   return uploads_.size();

@@ -77,6 +77,8 @@ class FakeS3Server {
 
   std::map<std::string, std::string> objects() const;
   size_t open_uploads() const;
+  // Multipart uploads created (requests that reached the server, not merely sent).
+  int creates() const;
   int aborts() const;
 
  private:
