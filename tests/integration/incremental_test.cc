@@ -136,6 +136,23 @@ class IncrementalTest : public ::testing::Test {
                                    Quote(replica), from),
                        tmp_, 600);
   }
+  // An increment that dies at fault point `fault` (LAKEDUMP_FAULT): it must fail.
+  void DumpDyingAt(const char* fault) {
+    setenv("LAKEDUMP_FAULT", fault, 1);
+    RunResult died = Dump();
+    unsetenv("LAKEDUMP_FAULT");
+    EXPECT_NE(died.code, 0) << "the increment did not die at " << fault;
+  }
+  // The re-run after increments that died (it takes over their stale lease on this host):
+  // a replica loaded from the dump has the source's rows, and the dump verifies.
+  RunResult RerunMakesATwin() {
+    RunResult again = Dump("--wait-for-lock 60s");
+    EXPECT_EQ(again.code, 0) << again.err;
+    if (again.code != 0) return again;
+    EXPECT_TRUE(DataOf(Replica()) == DataOf(src_->conninfo()));
+    EXPECT_EQ(RunLakedump("verify " + Quote(dest_), tmp_).code, 0);
+    return again;
+  }
   bool Committed(int n) {
     return std::filesystem::exists(fmt::format("{}/_increments/{:06d}/_manifest.json", dest_, n));
   }
@@ -236,16 +253,9 @@ TEST_F(IncrementalTest, KilledIncrementIsRedoneWithoutLossOrDoubles) {
   }
   // Killed between the commit and the slot's move.
   Sql(src_->conninfo(), "UPDATE t SET v = 'last' WHERE id < 100; DELETE FROM t WHERE id = 500");
-  setenv("LAKEDUMP_FAULT", "increment-before-advance", 1);
-  RunResult crashed = Dump();
-  unsetenv("LAKEDUMP_FAULT");
-  EXPECT_NE(crashed.code, 0);
+  DumpDyingAt("increment-before-advance");
   Sql(src_->conninfo(), "INSERT INTO t VALUES (-1, 'after')");
-  // The re-runs: a stale lease of a killed run on this host is taken over.
-  RunResult again = Dump("--wait-for-lock 60s");
-  ASSERT_EQ(again.code, 0) << again.err;
-  EXPECT_TRUE(DataOf(Replica()) == DataOf(src_->conninfo()));
-  EXPECT_EQ(RunLakedump("verify " + Quote(dest_), tmp_).code, 0);
+  RerunMakesATwin();
 }
 
 // A run that dies after it took a table that lost its key out of the publication, before
@@ -259,17 +269,10 @@ TEST_F(IncrementalTest, IncrementDiedBeforeItsCommitIsRedone) {
   ASSERT_EQ(Dump().code, 0);
   Sql(src, "ALTER TABLE t DROP CONSTRAINT t_key; INSERT INTO t VALUES (0, 'no key'); "
            "UPDATE u SET v = 'x' WHERE id < 50");
-  setenv("LAKEDUMP_FAULT", "increment-before-commit", 1);
-  RunResult died = Dump();
-  unsetenv("LAKEDUMP_FAULT");
-  EXPECT_NE(died.code, 0);
+  DumpDyingAt("increment-before-commit");
   EXPECT_FALSE(Committed(1));
   Sql(src, "INSERT INTO t VALUES (-1, 'after'); UPDATE u SET v = 'y' WHERE id < 10");
-  RunResult again = Dump("--wait-for-lock 60s");
-  ASSERT_EQ(again.code, 0) << again.err;
-  ExpectSays(again, {"increment 1:", "public.t: no primary key"});
-  EXPECT_TRUE(DataOf(Replica()) == DataOf(src));
-  EXPECT_EQ(RunLakedump("verify " + Quote(dest_), tmp_).code, 0);
+  ExpectSays(RerunMakesATwin(), {"increment 1:", "public.t: no primary key"});
 }
 
 TEST_F(IncrementalTest, DroppedTruncatedAndAlteredTablesBetweenIncrements) {

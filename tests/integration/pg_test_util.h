@@ -111,6 +111,16 @@ class ScratchDatabase {
   std::string name_;
 };
 
+// Runs `sql` in `db` (search_path public); false (with a test failure) if it fails.
+inline bool RunSqlIn(const ScratchDatabase& db, const std::string& sql) {
+  auto conn = PgConn::Connect(db.conninfo(), 10);
+  EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+  if (!conn.ok()) return false;
+  Status s = (*conn)->Exec("SET search_path = public; " + sql);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return s.ok();
+}
+
 // PostgreSQL's text of a column's values in the form the source reads it, by our column type:
 // dates as days and times/timestamps as microseconds since the epoch (or ±infinity), bytea
 // as hex, lists as JSON arrays, everything else as its text.

@@ -65,10 +65,7 @@ class PostgresArraysTest : public ::testing::Test {
     admin_ = AdminConn();
     ASSERT_TRUE(admin_);
     source_ = std::make_unique<ScratchDatabase>(admin_.get());
-    auto conn = PgConn::Connect(source_->conninfo(), 10);
-    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
-    Status s = (*conn)->Exec(std::string("SET search_path = public; ") + kSchemaSql);
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_TRUE(testing_pg::RunSqlIn(*source_, kSchemaSql));
     dump_ = dir_.Sub("dump");
     RunResult d = RunLakedump(fmt::format("dump {} {} --progress none",
                                           Quote(source_->conninfo()), Quote(dump_)),

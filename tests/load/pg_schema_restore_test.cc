@@ -204,5 +204,26 @@ TEST(SelectTocEntriesTest, MalformedDependentsAreIgnored) {
                           [](const PgTocEntry& e) { return e.type == "FUNCTION"; }));
 }
 
+// A function whose quoted body mentions a table the load does not restore (a partition counts
+// as its parent) is named in one line; one mentioning only restored tables, or not restored
+// itself, is not; a malformed entry is ignored.
+TEST(QuotedBodyWarningsTest, NamesRestoredFunctionsMentioningATableNotRestored) {
+  SchemaRestorePlan plan = PlanExcludingEvents();
+  plan.schema["mentions"] = nlohmann::json::parse(R"([
+    {"catalog": 1255, "oid": 16456, "tables": [{"schema": "shop", "name": "orders"},
+      {"schema": "shop", "name": "events_2025"}, {"schema": "other", "name": "t"}]},
+    {"catalog": 1255, "oid": 16457, "tables": [{"schema": "shop", "name": "customers"}]},
+    {"catalog": 1255, "oid": 16999, "tables": [{"schema": "shop", "name": "events"}]},
+    {"catalog": "1255", "oid": 16456, "tables": [{"schema": "shop", "name": "events"}]}])");
+  std::vector<PgTocEntry> toc = ParsePgTocListing(
+      "227; 1255 16456 FUNCTION shop order_total(bigint) postgres\n"
+      "228; 1255 16457 FUNCTION shop customer_count() postgres\n");
+  EXPECT_EQ(QuotedBodyWarnings(toc, plan),
+            (std::vector<std::string>{
+                "PostgreSQL function shop.order_total(bigint) was restored, but its body (in "
+                "quotes, no recorded dependencies) mentions shop.events_2025, other.t, which "
+                "this load does not restore: it may fail when called"}));
+}
+
 }  // namespace
 }  // namespace lakedump

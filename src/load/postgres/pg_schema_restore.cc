@@ -71,17 +71,87 @@ Status RunPgRestore(const PgTool& tool, const PgChildConnection& conn,
   return Status::IOError(fmt::format("{}: {}", what, line));
 }
 
+// The tables a load restores, by their root: a partition belongs to its parent.
+class RestoredTables {
+ public:
+  explicit RestoredTables(const SchemaRestorePlan& plan) {
+    for (const nlohmann::json& p : plan.schema.value("partitions", nlohmann::json::array())) {
+      parent_[{JsonString(p, "schema"), JsonString(p, "name")}] = {JsonString(p, "parent_schema"),
+                                                                   JsonString(p, "parent")};
+    }
+    for (const TableRef& t : plan.tables) restored_.insert(RootOf({t.schema, t.name}));
+  }
+  Name RootOf(Name n) const {
+    for (int depth = 0; depth < 100; ++depth) {  // bounded: a hostile manifest may loop
+      auto it = parent_.find(n);
+      if (it == parent_.end()) break;
+      n = it->second;
+    }
+    return n;
+  }
+  bool Restores(const Name& table) const { return restored_.count(RootOf(table)) > 0; }
+
+ private:
+  std::map<Name, Name> parent_;
+  std::set<Name> restored_;
+};
+
+// The manifest's per-object table lists ("dependents", "mentions"): (catalog, oid) -> the
+// first table of its list this load does not restore, or every such table with `all`.
+// Malformed entries (hostile or damaged) are ignored.
+std::map<std::pair<uint32_t, uint32_t>, std::vector<Name>> TablesNotRestored(
+    const nlohmann::json& list, const RestoredTables& restored, bool all) {
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<Name>> out;
+  if (!list.is_array()) return out;
+  for (const nlohmann::json& d : list) {
+    const auto is_oid = [&](const char* key) {
+      return d.contains(key) && d[key].is_number_unsigned() &&
+             d[key].get<uint64_t>() <= std::numeric_limits<uint32_t>::max();
+    };
+    if (!d.is_object() || !is_oid("catalog") || !is_oid("oid") || !d.contains("tables") ||
+        !d["tables"].is_array()) {
+      continue;
+    }
+    for (const nlohmann::json& t : d["tables"]) {
+      const Name table{JsonString(t, "schema"), JsonString(t, "name")};
+      if (table.second.empty() || restored.Restores(table)) continue;
+      out[{d["catalog"].get<uint32_t>(), d["oid"].get<uint32_t>()}].push_back(table);
+      if (!all) break;
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::string> QuotedBodyWarnings(const std::vector<PgTocEntry>& restored_entries,
+                                            const SchemaRestorePlan& plan) {
+  const RestoredTables restored(plan);
+  const auto missing =
+      TablesNotRestored(plan.schema.value("mentions", nlohmann::json::array()), restored, true);
+  std::vector<std::string> out;
+  for (const PgTocEntry& e : restored_entries) {
+    if (e.type != "FUNCTION" && e.type != "PROCEDURE") continue;
+    auto it = missing.find({e.catalog_oid, e.object_oid});
+    if (it == missing.end() || e.catalog_oid == 0) continue;
+    std::vector<std::string> tables;
+    for (const Name& t : it->second) tables.push_back(t.first + "." + t.second);
+    out.push_back(fmt::format(
+        "PostgreSQL {} {}.{} was restored, but its body (in quotes, no recorded dependencies) "
+        "mentions {}, which this load does not restore: it may fail when called",
+        e.type == "FUNCTION" ? "function" : "procedure", e.schema, e.name,
+        fmt::join(tables, ", ")));
+  }
+  return out;
+}
 
 std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
                                          const SchemaRestorePlan& plan,
                                          std::vector<std::string>* skipped) {
   std::set<Name> excluded;
   for (const TableRef& t : plan.excluded) excluded.insert({t.schema, t.name});
-  std::map<Name, Name> parent;
-  for (const nlohmann::json& p : plan.schema.value("partitions", nlohmann::json::array())) {
-    parent[{JsonString(p, "schema"), JsonString(p, "name")}] = {JsonString(p, "parent_schema"), JsonString(p, "parent")};
-  }
+  const RestoredTables restored(plan);
+  const auto root_of = [&](const Name& n) { return restored.RootOf(n); };
   std::map<Name, Name> index_tables;
   for (const nlohmann::json& ix : plan.schema.value("indexes", nlohmann::json::array())) {
     index_tables[{JsonString(ix, "schema"), JsonString(ix, "name")}] = {JsonString(ix, "schema"), JsonString(ix, "table")};
@@ -93,14 +163,6 @@ std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
           JsonString(q, "table_schema"), JsonString(q, "table")};
     }
   }
-  auto root_of = [&](Name n) {
-    for (int depth = 0; depth < 100; ++depth) {  // a partition belongs to its root
-      auto it = parent.find(n);
-      if (it == parent.end()) break;
-      n = it->second;
-    }
-    return n;
-  };
   // Foreign keys by their archive tag ("table name"), with the table each references.
   struct ForeignKey {
     std::string table, name;
@@ -114,31 +176,12 @@ std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
     const Name tag{JsonString(k, "schema"), fk.table + " " + fk.name};
     fks[tag] = std::move(fk);
   }
-  std::set<Name> restored;  // the roots of the tables this load restores
-  for (const TableRef& t : plan.tables) restored.insert(root_of({t.schema, t.name}));
   // Views, materialized views and SQL-standard functions needing a table this load does not
   // restore (left out of the dump, or --exclude) would fail pre-data: they are left out,
   // named, with what hangs on them (a view's indexes, triggers and rules through `excluded`,
   // comments and grants through `left_out_tags`).
-  std::map<std::pair<uint32_t, uint32_t>, Name> missing_table;  // (catalog, oid) -> a table
-  for (const nlohmann::json& d : plan.schema.value("dependents", nlohmann::json::array())) {
-    const auto is_oid = [&](const char* key) {
-      return d.contains(key) && d[key].is_number_unsigned() &&
-             d[key].get<uint64_t>() <= std::numeric_limits<uint32_t>::max();
-    };
-    if (!d.is_object() || !is_oid("catalog") || !is_oid("oid") || !d.contains("tables") ||
-        !d["tables"].is_array()) {
-      continue;
-    }
-    for (const nlohmann::json& t : d["tables"]) {
-      const Name table{JsonString(t, "schema"), JsonString(t, "name")};
-      if (!table.second.empty() && !restored.count(root_of(table))) {
-        missing_table.emplace(std::pair{d["catalog"].get<uint32_t>(), d["oid"].get<uint32_t>()},
-                              table);
-        break;
-      }
-    }
-  }
+  const auto missing_table = TablesNotRestored(
+      plan.schema.value("dependents", nlohmann::json::array()), restored, false);
   // A view or materialized view --exclude names (load leaves it out without a word).
   const auto excluded_by_name = [&](const PgTocEntry& e) {
     if (e.type != "VIEW" && e.type != "MATERIALIZED VIEW") return false;
@@ -163,7 +206,7 @@ std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
                      [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
       skipped->push_back(fmt::format(
           "skipped PostgreSQL {} {}.{}: it needs {}.{}, which this load does not restore", kind,
-          e.schema, e.name, it->second.first, it->second.second));
+          e.schema, e.name, it->second.front().first, it->second.front().second));
     }
   }
   std::vector<PgTocEntry> out;
@@ -187,7 +230,7 @@ std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
       // A key to a table the load does not restore (left out of the dump, or --exclude)
       // would fail post-data: it is left out, naming it.
       auto fk = fks.find({e.schema, e.name});
-      if (fk != fks.end() && !restored.count(root_of(fk->second.references))) {
+      if (fk != fks.end() && !restored.Restores(fk->second.references)) {
         if (skipped != nullptr) {
           skipped->push_back(fmt::format(
               "skipped PostgreSQL foreign key {} on {}.{}: it references {}.{}, which this "
@@ -247,6 +290,16 @@ Status PgSchemaRestorer::Before(PgConn& conn, const SchemaRestorePlan& plan,
   }
   std::vector<std::string> skipped;
   s.entries = SelectTocEntries(ParsePgTocListing(listing.str()), plan, &skipped);
+  // An archive of some schemas (pg_dump --schema) creates public like the others, but every
+  // new database has it already: its CREATE would fail the whole pre-data. Its comment and
+  // grants stay.
+  LD_ASSIGN_OR_RETURN(PgResult has_public,
+                      conn.Query("SELECT pg_catalog.to_regnamespace('public') IS NOT NULL"));
+  if (PgValue(has_public.get(), 0, 0) == "t") {
+    std::erase_if(s.entries, [](const PgTocEntry& e) {
+      return e.type == "SCHEMA" && e.schema == "-" && e.name == "public";
+    });
+  }
   std::string list;
   for (const PgTocEntry& e : s.entries) list += e.line + "\n";
   LD_RETURN_IF_ERROR(s.list.Write(list));
@@ -260,6 +313,7 @@ Status PgSchemaRestorer::Before(PgConn& conn, const SchemaRestorePlan& plan,
   s.restoring = true;
   out->method = "pg_restore";
   for (std::string& w : skipped) out->warnings.push_back(std::move(w));
+  for (std::string& w : QuotedBodyWarnings(s.entries, plan)) out->warnings.push_back(std::move(w));
   for (const PgTocEntry& e : s.entries) {
     const TableRef ref{e.schema, e.name};
     const bool selected = std::find(plan.tables.begin(), plan.tables.end(), ref) != plan.tables.end();

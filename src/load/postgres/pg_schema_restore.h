@@ -52,4 +52,10 @@ std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
                                          const SchemaRestorePlan& plan,
                                          std::vector<std::string>* skipped = nullptr);
 
+// One line per function or procedure among the entries to restore whose body is in quotes
+// and mentions a table this load does not restore (the manifest's "mentions": pg_restore
+// creates it, it may fail when called).
+std::vector<std::string> QuotedBodyWarnings(const std::vector<PgTocEntry>& restored_entries,
+                                            const SchemaRestorePlan& plan);
+
 }  // namespace lakedump

@@ -59,16 +59,46 @@ WHERE k.contype = 'f' {own} AND n.nspname NOT IN ('pg_catalog', 'information_sch
   AND n.nspname !~ '^pg_toast' AND n.nspname !~ '^pg_temp_'
 ORDER BY 1, 2, 3)SQL";
 
-// Every sequence, with the table that owns it (serial: deptype 'a', identity: 'i').
-// Schemas holding a selected table or no table at all, and whether that is every schema.
+// Schemas to dump: those holding a selected table, those holding no table at all, and those
+// holding anything a selected table needs (pg_depend, transitively): the functions its
+// defaults, generated columns, checks, indexes, triggers and policies call, the types and
+// domains of its columns (with what their checks call), the sequences its defaults draw
+// from, operators, collations. What belongs to a selected table (deptype 'a'/'i': defaults,
+// constraints, indexes, triggers, rules, policies, owned sequences, its row type) is walked;
+// what anything walked needs (deptype 'n') is walked too, except another table or view (a
+// foreign key's target is the load's business, see `fks`), whose own needs are not the
+// selection's. Also whether that is every schema.
 constexpr const char* kSchemasSql = R"SQL(
-WITH sel(nsp) AS (
-  SELECT s->>0 FROM pg_catalog.json_array_elements($1::pg_catalog.json) s
+WITH RECURSIVE sel(nsp, rel) AS (
+  SELECT s->>0, s->>1 FROM pg_catalog.json_array_elements($1::pg_catalog.json) s
+), tabs(oid) AS (
+  SELECT c.oid FROM pg_catalog.pg_class c
+  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+  JOIN sel ON sel.nsp = n.nspname AND sel.rel = c.relname
+  UNION
+  SELECT i.inhrelid FROM tabs JOIN pg_catalog.pg_inherits i ON i.inhparent = tabs.oid
+  JOIN pg_catalog.pg_class p ON p.oid = i.inhrelid AND p.relispartition
+), need(classid, objid, walk) AS (
+  SELECT 'pg_catalog.pg_class'::pg_catalog.regclass::pg_catalog.oid, oid, true FROM tabs
+  UNION
+  SELECT x.classid, x.objid, x.walk FROM need CROSS JOIN LATERAL (
+    SELECT d.classid, d.objid, true FROM pg_catalog.pg_depend d
+    WHERE d.refclassid = need.classid AND d.refobjid = need.objid AND d.deptype IN ('a', 'i')
+    UNION ALL
+    SELECT d.refclassid, d.refobjid,
+           d.refclassid <> 'pg_catalog.pg_class'::pg_catalog.regclass OR EXISTS (
+             SELECT 1 FROM pg_catalog.pg_class q WHERE q.oid = d.refobjid AND q.relkind = 'S')
+    FROM pg_catalog.pg_depend d
+    WHERE d.classid = need.classid AND d.objid = need.objid AND d.deptype = 'n'
+  ) x(classid, objid, walk) WHERE need.walk
+    AND need.classid <> 'pg_catalog.pg_namespace'::pg_catalog.regclass
 ), s AS (
   SELECT n.nspname,
          n.nspname IN (SELECT nsp FROM sel) OR NOT EXISTS (
            SELECT 1 FROM pg_catalog.pg_class c
-           WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'p') AND NOT c.relispartition) AS kept
+           WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'p') AND NOT c.relispartition)
+         OR n.oid IN (SELECT objid FROM need
+                      WHERE classid = 'pg_catalog.pg_namespace'::pg_catalog.regclass) AS kept
   FROM pg_catalog.pg_namespace n
   WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
     AND n.nspname !~ '^pg_toast' AND n.nspname !~ '^pg_temp_'
@@ -76,8 +106,18 @@ WITH sel(nsp) AS (
 SELECT nspname, every FROM (SELECT nspname, kept, bool_and(kept) OVER () AS every FROM s) x
 WHERE kept ORDER BY 1)SQL";
 
+// The extensions in the given schemas (pg_dump --schema dumps none unless named with
+// --extension; the built-in ones, plpgsql, exist in every database).
+constexpr const char* kExtensionsSql = R"SQL(
+SELECT e.extname FROM pg_catalog.pg_extension e
+JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
+WHERE e.oid >= 16384
+  AND n.nspname IN (SELECT pg_catalog.json_array_elements_text($1::pg_catalog.json))
+ORDER BY 1)SQL";
+
+// Every sequence, with the table that owns it (serial: deptype 'a', identity: 'i').
 constexpr const char* kSequencesSql = R"SQL(
-SELECT n.nspname, c.relname, tn.nspname, t.relname FROM pg_catalog.pg_class c
+SELECT n.nspname, c.relname, tn.nspname, t.relname, d.deptype FROM pg_catalog.pg_class c
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
   AND d.objid = c.oid AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
@@ -155,6 +195,33 @@ WHERE r.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass AND c.relkind IN
   AND n.nspname !~ '^pg_toast' AND n.nspname !~ '^pg_temp_'
 ORDER BY 1, 2, 3, 4)SQL";
 
+// Functions and procedures whose body is in quotes (LANGUAGE sql or plpgsql without a
+// SQL-standard body): pg_depend records nothing of what they use, so pg_restore creates them
+// whatever is restored (check_function_bodies is off) and they fail only when called. Listed
+// with the user tables whose name their body mentions as a word, case-insensitively (a hint,
+// not a parse: a column or variable of that name counts too), for load's warning. One pass
+// over the bodies' words, joined with the table names by hash.
+constexpr const char* kMentionsSql = R"SQL(
+WITH t AS (
+  SELECT pg_catalog.lower(c.relname) AS word, n.nspname, c.relname FROM pg_catalog.pg_class c
+  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+  WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
+    AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+    AND n.nspname !~ '^pg_toast' AND n.nspname !~ '^pg_temp_'
+), f AS (
+  SELECT p.oid, pg_catalog.lower(p.prosrc) AS src FROM pg_catalog.pg_proc p
+  JOIN pg_catalog.pg_language l ON l.oid = p.prolang
+  JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+  WHERE l.lanname IN ('sql', 'plpgsql') {sqlbody}
+    AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+    AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend e
+                    WHERE e.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+                      AND e.objid = p.oid AND e.deptype = 'e')
+)
+SELECT DISTINCT f.oid::pg_catalog.int8, t.nspname, t.relname FROM f
+CROSS JOIN LATERAL pg_catalog.regexp_split_to_table(f.src, '[^[:alnum:]_$]+') w(word)
+JOIN t ON t.word = w.word ORDER BY 1, 2, 3)SQL";
+
 // Sequences per query (each is one SELECT of the UNION ALL).
 constexpr size_t kSequencesPerQuery = 500;
 
@@ -176,6 +243,23 @@ std::string SelectedJson(const std::vector<TableRef>& selected) {
   return j.dump();
 }
 
+// Rows ordered by object, as [{catalog, oid, tables: [{schema, name}]}]: with `catalog` 0
+// the rows are (catalog, oid, schema, name), otherwise (oid, schema, name) of that catalog.
+nlohmann::json GroupByObject(PGresult* rows, int64_t catalog) {
+  nlohmann::json out = nlohmann::json::array();
+  const int first = catalog == 0 ? 1 : 0;
+  for (int i = 0; i < PQntuples(rows); ++i) {
+    const int64_t cat = catalog != 0 ? catalog : std::strtoll(PQgetvalue(rows, i, 0), nullptr, 10);
+    const int64_t oid = std::strtoll(PQgetvalue(rows, i, first), nullptr, 10);
+    if (out.empty() || out.back()["catalog"] != cat || out.back()["oid"] != oid) {
+      out.push_back({{"catalog", cat}, {"oid", oid}, {"tables", nlohmann::json::array()}});
+    }
+    out.back()["tables"].push_back({{"schema", std::string(PgValue(rows, i, first + 1))},
+                                    {"name", std::string(PgValue(rows, i, first + 2))}});
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& selected) {
@@ -192,6 +276,13 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& se
         PQntuples(schemas.get()) == 0 || PgValue(schemas.get(), 0, 1) == "t";
     for (int i = 0; i < PQntuples(schemas.get()) && !every_schema; ++i) {
       facts.schemas.push_back(std::string(PgValue(schemas.get(), i, 0)));
+    }
+    if (!facts.schemas.empty()) {
+      LD_ASSIGN_OR_RETURN(PgResult ext,
+                          conn.Query(kExtensionsSql, {nlohmann::json(facts.schemas).dump()}));
+      for (int i = 0; i < PQntuples(ext.get()); ++i) {
+        facts.extensions.push_back(std::string(PgValue(ext.get(), i, 0)));
+      }
     }
   }
   // Exclusions outside the schemas dumped are moot (and would make the command long).
@@ -231,18 +322,14 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& se
                          {"ref_table", std::string(PgValue(fks.get(), i, 4))}});
   }
   LD_ASSIGN_OR_RETURN(PgResult deps, conn.Query(kDependentsSql));
-  for (int i = 0; i < PQntuples(deps.get()); ++i) {
-    const int64_t catalog = std::strtoll(PQgetvalue(deps.get(), i, 0), nullptr, 10);
-    const int64_t oid = std::strtoll(PQgetvalue(deps.get(), i, 1), nullptr, 10);
-    if (facts.dependents.empty() || facts.dependents.back()["catalog"] != catalog ||
-        facts.dependents.back()["oid"] != oid) {
-      facts.dependents.push_back(
-          {{"catalog", catalog}, {"oid", oid}, {"tables", nlohmann::json::array()}});
-    }
-    facts.dependents.back()["tables"].push_back(
-        {{"schema", std::string(PgValue(deps.get(), i, 2))},
-         {"name", std::string(PgValue(deps.get(), i, 3))}});
-  }
+  facts.dependents = GroupByObject(deps.get(), 0);
+  LD_ASSIGN_OR_RETURN(
+      PgResult mentions,
+      conn.Query(fmt::format(fmt::runtime(kMentionsSql),
+                             fmt::arg("sqlbody", conn.server_version() >= 140000
+                                                     ? "AND p.prosqlbody IS NULL"
+                                                     : ""))));
+  facts.mentions = GroupByObject(mentions.get(), 1255);
   LD_ASSIGN_OR_RETURN(PgResult parts, conn.Query(kPartitionsSql));
   for (int i = 0; i < PQntuples(parts.get()); ++i) {
     facts.partitions.push_back({{"schema", std::string(PgValue(parts.get(), i, 0))},
@@ -251,16 +338,18 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& se
                                 {"parent", std::string(PgValue(parts.get(), i, 3))}});
   }
   LD_ASSIGN_OR_RETURN(PgResult seqs, conn.Query(kSequencesSql));
-  // Only the sequences the archive holds: in a schema dumped, not owned by a table left
-  // out. Reading the others would reach into objects the dump does not cover, and one
-  // dropped meanwhile by someone else would fail the read (and with it the dump).
+  // Only the sequences the archive holds: in a schema dumped, and not the identity sequence
+  // of a table left out (pg_dump leaves it out with its table; a serial's sequence stays,
+  // another table's default may draw from it). Reading the others would reach into objects
+  // the dump does not cover, and one dropped meanwhile by someone else would fail the read
+  // (and with it the dump).
   auto in_archive = [&](int row) {
     const std::string_view schema = PgValue(seqs.get(), row, 0);
     if (!facts.schemas.empty() &&
         std::find(facts.schemas.begin(), facts.schemas.end(), schema) == facts.schemas.end()) {
       return false;
     }
-    if (PQgetisnull(seqs.get(), row, 3)) return true;
+    if (PQgetisnull(seqs.get(), row, 3) || PgValue(seqs.get(), row, 4) != "i") return true;
     const TableRef owner{std::string(PgValue(seqs.get(), row, 2)),
                          std::string(PgValue(seqs.get(), row, 3))};
     return std::none_of(facts.excluded.begin(), facts.excluded.end(), [&](const TableRef& t) {
@@ -367,6 +456,9 @@ Status RunPgDumpSchema(const PgDumpRequest& request, SchemaCapture* capture) {
                "--snapshot=" + request.snapshot_id, "--dbname=" + request.connection.conninfo};
   for (const std::string& schema : request.schemas) {
     spec.argv.push_back("--schema=" + PgPatternQuote(schema));
+  }
+  for (const std::string& extension : request.extensions) {
+    spec.argv.push_back("--extension=" + PgPatternQuote(extension));
   }
   for (const TableRef& t : request.excluded) spec.argv.push_back("--exclude-table=" + PgDumpPattern(t));
   spec.env = request.connection.env;

@@ -37,15 +37,22 @@ struct PgSchemaFacts {
   // a SQL-standard function body using them), by the catalog and object OIDs that
   // `pg_restore --list` shows: [{catalog, oid, tables: [{schema, name}]}].
   nlohmann::json dependents = nlohmann::json::array();
+  // Functions and procedures with a body in quotes (no pg_depend), with the user tables whose
+  // name their body mentions: [{catalog: 1255, oid, tables: [{schema, name}]}].
+  nlohmann::json mentions = nlohmann::json::array();
   std::vector<TableRef> excluded;  // for pg_dump --exclude-table (tables, partitions, views)
   // A schema none of whose tables is selected is left out with its other objects (views,
   // functions, types): pg_dump --schema for the others; empty = every schema.
   std::vector<std::string> schemas;
+  // With `schemas` set: the extensions installed in them (pg_dump --extension for each).
+  std::vector<std::string> extensions;
 };
 
 // REQUIRES: `conn` is inside a transaction on the dump's snapshot. With
 // selected.every_table nothing is left out (`excluded` and `schemas` stay empty, and
-// the two queries that compute them are not run).
+// the queries that compute them are not run). `schemas` keeps, beside the schemas of the
+// selected tables and those without tables, every schema holding something a selected
+// table needs (a function its default or check calls, its column's type, a sequence...).
 Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& selected);
 
 struct PgDumpRequest {
@@ -55,6 +62,7 @@ struct PgDumpRequest {
   PgChildConnection connection;
   std::vector<TableRef> excluded;
   std::vector<std::string> schemas;  // pg_dump --schema for each; empty = every schema
+  std::vector<std::string> extensions;  // pg_dump --extension for each (with `schemas` only)
 };
 
 // Fills capture->archive and capture->info ("archive" without key/checksum,

@@ -565,6 +565,7 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
   if (options.use_source_tool && !selected.every_table) {
     request.excluded = std::move(facts->excluded);
     request.schemas = std::move(facts->schemas);
+    request.extensions = std::move(facts->extensions);
     LD_RETURN_IF_ERROR(RunPgDumpSchema(request, &capture));
   }
   capture.info["schema_from"] = options.use_source_tool ? "pg_dump" : "lakedump";
@@ -573,6 +574,7 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
   capture.info["partitions"] = std::move(facts->partitions);
   capture.info["fks"] = std::move(facts->fks);
   capture.info["dependents"] = std::move(facts->dependents);
+  capture.info["mentions"] = std::move(facts->mentions);
   return capture;
 }
 
