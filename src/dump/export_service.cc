@@ -332,14 +332,16 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
     for (DataFile& f : files) state->files.push_back(std::move(f));
     last = --state->units_left == 0;
   }
-  return last ? CommitTable(state) : Status::OK();
+  if (!last) return Status::OK();
+  // Rows read while the snapshot's locks had lapsed may be wrong (TRUNCATE is
+  // not MVCC-safe): such a table must not be committed. Checked after the
+  // table's last read, while the other tables may still be reading.
+  LD_RETURN_IF_ERROR(db_->CheckSnapshotHeld());
+  return CommitTable(state);
 }
 
 Status ExportService::CommitTable(TableState* state) {
   const TableInfo& info = state->plan->info;
-  // Rows read while the snapshot's locks had lapsed may be wrong (TRUNCATE is
-  // not MVCC-safe): such a table must not be committed.
-  LD_RETURN_IF_ERROR(db_->CheckSnapshotHeld());
   LD_ASSIGN_OR_RETURN(TableDefinition def, db_->DescribeTable(info));
   LD_ASSIGN_OR_RETURN(nlohmann::json fingerprint, TableFingerprint(*db_, info, def));
   TableManifest m;
@@ -469,7 +471,12 @@ Status ExportService::CommitRemoteUnits(const std::vector<std::unique_ptr<TableS
                                             s->plan->info.ref.QualifiedName()));
     }
   }
-  // Committing is small writes (a _table.json each) and a snapshot check: latency-bound.
+  // Every read of the dump is finished (each worker checked its own session after its
+  // reads, before its report; this session was checked at every poll): one check of the
+  // snapshot's holder now covers all the tables, where a check per table would be as many
+  // round trips in a row on this one session.
+  LD_RETURN_IF_ERROR(db_->CheckSnapshotHeld());
+  // Committing is small writes (a _table.json each): latency-bound.
   const size_t width = MetadataIoWidth(options_.table_parallelism);
   ThreadPool commit_pool(width);
   TaskGroup commits(&commit_pool, width, stop);

@@ -100,6 +100,8 @@ class ExportService {
   Status PrepareDestination();
   Status TryReuse(TableState* state);
   Status ExportUnit(TableState* state, const WorkUnit& unit, std::stop_token stop);
+  // Writes the table's _table.json. REQUIRES: every unit of the table read, and the
+  // snapshot's holder checked since (CheckSnapshotHeld).
   Status CommitTable(TableState* state);
   // One state per planned table (borrowing it), counted in the progress.
   std::vector<std::unique_ptr<TableState>> MakeStates(const std::vector<PlannedTable>& tables);
