@@ -638,8 +638,11 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   lease_options.renew_interval = options_.lease_renew_interval;
   lease_options.wait = options_.wait_for_lock;
   lease_options.take_over_stale = options_.if_exists == IfExists::kResume;
-  LD_ASSIGN_OR_RETURN(lease_, DumpLease::Acquire(lease_store_ ? lease_store_ : store_, run_id_,
-                                                 lease_options, stop));
+  {
+    TraceSpan lease_span(trace_, "lease", "phase");
+    LD_ASSIGN_OR_RETURN(lease_, DumpLease::Acquire(lease_store_ ? lease_store_ : store_, run_id_,
+                                                   lease_options, stop));
+  }
   Result<DumpResult> result = RunLeased(stop, started);
   if (!result.ok() && old_dump_committed_ && !manifest_may_be_stored_) {
     // The committed dump stays exactly as it was: what this run wrote goes
@@ -658,6 +661,13 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
 }
 
 Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_point started) {
+  // The run's phases, one after the other, as spans of the trace (category "phase").
+  std::optional<TraceSpan> phase;
+  const auto enter = [&](const char* name) {
+    phase.reset();
+    phase.emplace(trace_, name, "phase");
+  };
+  enter("snapshot");
   LD_RETURN_IF_ERROR(db_->BeginSnapshot());
   // The schema is captured beside planning and the data (pg_dump is another process on its
   // own connection to the same snapshot, the facts are read on another session), stored
@@ -674,6 +684,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   };
   const bool every_table = options_.include.empty() && options_.exclude.empty();
   if (every_table) start_schema(SchemaSelection{true, {}});
+  enter("plan");
   LD_ASSIGN_OR_RETURN(DumpPlan plan, PlanDump(*db_, options_));
   if (!every_table) {
     SchemaSelection selected;
@@ -682,6 +693,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
     }
     start_schema(std::move(selected));
   }
+  enter("prepare destination");
   LD_RETURN_IF_ERROR(PrepareDestination());
   started_writing_ = true;
   DumpResult result;
@@ -709,6 +721,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
 
   ThreadPool pool(static_cast<size_t>(options_.table_parallelism));
   if (options_.if_exists == IfExists::kResume) {
+    enter("reuse checks");
     TaskGroup checks(&pool, static_cast<size_t>(options_.table_parallelism), stop);
     for (auto& s : states) {
       TableState* state = s.get();
@@ -742,10 +755,13 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
       s->started = started;
       s->started_set = true;
     }
+    enter("workers");
     Result<std::vector<UnitOutput>> outputs = remote_(plan, stop);
+    enter("table commits");
     ran = outputs.ok() ? CommitRemoteUnits(states, std::move(*outputs), stop)
                        : outputs.status();
   } else {
+    enter("tables");
     for (auto& s : states) result.reused_tables += s->manifest ? 1 : 0;
     ran = RunUnitTasks(states, &pool, stop);
   }
@@ -753,6 +769,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   if (iceberg) LD_RETURN_IF_ERROR(iceberg->Wait());
   LD_RETURN_IF_ERROR(ran);
   if (stop.stop_requested()) return Status::Cancelled("interrupted");
+  enter("schema");
   schema_thread.join();
   if (!schema.ok()) return schema.status().WithContext("schema");
 
@@ -794,6 +811,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   d.finished_at = FormatUtc(finished);
   d.seconds = std::chrono::duration<double>(finished - started).count();
 
+  enter("checks before commit");
   if (manifest_hook_) LD_RETURN_IF_ERROR(manifest_hook_(&d));
   // The commit point. Before it: the snapshot's locks still held, the lease
   // still ours, and the destination still holding exactly what the manifest
@@ -803,6 +821,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   LD_RETURN_IF_ERROR(CheckBeforeCommit(*store_, tables, static_cast<int>(MetadataIoWidth(options_.table_parallelism)), stop));
   LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext("making the dump's files durable"));
   d.sha256 = !options_.sign_key.empty();
+  enter("manifest");
   LD_RETURN_IF_ERROR(WriteManifest(d));
   if (iceberg) {
     for (std::string& w : iceberg->TakeWarnings()) result.warnings.push_back(std::move(w));
@@ -813,6 +832,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   // After it: what the new manifest does not name belongs to the earlier dump
   // or to dead runs (data file names are unique per run).
   if (options_.if_exists != IfExists::kFail) {
+    enter("sweep");
     Status swept = SweepStrays(tables, d.schema, iceberg_keeps, &result.deleted_objects);
     if (!swept.ok()) {
       result.warnings.push_back(fmt::format(
