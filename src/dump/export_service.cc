@@ -18,7 +18,9 @@
 #include "base/sha256.h"
 #include "dump/batch_pump.h"
 #include "dump/iceberg_commit.h"
+#include "dump/metadata_io.h"
 #include "dump/object_keys.h"
+#include "dump/remote_units.h"
 #include "dump/signature.h"
 #include "dump/table_reuse.h"
 #include "dump/table_writer.h"
@@ -431,45 +433,17 @@ Status ExportService::RunUnitTasks(const std::vector<std::unique_ptr<TableState>
 
 Status ExportService::CommitRemoteUnits(const std::vector<std::unique_ptr<TableState>>& states,
                                         std::vector<UnitOutput> outputs, std::stop_token stop) {
-  std::map<std::pair<std::string, std::string>, TableState*> by_table;
-  for (const auto& s : states) by_table[{s->plan->info.ref.schema, s->plan->info.ref.name}] = s.get();
-  std::set<std::tuple<std::string, std::string, int>> seen;
-  for (UnitOutput& out : outputs) {
-    auto it = by_table.find({out.table.schema, out.table.name});
-    const std::string name = out.table.QualifiedName();
-    if (it == by_table.end() || out.unit < 0 ||
-        out.unit >= static_cast<int>(it->second->plan->units.size()) ||
-        !seen.insert({out.table.schema, out.table.name, out.unit}).second) {
-      return Status::Corruption(
-          fmt::format("a shard reported unit {} of table {}, which the plan does not give it",
-                      out.unit, name));
-    }
-    TableState* state = it->second;
-    if (!state->have_schema) {
-      state->schema = std::move(out.schema);
-      state->have_schema = true;
-    } else if (!(state->schema.num_columns() == out.schema.num_columns() &&
-                 [&] {
-                   for (size_t i = 0; i < out.schema.num_columns(); ++i) {
-                     if (state->schema.column(i).name != out.schema.column(i).name ||
-                         state->schema.column(i).type != out.schema.column(i).type) {
-                       return false;
-                     }
-                   }
-                   return true;
-                 }())) {
-      return Status::Corruption(
-          fmt::format("the shards read table {} with different columns", name));
-    }
-    for (DataFile& f : out.files) state->files.push_back(std::move(f));
-    --state->units_left;
-  }
-  for (const auto& s : states) {
-    if (s->units_left != 0) {
-      return Status::Corruption(fmt::format("no shard reported {} of the {} units of table {}",
-                                            s->units_left, s->plan->units.size(),
-                                            s->plan->info.ref.QualifiedName()));
-    }
+  std::vector<const PlannedTable*> planned;
+  for (const auto& s : states) planned.push_back(s->plan);
+  LD_ASSIGN_OR_RETURN(std::vector<GatheredTable> gathered,
+                      GatherUnitOutputs(planned, std::move(outputs)));
+  for (size_t i = 0; i < states.size(); ++i) {
+    TableState& state = *states[i];
+    std::lock_guard<std::mutex> lock(state.mu);
+    state.schema = std::move(gathered[i].schema);
+    state.have_schema = true;
+    state.files = std::move(gathered[i].files);
+    state.units_left = 0;
   }
   // Every read of the dump is finished (each worker checked its own session after its
   // reads, before its report; this session was checked at every poll): one check of the
@@ -477,18 +451,13 @@ Status ExportService::CommitRemoteUnits(const std::vector<std::unique_ptr<TableS
   // round trips in a row on this one session.
   LD_RETURN_IF_ERROR(db_->CheckSnapshotHeld());
   // Committing is small writes (a _table.json each): latency-bound.
-  const size_t width = MetadataIoWidth(options_.table_parallelism);
-  ThreadPool commit_pool(width);
-  TaskGroup commits(&commit_pool, width, stop);
-  for (const auto& s : states) {
-    TableState* state = s.get();
-    const bool spawned = commits.Spawn([this, state](std::stop_token) {
-      return CommitTable(state).WithContext(
-          fmt::format("table {}", state->plan->info.ref.QualifiedName()));
-    });
-    if (!spawned) break;
-  }
-  return commits.Wait();
+  return ForEachMetadataIo(
+      states.size(), MetadataIoWidth(options_.table_parallelism),
+      [&](size_t i) {
+        return CommitTable(states[i].get())
+            .WithContext(fmt::format("table {}", states[i]->plan->info.ref.QualifiedName()));
+      },
+      stop);
 }
 
 Result<std::vector<UnitOutput>> ExportService::ExportUnits(const std::vector<WorkUnit>& units,
@@ -818,7 +787,8 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   // names; every data file and _table.json durable.
   LD_RETURN_IF_ERROR(db_->CheckSnapshotHeld());
   LD_RETURN_IF_ERROR(lease_->CheckHeld());
-  LD_RETURN_IF_ERROR(CheckBeforeCommit(*store_, tables, static_cast<int>(MetadataIoWidth(options_.table_parallelism)), stop));
+  LD_RETURN_IF_ERROR(
+      CheckBeforeCommit(*store_, tables, MetadataIoWidth(options_.table_parallelism), stop));
   LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext("making the dump's files durable"));
   d.sha256 = !options_.sign_key.empty();
   enter("manifest");

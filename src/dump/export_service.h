@@ -108,7 +108,8 @@ class ExportService {
   // Runs every unit of the states not reused, table_parallelism at a time; the first error.
   Status RunUnitTasks(const std::vector<std::unique_ptr<TableState>>& states, ThreadPool* pool,
                       std::stop_token stop);
-  // Coordinator: the workers' outputs into the tables' states, then each table committed.
+  // Coordinator: the workers' outputs checked against the plan (GatherUnitOutputs,
+  // dump/remote_units.h) into the tables' states, then each table committed.
   Status CommitRemoteUnits(const std::vector<std::unique_ptr<TableState>>& states,
                            std::vector<UnitOutput> outputs, std::stop_token stop);
   Status WriteManifest(const DumpManifest& manifest);
