@@ -8,7 +8,9 @@
 # Usage: bench/scaleout.sh [BUILD_DIR] [RUNS]
 #   Env: LD_BENCH_PG_DSN or LD_TEST_PG_DSN (URI); S3_ENDPOINT S3_ACCESS_KEY S3_SECRET_KEY
 #   S3_REGION S3_BUCKET (scripts/start-radosgw's env file); BIG_ROWS, TABLES, ROWS,
-#   WORKERS ("1 2 4"), LINK (5MB), J (table parallelism per worker, 2).
+#   WORKERS ("1 2 4"), LINK (5MB), J (table parallelism per worker, 2); TRACE_DIR: each process
+#   of each run writes a --trace there (N-R-coord.json, N-R-wI.json), and
+#   bench/scaleout_timeline.py TRACE_DIR prints every run's phases on one time line.
 #   A small check that it runs: BIG_ROWS=20000 TABLES=20 bench/scaleout.sh build 1
 set -euo pipefail
 BUILD=${1:-build}
@@ -54,24 +56,29 @@ for _ in $(seq 0 "$max"); do
 done
 sleep 0.5
 
-# run N PREFIX: coordinator + N workers, each through its own link; prints wall seconds.
+# run N PREFIX TAG: coordinator + N workers, each through its own link; prints wall seconds.
+# TAG names the run's traces (TRACE_DIR).
 run() {
   local n=$1 prefix=$2 t0 t1 pids=() rc=0
   local common=("$BENCH_DSN" "s3://$S3_BUCKET/$prefix" --region "$S3_REGION" --progress none
                 --schema-from lakedump)
+  local trace_coord=() trace_w=()
   t0=$(date +%s.%N)
+  [ -n "${TRACE_DIR:-}" ] && trace_coord=(--trace "$TRACE_DIR/$3-coord.json")
   "$LD" dump "${common[@]}" --endpoint "${links[0]}" --shards "$n" --coordinate \
-    >"$WORK/coord.out" 2>&1 &
+    "${trace_coord[@]}" >"$WORK/coord.out" 2>&1 &
   local coord=$!
   for i in $(seq 0 $((n - 1))); do
+    [ -n "${TRACE_DIR:-}" ] && trace_w=(--trace "$TRACE_DIR/$3-w$i.json")
     "$LD" dump "${common[@]}" --endpoint "${links[$((i + 1))]}" --shards "$n" --shard "$i" \
-      -j "$J" >"$WORK/w$i.out" 2>&1 &
+      -j "$J" "${trace_w[@]}" >"$WORK/w$i.out" 2>&1 &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p" || rc=1; done
   wait "$coord" || rc=1
   t1=$(date +%s.%N)
   [ $rc = 0 ] || { cat "$WORK"/*.out >&2; echo "run with $n workers failed" >&2; exit 1; }
+  [ -n "${TRACE_DIR:-}" ] && echo "$t0 $t1" >"$TRACE_DIR/$3-wall.txt"
   python3 -c "print(f'{$t1 - $t0:.3f}')"
 }
 
@@ -81,7 +88,7 @@ declare -A med
 for n in ${WORKERS:-1 2 4}; do
   times=()
   for r in $(seq "$RUNS"); do
-    times+=("$(run "$n" "scaleout-bench-$$-$n-$r")")
+    times+=("$(run "$n" "scaleout-bench-$$-$n-$r" "$n-$r")")
     # Not timed: the run's objects go, so that repeated runs do not fill the store.
     aws --endpoint-url "$S3_ENDPOINT" s3 rm --recursive --quiet "s3://$S3_BUCKET/scaleout-bench-$$-$n-$r/"
   done

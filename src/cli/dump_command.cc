@@ -105,7 +105,9 @@ int RunDump(const DumpArgs& a) {
     return RemoveUnfinishedWrites(a.dest, *lease_store, lease_store_options, removed);
   });
   std::optional<ShardCoordinatorGlue> coordinator;
-  if (a.coordinate) coordinator.emplace(a, *options, store.get(), db->get(), &service);
+  if (a.coordinate) {
+    coordinator.emplace(a, *options, store.get(), db->get(), &service, trace.get());
+  }
   ProgressReporter reporter(&service.progress(),
                             a.coordinate ? ProgressMode::kNone : options->progress);
   reporter.Start();

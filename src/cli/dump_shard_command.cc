@@ -62,8 +62,14 @@ int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
   options.store.stop = interrupt.token();
   std::unique_ptr<ObjectStore> store;
   if (int rc = OpenCommandStore(a.dest, a.s3, options.store, &store); rc != kExitOk) return rc;
+  std::unique_ptr<TraceRecorder> trace;
+  if (!a.trace.empty()) trace = std::make_unique<TraceRecorder>();
+  worker.trace = trace.get();
   WorkerFailure failure;
   auto result = RunShardWorker(**db, *store, options, worker, &failure, interrupt.token());
+  if (trace) {
+    if (Status ts = trace->WriteFile(a.trace); !ts.ok()) PrintError(ts, kExitFailed);
+  }
   if (!result.ok()) {
     const Status& s = result.status();
     const int code = failure.coordinator_gone ? kExitCoordinatorGone
@@ -116,8 +122,9 @@ int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
 
 ShardCoordinatorGlue::ShardCoordinatorGlue(const DumpArgs& a, const DumpOptions& options,
                                            ObjectStore* store, Database* db,
-                                           ExportService* service) {
+                                           ExportService* service, TraceRecorder* trace) {
   options_.shards = a.shards;
+  options_.trace = trace;
   options_.shard_timeout = *ParseDuration(a.shard_timeout);
   options_.matching = MatchingOptions(a, options);
   options_.log = LogLines(options.progress);

@@ -25,9 +25,10 @@ int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options);
 // the reports and the losing attempts' files go.
 class ShardCoordinatorGlue {
  public:
-  // Borrows `store`, `db` and `service`: they must outlive the service's Run().
+  // Borrows `store`, `db`, `service` and `trace` (may be null): they must outlive the
+  // service's Run().
   ShardCoordinatorGlue(const DumpArgs& a, const DumpOptions& options, ObjectStore* store,
-                       Database* db, ExportService* service);
+                       Database* db, ExportService* service, TraceRecorder* trace);
   ShardCoordinatorGlue(const ShardCoordinatorGlue&) = delete;
   ShardCoordinatorGlue& operator=(const ShardCoordinatorGlue&) = delete;
 

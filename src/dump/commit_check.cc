@@ -6,7 +6,7 @@
 #include <map>
 #include <mutex>
 
-#include "base/thread_pool.h"
+#include "dump/metadata_io.h"
 
 namespace lakedump {
 
@@ -28,18 +28,17 @@ std::string TableEntryMismatch(const TableSummary& entry, const TableManifest& t
 }
 
 Status CheckBeforeCommit(ObjectStore& store, const std::vector<CommittedTable>& tables,
-                         int parallelism, std::stop_token stop) {
+                         size_t parallelism, std::stop_token stop) {
   std::mutex mu;
   std::vector<std::string> problems;  // guarded by mu
   auto report = [&](std::string p) {
     std::lock_guard lock(mu);
     problems.push_back(std::move(p));
   };
-  {
-    ThreadPool pool(static_cast<size_t>(std::max(1, parallelism)));
-    TaskGroup reads(&pool, static_cast<size_t>(std::max(1, parallelism)), stop);
-    for (const CommittedTable& t : tables) {
-      reads.Spawn([&store, &report, t](std::stop_token) -> Status {
+  LD_RETURN_IF_ERROR(ForEachMetadataIo(
+      tables.size(), parallelism,
+      [&](size_t at) -> Status {
+        const CommittedTable& t = tables[at];
         auto stored = ReadTableManifest(store, t.key);
         if (!stored.ok()) {
           if (stored.status().code() == Code::kNotFound) {
@@ -67,10 +66,8 @@ Status CheckBeforeCommit(ObjectStore& store, const std::vector<CommittedTable>& 
                              m.run_id, m.bytes, m.files.size()));
         }
         return Status::OK();
-      });
-    }
-    LD_RETURN_IF_ERROR(reads.Wait());
-  }
+      },
+      stop));
   LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> listed, store.List(""));
   std::map<std::string, uint64_t> sizes;
   for (ObjectInfo& o : listed) sizes.emplace(std::move(o.key), o.size);

@@ -27,10 +27,11 @@ struct CommittedTable {
 
 // Each _table.json still parses and carries the recorded run id, bytes and
 // file list; each data file exists with its recorded size, and each key of
-// `also_present` exists (one listing of the dump root). Reads up to `parallelism` _table.json at a time. Corruption naming
-// the first object that differs, and how many did.
+// `also_present` exists (one listing of the dump root). Reads up to `parallelism` _table.json
+// at a time (MetadataIoWidth, dump/metadata_io.h). Corruption naming the first object that
+// differs, and how many did.
 Status CheckBeforeCommit(ObjectStore& store, const std::vector<CommittedTable>& tables,
-                         int parallelism, std::stop_token stop = {});
+                         size_t parallelism, std::stop_token stop = {});
 
 // What load and verify compare between a manifest's table entry and the
 // _table.json it names: run id (when the entry records one), bytes and file

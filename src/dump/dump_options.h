@@ -94,14 +94,6 @@ struct DumpOptions {
   std::string sign_key;
 };
 
-// How many small metadata reads or writes (a _table.json each) a run keeps in flight: they
-// are latency-bound, not CPU-bound, so more than the table tasks (4 x table_parallelism,
-// 8 to 32). 1000 tables at 2 in flight cost a sharded dump's coordinator about 30 s on
-// the simulated links of bench/scaleout.sh.
-inline size_t MetadataIoWidth(int table_parallelism) {
-  return std::clamp<size_t>(4 * static_cast<size_t>(std::max(table_parallelism, 1)), 8, 32);
-}
-
 // The options as recorded in _manifest.json (no credentials).
 nlohmann::json DumpOptionsToJson(const DumpOptions& options);
 

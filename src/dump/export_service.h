@@ -100,13 +100,16 @@ class ExportService {
   Status PrepareDestination();
   Status TryReuse(TableState* state);
   Status ExportUnit(TableState* state, const WorkUnit& unit, std::stop_token stop);
+  // Writes the table's _table.json. REQUIRES: every unit of the table read, and the
+  // snapshot's holder checked since (CheckSnapshotHeld).
   Status CommitTable(TableState* state);
   // One state per planned table (borrowing it), counted in the progress.
   std::vector<std::unique_ptr<TableState>> MakeStates(const std::vector<PlannedTable>& tables);
   // Runs every unit of the states not reused, table_parallelism at a time; the first error.
   Status RunUnitTasks(const std::vector<std::unique_ptr<TableState>>& states, ThreadPool* pool,
                       std::stop_token stop);
-  // Coordinator: the workers' outputs into the tables' states, then each table committed.
+  // Coordinator: the workers' outputs checked against the plan (GatherUnitOutputs,
+  // dump/remote_units.h) into the tables' states, then each table committed.
   Status CommitRemoteUnits(const std::vector<std::unique_ptr<TableState>>& states,
                            std::vector<UnitOutput> outputs, std::stop_token stop);
   Status WriteManifest(const DumpManifest& manifest);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "dump/metadata_io.h"
 #include "format/iceberg/schema_evolution.h"
 
 namespace lakedump {
@@ -12,7 +13,7 @@ namespace {
 // A table's metadata is a few small objects in a row, so twice the table tasks keep
 // up with them; at most that many tables' metadata is held at once.
 size_t WritersFor(int table_parallelism) {
-  return std::clamp<size_t>(2 * static_cast<size_t>(std::max(1, table_parallelism)), 4, 32);
+  return MetadataIoWidth(table_parallelism, /*per_task=*/2, /*at_least=*/4);
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 
 namespace lakedump {
 
-TraceRecorder::TraceRecorder() : origin_(std::chrono::steady_clock::now()) {}
+TraceRecorder::TraceRecorder()
+    : origin_(std::chrono::steady_clock::now()), origin_wall_(std::chrono::system_clock::now()) {}
 
 int TraceRecorder::ThreadIdLocked() {
   auto [it, inserted] = tids_.emplace(std::this_thread::get_id(), static_cast<int>(tids_.size()));
@@ -40,7 +41,12 @@ nlohmann::json TraceRecorder::ToJson() const {
                       {"args", {{"name", tid == 0 ? "main" : fmt::format("worker {}", tid)}}}});
   }
   for (const auto& e : events_) events.push_back(e);
-  return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}};
+  const int64_t origin_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                origin_wall_.time_since_epoch())
+                                .count();
+  return {{"traceEvents", std::move(events)},
+          {"displayTimeUnit", "ms"},
+          {"otherData", {{"origin_unix_us", origin_us}}}};
 }
 
 Status TraceRecorder::WriteFile(const std::string& path) const {

@@ -1,7 +1,10 @@
 // TraceRecorder: collects complete ("X") spans and writes them as Chrome
 // trace-event JSON ({"traceEvents":[...]}) that chrome://tracing and Perfetto
 // open. Each thread gets a small tid so the table pool's parallelism shows as
-// lanes. Thread-safe (one mutex); spans are recorded when they end.
+// lanes. Thread-safe (one mutex); spans are recorded when they end. The trace
+// records when it began ("otherData": {"origin_unix_us": ...}), so that the
+// traces of several processes (a sharded dump's coordinator and workers) can be
+// laid on one time line.
 #pragma once
 
 #include <chrono>
@@ -29,6 +32,7 @@ class TraceRecorder {
   int ThreadIdLocked();
 
   const std::chrono::steady_clock::time_point origin_;
+  const std::chrono::system_clock::time_point origin_wall_;
   mutable std::mutex mu_;
   std::map<std::thread::id, int> tids_;  // GUARDED_BY(mu_)
   std::vector<nlohmann::json> events_;   // GUARDED_BY(mu_)

@@ -111,6 +111,7 @@ Result<std::vector<UnitOutput>> RunShardCoordinator(ObjectStore& store, Database
                                                     const CoordinatorOptions& options,
                                                     std::set<std::string>* winners,
                                                     std::stop_token stop) {
+  std::optional<TraceSpan> plan_span(std::in_place, options.trace, "write plan", "shard");
   const nlohmann::json described = db.Describe();
   ShardPlan sp;
   sp.dump_id = dump_id;
@@ -139,8 +140,10 @@ Result<std::vector<UnitOutput>> RunShardCoordinator(ObjectStore& store, Database
                             "workers' reports",
                             kShardPlanKey, options.shards, dump_id, sp.snapshot_id));
   }
+  plan_span.reset();
 
-  const auto deadline = SteadyClock::now() + options.shard_timeout;
+  const auto plan_written = SteadyClock::now();
+  const auto deadline = plan_written + options.shard_timeout;
   std::vector<std::optional<ShardReport>> taken(static_cast<size_t>(options.shards));
   std::set<std::string> seen;
   size_t done = 0;
@@ -156,6 +159,8 @@ Result<std::vector<UnitOutput>> RunShardCoordinator(ObjectStore& store, Database
       // Another dump's reports (an earlier one here) and other names are not ours.
       if (!rk || AttemptOfKey(rk->attempt, dump_id) != rk->attempt) continue;
       if (rk->shard >= options.shards || taken[rk->shard]) continue;
+      TraceSpan check_span(options.trace, fmt::format("check report of shard {}", rk->shard),
+                           "shard");
       LD_ASSIGN_OR_RETURN(std::string body, store.GetObject(o.key, kMaxShardDocumentBytes));
       LD_ASSIGN_OR_RETURN(ShardReport r, ParseShardReport(body, o.key));
       if (r.dump_id != dump_id || r.shard != rk->shard || r.attempt != rk->attempt ||
@@ -193,7 +198,10 @@ Result<std::vector<UnitOutput>> RunShardCoordinator(ObjectStore& store, Database
           "against the same DEST?)",
           missing));
     }
-    if (!SleepFor(options.poll_interval, stop)) return Status::Cancelled("interrupted");
+    const bool due = done > 0 || SteadyClock::now() - plan_written < options.fast_poll_window;
+    if (!SleepFor(due ? options.fast_poll_interval : options.poll_interval, stop)) {
+      return Status::Cancelled("interrupted");
+    }
   }
   std::vector<UnitOutput> outputs;
   for (auto& r : taken) {

@@ -19,6 +19,7 @@
 
 #include "dump/planner.h"
 #include "dump/shard/shard_plan.h"
+#include "dump/trace.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
 
@@ -28,10 +29,17 @@ struct CoordinatorOptions {
   int shards = 1;
   // How long to wait for all reports, from the plan's write (--shard-timeout).
   std::chrono::milliseconds shard_timeout{std::chrono::hours(24)};
+  // How often the reports are listed: every poll_interval, and every fast_poll_interval
+  // once a shard has reported (the plan balances the shards, so the others are due) and for
+  // the first fast_poll_window (a short dump's reports come soon).
   std::chrono::milliseconds poll_interval{1000};
+  std::chrono::milliseconds fast_poll_interval{200};
+  std::chrono::milliseconds fast_poll_window{10'000};
   nlohmann::json matching;  // ShardMatchingOptions()
   // Progress lines ("shard 2 done ..."); may be empty.
   std::function<void(const std::string&)> log;
+  // Spans of the plan's write and of each report's check (--trace); may be null. Borrowed.
+  TraceRecorder* trace = nullptr;
 };
 
 // Errors: a shard's failure report (IOError naming the shard and its error), a malformed

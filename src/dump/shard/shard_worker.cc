@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "dump/dump_lease.h"
 #include "dump/export_service.h"
@@ -17,7 +18,8 @@ using SteadyClock = std::chrono::steady_clock;
 
 Result<ShardPlan> WaitForPlan(ObjectStore& store, const WorkerOptions& worker,
                               std::stop_token stop) {
-  const auto deadline = SteadyClock::now() + worker.plan_timeout;
+  const auto started = SteadyClock::now();
+  const auto deadline = started + worker.plan_timeout;
   for (;;) {
     auto text = store.GetObject(kShardPlanKey, kMaxShardDocumentBytes);
     if (text.ok()) return ParseShardPlan(*text, kShardPlanKey);
@@ -32,7 +34,10 @@ Result<ShardPlan> WaitForPlan(ObjectStore& store, const WorkerOptions& worker,
                     : "start the coordinator (lakedump dump SRC DEST --shards N --coordinate) "
                       "first, with the same DEST"));
     }
-    if (!SleepFor(worker.poll_interval, stop)) return Status::Cancelled("interrupted");
+    const bool early = SteadyClock::now() - started < worker.fast_poll_window;
+    if (!SleepFor(early ? worker.fast_poll_interval : worker.poll_interval, stop)) {
+      return Status::Cancelled("interrupted");
+    }
   }
 }
 
@@ -90,11 +95,15 @@ Result<WorkerResult> RunPlanned(Database& db, ObjectStore& store, const DumpOpti
                                 const WorkerOptions& worker, const ShardPlan& plan,
                                 const std::string& attempt, bool* coordinator_gone,
                                 std::stop_token stop) {
+  std::optional<TraceSpan> phase(std::in_place, worker.trace, "resolve units", "phase");
   LD_ASSIGN_OR_RETURN(std::vector<WorkUnit> units,
                       ResolveUnits(db, options, plan.shards[worker.shard]));
+  phase.emplace(worker.trace, "units", "phase");
   ExportService service(&db, &store, options);
   service.set_run_id(attempt);
+  service.set_trace(worker.trace);
   LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs, service.ExportUnits(units, stop));
+  phase.emplace(worker.trace, "report", "phase");
   // Rows read after the worker's own session lost its locks may be wrong; a dead
   // coordinator commits nothing.
   LD_RETURN_IF_ERROR(db.CheckSnapshotHeld());
@@ -137,7 +146,9 @@ Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const Dump
         "--shard {} is out of range for --shards {} (0 to {})", worker.shard, worker.shards,
         worker.shards - 1));
   }
+  std::optional<TraceSpan> phase(std::in_place, worker.trace, "wait for plan", "phase");
   LD_ASSIGN_OR_RETURN(ShardPlan plan, WaitForPlan(store, worker, stop));
+  phase.emplace(worker.trace, "join", "phase");
   WorkerResult result;
   result.dump_id = plan.dump_id;
   if (static_cast<int>(plan.shards.size()) != worker.shards) {
@@ -187,6 +198,7 @@ Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const Dump
                            attempt));
   }
   failure->started = true;
+  phase.reset();
   auto ran = RunPlanned(db, store, options, worker, plan, attempt, coordinator_gone, stop);
   if (!ran.ok() && !stop.stop_requested() && !*coordinator_gone &&
       ran.status().code() != Code::kCancelled) {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/dump_options.h"
+#include "dump/trace.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
 
@@ -26,9 +27,16 @@ struct WorkerOptions {
   int shards = 1;
   // How long to wait for _plan.json to appear (--plan-timeout).
   std::chrono::milliseconds plan_timeout{std::chrono::minutes(10)};
+  // How often the plan is looked for: every fast_poll_interval for the first
+  // fast_poll_window (workers usually start with their coordinator, whose plan comes
+  // within seconds), then every poll_interval.
   std::chrono::milliseconds poll_interval{500};
+  std::chrono::milliseconds fast_poll_interval{200};
+  std::chrono::milliseconds fast_poll_window{10'000};
   nlohmann::json matching;  // ShardMatchingOptions() of this worker
   std::function<void(const std::string&)> log;  // progress lines; may be empty
+  // The worker's phases and its table and file spans (--trace); may be null. Borrowed.
+  TraceRecorder* trace = nullptr;
 };
 
 enum class WorkerOutcome {

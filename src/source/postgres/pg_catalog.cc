@@ -339,7 +339,7 @@ Result<std::vector<PgTablePlan>> PgCatalog::DescribeMany(PgConn& conn,
   {
     LD_ASSIGN_OR_RETURN(
         PgResult r,
-        conn.Query("SELECT r.i, c.oid, c.relkind "
+        conn.Query("SELECT r.i, c.oid, c.relkind, c.relfilenode "
                    "FROM json_to_recordset($1::json) AS r(i int8, s text, t text) "
                    "JOIN pg_catalog.pg_namespace n ON n.nspname = r.s "
                    "JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = r.t "
@@ -349,6 +349,7 @@ Result<std::vector<PgTablePlan>> PgCatalog::DescribeMany(PgConn& conn,
       const size_t i = static_cast<size_t>(ToInt(PgValue(r.get(), row, 0)));
       plans[i].oid = static_cast<uint32_t>(ToInt(PgValue(r.get(), row, 1)));
       plans[i].relkind = PgValue(r.get(), row, 2)[0];
+      plans[i].relfilenode = std::string(PgValue(r.get(), row, 3));
       by_oid[plans[i].oid] = i;
     }
   }

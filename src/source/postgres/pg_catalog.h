@@ -28,6 +28,7 @@ struct PgTablePlan {
   bool plain_select_list = true;  // select_list is the columns' names only (no casts)
   std::vector<std::string> text_fallback_columns;  // read through ::text
   int64_t relation_bytes = -1;  // pg_relation_size once locked (plain tables); -1 unknown
+  std::string relfilenode;      // pg_class.relfilenode as read by Describe*/DescribeMany
 };
 
 class PgCatalog {

@@ -68,6 +68,10 @@ class PostgresDatabase final : public Database {
   std::unique_ptr<PgConn> coordinator_;        // guarded by mu_
   PgCatalog catalog_;                          // guarded by mu_
   std::map<Key, std::unique_ptr<PgTablePlan>> plans_;  // guarded by mu_; values never move
+  // The plans described inside the snapshot's transaction (all of them, unless one was
+  // described before BeginSnapshot()): what they read of pg_class holds for the whole
+  // transaction. Guarded by mu_.
+  std::set<Key> described_in_snapshot_;
   std::set<Key> locked_;                       // guarded by mu_
   bool in_snapshot_ = false;                   // guarded by mu_
   nlohmann::json snapshot_info_ = nlohmann::json::object();  // guarded by mu_
@@ -268,7 +272,17 @@ Result<nlohmann::json> PostgresDatabase::Fingerprint(const TableInfo& table) {
     return j;
   }
   // The relation: its OID, and its file (TRUNCATE, VACUUM FULL, CLUSTER and
-  // rewriting ALTERs give it a new one).
+  // rewriting ALTERs give it a new one). Described inside this REPEATABLE READ
+  // transaction, the plan's pg_class row is what a query would read now (the same
+  // snapshot): no round trip per table (a sharded dump's coordinator commits
+  // thousands of tables on this one session).
+  if (in_snapshot_ && described_in_snapshot_.contains(KeyOf(plan->ref)) &&
+      !plan->relfilenode.empty()) {
+    j["relation"] = {{"oid", std::to_string(plan->oid)},
+                     {"relfilenode", plan->relfilenode},
+                     {"relkind", std::string(1, plan->relkind)}};
+    return j;
+  }
   auto r = coordinator_->Query(
       "SELECT c.oid::text, c.relfilenode::text, c.relkind::text FROM pg_catalog.pg_class c "
       "WHERE c.oid = $1::oid",
@@ -311,6 +325,7 @@ Result<const PgTablePlan*> PostgresDatabase::PlanLocked(const TableInfo& table) 
   auto owned = std::make_unique<PgTablePlan>(std::move(plan).value());
   const PgTablePlan* out = owned.get();
   plans_.emplace(KeyOf(ref), std::move(owned));
+  if (in_snapshot_) described_in_snapshot_.insert(KeyOf(ref));
   return out;
 }
 
@@ -366,6 +381,7 @@ Status PostgresDatabase::LockTables(const std::vector<TableInfo>& tables) {
     for (PgTablePlan& plan : *described) {
       const Key key = KeyOf(plan.ref);
       plans_.emplace(key, std::make_unique<PgTablePlan>(std::move(plan)));
+      described_in_snapshot_.insert(key);  // LockTables() runs inside the snapshot
     }
   }
   // ...and lock them a hundred per LOCK statement. When a batch fails, lock its
