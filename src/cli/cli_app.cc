@@ -2,6 +2,8 @@
 #include <new>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "base/thread_pool.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"

@@ -10,10 +10,10 @@
 #include <string>
 #include <thread>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "cli/cli11_fwd.h"
 #include "source/postgres/postgres_database.h"
 #include "source/table_source.h"
 #include "store/object_store.h"

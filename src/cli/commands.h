@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11_fwd.h"
 
 namespace lakedump::cli {
 

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <memory>
 
+#include <CLI/CLI.hpp>
+
 #include "base/units.h"
 
 #include "cli/cli_util.h"

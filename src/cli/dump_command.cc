@@ -8,6 +8,8 @@
 #include <memory>
 #include <optional>
 
+#include <CLI/CLI.hpp>
+
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"

@@ -11,6 +11,8 @@
 #include <memory>
 #include <set>
 
+#include <CLI/CLI.hpp>
+
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"

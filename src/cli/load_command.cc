@@ -7,6 +7,8 @@
 #include <memory>
 #include <thread>
 
+#include <CLI/CLI.hpp>
+
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"

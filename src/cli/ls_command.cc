@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "dump/incremental/incremental_state.h"

@@ -7,6 +7,8 @@
 #include <map>
 #include <mutex>
 
+#include <CLI/CLI.hpp>
+
 #include "base/units.h"
 
 namespace lakedump::cli {

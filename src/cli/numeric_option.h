@@ -16,9 +16,8 @@
 #include <string>
 #include <string_view>
 
-#include <CLI/CLI.hpp>
-
 #include "base/status.h"
+#include "cli/cli11_fwd.h"
 
 namespace lakedump::cli {
 

@@ -8,7 +8,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <set>
 #include <span>
 #include <thread>
@@ -20,6 +19,7 @@
 #include "dump/iceberg_commit.h"
 #include "dump/metadata_io.h"
 #include "dump/object_keys.h"
+#include "dump/redact_credentials.h"
 #include "dump/remote_units.h"
 #include "dump/signature.h"
 #include "dump/table_reuse.h"
@@ -85,36 +85,6 @@ struct ExportService::TableState {
   // table's Iceberg history, and its metadata objects already written.
   IcebergTableSlot iceberg;
 };
-
-nlohmann::json RedactCredentials(const nlohmann::json& value) {
-  static const std::regex kUserInfo(R"(([A-Za-z][A-Za-z0-9+.-]*://[^/:@\s]*):[^@/\s]*@)");
-  static const std::regex kKeyword(R"((password|secret|sslpassword)\s*=\s*('[^']*'|\S+))",
-                                   std::regex::icase);
-  if (value.is_string()) {
-    std::string s = std::regex_replace(value.get<std::string>(), kUserInfo, "$1@");
-    s = std::regex_replace(s, kKeyword, "$1=***");
-    return s;
-  }
-  if (value.is_object()) {
-    nlohmann::json out = nlohmann::json::object();
-    for (auto it = value.begin(); it != value.end(); ++it) {
-      std::string k = it.key();
-      std::transform(k.begin(), k.end(), k.begin(), ::tolower);
-      if (k.find("password") != std::string::npos || k.find("secret") != std::string::npos ||
-          k == "token" || k == "session_token") {
-        continue;
-      }
-      out[it.key()] = RedactCredentials(it.value());
-    }
-    return out;
-  }
-  if (value.is_array()) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& v : value) out.push_back(RedactCredentials(v));
-    return out;
-  }
-  return value;
-}
 
 ExportService::ExportService(Database* db, ObjectStore* store, DumpOptions options)
     : db_(db), store_(store), options_(std::move(options)), run_id_(NewRunId()) {

@@ -160,8 +160,4 @@ class ExportService {
   nlohmann::json snapshot_;  // this run's snapshot, as recorded in _table.json
 };
 
-// Removes the password from URLs ("scheme://user:secret@host" -> "scheme://user@host")
-// and drops keys named like secrets, recursively. For what goes into the manifest.
-nlohmann::json RedactCredentials(const nlohmann::json& value);
-
 }  // namespace lakedump

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/commands.h"
 #include "cli/numeric_option.h"
 #include "fakes/cli_run.h"

@@ -6,10 +6,10 @@
 #include <cctype>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <set>
 #include <thread>
 
+#include "source/postgres/pg_block_range.h"
 #include "source/postgres/pg_catalog.h"
 #include "source/postgres/pg_conn.h"
 #include "source/postgres/pg_connection_pool.h"
@@ -120,10 +120,8 @@ nlohmann::json PostgresDatabase::Identity() const {
 
 Status PostgresDatabase::CheckUnit(const WorkUnit& unit) const {
   // Exactly the predicates Split() makes: block ranges over ctid, nothing else.
-  static const std::regex kRange(
-      R"(^(ctid >= '\(\d{1,10},0\)'::pg_catalog\.tid( AND ctid < '\(\d{1,10},0\)'::pg_catalog\.tid)?|ctid < '\(\d{1,10},0\)'::pg_catalog\.tid)$)");
   if (unit.range_predicate.empty() ||
-      (unit.table.query.empty() && std::regex_match(unit.range_predicate, kRange))) {
+      (unit.table.query.empty() && IsBlockRangePredicate(unit.range_predicate))) {
     return Status::OK();
   }
   return Status::InvalidArgument(
@@ -497,11 +495,8 @@ Result<std::vector<WorkUnit>> PostgresDatabase::Split(const TableInfo& table,
     const uint64_t lo = i * per, hi = (i + 1) * per;
     // No gap, no overlap: [lo, hi) blocks; the first unit is open below, the
     // last open above (the table may have grown since it was sized).
-    if (i > 0) u.range_predicate = fmt::format("ctid >= '({},0)'::pg_catalog.tid", lo);
-    if (i + 1 < n) {
-      if (!u.range_predicate.empty()) u.range_predicate += " AND ";
-      u.range_predicate += fmt::format("ctid < '({},0)'::pg_catalog.tid", hi);
-    }
+    u.range_predicate = BlockRangePredicate(lo, hi, /*open_below=*/i == 0,
+                                            /*open_above=*/i + 1 == n);
     units.push_back(std::move(u));
   }
   return units;
