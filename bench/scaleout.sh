@@ -56,13 +56,19 @@ for _ in $(seq 0 "$max"); do
 done
 sleep 0.5
 
+# Busy CPU-seconds of the whole machine since boot (/proc/stat: user, nice, system, irq, softirq).
+busy_cpu_seconds() {
+  awk -v hz="$(getconf CLK_TCK)" '/^cpu / {print ($2 + $3 + $4 + $7 + $8) / hz}' /proc/stat
+}
+
 # run N PREFIX TAG: coordinator + N workers, each through its own link; prints wall seconds.
 # TAG names the run's traces (TRACE_DIR).
 run() {
   local n=$1 prefix=$2 t0 t1 pids=() rc=0
   local common=("$BENCH_DSN" "s3://$S3_BUCKET/$prefix" --region "$S3_REGION" --progress none
                 --schema-from lakedump)
-  local trace_coord=() trace_w=()
+  local trace_coord=() trace_w=() busy0 busy1
+  busy0=$(busy_cpu_seconds)
   t0=$(date +%s.%N)
   [ -n "${TRACE_DIR:-}" ] && trace_coord=(--trace "$TRACE_DIR/$3-coord.json")
   "$LD" dump "${common[@]}" --endpoint "${links[0]}" --shards "$n" --coordinate \
@@ -77,8 +83,12 @@ run() {
   for p in "${pids[@]}"; do wait "$p" || rc=1; done
   wait "$coord" || rc=1
   t1=$(date +%s.%N)
+  busy1=$(busy_cpu_seconds)
   [ $rc = 0 ] || { cat "$WORK"/*.out >&2; echo "run with $n workers failed" >&2; exit 1; }
   [ -n "${TRACE_DIR:-}" ] && echo "$t0 $t1" >"$TRACE_DIR/$3-wall.txt"
+  # The whole machine's busy CPU over the run (every process: lakedump, PostgreSQL,
+  # radosgw, the proxies), to stderr: on 2 cores, busy / 2 is a floor for the wall time.
+  python3 -c "print(f'  {$n} workers: {$t1 - $t0:.3f} s wall, machine busy {$busy1 - $busy0:.1f} CPU-s (floor on $(nproc) cores: {($busy1 - $busy0) / $(nproc):.1f} s)')" >&2
   python3 -c "print(f'{$t1 - $t0:.3f}')"
 }
 
