@@ -142,8 +142,18 @@ PgEncoding ChoosePgEncoding(const LogicalType& from, const PgTargetType& to) {
 }
 
 PgCopyEncoder::PgCopyEncoder(std::string table, std::vector<PgEncodeField> fields,
-                             PgCopyFormat format)
-    : table_(std::move(table)), fields_(std::move(fields)), format_(format) {}
+                             PgCopyFormat format, std::vector<size_t> batch_columns,
+                             size_t batch_width)
+    : table_(std::move(table)),
+      fields_(std::move(fields)),
+      batch_columns_(std::move(batch_columns)),
+      batch_width_(batch_width),
+      format_(format) {
+  if (batch_columns_.empty()) {
+    for (size_t c = 0; c < fields_.size(); ++c) batch_columns_.push_back(c);
+  }
+  if (batch_width_ == 0) batch_width_ = fields_.size();
+}
 
 void PgCopyEncoder::Begin(std::string* out) const {
   if (format_ == PgCopyFormat::kText) return;
@@ -241,9 +251,9 @@ bool PgTimestamp(int64_t t, int64_t* pg) {
 Status PgCopyEncoder::Encode(const RowBatch& batch, size_t* next_row, std::string* out,
                              size_t limit) {
   const size_t ncols = fields_.size();
-  if (batch.num_columns() != ncols) {
+  if (batch.num_columns() != batch_width_) {
     return Status::InvalidArgument(fmt::format("table {}: batch has {} columns, expected {}",
-                                               table_, batch.num_columns(), ncols));
+                                               table_, batch.num_columns(), batch_width_));
   }
   if (format_ == PgCopyFormat::kText) return EncodeText(batch, next_row, out, limit);
   columns_.resize(ncols);
@@ -254,7 +264,9 @@ Status PgCopyEncoder::Encode(const RowBatch& batch, size_t* next_row, std::strin
     sizes_.assign(m, 2);  // the field count
     size_t fail_row = m;
     Status fail;
-    for (size_t c = 0; c < ncols; ++c) SizeColumn(c, batch.column(c), row, m, &fail_row, &fail);
+    for (size_t c = 0; c < ncols; ++c) {
+      SizeColumn(c, batch.column(batch_columns_[c]), row, m, &fail_row, &fail);
+    }
     // Rows up to the one that reaches the limit (included), and before a failing row.
     const size_t base = out->size();
     size_t take = 0, total = 0;
@@ -268,7 +280,9 @@ Status PgCopyEncoder::Encode(const RowBatch& batch, size_t* next_row, std::strin
       pos_[r] = at + 2;
       at += sizes_[r];
     }
-    for (size_t c = 0; c < ncols; ++c) WriteColumn(c, batch.column(c), row, take, dst);
+    for (size_t c = 0; c < ncols; ++c) {
+      WriteColumn(c, batch.column(batch_columns_[c]), row, take, dst);
+    }
     rows_ += take;
     row += take;
     if (take == fail_row && !fail.ok()) {
@@ -521,7 +535,7 @@ Status PgCopyEncoder::EncodeText(const RowBatch& batch, size_t* next_row, std::s
     const size_t row_start = out->size();  // a failing row is taken back whole
     for (size_t c = 0; c < fields_.size(); ++c) {
       if (c > 0) out->push_back('\t');
-      const ColumnVector& col = batch.column(c);
+      const ColumnVector& col = batch.column(batch_columns_[c]);
       if (col.IsNull(row)) {
         out->append("\\N");
         continue;

@@ -86,16 +86,20 @@ struct PgEncodeField {
 
 class PgCopyEncoder {
  public:
-  // `table` ("schema.table") names the table in errors. fields[i] encodes batch column i.
+  // `table` ("schema.table") names the table in errors. fields[i] encodes batch column
+  // batch_columns[i] (by default, and when batch_columns is empty, column i); a batch column
+  // no field names is not sent (a column the target computes itself: GENERATED ALWAYS AS).
+  // batch_width: the batch's column count (default: the number of fields).
   PgCopyEncoder(std::string table, std::vector<PgEncodeField> fields,
-                PgCopyFormat format = PgCopyFormat::kBinary);
+                PgCopyFormat format = PgCopyFormat::kBinary,
+                std::vector<size_t> batch_columns = {}, size_t batch_width = 0);
 
   // Appends the header (binary; text has none). Call once, first.
   void Begin(std::string* out) const;
   // Appends rows *next_row.. of `batch` to *out until out->size() >= limit or
   // the batch ends; advances *next_row. Errors name table, column and row
   // (counted over every batch of this encoder, from 1).
-  // REQUIRES: batch.num_columns() == fields.size().
+  // REQUIRES: batch.num_columns() == batch_width.
   Status Encode(const RowBatch& batch, size_t* next_row, std::string* out, size_t limit);
   // Appends the trailer (binary; text has none).
   void End(std::string* out) const;
@@ -127,6 +131,8 @@ class PgCopyEncoder {
 
   std::string table_;
   std::vector<PgEncodeField> fields_;
+  std::vector<size_t> batch_columns_;  // per field: its batch column
+  size_t batch_width_ = 0;
   PgCopyFormat format_;
   uint64_t rows_ = 0;
   std::string scratch_;

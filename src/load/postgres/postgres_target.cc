@@ -24,13 +24,17 @@ struct TargetColumn {
   std::string name;
   std::string format_type;
   PgTargetType type;
+  bool generated = false;  // GENERATED ALWAYS AS (...) STORED: COPY FROM refuses it
 };
 
 // Columns of an existing relation with their types, domains resolved to the base type.
 Result<std::vector<TargetColumn>> DescribeColumns(PgConn& conn, const std::string& qualified) {
-  LD_ASSIGN_OR_RETURN(PgResult r, conn.Query(R"SQL(
+  // attgenerated exists from PostgreSQL 12 on.
+  const char* generated = conn.server_version() >= 120000 ? "attgenerated::text" : "''";
+  LD_ASSIGN_OR_RETURN(PgResult r, conn.Query(fmt::format(R"SQL(
 WITH RECURSIVE a AS (
-  SELECT attnum, attname, pg_catalog.format_type(atttypid, atttypmod) AS ft, atttypid
+  SELECT attnum, attname, pg_catalog.format_type(atttypid, atttypmod) AS ft, atttypid,
+         {} AS gen
   FROM pg_catalog.pg_attribute
   WHERE attrelid = $1::pg_catalog.regclass AND attnum > 0 AND NOT attisdropped
 ), d(attnum, typ, depth) AS (
@@ -39,9 +43,9 @@ WITH RECURSIVE a AS (
   SELECT d.attnum, t.typbasetype, d.depth + 1 FROM d JOIN pg_catalog.pg_type t ON t.oid = d.typ
   WHERE t.typtype = 'd' AND d.depth < 100
 )
-SELECT a.attname, a.ft, t.oid, t.typtype, t.typcategory
+SELECT a.attname, a.ft, t.oid, t.typtype, t.typcategory, coalesce(a.gen, '') <> ''
 FROM a JOIN d ON d.attnum = a.attnum JOIN pg_catalog.pg_type t ON t.oid = d.typ
-WHERE t.typtype <> 'd' ORDER BY a.attnum)SQL",
+WHERE t.typtype <> 'd' ORDER BY a.attnum)SQL", generated),
                                              {qualified}));
   std::vector<TargetColumn> columns;
   for (int i = 0; i < PQntuples(r.get()); ++i) {
@@ -51,6 +55,7 @@ WHERE t.typtype <> 'd' ORDER BY a.attnum)SQL",
     c.type.base_oid = static_cast<uint32_t>(std::strtoul(PQgetvalue(r.get(), i, 2), nullptr, 10));
     c.type.typtype = PgValue(r.get(), i, 3).empty() ? 'b' : PgValue(r.get(), i, 3)[0];
     c.type.category = PgValue(r.get(), i, 4).empty() ? 'U' : PgValue(r.get(), i, 4)[0];
+    c.generated = PgValue(r.get(), i, 5) == "t";
     columns.push_back(std::move(c));
   }
   return columns;
@@ -100,8 +105,12 @@ struct StagedTable {
   std::string staging;               // "schema"."_lakedump_load_..." (quoted); empty if direct
   std::string staging_name;          // unquoted relation name
   std::string copy_sql;
-  std::vector<PgEncodeField> fields;  // per dump column
+  std::vector<PgEncodeField> fields;  // per column sent (every dump column but those below)
   std::vector<std::string> columns;   // quoted column names, dump order
+  // Per field, its dump column; empty = every dump column in order. Direct loads leave out
+  // the dump columns the target computes itself (GENERATED ALWAYS AS ... STORED): their
+  // values are in the dump (they were read), the target recomputes them.
+  std::vector<size_t> batch_columns;
   // Text-staged columns: quoted name -> the real type (format_type).
   std::vector<std::pair<std::string, std::string>> casts;
   std::vector<PgKey> keys;            // PRIMARY KEY / UNIQUE (not append)
@@ -142,6 +151,7 @@ class PostgresTarget final : public TargetDatabase {
     bool freezable = false;
     PgCopyFormat format = PgCopyFormat::kBinary;
     std::vector<PgEncodeField> fields;
+    std::vector<size_t> batch_columns;
     {
       std::lock_guard lock(mu_);
       auto it = tables_.find(name);
@@ -154,6 +164,7 @@ class PostgresTarget final : public TargetDatabase {
       freezable = !t.direct || t.freezable;
       format = t.format;
       fields = t.fields;
+      batch_columns = t.batch_columns;
     }
     // The only sink of the table: it empties the table it loads (the staging table, or the
     // restored table, empty already) in its own transaction, which allows COPY FREEZE (rows
@@ -165,7 +176,8 @@ class PostgresTarget final : public TargetDatabase {
       copy_sql.insert(copy_sql.size() - 1, ", FREEZE");  // "(FORMAT x)" -> "(FORMAT x, FREEZE)"
     }
     LD_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-    PgCopyEncoder encoder(name, std::move(fields), format);
+    PgCopyEncoder encoder(name, std::move(fields), format, std::move(batch_columns),
+                          plan.definition.schema.num_columns());
     LD_ASSIGN_OR_RETURN(auto sink, PostgresTableSink::Start(&pool_, std::move(conn), begin,
                                                             copy_sql, std::move(encoder),
                                                             options_.copy_buffer_bytes,
@@ -380,6 +392,7 @@ Result<std::optional<StagedTable>> PostgresTarget::PrepareDirect(PgConn& conn,
   LD_ASSIGN_OR_RETURN(auto existing, DescribeColumns(conn, staged.target));
   LD_ASSIGN_OR_RETURN(auto matched, MatchDumpColumns(existing, schema, name));
   for (size_t i = 0; i < schema.num_columns(); ++i) {
+    if (matched[i]->generated) continue;  // the target computes it
     PgEncodeField f;
     f.name = schema.column(i).name;
     f.pg_type = matched[i]->format_type;
@@ -389,6 +402,7 @@ Result<std::optional<StagedTable>> PostgresTarget::PrepareDirect(PgConn& conn,
     if (IsTextStaged(f.encoding)) staged.format = PgCopyFormat::kText;
     staged.columns.push_back(QuoteIdent(f.name));
     staged.fields.push_back(std::move(f));
+    staged.batch_columns.push_back(i);
   }
   staged.copy_sql = CopySql(staged.target, staged.columns, staged.format);
   return std::optional<StagedTable>(std::move(staged));

@@ -50,7 +50,8 @@ void AddMappedColumn(const PgColumnInfo& info, const PgTypeOptions& options, PgT
   if (m.text_fallback) plan->text_fallback_columns.push_back(info.name);
   if (!plan->select_list.empty()) plan->select_list += ", ";
   plan->select_list += m.select_expr;
-  plan->plain_select_list = plan->plain_select_list && m.select_expr == QuoteIdent(info.name);
+  plan->plain_select_list =
+      plan->plain_select_list && m.select_expr == QuoteIdent(info.name) && !info.generated;
   plan->fields.push_back(m.field);
   plan->definition.schema.AddColumn(m.column);
 }
@@ -397,6 +398,7 @@ Result<std::vector<PgTablePlan>> PgCatalog::DescribeMany(PgConn& conn,
     std::string line = "  " + QuoteIdent(info.name) + " " + info.format_type;
     const std::string_view identity = cell(6);
     const std::string_view generated = cell(7);
+    info.generated = !generated.empty();
     const std::string def(cell(5));
     const bool serial = cell(8) == "t" && (info.format_type == "integer" ||
                                            info.format_type == "bigint" ||

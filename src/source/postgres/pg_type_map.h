@@ -44,6 +44,9 @@ struct PgColumnInfo {
   // An array column holding a value with several dimensions or a lower bound other than 1:
   // read as its exact text (PgCatalog::CheckArrayShapes), not as a list.
   bool array_as_text = false;
+  // GENERATED ALWAYS AS (...) STORED: read through COPY (SELECT ...), since COPY with a
+  // column list refuses it.
+  bool generated = false;
 };
 
 struct PgColumnMapping {
