@@ -41,8 +41,8 @@ struct DumpArgs {
   std::string progress = "auto";
   bool json = false;
   std::string trace;
-  size_t batch_rows = 16384;
-  int read_ahead = 8;  // DumpOptions::read_ahead_batches
+  size_t batch_rows = DumpOptions{}.batch_rows;
+  int read_ahead = DumpOptions{}.read_ahead_batches;
   std::string sqlite_type_mismatch = "fail";
   int source_connections = 0;
   std::string pg_numeric = "string", pg_infinity = "clamp", pg_numeric_nan = "error";

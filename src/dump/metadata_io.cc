@@ -14,7 +14,8 @@ size_t MetadataIoWidth(int table_parallelism, size_t per_task, size_t at_least) 
 
 Status ForEachMetadataIo(size_t count, size_t width, const std::function<Status(size_t)>& io,
                          std::stop_token stop) {
-  width = std::max<size_t>(width, 1);
+  // No more threads than calls: a run of 3 tables needs 3, not 32.
+  width = std::clamp<size_t>(width, 1, std::max<size_t>(count, 1));
   ThreadPool pool(width);
   TaskGroup calls(&pool, width, stop);
   for (size_t i = 0; i < count; ++i) {
