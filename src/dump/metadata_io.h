@@ -25,8 +25,9 @@ inline constexpr size_t kMaxMetadataIoWidth = 32;
 size_t MetadataIoWidth(int table_parallelism, size_t per_task = 4, size_t at_least = 8);
 
 // Runs io(0) .. io(count - 1), at most `width` at a time, on a pool of its own (min(width,
-// count) threads); returns the first error (the calls not started yet are not started), Cancelled when
-// `stop` fires first, or OK. `io` is called from the pool's threads, concurrently.
+// count) threads); returns the first error (the calls not started yet are not started),
+// Cancelled when `stop` fires first, or OK. `io` is called from the pool's threads,
+// concurrently.
 Status ForEachMetadataIo(size_t count, size_t width, const std::function<Status(size_t)>& io,
                          std::stop_token stop = {});
 
