@@ -3,6 +3,7 @@
 #include <cctype>
 #include <string>
 
+#include "base/hex.h"
 #include "store/local/local_store.h"
 #include "store/memory/memory_store.h"
 #include "store/s3/s3_store.h"
@@ -25,12 +26,6 @@ std::string_view SchemeOf(std::string_view url) {
   return url.substr(0, colon);
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // Decodes %XX escapes in a file:// path.
 Result<std::string> PercentDecode(std::string_view url, std::string_view path) {
@@ -40,8 +35,8 @@ Result<std::string> PercentDecode(std::string_view url, std::string_view path) {
       out += path[i];
       continue;
     }
-    const int hi = i + 2 < path.size() ? HexValue(path[i + 1]) : -1;
-    const int lo = hi >= 0 ? HexValue(path[i + 2]) : -1;
+    const int hi = i + 2 < path.size() ? HexDigitValue(path[i + 1]) : -1;
+    const int lo = hi >= 0 ? HexDigitValue(path[i + 2]) : -1;
     if (lo < 0) return Status::InvalidArgument("bad %-escape in destination URL " + std::string(url));
     out += static_cast<char>(hi * 16 + lo);
     i += 2;

@@ -13,23 +13,25 @@
 namespace lakedump::iceberg {
 namespace {
 
-using json = nlohmann::json;
+// The Avro reader's JSON (unordered; the writers in this namespace use ordered_json).
+using AvroJson = nlohmann::json;
 
 Status Bad(std::string_view what, std::string_view why) {
   return Status::Corruption(fmt::format("{}: {}", what, why));
 }
 
 // The record's fields begin with `names`, of these `types` (JSON as lakedump writes them).
-bool FieldsBeginWith(const json& record, const std::vector<std::pair<const char*, json>>& want) {
-  if (!record.is_object() || record.value("type", json()) != "record" ||
+bool FieldsBeginWith(const AvroJson& record,
+                     const std::vector<std::pair<const char*, AvroJson>>& want) {
+  if (!record.is_object() || record.value("type", AvroJson()) != "record" ||
       !record.contains("fields") || !record["fields"].is_array() ||
       record["fields"].size() < want.size()) {
     return false;
   }
   for (size_t i = 0; i < want.size(); ++i) {
-    const json& f = record["fields"][i];
-    if (!f.is_object() || f.value("name", json()) != want[i].first) return false;
-    if (!want[i].second.is_null() && f.value("type", json()) != want[i].second) return false;
+    const AvroJson& f = record["fields"][i];
+    if (!f.is_object() || f.value("name", AvroJson()) != want[i].first) return false;
+    if (!want[i].second.is_null() && f.value("type", AvroJson()) != want[i].second) return false;
   }
   return true;
 }
@@ -85,26 +87,26 @@ Result<RemovedManifest> LiveEntriesOf(std::string_view bytes, const ManifestRef&
   const std::string what = fmt::format("manifest {}", ref.path);
   auto container = avro::ReadAvroContainer(bytes, kMaxManifestRecords);
   if (!container.ok()) return Bad(what, container.status().message());
-  const json& schema = container->schema;
-  const json optional_long = json::array({"null", "long"});
+  const AvroJson& schema = container->schema;
+  const AvroJson optional_long = AvroJson::array({"null", "long"});
   if (!FieldsBeginWith(schema, {{"status", "int"},
                                 {"snapshot_id", optional_long},
                                 {"sequence_number", optional_long},
                                 {"file_sequence_number", optional_long},
-                                {"data_file", json()}}) ||
+                                {"data_file", AvroJson()}}) ||
       schema["fields"].size() != 5) {
     return Bad(what, "not the manifest_entry records lakedump writes");
   }
-  const json& data_file = schema["fields"][4]["type"];
+  const AvroJson& data_file = schema["fields"][4]["type"];
   if (!FieldsBeginWith(data_file, {{"content", "int"},
                                    {"file_path", "string"},
                                    {"file_format", "string"},
-                                   {"partition", json()},
+                                   {"partition", AvroJson()},
                                    {"record_count", "long"}})) {
     return Bad(what, "its data_file records are not the ones lakedump writes");
   }
-  const json& partition = data_file["fields"][3]["type"];
-  if (!partition.is_object() || partition.value("type", json()) != "record" ||
+  const AvroJson& partition = data_file["fields"][3]["type"];
+  if (!partition.is_object() || partition.value("type", AvroJson()) != "record" ||
       !partition.contains("fields") || !partition["fields"].is_array() ||
       partition["fields"].size() > 1) {
     return Bad(what, "its partition is not a record of at most one field");
@@ -117,11 +119,11 @@ Result<RemovedManifest> LiveEntriesOf(std::string_view bytes, const ManifestRef&
     if (it != container->metadata.end()) out.header.emplace_back(key, it->second);
   }
   out.partition_spec_id = ref.partition_spec_id;
-  std::map<std::string, json> names;
-  json partition_type;
+  std::map<std::string, AvroJson> names;
+  AvroJson partition_type;
   if (!partition["fields"].empty()) {
-    const json& field = partition["fields"][0];
-    partition_type = field.is_object() ? field.value("type", json()) : json();
+    const AvroJson& field = partition["fields"][0];
+    partition_type = field.is_object() ? field.value("type", AvroJson()) : AvroJson();
     if (!partition_type.is_array() || partition_type.size() != 2 || partition_type[0] != "null") {
       return Bad(what, "its partition field is not optional");
     }

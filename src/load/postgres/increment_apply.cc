@@ -20,8 +20,6 @@
 namespace lakedump {
 namespace {
 
-constexpr size_t kBatchRows = 4096;
-
 // A type name from the dump, spliced into ALTER TABLE: letters, digits, '_', ' ', '.', '[]'
 // and parentheses (commas only inside them). Anything else is refused.
 Result<std::string> SafeTypeName(const Column& c) {
@@ -212,7 +210,7 @@ Status Applier::Redump(const RedumpedTable& t, ObjectStore& redump_store,
     }
     RowBatch batch;
     for (;;) {
-      Status s = (*reader)->Next(kBatchRows, &batch);
+      Status s = (*reader)->Next(kIncrementBatchRows, &batch);
       if (!s.ok()) {
         PQputCopyEnd(conn_.raw(), "lakedump: bad file");
         PgResult(PQgetResult(conn_.raw()));
@@ -247,7 +245,7 @@ Status Applier::Redump(const RedumpedTable& t, ObjectStore& redump_store,
 Result<bool> Applier::Advance(Stream& s) {
   if (++s.row < s.batch.num_rows()) return true;
   s.row = 0;
-  LD_RETURN_IF_ERROR(s.reader->Next(kBatchRows, &s.batch));
+  LD_RETURN_IF_ERROR(s.reader->Next(kIncrementBatchRows, &s.batch));
   return !s.batch.empty();
 }
 
@@ -378,7 +376,7 @@ Status Applier::Run() {
     LD_ASSIGN_OR_RETURN(s->reader,
                         OpenCheckedIncrementFile(increment_, f.key, f.bytes, f.xxh64, &s->object));
     LD_ASSIGN_OR_RETURN(s->names, ChangeFileColumns(s->reader->schema(), f.key));
-    LD_RETURN_IF_ERROR(s->reader->Next(kBatchRows, &s->batch));
+    LD_RETURN_IF_ERROR(s->reader->Next(kIncrementBatchRows, &s->batch));
     if (!s->batch.empty()) streams.push_back(std::move(s));
   }
   // Commit order across tables: the smallest _lsn first; within a file, file order.

@@ -15,6 +15,9 @@
 
 namespace lakedump {
 
+// Rows read from an increment's files per batch.
+inline constexpr size_t kIncrementBatchRows = 4096;
+
 // Opens `key` of `store` as Parquet after checking its size and XXH64 against `bytes` and
 // `xxh64` (Corruption naming the file otherwise). `holder` keeps the object open as long as
 // the reader is used.

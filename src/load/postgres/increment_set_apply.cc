@@ -14,7 +14,6 @@
 namespace lakedump {
 namespace {
 
-constexpr size_t kBatchRows = 4096;
 // Temporary tables of the session, dropped after each table (a failure rolls back the
 // transaction, which takes them too). Their meta columns are named so that no column of
 // the table is likely to share a name.
@@ -102,7 +101,7 @@ class ChangeCopier {
       }
       for (;;) {
         if (stop.stop_requested()) return Status::Cancelled("interrupted");
-        LD_RETURN_IF_ERROR(reader->Next(kBatchRows, &batch));
+        LD_RETURN_IF_ERROR(reader->Next(kIncrementBatchRows, &batch));
         if (batch.empty()) break;
         line.clear();
         for (size_t row = 0; row < batch.num_rows(); ++row) {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "base/hex.h"
 #include "load/postgres/pg_copy_encoder.h"
 #include "table/temporal.h"
 
@@ -133,17 +134,11 @@ class JsonArrayConverter {
     }
     out_->push_back('"');
   }
-  static int Hex(char ch) {
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
-  }
   Status Hex4(uint32_t* v) {
     if (in_.size() - pos_ < 4) return Bad("short \\u escape");
     *v = 0;
     for (int i = 0; i < 4; ++i) {
-      const int h = Hex(in_[pos_ + i]);
+      const int h = HexDigitValue(in_[pos_ + i]);
       if (h < 0) return Bad("bad \\u escape");
       *v = *v * 16 + static_cast<uint32_t>(h);
     }

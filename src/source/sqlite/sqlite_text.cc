@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/hex.h"
 #include "table/temporal.h"
 
 namespace lakedump {
@@ -86,12 +87,6 @@ bool TimePart(std::string_view s, size_t* pos, int64_t* micros) {
   return true;
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 }  // namespace
 
@@ -152,7 +147,7 @@ std::optional<Uuid> ParseUuidText(std::string_view text) {
       if (text[pos] != '-') return std::nullopt;
       ++pos;
     }
-    const int hi = HexValue(text[pos]), lo = HexValue(text[pos + 1]);
+    const int hi = HexDigitValue(text[pos]), lo = HexDigitValue(text[pos + 1]);
     if (hi < 0 || lo < 0) return std::nullopt;
     u.bytes[i] = static_cast<uint8_t>(hi * 16 + lo);
     pos += 2;
