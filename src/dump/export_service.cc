@@ -552,7 +552,12 @@ Result<nlohmann::json> ExportService::CaptureSchema(const SchemaSelection& selec
   SchemaCaptureOptions options;
   options.use_source_tool = options_.schema_from_source_tool;
   options.tool_dir = options_.pg_bin_dir;
-  Result<SchemaCapture> captured = db_->CaptureSchema(selected, options);
+  Result<SchemaCapture> captured = [&] {
+    // On the schema thread's own lane: where it ends against the tables shows whether the
+    // commit waits for it.
+    TraceSpan span(trace_, "schema capture", "schema");
+    return db_->CaptureSchema(selected, options);
+  }();
   // Nothing may be written before the destination was checked and cleaned up.
   if (!destination_ready.get()) return Status::Cancelled("the dump stopped before its commit");
   if (!captured.ok()) return captured.status();
@@ -716,6 +721,11 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   if (iceberg) LD_RETURN_IF_ERROR(iceberg->Wait());
   LD_RETURN_IF_ERROR(ran);
   if (stop.stop_requested()) return Status::Cancelled("interrupted");
+  // The tables' files are made durable while the schema capture may still be running: this
+  // wait is mostly I/O, which leaves the CPU to pg_dump. What is written after it (the
+  // archive, a hook's objects) is synced by the second call, just before the manifest.
+  enter("sync");
+  LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext("making the dump's files durable"));
   enter("schema");
   schema_thread.join();
   if (!schema.ok()) return schema.status().WithContext("schema");
@@ -768,7 +778,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
   LD_RETURN_IF_ERROR(
       CheckBeforeCommit(*store_, tables,
                         CommitIoWidth(remote_ != nullptr, options_.table_parallelism), stop));
-  LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext("making the dump's files durable"));
+  LD_RETURN_IF_ERROR(store_->SyncWritten().WithContext("making the dump's last files durable"));
   d.sha256 = !options_.sign_key.empty();
   enter("manifest");
   LD_RETURN_IF_ERROR(WriteManifest(d));

@@ -121,6 +121,33 @@ inline bool RunSqlIn(const ScratchDatabase& db, const std::string& sql) {
   return s.ok();
 }
 
+// The fixture of tests that write into the test server (LD_TEST_PG_DSN): SetUp() skips the
+// test without it, else opens admin_. A derived SetUp() calls it, returns when IsSkipped() or
+// HasFatalFailure(), then takes what it needs, dropped when the test ends:
+//   UseScratchDatabase(sql)  source_, a database created for the test with `sql` run in it;
+//   UseScratchSchema(base)   schema_, a schema named after `base` in the test database.
+// Members are destroyed in reverse order: the scratch objects before admin_, which drops them.
+class PgScratchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (TestDsn() == nullptr) GTEST_SKIP() << "LD_TEST_PG_DSN is not set";
+    admin_ = AdminConn();
+    ASSERT_TRUE(admin_);
+  }
+  void UseScratchDatabase(const std::string& sql) {
+    source_ = std::make_unique<ScratchDatabase>(admin_.get());
+    ASSERT_TRUE(RunSqlIn(*source_, sql));
+  }
+  void UseScratchSchema(std::string base = "ld_test") {
+    schema_ = std::make_unique<ScratchSchema>(admin_.get(), std::move(base));
+  }
+  bool Stopped() { return IsSkipped() || HasFatalFailure(); }
+
+  std::unique_ptr<PgConn> admin_;
+  std::unique_ptr<ScratchDatabase> source_;
+  std::unique_ptr<ScratchSchema> schema_;
+};
+
 // PostgreSQL's text of a column's values in the form the source reads it, by our column type:
 // dates as days and times/timestamps as microseconds since the epoch (or ±infinity), bytea
 // as hex, lists as JSON arrays, everything else as its text.

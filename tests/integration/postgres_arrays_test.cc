@@ -24,7 +24,6 @@ using testing_cli::Quote;
 using testing_cli::ReadFile;
 using testing_cli::RunLakedump;
 using testing_cli::RunResult;
-using testing_pg::AdminConn;
 using testing_pg::ScratchDatabase;
 
 constexpr const char* kSchemaSql = R"SQL(
@@ -58,14 +57,13 @@ INSERT INTO shaped VALUES (1, '{{1,2},{3,NULL}}', '{1,2}', '{{"a","b"}}'),
   (5, '[1:1][3:4]={{1,2}}', '{4,NULL}', '{}');
 )SQL";
 
-class PostgresArraysTest : public ::testing::Test {
+class PostgresArraysTest : public testing_pg::PgScratchTest {
  protected:
   void SetUp() override {
-    if (testing_pg::TestDsn() == nullptr) GTEST_SKIP() << "LD_TEST_PG_DSN is not set";
-    admin_ = AdminConn();
-    ASSERT_TRUE(admin_);
-    source_ = std::make_unique<ScratchDatabase>(admin_.get());
-    ASSERT_TRUE(testing_pg::RunSqlIn(*source_, kSchemaSql));
+    PgScratchTest::SetUp();
+    if (Stopped()) return;
+    UseScratchDatabase(kSchemaSql);
+    if (HasFatalFailure()) return;
     dump_ = dir_.Sub("dump");
     RunResult d = RunLakedump(fmt::format("dump {} {} --progress none",
                                           Quote(source_->conninfo()), Quote(dump_)),
@@ -77,8 +75,6 @@ class PostgresArraysTest : public ::testing::Test {
     return json::parse(ReadFile(dump_ + "/public/" + table + "/_table.json"));
   }
 
-  std::unique_ptr<PgConn> admin_;
-  std::unique_ptr<ScratchDatabase> source_;
   TempDir dir_;
   std::string dump_;
 };

@@ -27,8 +27,6 @@ using testing_cli::ReadFile;
 using testing_cli::ReadWithOracles;
 using testing_cli::RunLakedump;
 using testing_cli::RunResult;
-using testing_pg::AdminConn;
-using testing_pg::ScratchSchema;
 
 // PostgreSQL's value as text from which Canonical() makes the oracle's form.
 std::string PgExpr(const std::string& name, const std::string& type,
@@ -82,15 +80,13 @@ double ParseFloat(const json& v) {
   return std::strtod(s.c_str(), nullptr);
 }
 
-class PostgresDumpCliTest : public ::testing::Test {
+class PostgresDumpCliTest : public testing_pg::PgScratchTest {
  protected:
   void SetUp() override {
-    if (testing_pg::TestDsn() == nullptr) GTEST_SKIP() << "LD_TEST_PG_DSN is not set";
-    admin_ = AdminConn();
-    ASSERT_TRUE(admin_);
-    schema_ = std::make_unique<ScratchSchema>(admin_.get());
+    PgScratchTest::SetUp();
+    if (Stopped()) return;
+    UseScratchSchema();
   }
-  void TearDown() override { schema_.reset(); }
 
   std::string Dsn() const { return Quote(testing_pg::TestDsn()); }
 
@@ -176,8 +172,6 @@ class PostgresDumpCliTest : public ::testing::Test {
     return seen;
   }
 
-  std::unique_ptr<PgConn> admin_;
-  std::unique_ptr<ScratchSchema> schema_;
   TempDir dir_;
 };
 

@@ -70,17 +70,15 @@ inline void ExpectSameDump(const std::vector<std::string>& source, const std::ve
   EXPECT_EQ(source.size(), replica.size());
 }
 
-class ReplicaTest : public ::testing::Test {
+class ReplicaTest : public testing_pg::PgScratchTest {
  protected:
   void SetUp() override {
-    if (testing_pg::TestDsn() == nullptr) GTEST_SKIP() << "LD_TEST_PG_DSN is not set";
-    admin_ = AdminConn();
-    ASSERT_TRUE(admin_);
-    source_ = std::make_unique<ScratchDatabase>(admin_.get());
+    PgScratchTest::SetUp();
+    if (Stopped()) return;
     const std::string sql =
         ReadFile(std::string(LAKEDUMP_SOURCE_DIR) + "/tests/data/replica/rich_schema.sql");
     ASSERT_FALSE(sql.empty());
-    ASSERT_TRUE(testing_pg::RunSqlIn(*source_, sql));
+    UseScratchDatabase(sql);
   }
 
   RunResult Dump(const std::string& dest, const std::string& extra = "") {
@@ -95,8 +93,6 @@ class ReplicaTest : public ::testing::Test {
                        dir_);
   }
 
-  std::unique_ptr<PgConn> admin_;
-  std::unique_ptr<ScratchDatabase> source_;
   TempDir dir_;
 };
 

@@ -106,10 +106,11 @@ struct StagedTable {
   std::string staging_name;          // unquoted relation name
   std::string copy_sql;
   std::vector<PgEncodeField> fields;  // per column sent (every dump column but those below)
-  std::vector<std::string> columns;   // quoted column names, dump order
-  // Per field, its dump column; empty = every dump column in order. Direct loads leave out
-  // the dump columns the target computes itself (GENERATED ALWAYS AS ... STORED): their
-  // values are in the dump (they were read), the target recomputes them.
+  std::vector<std::string> columns;   // quoted names of the columns sent, dump order
+  // Per field, its dump column; empty = every dump column in order. Loads into an existing
+  // table (direct, or appended through the staging table) leave out the dump columns the
+  // target computes itself (GENERATED ALWAYS AS ... STORED): their values are in the dump
+  // (they were read), the target recomputes them.
   std::vector<size_t> batch_columns;
   // Text-staged columns: quoted name -> the real type (format_type).
   std::vector<std::pair<std::string, std::string>> casts;
@@ -324,12 +325,22 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
 
   // The type each column is created with in the staging table.
   PgTableLayout layout;
+  // Per dump column: left out of the staging table, its COPY and the INSERT, because the
+  // existing table computes it (GENERATED ALWAYS AS ... STORED refuses a value), as a direct
+  // load leaves it out.
+  std::vector<bool> computed(schema.num_columns(), false);
   if (staged.append) {
     LD_ASSIGN_OR_RETURN(auto existing, DescribeColumns(conn, final_table));
     LD_ASSIGN_OR_RETURN(auto matched, MatchDumpColumns(existing, schema, name));
-    for (const TargetColumn* column : matched) {
-      layout.types.push_back(column->format_type);
+    for (size_t i = 0; i < matched.size(); ++i) {
+      computed[i] = matched[i]->generated;
+      layout.types.push_back(matched[i]->format_type);
       layout.defaults.emplace_back();
+    }
+    if (std::all_of(computed.begin(), computed.end(), [](bool c) { return c; })) {
+      return Status::InvalidArgument(fmt::format(
+          "table {}: every dumped column is generated in the existing table, nothing to append",
+          name));
     }
   } else {
     LD_ASSIGN_OR_RETURN(layout, PlanPgTableLayout(conn, plan, notes()));
@@ -340,9 +351,12 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
   LD_RETURN_IF_ERROR(context(conn.ExecOne("DROP TABLE IF EXISTS " + staged.staging)));
   std::string create = "CREATE TABLE " + staged.staging + " (";
   for (size_t i = 0; i < schema.num_columns(); ++i) {
+    if (computed[i]) continue;
     const Column& c = schema.column(i);
+    create += (staged.columns.empty() ? "" : ", ") + QuoteIdent(c.name) + " " + layout.types[i] +
+              layout.defaults[i];
     staged.columns.push_back(QuoteIdent(c.name));
-    create += (i ? ", " : "") + staged.columns.back() + " " + layout.types[i] + layout.defaults[i];
+    staged.batch_columns.push_back(i);
     if (!c.nullable && !staged.append) create += " NOT NULL";
   }
   for (const std::string& check : layout.checks) create += ", " + check;  // checked row by row
@@ -351,20 +365,21 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
 
   // Binary encodings by the staging table's real types; the rest is staged as text.
   LD_ASSIGN_OR_RETURN(auto created, DescribeColumns(conn, staged.staging));
-  if (created.size() != schema.num_columns()) {
+  if (created.size() != staged.columns.size()) {
     return Status::Internal(fmt::format("table {}: staging table has {} columns, expected {}",
-                                        name, created.size(), schema.num_columns()));
+                                        name, created.size(), staged.columns.size()));
   }
   std::string to_text;
-  for (size_t i = 0; i < schema.num_columns(); ++i) {
+  for (size_t k = 0; k < created.size(); ++k) {
+    const Column& c = schema.column(staged.batch_columns[k]);
     PgEncodeField f;
-    f.name = schema.column(i).name;
-    f.pg_type = created[i].format_type;
-    f.encoding = ChoosePgEncoding(schema.column(i).type, created[i].type);
+    f.name = c.name;
+    f.pg_type = created[k].format_type;
+    f.encoding = ChoosePgEncoding(c.type, created[k].type);
     if (IsTextStaged(f.encoding)) {
-      staged.casts.emplace_back(staged.columns[i], created[i].format_type);
+      staged.casts.emplace_back(staged.columns[k], created[k].format_type);
       to_text += (to_text.empty() ? "" : ", ") + std::string("ALTER COLUMN ") +
-                 staged.columns[i] + " TYPE pg_catalog.text";
+                 staged.columns[k] + " TYPE pg_catalog.text";
     }
     staged.fields.push_back(std::move(f));
   }

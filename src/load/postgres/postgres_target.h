@@ -5,7 +5,8 @@
 //                 (a leftover of a crashed run under that name is dropped first)
 //                 with the source's exact types (dump from PostgreSQL, types that
 //                 exist in the target) or types mapped from the logical ones;
-//                 in append mode with the existing table's column types.
+//                 in append mode with the existing table's column types, leaving out
+//                 the columns it generates (GENERATED ALWAYS AS ... STORED).
 //   OpenSink      one pooled connection, BEGIN, COPY staging FROM STDIN (FORMAT
 //                 binary), rows encoded by PgCopyEncoder, ~1 MiB per PQputCopyData;
 //                 Finish = end of COPY + COMMIT; destroyed unfinished = ROLLBACK.

@@ -462,6 +462,7 @@ Status RunPgDumpSchema(const PgDumpRequest& request, SchemaCapture* capture) {
   }
   for (const TableRef& t : request.excluded) spec.argv.push_back("--exclude-table=" + PgDumpPattern(t));
   spec.env = request.connection.env;
+  spec.nice = request.nice;
   StringSink archive;
   LD_ASSIGN_OR_RETURN(SubprocessOutcome run, RunSubprocess(spec, &archive));
   if (run.exit_code != 0) {
@@ -474,14 +475,12 @@ Status RunPgDumpSchema(const PgDumpRequest& request, SchemaCapture* capture) {
   TempFile file;
   LD_RETURN_IF_ERROR(file.Write(archive.str()));
   StringSink listing;
-  LD_ASSIGN_OR_RETURN(
-      SubprocessOutcome list,
-      RunSubprocess({{pg_dump.path.find('/') == std::string::npos ? std::string("pg_restore")
-                                                                  : restore.string(),
-                      "--list", file.path()},
-                     {},
-                     ""},
-                    &listing));
+  SubprocessSpec list_spec;
+  list_spec.argv = {pg_dump.path.find('/') == std::string::npos ? std::string("pg_restore")
+                                                                : restore.string(),
+                    "--list", file.path()};
+  list_spec.nice = request.nice;
+  LD_ASSIGN_OR_RETURN(SubprocessOutcome list, RunSubprocess(list_spec, &listing));
   if (list.exit_code != 0) {
     return Status::IOError(fmt::format("pg_restore --list of the schema archive failed: {}",
                                        FirstErrorLine(list.stderr_tail)));

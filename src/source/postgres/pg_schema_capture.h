@@ -63,6 +63,8 @@ struct PgDumpRequest {
   std::vector<TableRef> excluded;
   std::vector<std::string> schemas;  // pg_dump --schema for each; empty = every schema
   std::vector<std::string> extensions;  // pg_dump --extension for each (with `schemas` only)
+  // Added to pg_dump's and pg_restore --list's niceness (SubprocessSpec::nice).
+  int nice = 0;
 };
 
 // Fills capture->archive and capture->info ("archive" without key/checksum,

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <set>
@@ -18,6 +20,24 @@
 
 namespace lakedump {
 namespace {
+
+// pg_dump --schema-only (and pg_restore --list of its archive) run beside the data. With
+// LAKEDUMP_PG_DUMP_NICE=N (1..19) they run N steps nicer than lakedump, so that they take the
+// CPU the table tasks leave idle rather than a share of theirs (pg_dump's server backend keeps
+// the server's priority). Off by default: on a machine without idle CPU a niced pg_dump is
+// starved and the commit waits for it (docs/benchmarks.md).
+Result<int> PgDumpNiceness() {
+  const char* text = std::getenv("LAKEDUMP_PG_DUMP_NICE");
+  if (text == nullptr || *text == '\0') return 0;
+  int n = -1;
+  const std::string_view v(text);
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size() || n < 0 || n > 19) {
+    return Status::InvalidArgument(
+        fmt::format("LAKEDUMP_PG_DUMP_NICE must be a niceness from 0 to 19, not \"{}\"", v));
+  }
+  return n;
+}
 
 using Key = std::pair<std::string, std::string>;
 Key KeyOf(const TableRef& ref) { return {ref.schema, ref.name}; }
@@ -558,6 +578,7 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
     request.connection = ChildConnectionOf(coordinator_->raw());
   }
   request.tool_dir = options.tool_dir;
+  LD_ASSIGN_OR_RETURN(request.nice, PgDumpNiceness());
   SchemaCapture capture;
   // With every table selected pg_dump leaves nothing out, so it starts at once, beside the
   // facts (it is the long part: its server backend answers catalog queries for every
