@@ -136,7 +136,12 @@ ShardCoordinatorGlue::ShardCoordinatorGlue(const DumpArgs& a, const DumpOptions&
     // --no-snapshot: planned (and the schema captured), the coordinator lets go of the source
     // before any worker starts.
     if (no_snapshot_db) LD_RETURN_IF_ERROR(no_snapshot_db->Release(stop));
-    return RunShardCoordinator(*store, *db, service->run_id(), plan, options_, &winners_, stop);
+    auto outputs =
+        RunShardCoordinator(*store, *db, service->run_id(), plan, options_, &winners_, stop);
+    if (outputs.ok() && no_snapshot_db) {
+      LD_RETURN_IF_ERROR(no_snapshot_db->CheckColumnsAsPlanned(*outputs));
+    }
+    return outputs;
   });
   if (no_snapshot_db) {
     // Sharded dumps take no other manifest hook (--incremental is refused with --shards).

@@ -369,6 +369,23 @@ TEST_F(ScaleOutTest, NoSnapshotWorkersReadOnTheirOwnAndTheDumpSaysSo) {
   EXPECT_EQ(v.code, 0) << v.out << v.err;
 }
 
+TEST_F(ScaleOutTest, NoSnapshotRefusesATableChangedAfterPlanning) {
+  MakeTables(2, 1000);
+  const Dest d = LocalDest();
+  Background c(Common(d) + " --shards 1 --coordinate --no-snapshot --shard-timeout 150s", tmp_,
+               "coordinator");
+  ASSERT_TRUE(WaitUntil([&] { return d.Exists("_plan.json"); }, 60s)) << c.Wait(1s).err;
+  // Nothing holds DDL off any more: the worker reads a column planning did not describe.
+  ASSERT_TRUE(
+      admin_->Exec(fmt::format("ALTER TABLE {}.t1 ADD COLUMN extra int", schema_->q())).ok());
+  const RunResult w = RunLakedump(Common(d) + " --shards 1 --shard 0 --no-snapshot", tmp_, 120);
+  EXPECT_EQ(w.code, 0) << w.err;
+  const RunResult cr = c.Wait();
+  ExpectOneLineError(cr, 1, "changed between planning and a worker's read");
+  EXPECT_NE(cr.err.find("t1"), std::string::npos) << cr.err;
+  EXPECT_FALSE(d.Exists("_manifest.json"));
+}
+
 // --- Slurm (scripts/start-slurm): the same dump as batch jobs. ---
 
 bool HaveSlurm() { return std::getenv("LD_TEST_SLURM") && std::getenv("SLURM_CONF"); }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -94,6 +95,16 @@ TEST(SqliteShardSnapshotTest, NoSnapshotCoordinatorLetsGoOfTheFileOncePlanned) {
   auto again = coordinator.DescribeTable((*tables)[0]);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(again->ddl, def->ddl);
+  // The workers' files must have the columns planning described (no DDL held off meanwhile).
+  UnitOutput as_planned{TableRef{"main", "t"}, 0, again->schema, {}};
+  EXPECT_TRUE(coordinator.CheckColumnsAsPlanned({as_planned}).ok());
+  std::vector<Column> wider = again->schema.columns();
+  wider.push_back(wider[0]);
+  wider.back().name = "added";
+  UnitOutput changed{TableRef{"main", "t"}, 0, Schema(wider), {}};
+  Status s = coordinator.CheckColumnsAsPlanned({as_planned, changed});
+  EXPECT_EQ(s.code(), Code::kUnavailable);
+  EXPECT_NE(s.message().find("table main.t changed"), std::string::npos) << s.ToString();
   auto fingerprint = coordinator.Fingerprint((*tables)[0]);
   ASSERT_TRUE(fingerprint.ok());
   EXPECT_TRUE(fingerprint->is_null());  // never reused by a resume

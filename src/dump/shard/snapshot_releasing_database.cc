@@ -1,5 +1,8 @@
 #include "dump/shard/snapshot_releasing_database.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <utility>
 
 namespace lakedump {
@@ -42,6 +45,34 @@ Status SnapshotReleasingDatabase::Release(std::stop_token stop) {
   described_ = WithoutSnapshot(inner_->Describe());
   identity_ = inner_->Identity();
   inner_.reset();
+  return Status::OK();
+}
+
+Status SnapshotReleasingDatabase::CheckColumnsAsPlanned(
+    const std::vector<UnitOutput>& outputs) const {
+  const auto columns = [](const Schema& schema) {
+    std::vector<std::string> out;
+    for (const Column& c : schema.columns()) out.push_back(c.name + " " + c.type.ToString());
+    return out;
+  };
+  std::lock_guard<std::mutex> defs(definitions_mu_);
+  std::map<std::pair<std::string, std::string>, const TableDefinition*> planned;
+  for (const auto& [key, def] : definitions_) {
+    // A --query's columns are its own SQL's, not a table's DDL: not checked.
+    if (std::get<2>(key).empty()) planned[{std::get<0>(key), std::get<1>(key)}] = &def;
+  }
+  for (const UnitOutput& out : outputs) {
+    auto it = planned.find({out.table.schema, out.table.name});
+    if (it == planned.end()) continue;  // not a table of the plan: the commit refuses it
+    const std::vector<std::string> read = columns(out.schema);
+    const std::vector<std::string> described = columns(it->second->schema);
+    if (read != described) {
+      return Status::Unavailable(fmt::format(
+          "table {} changed between planning and a worker's read (--no-snapshot: nothing "
+          "holds DDL off): planned with columns ({}), read with ({}); run the dump again",
+          out.table.QualifiedName(), fmt::join(described, ", "), fmt::join(read, ", ")));
+    }
+  }
   return Status::OK();
 }
 

@@ -8,11 +8,11 @@
 //
 // It never names a snapshot: Describe() leaves out the snapshot's id, time and WAL position and
 // says "snapshot": "none (--no-snapshot) ...", which is what the tables' _table.json and the
-// manifest record. After Release(): Describe() and Identity() answer what they answered then,
-// DescribeTable() what it answered for the same table before (planning describes every table,
-// and the coordinator's table commits need it again), Fingerprint() null (a table of a dump
-// that is not one snapshot is never reused by a later resume), CheckSnapshotHeld() OK (nothing
-// is held), and everything else an Internal error.
+// manifest record. Fingerprint() is null (a table of a dump that is not one snapshot is never
+// reused by a later resume). After Release(): Describe() and Identity() answer what they
+// answered then, DescribeTable() what it answered for the same table before (planning
+// describes every table, and the coordinator's table commits need it again),
+// CheckSnapshotHeld() OK (nothing is held), and everything else an Internal error.
 //
 // Thread-safe: the schema capture runs beside planning on another thread. Release() waits for
 // the first CaptureSchema() call to return (the dump captures the schema once, from a thread it
@@ -32,6 +32,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dump/shard/shard_plan.h"
 #include "source/table_source.h"
 
 namespace lakedump {
@@ -45,6 +46,12 @@ class SnapshotReleasingDatabase final : public Database {
   // then destroys the wrapped Database. Idempotent.
   Status Release(std::stop_token stop);
   bool released() const;
+
+  // OK when the workers' outputs read each table (not --query results) with the columns
+  // (names and types) that planning described; otherwise (DDL between planning and a worker's
+  // read, which nothing held off) Unavailable naming the table: the definition the commit
+  // records would not match the files.
+  Status CheckColumnsAsPlanned(const std::vector<UnitOutput>& outputs) const;
 
   Status BeginSnapshot() override;
   Result<std::vector<TableInfo>> ListTables() override;
