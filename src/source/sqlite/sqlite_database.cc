@@ -262,9 +262,10 @@ class SqliteDatabase final : public Database {
     LD_RETURN_IF_ERROR(begun);
     if (snapshot_id_ != snapshot_id) {
       return Status::Unavailable(fmt::format(
-          "{} is not what the coordinator planned from (content {} in the plan, {} now, "
+          "{} is not what the coordinator planned from (content {} in the plan, {} here, "
           "journal mode {}): the coordinator's read lock is gone (it died or gave up) and "
-          "the file was written since; start the dump again",
+          "the file was written since, or this is another copy of it (the workers need the "
+          "coordinator's file on a shared filesystem); start the dump again",
           path_, snapshot_id, snapshot_id_.empty() ? "unknown" : snapshot_id_, journal_mode_));
     }
     return Status::OK();
