@@ -154,7 +154,9 @@ TEST_F(ScaleOutSqliteTest, CoordinatorHoldsTheReadLockSoEveryWorkerReadsOneState
   EXPECT_EQ(m["source"].value("snapshot_id", "").rfind("sqlite-", 0), 0u) << m["source"];
   // The big table was read as ranges, by the workers.
   for (const json& t : m["tables"]) {
-    if (t["table"] == "big") EXPECT_GE(t["files"].get<int>(), 2) << t;
+    if (t["table"] == "big") {
+      EXPECT_GE(t["files"].get<int>(), 2) << t;
+    }
   }
   // Committed: the lock is gone and writers commit again.
   EXPECT_EQ(TryInsert(2000), SQLITE_OK);
