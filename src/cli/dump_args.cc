@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "base/units.h"
+#include "dump/no_snapshot.h"
 #include "dump/shard/shard_plan.h"
 #include "dump/signature.h"
 
@@ -108,10 +109,15 @@ SourceOptions BuildSourceOptions(const DumpArgs& a, const DumpOptions& options) 
 }
 
 nlohmann::json MatchingOptions(const DumpArgs& a, const DumpOptions& options) {
-  return ShardMatchingOptions(options, {{"pg_numeric", a.pg_numeric},
-                                        {"pg_infinity", a.pg_infinity},
-                                        {"pg_numeric_nan", a.pg_numeric_nan},
-                                        {"pg_materialized_views", a.pg_materialized_views}});
+  nlohmann::json m =
+      ShardMatchingOptions(options, {{"pg_numeric", a.pg_numeric},
+                                     {"pg_infinity", a.pg_infinity},
+                                     {"pg_numeric_nan", a.pg_numeric_nan},
+                                     {"pg_materialized_views", a.pg_materialized_views}});
+  // Every process of the dump has it or none (a worker importing a snapshot that the
+  // coordinator released would read nothing consistent, and say nothing of it).
+  if (a.no_snapshot) m[kNoSnapshotKey] = true;
+  return m;
 }
 
 std::function<void(const std::string&)> LogLines(ProgressMode mode) {
@@ -132,14 +138,14 @@ const std::vector<DumpFlagRule>& DumpFlagRules() {
        "--coordinate needs --shards N (the number of workers)", kExitUsage},
       {[](A a, O) { return a.shards > 0 && !a.coordinate && a.shard.empty(); },
        "--shards N: add --coordinate (the coordinator) or --shard I|auto (a worker)", kExitUsage},
-      {[](A a, O) { return a.sharded() && !IsPostgresSource(a.source); },
-       "--shards: only PostgreSQL sources can be dumped by several workers (SQLite has no "
-       "snapshot that other processes can import): dump it on one machine",
-       kExitUsage},
       {[](A a, O o) { return a.sharded() && o.table_format == TableFormat::kIceberg; },
        "--table-format iceberg cannot be combined with --shards", kExitUsage},
       {[](A a, O o) { return a.coordinate && o.if_exists == IfExists::kResume; },
        "--if-exists resume cannot be combined with --shards (use fail or overwrite)", kExitUsage},
+      {[](A a, O) { return a.no_snapshot && !a.sharded(); },
+       "--no-snapshot is for sharded dumps (--shards N): a dump on one machine reads one "
+       "snapshot",
+       kExitUsage},
       // Incremental dumps (docs/incremental.md).
       {[](A a, O) { return a.incremental && a.sharded(); },
        "--incremental cannot be combined with --shards (a sharded incremental dump is not "

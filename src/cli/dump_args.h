@@ -56,6 +56,7 @@ struct DumpArgs {
   std::string shard;  // I or "auto"; empty: not a worker
   std::string shard_timeout = "24h";
   std::string plan_timeout = "10m";
+  bool no_snapshot = false;  // --no-snapshot: the workers read the source each on their own
   bool incremental = false;
   S3Flags s3;
 
@@ -75,7 +76,8 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a);
 // The source's options (type policies, connections) for OpenDatabase.
 SourceOptions BuildSourceOptions(const DumpArgs& a, const DumpOptions& options);
 
-// What a sharded dump's coordinator and workers must agree on (dump/shard/shard_plan.h).
+// What a sharded dump's coordinator and workers must agree on (dump/shard/shard_plan.h),
+// --no-snapshot included (dump/no_snapshot.h).
 nlohmann::json MatchingOptions(const DumpArgs& a, const DumpOptions& options);
 
 // Progress lines on stderr ("lakedump: ..."), or none with --progress none.

@@ -22,6 +22,8 @@
 #include "dump/manifest.h"
 #include "dump/progress.h"
 #include "dump/trace.h"
+#include "dump/shard/snapshot_releasing_database.h"
+#include "source/sqlite/sqlite_database.h"
 
 namespace lakedump::cli {
 namespace {
@@ -77,6 +79,20 @@ int RunDump(const DumpArgs& a) {
     return PrintError(db.status(), db.status().code() == Code::kInvalidArgument ? kExitUsage
                                                                                 : kExitFailed);
   }
+  if (a.coordinate && !a.no_snapshot && !IsPostgresSource(a.source)) {
+    // Before the lease and the plan: WAL mode has no snapshot the workers could share.
+    if (Status s = CheckSqliteSnapshotShareable(a.source); !s.ok()) {
+      return PrintError(s, s.code() == Code::kInvalidArgument ? kExitUsage : kExitFailed);
+    }
+  }
+  // --no-snapshot: the coordinator plans through a wrapper that lets go of the source's
+  // snapshot before the workers start.
+  SnapshotReleasingDatabase* no_snapshot_db = nullptr;
+  if (a.coordinate && a.no_snapshot) {
+    auto wrapped = std::make_unique<SnapshotReleasingDatabase>(std::move(*db));
+    no_snapshot_db = wrapped.get();
+    *db = std::move(wrapped);
+  }
   options->store.stop = interrupt.token();  // SIGINT aborts uploads in flight too
   std::unique_ptr<ObjectStore> store;
   if (int rc = OpenCommandStore(a.dest, a.s3, options->store, &store); rc != kExitOk) return rc;
@@ -108,7 +124,8 @@ int RunDump(const DumpArgs& a) {
   });
   std::optional<ShardCoordinatorGlue> coordinator;
   if (a.coordinate) {
-    coordinator.emplace(a, *options, store.get(), db->get(), &service, trace.get());
+    coordinator.emplace(a, *options, store.get(), db->get(), no_snapshot_db, &service,
+                        trace.get());
   }
   ProgressReporter reporter(&service.progress(),
                             a.coordinate ? ProgressMode::kNone : options->progress);
@@ -262,6 +279,11 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
   AddIntOption(app, "--shards", &a->shards, 0, kMaxShards,
                "split the dump over N workers (docs/scale-out.md): with --coordinate, this "
                "process plans and commits; with --shard, it is one worker");
+  app->add_flag("--no-snapshot", a->no_snapshot,
+                "sharded dumps (coordinator and every worker): the coordinator releases its "
+                "snapshot once it has planned, and each worker reads the source at a time of "
+                "its own (the dump is then not one consistent state, and records so); for "
+                "SQLite in WAL mode, or to hold nothing on the source for the whole dump");
   app->add_flag("--coordinate", a->coordinate,
                 "the coordinator of a sharded dump: holds the snapshot, writes DEST/_plan.json, "
                 "waits for the workers' reports, commits the manifest");
@@ -292,7 +314,7 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
       "10 s); a second run fails naming the holder, or waits with --wait-for-lock. A lease "
       "not renewed for 30 s (or whose process is gone on this host) is stale: only "
       "--if-exists resume takes it over.\n"
-      "Sharded (docs/scale-out.md; PostgreSQL):\n"
+      "Sharded (docs/scale-out.md; PostgreSQL, or SQLite on a shared filesystem):\n"
       "  lakedump dump postgres://db/app s3://b/app --shards 4 --coordinate   # one of these\n"
       "  lakedump dump postgres://db/app s3://b/app --shards 4 --shard auto   # and N workers\n\n"
       "Exit codes: 0 complete, 1 failed (nothing committed by this run: an earlier dump at "

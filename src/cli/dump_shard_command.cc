@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "base/units.h"
+#include "dump/no_snapshot.h"
 #include "dump/shard/shard_worker.h"
 
 namespace lakedump::cli {
@@ -122,16 +123,34 @@ int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
 
 ShardCoordinatorGlue::ShardCoordinatorGlue(const DumpArgs& a, const DumpOptions& options,
                                            ObjectStore* store, Database* db,
+                                           SnapshotReleasingDatabase* no_snapshot_db,
                                            ExportService* service, TraceRecorder* trace) {
   options_.shards = a.shards;
   options_.trace = trace;
   options_.shard_timeout = *ParseDuration(a.shard_timeout);
   options_.matching = MatchingOptions(a, options);
   options_.log = LogLines(options.progress);
-  service->set_remote_units([this, store, db, service](const DumpPlan& plan,
-                                                       std::stop_token stop) {
-    return RunShardCoordinator(*store, *db, service->run_id(), plan, options_, &winners_, stop);
+  service->set_remote_units([this, store, db, no_snapshot_db, service](
+                                const DumpPlan& plan,
+                                std::stop_token stop) -> Result<std::vector<UnitOutput>> {
+    // --no-snapshot: planned (and the schema captured), the coordinator lets go of the source
+    // before any worker starts.
+    if (no_snapshot_db) LD_RETURN_IF_ERROR(no_snapshot_db->Release(stop));
+    auto outputs =
+        RunShardCoordinator(*store, *db, service->run_id(), plan, options_, &winners_, stop);
+    if (outputs.ok() && no_snapshot_db) {
+      LD_RETURN_IF_ERROR(no_snapshot_db->CheckColumnsAsPlanned(*outputs));
+    }
+    return outputs;
   });
+  if (no_snapshot_db) {
+    // Sharded dumps take no other manifest hook (--incremental is refused with --shards).
+    service->set_manifest_hook([](DumpManifest* d) {
+      if (!d->options.is_object()) d->options = nlohmann::json::object();
+      d->options[kNoSnapshotKey] = true;
+      return Status::OK();
+    });
+  }
 }
 
 void ShardCoordinatorGlue::SweepAfterCommit(ObjectStore& store, const std::string& run_id,

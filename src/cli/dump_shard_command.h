@@ -12,6 +12,7 @@
 #include "cli/dump_args.h"
 #include "dump/export_service.h"
 #include "dump/shard/shard_coordinator.h"
+#include "dump/shard/snapshot_releasing_database.h"
 
 namespace lakedump::cli {
 
@@ -26,9 +27,12 @@ int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options);
 class ShardCoordinatorGlue {
  public:
   // Borrows `store`, `db`, `service` and `trace` (may be null): they must outlive the
-  // service's Run().
+  // service's Run(). With --no-snapshot, `db` must be the SnapshotReleasingDatabase the
+  // service reads through: its snapshot goes before the plan is written, and the manifest
+  // records options.no_snapshot (through the service's manifest hook).
   ShardCoordinatorGlue(const DumpArgs& a, const DumpOptions& options, ObjectStore* store,
-                       Database* db, ExportService* service, TraceRecorder* trace);
+                       Database* db, SnapshotReleasingDatabase* no_snapshot_db,
+                       ExportService* service, TraceRecorder* trace);
   ShardCoordinatorGlue(const ShardCoordinatorGlue&) = delete;
   ShardCoordinatorGlue& operator=(const ShardCoordinatorGlue&) = delete;
 

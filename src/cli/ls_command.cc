@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "dump/iceberg_commit.h"
 #include "dump/manifest.h"
+#include "dump/no_snapshot.h"
 #include "dump/schema_archive.h"
 
 namespace lakedump::cli {
@@ -47,7 +48,10 @@ std::vector<std::string> SourceFacts(const nlohmann::json& source) {
     where += "/" + Str(source, "database");
     out.push_back(fmt::format("source: PostgreSQL {} at {} (user {})",
                               Str(source, "server_version"), where, Str(source, "user")));
-    std::string snap = "snapshot: " + Str(source, "snapshot_id");
+    // No id: a --no-snapshot dump, whose "snapshot" says so.
+    const std::string id = Str(source, "snapshot_id");
+    const std::string none = Str(source, "snapshot").empty() ? "none" : Str(source, "snapshot");
+    std::string snap = "snapshot: " + (id.empty() ? none : id);
     if (!Str(source, "wal_lsn").empty()) snap += ", WAL LSN " + Str(source, "wal_lsn");
     auto standby = source.find("in_recovery");
     if (standby != source.end() && standby->is_boolean() && standby->get<bool>()) {
@@ -232,7 +236,10 @@ int RunLs(const LsArgs& a) {
   }
   std::printf("started %s, finished %s, %s\n", safe(m.started_at).c_str(),
               safe(m.finished_at).c_str(), FormatSeconds(m.seconds).c_str());
-  if (!m.single_snapshot()) {
+  if (ManifestHasNoSnapshot(m)) {
+    std::printf("snapshot: none (--no-snapshot): the workers of this sharded dump read the "
+                "source each on their own, so its tables are not one consistent state\n");
+  } else if (!m.single_snapshot()) {
     // A resume reused tables of earlier runs: not one consistent state.
     std::printf("snapshots: %zu (resumed: tables come from these runs, not one snapshot)\n",
                 m.snapshots.size());

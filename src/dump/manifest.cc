@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "dump/no_snapshot.h"
 #include "dump/object_keys.h"
 #include "store/object_key.h"
 
@@ -269,7 +270,8 @@ json ToJson(const DumpManifest& d) {
   if (d.sha256) j["sha256"] = true;
   j["tables"] = tables;
   j["snapshots"] = d.snapshots;
-  j["single_snapshot"] = d.single_snapshot();
+  j["single_snapshot"] = ManifestIsOneSnapshot(d);
+  if (ManifestHasNoSnapshot(d)) j[kNoSnapshotKey] = true;
   if (!d.schema.is_null()) j["schema"] = d.schema;
   if (!d.incremental.is_null()) j["incremental"] = d.incremental;
   j["totals"] = {{"tables", d.tables.size()},
@@ -368,6 +370,12 @@ Result<DumpManifest> ParseDumpManifest(std::string_view text, std::string_view w
     d.sha256 = j.value("sha256", false);
     d.snapshots = j.value("snapshots", json::array());
     if (!d.snapshots.is_array()) d.snapshots = json::array();
+    // Written from options.no_snapshot (what lakedump reads): a manifest saying otherwise
+    // was not written by lakedump.
+    if (auto it = j.find(kNoSnapshotKey);
+        it != j.end() && (!it->is_boolean() || it->get<bool>() != ManifestHasNoSnapshot(d))) {
+      throw std::runtime_error("\"no_snapshot\" disagrees with options.no_snapshot");
+    }
     d.schema = j.value("schema", json());
     if (!d.schema.is_null() && !d.schema.is_object()) {
       throw std::runtime_error("\"schema\" is not an object");

@@ -61,11 +61,18 @@ TEST(DumpFlagRulesCliTest, ShardingFlagsThatDoNotFitTogether) {
   EXPECT_NE(Refusal(a).find("add --coordinate"), std::string::npos);
 }
 
-TEST(DumpFlagRulesCliTest, ShardsRefuseSqliteSources) {
+TEST(DumpFlagRulesCliTest, SqliteSourcesMayBeShardedAndNoSnapshotNeedsShards) {
   DumpArgs a = Args(kSqlite);
   a.shards = 2;
   a.coordinate = true;
-  EXPECT_NE(Refusal(a).find("only PostgreSQL sources"), std::string::npos);
+  EXPECT_EQ(Refusal(a), "");  // WAL mode is refused once the file is opened
+  a.no_snapshot = true;
+  EXPECT_EQ(Refusal(a), "");
+  a = Args(kPg);
+  a.no_snapshot = true;
+  int code = 0;
+  EXPECT_NE(Refusal(a, &code).find("--no-snapshot is for sharded dumps"), std::string::npos);
+  EXPECT_EQ(code, kExitUsage);
 }
 
 TEST(DumpFlagRulesCliTest, ShardsRefuseIcebergAndResumeOnTheCoordinator) {

@@ -1,4 +1,5 @@
 #include "dump/manifest.h"
+#include "dump/no_snapshot.h"
 
 #include <gtest/gtest.h>
 
@@ -58,6 +59,35 @@ TEST(ManifestTest, DumpRoundTrip) {
   ASSERT_EQ(parsed->tables.size(), 1u);
   EXPECT_EQ(parsed->tables[0].key, "main/orders/_table.json");
   EXPECT_EQ(parsed->total_rows, 15u);
+}
+
+TEST(ManifestTest, NoSnapshotRoundTripsAndIsNotOneSnapshot) {
+  DumpManifest d;
+  d.dump_id = "20260101T000000Z-00000001";
+  d.options = {{"shards", 2}};
+  EXPECT_TRUE(ManifestIsOneSnapshot(d));
+  EXPECT_FALSE(ToJson(d).contains("no_snapshot"));
+  EXPECT_EQ(ToJson(d)["single_snapshot"], true);
+  d.options["no_snapshot"] = true;  // what a --no-snapshot coordinator records
+  EXPECT_TRUE(ManifestHasNoSnapshot(d));
+  EXPECT_FALSE(ManifestIsOneSnapshot(d));
+  const nlohmann::json j = ToJson(d);
+  EXPECT_EQ(j["no_snapshot"], true);
+  EXPECT_EQ(j["single_snapshot"], false);
+  auto parsed = ParseDumpManifest(j.dump(), "_manifest.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_TRUE(ManifestHasNoSnapshot(*parsed));
+  EXPECT_FALSE(ManifestIsOneSnapshot(*parsed));
+  // A top-level field that disagrees with the options was not written by lakedump.
+  for (const nlohmann::json& bad : {nlohmann::json("yes"), nlohmann::json(false)}) {
+    nlohmann::json k = j;
+    k["no_snapshot"] = bad;
+    EXPECT_EQ(ParseDumpManifest(k.dump(), "_manifest.json").status().code(), Code::kCorruption)
+        << bad;
+  }
+  // Options that are not an object say nothing of it.
+  d.options = "odd";
+  EXPECT_FALSE(ManifestHasNoSnapshot(d));
 }
 
 TEST(ManifestTest, RefusesNewerMajorVersion) {

@@ -1,5 +1,6 @@
 // The sharded dump's documents (plan, reports), the assignment of units to shards and the
 // shard index from a scheduler's environment (dump/shard/shard_plan.h).
+#include "dump/no_snapshot.h"
 #include "dump/shard/shard_plan.h"
 
 #include <gtest/gtest.h>
@@ -115,6 +116,34 @@ TEST(ShardPlanTest, HostilePlansAreCorruptionNamingTheProblem) {
   j = good;
   j["source"] = "postgres://user:secret@host/db";
   expect_corrupt(Text(j), "objects");
+}
+
+TEST(ShardPlanTest, NoSnapshotPlanNamesNoSnapshot) {
+  ShardPlan p = SamplePlan();
+  p.snapshot_id = "";
+  p.options["no_snapshot"] = true;  // --no-snapshot, in the options every process shares
+  const nlohmann::json written = ToJson(p);
+  EXPECT_EQ(written["no_snapshot"], true);
+  auto parsed = ParseShardPlan(Text(written), "_plan.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_TRUE(OptionsSayNoSnapshot(parsed->options));
+  EXPECT_EQ(parsed->snapshot_id, "");
+  EXPECT_FALSE(ToJson(SamplePlan()).contains("no_snapshot"));
+  EXPECT_FALSE(OptionsSayNoSnapshot(ParseShardPlan(Text(ToJson(SamplePlan())), "_plan.json")
+                                        ->options));
+  // Hostile: a snapshot named anyway, a snapshot missing, a top-level field that disagrees.
+  nlohmann::json j = written;
+  j["snapshot_id"] = "00000003-0000001B-1";
+  auto named = ParseShardPlan(Text(j), "_plan.json");
+  ASSERT_FALSE(named.ok());
+  EXPECT_EQ(named.status().code(), Code::kCorruption);
+  EXPECT_NE(named.status().message().find("names a snapshot_id"), std::string::npos);
+  j = ToJson(SamplePlan());
+  j["snapshot_id"] = "";
+  EXPECT_EQ(ParseShardPlan(Text(j), "_plan.json").status().code(), Code::kCorruption);
+  j = ToJson(SamplePlan());
+  j["no_snapshot"] = true;
+  EXPECT_EQ(ParseShardPlan(Text(j), "_plan.json").status().code(), Code::kCorruption);
 }
 
 TEST(ShardPlanTest, AssignUnitsBalancesBytesLargestFirst) {

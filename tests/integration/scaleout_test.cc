@@ -25,6 +25,7 @@
 #include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
 #include "integration/fault_proxy_process.h"
+#include "integration/lakedump_process.h"
 #include "integration/pg_test_util.h"
 #include "integration/s3_test_env.h"
 
@@ -32,72 +33,17 @@ namespace lakedump {
 namespace {
 
 using json = nlohmann::json;
+using testing_cli::Background;
 using testing_cli::ExpectOneLineError;
 using testing_cli::Quote;
 using testing_cli::ReadFile;
 using testing_cli::RunLakedump;
 using testing_cli::RunResult;
+using testing_cli::WaitUntil;
 using testing_pg::AdminConn;
 using testing_pg::QueryOne;
 using testing_pg::ScratchSchema;
 using namespace std::chrono_literals;
-
-// `lakedump ARGS` running in the background (its own process group), stdout/stderr to files.
-class Background {
- public:
-  Background(const std::string& args, const TempDir& tmp, const std::string& name)
-      : out_(tmp.Sub(name + ".out")), err_(tmp.Sub(name + ".err")) {
-    const std::string cmd =
-        "exec " + std::string(LAKEDUMP_BINARY) + " " + args + " >" + out_ + " 2>" + err_;
-    pid_ = fork();
-    if (pid_ == 0) {
-      setpgid(0, 0);
-      execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-  }
-  ~Background() {
-    if (!done_) {
-      kill(pid_, SIGKILL);
-      Wait(10s);
-    }
-  }
-  void Signal(int sig) { kill(pid_, sig); }
-  // The exit code (-1: killed by a signal or still running past `limit`, then killed).
-  RunResult Wait(std::chrono::seconds limit = 180s) {
-    const auto end = std::chrono::steady_clock::now() + limit;
-    int status = 0;
-    while (!done_) {
-      const pid_t r = waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) {
-        done_ = true;
-        code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        break;
-      }
-      if (std::chrono::steady_clock::now() > end) {
-        ADD_FAILURE() << "still running after " << limit.count() << " s: " << ReadFile(err_);
-        kill(pid_, SIGKILL);
-      }
-      std::this_thread::sleep_for(50ms);
-    }
-    return RunResult{code_, ReadFile(out_), ReadFile(err_)};
-  }
-
- private:
-  std::string out_, err_;
-  pid_t pid_ = -1;
-  bool done_ = false;
-  int code_ = -1;
-};
-
-bool WaitUntil(const std::function<bool()>& ok, std::chrono::seconds limit) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (ok()) return true;
-    std::this_thread::sleep_for(100ms);
-  }
-  return ok();
-}
 
 // A destination: a local folder or a fresh prefix in the test bucket.
 struct Dest {
@@ -345,11 +291,8 @@ TEST_F(ScaleOutTest, BadInputIsOneLineAndCommitsNothing) {
   ExpectOneLineError(RunLakedump(Common(d) + " --shards 2 --shard auto", tmp_), 2,
                      "JOB_COMPLETION_INDEX");
   ExpectOneLineError(RunLakedump(Common(d) + " --shards 2 --shard x", tmp_), 2, "--shard");
-  testing_cli::WriteFile(tmp_.Sub("a.sqlite"), "");
-  ExpectOneLineError(RunLakedump("dump " + tmp_.Sub("a.sqlite") + " " + tmp_.Sub("o") +
-                                     " --shards 2 --coordinate",
-                                 tmp_),
-                     2, "PostgreSQL");
+  ExpectOneLineError(RunLakedump(Common(d) + " --no-snapshot", tmp_), 2,
+                     "--no-snapshot is for sharded dumps");
   // No plan within the timeout.
   ExpectOneLineError(RunLakedump(Common(d) + " --shards 2 --shard 0 --plan-timeout 1s", tmp_, 60),
                      1, "_plan.json");
@@ -373,6 +316,74 @@ TEST_F(ScaleOutTest, BadInputIsOneLineAndCommitsNothing) {
                                   120);
   ExpectOneLineError(timeout, 1, "--shard-timeout passed with shards 0, 1 not reported");
   EXPECT_FALSE(d2.Exists("_manifest.json"));
+}
+
+TEST_F(ScaleOutTest, NoSnapshotWorkersReadOnTheirOwnAndTheDumpSaysSo) {
+  MakeTables(4, 20000);
+  const Dest d = LocalDest();
+  Background c(Common(d) + " --shards 2 --coordinate --no-snapshot --shard-timeout 150s", tmp_,
+               "coordinator");
+  ASSERT_TRUE(WaitUntil([&] { return d.Exists("_plan.json"); }, 60s)) << c.Wait(1s).err;
+  // The plan names no snapshot to import.
+  const json plan = json::parse(d.Get("_plan.json"), nullptr, false);
+  ASSERT_TRUE(plan.is_object());
+  EXPECT_EQ(plan["snapshot_id"], "");
+  EXPECT_EQ(plan["no_snapshot"], true);
+  EXPECT_EQ(plan["options"]["no_snapshot"], true);
+  // Planned, the coordinator holds no lock on the tables (nor the transaction they came with;
+  // its session ends as the plan is written)...
+  const std::string locks = fmt::format(
+      "SELECT count(*) FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_class c ON c.oid = "
+      "l.relation WHERE c.relnamespace = '{}'::regnamespace",
+      schema_->q());
+  EXPECT_TRUE(WaitUntil([&] { return QueryOne(*admin_, locks) == "0"; }, 10s))
+      << QueryOne(*admin_, locks) << " locks";
+  // ...so rows written now are read by the workers that start after them.
+  ASSERT_TRUE(admin_->Exec(fmt::format("INSERT INTO {}.t0 VALUES (-1, 'late')", schema_->q()))
+                  .ok());
+  const auto at_start = Counts(4);
+  EXPECT_EQ(at_start.at("t0"), 1u);
+  // A worker without --no-snapshot does not fit the plan.
+  ExpectOneLineError(RunLakedump(Common(d) + " --shards 2 --shard 0", tmp_, 60), 2,
+                     "no_snapshot");
+  Background w0(Common(d) + " --shards 2 --shard 0 --no-snapshot", tmp_, "w0");
+  Background w1(Common(d) + " --shards 2 --shard 1 --no-snapshot", tmp_, "w1");
+  for (Background* w : {&w0, &w1}) {
+    const RunResult r = w->Wait();
+    EXPECT_EQ(r.code, 0) << r.err;
+  }
+  const RunResult cr = c.Wait();
+  ASSERT_EQ(cr.code, 0) << cr.err;
+  EXPECT_EQ(ManifestRows(d), at_start);
+  const json m = json::parse(d.Get("_manifest.json"));
+  EXPECT_EQ(m["no_snapshot"], true);
+  EXPECT_EQ(m["single_snapshot"], false);
+  EXPECT_EQ(m["options"]["no_snapshot"], true);
+  EXPECT_FALSE(m["source"].contains("snapshot_id")) << m["source"];
+  EXPECT_NE(m["source"].value("snapshot", "").find("--no-snapshot"), std::string::npos)
+      << m["source"];
+  const RunResult ls = RunLakedump("ls " + Quote(d.url), tmp_, 60);
+  EXPECT_EQ(ls.code, 0) << ls.err;
+  EXPECT_NE(ls.out.find("snapshot: none (--no-snapshot)"), std::string::npos) << ls.out;
+  const RunResult v = RunLakedump("verify " + Quote(d.url) + " --deep", tmp_, 300);
+  EXPECT_EQ(v.code, 0) << v.out << v.err;
+}
+
+TEST_F(ScaleOutTest, NoSnapshotRefusesATableChangedAfterPlanning) {
+  MakeTables(2, 1000);
+  const Dest d = LocalDest();
+  Background c(Common(d) + " --shards 1 --coordinate --no-snapshot --shard-timeout 150s", tmp_,
+               "coordinator");
+  ASSERT_TRUE(WaitUntil([&] { return d.Exists("_plan.json"); }, 60s)) << c.Wait(1s).err;
+  // Nothing holds DDL off any more: the worker reads a column planning did not describe.
+  ASSERT_TRUE(
+      admin_->Exec(fmt::format("ALTER TABLE {}.t1 ADD COLUMN extra int", schema_->q())).ok());
+  const RunResult w = RunLakedump(Common(d) + " --shards 1 --shard 0 --no-snapshot", tmp_, 120);
+  EXPECT_EQ(w.code, 0) << w.err;
+  const RunResult cr = c.Wait();
+  ExpectOneLineError(cr, 1, "changed between planning and a worker's read");
+  EXPECT_NE(cr.err.find("t1"), std::string::npos) << cr.err;
+  EXPECT_FALSE(d.Exists("_manifest.json"));
 }
 
 // --- Slurm (scripts/start-slurm): the same dump as batch jobs. ---

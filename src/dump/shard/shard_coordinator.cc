@@ -8,6 +8,7 @@
 
 #include "dump/dump_lease.h"
 #include "dump/manifest.h"
+#include "dump/no_snapshot.h"
 
 namespace lakedump {
 namespace {
@@ -116,10 +117,16 @@ Result<std::vector<UnitOutput>> RunShardCoordinator(ObjectStore& store, Database
   ShardPlan sp;
   sp.dump_id = dump_id;
   sp.created_at = FormatUtc(std::chrono::system_clock::now());
-  sp.snapshot_id = described.value("snapshot_id", "");
-  if (sp.snapshot_id.empty()) {
-    return Status::InvalidArgument(
-        "--shards: this source has no snapshot that other processes can share");
+  // --no-snapshot: the plan names none (the workers each take their own).
+  const bool no_snapshot = OptionsSayNoSnapshot(options.matching);
+  if (!no_snapshot) {
+    sp.snapshot_id = described.value("snapshot_id", "");
+    if (sp.snapshot_id.empty()) {
+      return Status::InvalidArgument(
+          "--shards: this source has no snapshot that other processes can share (SQLite in WAL "
+          "mode): add --no-snapshot (each worker then reads the source on its own), or dump it "
+          "on one machine");
+    }
   }
   sp.source = db.Identity();
   sp.options = options.matching;
@@ -138,7 +145,8 @@ Result<std::vector<UnitOutput>> RunShardCoordinator(ObjectStore& store, Database
   if (options.log) {
     options.log(fmt::format("wrote {} for {} shards (dump {}, snapshot {}); waiting for the "
                             "workers' reports",
-                            kShardPlanKey, options.shards, dump_id, sp.snapshot_id));
+                            kShardPlanKey, options.shards, dump_id,
+                            no_snapshot ? "none: --no-snapshot" : sp.snapshot_id));
   }
   plan_span.reset();
 
@@ -186,7 +194,8 @@ Result<std::vector<UnitOutput>> RunShardCoordinator(ObjectStore& store, Database
       taken[r.shard] = std::move(r);
     }
     if (done == taken.size()) break;
-    // The snapshot's session must live for the workers to import it.
+    // The snapshot's session must live for the workers to import it (--no-snapshot: released
+    // already, so OK).
     LD_RETURN_IF_ERROR(db.CheckSnapshotHeld());
     if (SteadyClock::now() >= deadline) {
       std::string missing;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "base/utf8.h"
+#include "dump/no_snapshot.h"
 #include "dump/object_keys.h"
 
 namespace lakedump {
@@ -193,10 +194,13 @@ nlohmann::json ToJson(const ShardPlan& plan) {
     for (const PlannedUnit& u : units) list.push_back(UnitToJson(u));
     shards.push_back(std::move(list));
   }
-  return {{"format", kPlanFormat},       {"version", kPlanVersion},
-          {"dump_id", plan.dump_id},     {"created_at", plan.created_at},
-          {"snapshot_id", plan.snapshot_id}, {"source", plan.source},
-          {"options", plan.options},     {"shards", std::move(shards)}};
+  json j = {{"format", kPlanFormat},       {"version", kPlanVersion},
+            {"dump_id", plan.dump_id},     {"created_at", plan.created_at},
+            {"snapshot_id", plan.snapshot_id}, {"source", plan.source},
+            {"options", plan.options},     {"shards", std::move(shards)}};
+  // For a reader's eye; what counts is options.no_snapshot.
+  if (OptionsSayNoSnapshot(plan.options)) j[kNoSnapshotKey] = true;
+  return j;
 }
 
 Result<ShardPlan> ParseShardPlan(std::string_view text, std::string_view what) {
@@ -204,13 +208,27 @@ Result<ShardPlan> ParseShardPlan(std::string_view text, std::string_view what) {
   ShardPlan plan;
   LD_RETURN_IF_ERROR(Guard(what, [&]() -> Status {
     LD_RETURN_IF_ERROR(CheckId(j, "dump_id", what, &plan.dump_id));
-    LD_RETURN_IF_ERROR(CheckId(j, "snapshot_id", what, &plan.snapshot_id));
     plan.created_at = j.at("created_at").get<std::string>();
     plan.source = j.at("source");
     plan.options = j.at("options");
     if (!plan.source.is_object() || !plan.options.is_object()) {
       return Status::Corruption(fmt::format("{}: \"source\" and \"options\" must be objects",
                                             what));
+    }
+    // --no-snapshot: no snapshot to import, so none may be named; otherwise one must be.
+    const bool no_snapshot = OptionsSayNoSnapshot(plan.options);
+    if (auto it = j.find(kNoSnapshotKey);
+        it != j.end() && (!it->is_boolean() || it->get<bool>() != no_snapshot)) {
+      return Status::Corruption(
+          fmt::format("{}: \"no_snapshot\" disagrees with options.no_snapshot", what));
+    }
+    if (no_snapshot) {
+      if (!j.at("snapshot_id").get<std::string>().empty()) {
+        return Status::Corruption(fmt::format(
+            "{}: a plan made with --no-snapshot names a snapshot_id", what));
+      }
+    } else {
+      LD_RETURN_IF_ERROR(CheckId(j, "snapshot_id", what, &plan.snapshot_id));
     }
     const json& shards = j.at("shards");
     if (!shards.is_array() || shards.empty() || shards.size() > kMaxShards) {

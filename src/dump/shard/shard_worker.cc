@@ -9,6 +9,7 @@
 #include "dump/dump_lease.h"
 #include "dump/export_service.h"
 #include "dump/manifest.h"
+#include "dump/no_snapshot.h"
 #include "dump/shard/shard_plan.h"
 
 namespace lakedump {
@@ -181,10 +182,16 @@ Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const Dump
     return result;
   }
   LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, coordinator_gone));
-  Status imported = db.ImportSnapshot(plan.snapshot_id);
-  if (!imported.ok()) {
-    *coordinator_gone = imported.code() == Code::kUnavailable;
-    return imported;
+  if (OptionsSayNoSnapshot(plan.options)) {
+    // --no-snapshot: a snapshot of this worker's own (its units agree with each other, not
+    // with the other workers').
+    LD_RETURN_IF_ERROR(db.BeginSnapshot());
+  } else {
+    Status imported = db.ImportSnapshot(plan.snapshot_id);
+    if (!imported.ok()) {
+      *coordinator_gone = imported.code() == Code::kUnavailable;
+      return imported;
+    }
   }
   if (db.Identity() != plan.source) {
     return Status::InvalidArgument(fmt::format(

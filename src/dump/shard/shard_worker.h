@@ -1,9 +1,9 @@
 // A worker of a sharded dump (docs/scale-out.md): waits for DEST/_plan.json, checks that it
 // belongs to a dump this worker can join (shard count, options, source), imports the
-// coordinator's snapshot, runs its shard's units with the usual parallelism, and writes its
-// report under a name of its own attempt (_shards/<I>/report-<attempt>.json), or a failure
-// report (failed-<attempt>.json) when the run fails after it started (not when it is
-// interrupted: a scheduler may run the index again).
+// coordinator's snapshot (or, in a --no-snapshot plan, takes one of its own), runs its shard's
+// units with the usual parallelism, and writes its report under a name of its own attempt
+// (_shards/<I>/report-<attempt>.json), or a failure report (failed-<attempt>.json) when the
+// run fails after it started (not when it is interrupted: a scheduler may run the index again).
 //
 // Runs on the caller's thread; borrows the store and the database (both thread-safe).
 #pragma once

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <regex>
 
 #include "source/sqlite/sqlite_connection.h"
 #include "source/sqlite/sqlite_schema_capture.h"
@@ -34,6 +35,31 @@ Status BeginRead(sqlite3* db) {
     return s;
   }
   return Status::OK();
+}
+
+// An id of the database's content in rollback-journal mode, from its header as SQLite's own
+// file handle reads it (a second descriptor of ours would drop the process's POSIX locks when
+// closed): the file change counter (bumped by every commit), the page count and the schema
+// cookie. Equal ids read under a SHARED lock mean the same content.
+// REQUIRES: the connection's mutex held, inside a read transaction (rollback mode).
+Result<std::string> ContentId(sqlite3* db, const std::string& path) {
+  sqlite3_file* file = nullptr;
+  if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK ||
+      file == nullptr || file->pMethods == nullptr) {
+    return Status::IOError(fmt::format("{}: cannot read the database header", path));
+  }
+  unsigned char header[100] = {};
+  const int rc = file->pMethods->xRead(file, header, sizeof(header), 0);
+  // A short read (an empty file: a database with nothing in it yet) fills the rest with zeros.
+  if (rc != SQLITE_OK && rc != SQLITE_IOERR_SHORT_READ) {
+    return Status::IOError(fmt::format("{}: cannot read the database header (SQLite error {})",
+                                       path, rc));
+  }
+  auto be32 = [&](int at) {
+    return (uint32_t{header[at]} << 24) | (uint32_t{header[at + 1]} << 16) |
+           (uint32_t{header[at + 2]} << 8) | uint32_t{header[at + 3]};
+  };
+  return fmt::format("sqlite-{:08x}-{:08x}-{:08x}", be32(24), be32(28), be32(40));
 }
 
 // {"kind", "dev", "ino", "size", "mtime_ns", "wal": {"size", "mtime_ns"} or null}.
@@ -216,6 +242,49 @@ class SqliteDatabase final : public Database {
     return CaptureSqliteSchema(coord->db, tables);
   }
 
+  // A sharded dump's worker (docs/scale-out.md): the coordinator holds a read transaction in
+  // rollback-journal mode, whose SHARED lock keeps every writer from committing, so this
+  // process's own read transactions see the very content the coordinator planned from, which
+  // the content id in the plan confirms.
+  Status ImportSnapshot(const std::string& snapshot_id) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (started_) return Status::InvalidArgument("ImportSnapshot() inside a snapshot");
+    Status begun = BeginSnapshotLocked();
+    if (begun.code() == Code::kUnavailable) {
+      // Not the coordinator's fault: a writer that waits for the coordinator's lock to go
+      // holds SQLite's PENDING lock, which refuses new readers meanwhile.
+      return Status::IOError(fmt::format(
+          "{} is locked by a writer waiting to commit (SQLite's PENDING lock refuses new "
+          "readers until the coordinator's read lock goes): stop the writer or let it roll "
+          "back, then run this shard again ({})",
+          path_, begun.message()));
+    }
+    LD_RETURN_IF_ERROR(begun);
+    if (snapshot_id_ != snapshot_id) {
+      return Status::Unavailable(fmt::format(
+          "{} is not what the coordinator planned from (content {} in the plan, {} here, "
+          "journal mode {}): the coordinator's read lock is gone (it died or gave up) and "
+          "the file was written since, or this is another copy of it (the workers need the "
+          "coordinator's file on a shared filesystem); start the dump again",
+          path_, snapshot_id, snapshot_id_.empty() ? "unknown" : snapshot_id_, journal_mode_));
+    }
+    return Status::OK();
+  }
+
+  // Exactly the predicates Split() makes, rowid ranges and nothing else: a sharded dump's
+  // plan comes from another process and is not trusted to carry SQL.
+  Status CheckUnit(const WorkUnit& unit) const override {
+    static const std::regex kRange(
+        R"(^(rowid|_rowid_|oid) (< -?\d{1,19}|>= -?\d{1,19}( AND \1 < -?\d{1,19})?)$)");
+    if (unit.range_predicate.empty() ||
+        (unit.table.query.empty() && std::regex_match(unit.range_predicate, kRange))) {
+      return Status::OK();
+    }
+    return Status::InvalidArgument(
+        fmt::format("the plan gives table {} a range that is not one lakedump makes",
+                    unit.table.ref.QualifiedName()));
+  }
+
   nlohmann::json Describe() const override {
     std::lock_guard<std::mutex> lock(mu_);
     nlohmann::json j = {{"kind", "sqlite"},
@@ -227,6 +296,8 @@ class SqliteDatabase final : public Database {
       j["snapshot"] = journal_mode_ == "wal"
                           ? "one read transaction on one connection (WAL)"
                           : "read transactions begun under a held SHARED lock (rollback journal)";
+      // What another process checks it reads the same content by (rollback journal only).
+      if (!snapshot_id_.empty()) j["snapshot_id"] = snapshot_id_;
     }
     return j;
   }
@@ -253,6 +324,9 @@ class SqliteDatabase final : public Database {
       journal_mode_ = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 0));
       std::transform(journal_mode_.begin(), journal_mode_.end(), journal_mode_.begin(),
                      [](char c) { return static_cast<char>(std::tolower(c)); });
+      if (journal_mode_ != "wal") {
+        LD_ASSIGN_OR_RETURN(snapshot_id_, ContentId(coord->db, path_));
+      }
     }
     if (journal_mode_ != "wal") {
       // The coordinator's SHARED lock keeps every writer from committing, so
@@ -390,6 +464,7 @@ class SqliteDatabase final : public Database {
   mutable std::mutex mu_;
   bool started_ = false;                                  // guarded by mu_
   std::string journal_mode_;                              // guarded by mu_
+  std::string snapshot_id_;  // guarded by mu_: ContentId() in rollback mode, else empty
   nlohmann::json file_identity_;                          // guarded by mu_
   std::vector<std::shared_ptr<SqliteConnection>> pool_;   // guarded by mu_; [0] = coordinator
   size_t next_ = 0;                                       // guarded by mu_
@@ -400,6 +475,25 @@ class SqliteDatabase final : public Database {
 };
 
 }  // namespace
+
+Status CheckSqliteSnapshotShareable(std::string_view path_or_url) {
+  const std::string path = SqlitePathFromUrl(path_or_url);
+  LD_ASSIGN_OR_RETURN(auto conn, OpenSqliteConnection(path, SqliteOptions{}.busy_timeout_ms));
+  std::lock_guard<std::mutex> lock(conn->mu);
+  LD_ASSIGN_OR_RETURN(SqliteStmt st, Prepare(conn->db, "PRAGMA main.journal_mode", path));
+  const int rc = sqlite3_step(st.get());
+  if (rc != SQLITE_ROW) return SqliteStatus(conn->db, rc, path);
+  std::string mode = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 0));
+  std::transform(mode.begin(), mode.end(), mode.begin(),
+                 [](char c) { return static_cast<char>(std::tolower(c)); });
+  if (mode != "wal") return Status::OK();
+  return Status::InvalidArgument(fmt::format(
+      "--shards: {} is in WAL mode, where SQLite cannot share one snapshot between processes: "
+      "add --no-snapshot (each worker then reads the file as it is when it starts), or switch "
+      "it to a rollback journal (PRAGMA journal_mode=DELETE) so that the coordinator's read "
+      "lock holds one state for every worker, or dump it on one machine",
+      path));
+}
 
 std::string SqlitePathFromUrl(std::string_view s) {
   if (s.starts_with("sqlite://")) return std::string(s.substr(9));  // sqlite:///abs -> /abs

@@ -10,11 +10,14 @@
 //    read connections that begin their transactions right after it, inside
 //    BeginSnapshot(), see the same state. Sources are spread over this pool
 //    (SqliteOptions::connections), so up to that many read in parallel.
-//    Writers wait (or get SQLITE_BUSY) until the dump is over.
+//    Writers wait (or get SQLITE_BUSY) until the dump is over. Describe() gives a
+//    "snapshot_id" (the file change counter, page count and schema cookie of the header),
+//    and ImportSnapshot() in another process checks that its own read transaction sees
+//    that very content: a sharded dump's workers (docs/scale-out.md).
 //  - WAL mode: writers keep committing; a read transaction's snapshot is fixed
 //    when it starts and SQLite 3.40 (Debian) has no sqlite3_snapshot_open to
 //    share it, so every source reads through the coordinator's one connection,
-//    each Next() holding that connection's mutex.
+//    each Next() holding that connection's mutex. No snapshot other processes can share.
 // Everything (ListTables, DescribeTable, Open, Split) starts the snapshot
 // lazily if BeginSnapshot() was not called.
 //
@@ -51,6 +54,12 @@ struct SqliteOptions {
 // "PATH is not a SQLite database".
 Result<std::unique_ptr<Database>> OpenSqliteDatabase(std::string_view path_or_url,
                                                      const SqliteOptions& options);
+
+// OK when other processes can read the same state as a read transaction held on this file:
+// rollback-journal modes. WAL mode: InvalidArgument naming the file and the ways out
+// (--no-snapshot, a rollback journal, one machine): a sharded dump's coordinator refuses
+// it before it starts (docs/scale-out.md).
+Status CheckSqliteSnapshotShareable(std::string_view path_or_url);
 
 // The file path of a sqlite: URL, or the argument itself when it is no URL.
 std::string SqlitePathFromUrl(std::string_view path_or_url);
