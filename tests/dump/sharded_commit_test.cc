@@ -193,7 +193,9 @@ TEST(ShardedCommitTest, ATableJsonOfAnotherSizeAfterItsCommitFailsTheCoordinator
         << r.status().message();
     EXPECT_FALSE(memory.Head(kManifestKey).ok()) << "etags " << etags;
     // Failed by its size, unread (with ETags nothing was read at all).
-    if (etags) EXPECT_EQ(store.table_json_reads(), 0);
+    if (etags) {
+      EXPECT_EQ(store.table_json_reads(), 0);
+    }
   }
 }
 
