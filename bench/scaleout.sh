@@ -8,7 +8,8 @@
 # Usage: bench/scaleout.sh [BUILD_DIR] [RUNS]
 #   Env: LD_BENCH_PG_DSN or LD_TEST_PG_DSN (URI); S3_ENDPOINT S3_ACCESS_KEY S3_SECRET_KEY
 #   S3_REGION S3_BUCKET (scripts/start-radosgw's env file); BIG_ROWS, TABLES, ROWS,
-#   WORKERS ("1 2 4"), LINK (5MB), J (table parallelism per worker, 2); TRACE_DIR: each process
+#   WORKERS ("1 2 4"), LINK (5MB), J (table parallelism per worker, 2), COORD_ARGS (more
+#   arguments for the coordinator only, e.g. "--max-connections 32"); TRACE_DIR: each process
 #   of each run writes a --trace there (N-R-coord.json, N-R-wI.json), and
 #   bench/scaleout_timeline.py TRACE_DIR prints every run's phases on one time line.
 #   A small check that it runs: BIG_ROWS=20000 TABLES=20 bench/scaleout.sh build 1
@@ -71,8 +72,9 @@ run() {
   busy0=$(busy_cpu_seconds)
   t0=$(date +%s.%N)
   [ -n "${TRACE_DIR:-}" ] && trace_coord=(--trace "$TRACE_DIR/$3-coord.json")
+  # shellcheck disable=SC2086
   "$LD" dump "${common[@]}" --endpoint "${links[0]}" --shards "$n" --coordinate \
-    "${trace_coord[@]}" >"$WORK/coord.out" 2>&1 &
+    "${trace_coord[@]}" ${COORD_ARGS:-} >"$WORK/coord.out" 2>&1 &
   local coord=$!
   for i in $(seq 0 $((n - 1))); do
     [ -n "${TRACE_DIR:-}" ] && trace_w=(--trace "$TRACE_DIR/$3-w$i.json")

@@ -7,7 +7,9 @@ For each run N-R (N workers, run R) prints, in seconds from the run's start (DIR
 written by scaleout.sh), when each process's phases began and ended: the coordinator's
 ("lease", "plan", "workers", "table commits", "checks before commit", "manifest", ... and the
 shard spans "write plan", "check report of shard I") and each worker's ("wait for plan", "join",
-"resolve units", "units", "report"), then the run's end.
+"resolve units", "units", "report"), then the run's end, and the coordinator's tail: from the
+last worker's end to the coordinator's last span, with its "table commits", "checks before
+commit" and "manifest" phases.
 """
 import glob
 import json
@@ -45,12 +47,26 @@ def main():
         print(f"# {n} workers, run {r}: {t1 - t0:.2f} s")
         procs = [("coordinator", os.path.join(d, run + "-coord.json"))]
         procs += [(f"worker {i}", os.path.join(d, f"{run}-w{i}.json")) for i in range(int(n))]
+        workers_end = None
+        coordinator = []
         for name, path in procs:
             if not os.path.exists(path):
                 print(f"  {name}: no trace")
                 continue
-            for begin, end, what in spans(path, t0):
+            found = spans(path, t0)
+            for begin, end, what in found:
                 print(f"  {name:12s} {begin:7.2f} {end:7.2f} {end - begin:7.2f}  {what}")
+            if name == "coordinator":
+                coordinator = found
+            elif found:
+                workers_end = max(workers_end or 0.0, max(e for _, e, _ in found))
+        if coordinator and workers_end is not None:
+            phase = {what: end - begin for begin, end, what in coordinator}
+            end = max(e for _, e, _ in coordinator)
+            parts = ", ".join(f"{p} {phase[p]:.2f}" for p in
+                              ("table commits", "checks before commit", "manifest") if p in phase)
+            print(f"  tail: {end - workers_end:.2f} s from the last worker's end to the "
+                  f"coordinator's last span ({parts})")
 
 
 if __name__ == "__main__":

@@ -23,13 +23,20 @@ struct CommittedTable {
   const TableManifest* manifest = nullptr;
   // Other objects of the table that must be listed (its Iceberg metadata).
   std::vector<std::string> also_present;
+  // When this run wrote `key` itself (not for a table it reused): the size and the Md5Etag
+  // of the bytes it wrote, so that a listing can confirm them without reading them back.
+  uint64_t written_bytes = 0;
+  std::string written_etag;  // "" when this run did not write it
 };
 
-// Each _table.json still parses and carries the recorded run id, bytes and
-// file list; each data file exists with its recorded size, and each key of
-// `also_present` exists (one listing of the dump root). Reads up to `parallelism` _table.json
-// at a time (MetadataIoWidth, dump/metadata_io.h). Corruption naming the first object that
-// differs, and how many did.
+// One listing of the dump root, taken after every write of the run, confirms the commit:
+// - each data file exists with its recorded size, and each key of `also_present` exists;
+// - each _table.json this run wrote is listed with the size it wrote (else: replaced or gone)
+//   and, where the listing's ETag is the MD5 of the bytes it wrote, is confirmed by that;
+// - any other _table.json (a reused one, a store whose listing gives no ETag or another kind
+//   of tag) is read back, up to `parallelism` at a time (MetadataIoWidth,
+//   dump/metadata_io.h): it must parse and carry the recorded run id, rows, bytes and files.
+// Corruption naming the first object that differs, and how many did.
 Status CheckBeforeCommit(ObjectStore& store, const std::vector<CommittedTable>& tables,
                          size_t parallelism, std::stop_token stop = {});
 

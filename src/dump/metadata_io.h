@@ -19,7 +19,7 @@ inline constexpr size_t kMaxMetadataIoWidth = 32;
 
 // `per_task` requests per table task (`table_parallelism`, at least 1), at least `at_least`
 // and at most kMaxMetadataIoWidth. The defaults are a run's own metadata reads and writes
-// (its _table.json commits and their read-back before the commit: 4 x table parallelism,
+// (its _table.json commits and any read-back before the commit: 4 x table parallelism,
 // 8 to 32; 1000 tables at 2 in flight cost a sharded dump's coordinator about 30 s on the
 // simulated links of bench/scaleout.sh).
 size_t MetadataIoWidth(int table_parallelism, size_t per_task = 4, size_t at_least = 8);

@@ -2,7 +2,11 @@
 
 #include <string>
 
+#include "store/s3/sigv4.h"
+
 namespace lakedump {
+
+std::string Md5Etag(std::string_view bytes) { return Md5Hex(bytes); }
 
 Status ObjectStore::PutObject(std::string_view key, std::string_view data, WriteOptions options) {
   LD_ASSIGN_OR_RETURN(auto writer, NewWriter(key, options));

@@ -31,7 +31,15 @@ struct WriteOptions {
 struct ObjectInfo {
   std::string key;
   uint64_t size = 0;
+  // The object's ETag as List() and Head() give it, unquoted and lower case; "" where the
+  // store gives none (local folders). S3, and MemoryStore which mimics it: an object written
+  // in one PUT (without SSE-KMS or SSE-C) has Md5Etag(its bytes); any other tag (multipart
+  // "<hex>-N", an encrypted object's) says nothing about the bytes.
+  std::string etag;
 };
+
+// The ETag of an object written in one PUT: the MD5 of `bytes`, 32 lower-case hex digits.
+std::string Md5Etag(std::string_view bytes);
 
 // Writes one object; Append() comes from ByteSink. Nothing is visible under the
 // key until Close() returns OK. Destroying the writer without a successful

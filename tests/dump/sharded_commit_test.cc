@@ -1,11 +1,20 @@
 // A sharded dump's commit in one process: the coordinator's ExportService hands its plan to a
 // runner (set_remote_units) that runs every unit through a worker's ExportService::ExportUnits
-// on the same store, as the worker processes would, then commits what they wrote.
+// on the same store, as the worker processes would, then commits what they wrote. Also what
+// the coordinator checks before its manifest (CheckBeforeCommit): one listing, and a read-back
+// only of what the listing cannot confirm.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "dump/export_service.h"
 #include "dump/manifest.h"
@@ -60,6 +69,180 @@ ExportService::RemoteUnitRunner InProcessWorker(FakeDatabase* worker_db, ObjectS
     if (after) after();
     return outputs;
   };
+}
+
+// Forwards to another store; counts the reads of _table.json objects and, with
+// list_etags = false, lists no ETags (as a local folder lists). Thread-safe.
+class TableJsonReadCounter final : public ObjectStore {
+ public:
+  TableJsonReadCounter(ObjectStore* target, bool list_etags)
+      : target_(target), list_etags_(list_etags) {}
+  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
+                                                  WriteOptions options = {}) override {
+    return target_->NewWriter(key, options);
+  }
+  Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override {
+    Count(key);
+    return target_->NewReader(key);
+  }
+  Result<WholeObject> ReadWhole(std::string_view key, std::optional<uint64_t> max_bytes) override {
+    Count(key);
+    return target_->ReadWhole(key, max_bytes);
+  }
+  Result<std::vector<ObjectInfo>> List(std::string_view prefix) override {
+    LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> listed, target_->List(prefix));
+    if (!list_etags_) {
+      for (ObjectInfo& o : listed) o.etag.clear();
+    }
+    return listed;
+  }
+  Result<ObjectInfo> Head(std::string_view key) override {
+    LD_ASSIGN_OR_RETURN(ObjectInfo info, target_->Head(key));
+    if (!list_etags_) info.etag.clear();
+    return info;
+  }
+  Status Delete(std::span<const std::string> keys) override { return target_->Delete(keys); }
+  std::string Describe() const override { return target_->Describe(); }
+  int table_json_reads() const { return reads_.load(); }
+
+ private:
+  void Count(std::string_view key) {
+    if (key.ends_with("_table.json")) reads_ += 1;
+  }
+  ObjectStore* const target_;
+  const bool list_etags_;
+  std::atomic<int> reads_{0};
+};
+
+// A coordinator (and its in-process worker) on `store`; `before_checks` runs just before the
+// checks before the manifest, after every table commit.
+Result<DumpResult> RunCoordinator(ObjectStore* store, std::function<void()> before_checks = {}) {
+  FakeDatabase coordinator;
+  AddTables(&coordinator);
+  FakeDatabase worker;
+  AddTables(&worker);
+  ExportService service(&coordinator, store, Options());
+  service.set_remote_units(InProcessWorker(&worker, store));
+  if (before_checks) {
+    service.set_manifest_hook([&](DumpManifest*) {
+      before_checks();
+      return Status::OK();
+    });
+  }
+  return service.Run();
+}
+
+constexpr char kVictim[] = "main/t7/_table.json";
+
+TEST(ShardedCommitTest, CoordinatorConfirmsItsTableCommitsByOneListingWithoutReadingThemBack) {
+  MemoryStore memory("listing");
+  TableJsonReadCounter store(&memory, /*list_etags=*/true);
+  auto r = RunCoordinator(&store);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // Every _table.json is listed with the size and the MD5 ETag of what was written.
+  EXPECT_EQ(store.table_json_reads(), 0);
+  auto m = ReadDumpManifest(memory);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->tables.size(), static_cast<size_t>(kTables));
+}
+
+TEST(ShardedCommitTest, WithoutEtagsInTheListingEachTableJsonIsReadBack) {
+  MemoryStore memory("no-etags");
+  TableJsonReadCounter store(&memory, /*list_etags=*/false);
+  auto r = RunCoordinator(&store);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // A size alone does not prove the bytes: each one is read and compared.
+  EXPECT_EQ(store.table_json_reads(), kTables);
+  EXPECT_TRUE(memory.Head(kManifestKey).ok());
+}
+
+TEST(ShardedCommitTest, ATableJsonGoneAfterItsCommitFailsTheCoordinatorAndCommitsNoManifest) {
+  for (bool etags : {true, false}) {
+    MemoryStore memory("gone");
+    TableJsonReadCounter store(&memory, etags);
+    auto r = RunCoordinator(&store, [&] {
+      ASSERT_TRUE(memory.Delete(std::vector<std::string>{kVictim}).ok());
+    });
+    ASSERT_FALSE(r.ok()) << "etags " << etags;
+    EXPECT_EQ(r.status().code(), Code::kCorruption);
+    EXPECT_NE(r.status().message().find(std::string(kVictim) + " is gone"), std::string::npos)
+        << r.status().message();
+    EXPECT_FALSE(memory.Head(kManifestKey).ok()) << "etags " << etags;
+  }
+}
+
+TEST(ShardedCommitTest, ATableJsonOfAnotherSizeAfterItsCommitFailsTheCoordinatorUnread) {
+  for (bool etags : {true, false}) {
+    MemoryStore memory("resized");
+    TableJsonReadCounter store(&memory, etags);
+    uint64_t written = 0;
+    auto r = RunCoordinator(&store, [&] {
+      // Still the same JSON with the same fields (the read-back's comparison would pass it),
+      // but not the bytes this run wrote.
+      auto text = memory.GetObject(kVictim);
+      ASSERT_TRUE(text.ok());
+      written = text->size();
+      ASSERT_TRUE(memory.PutObject(kVictim, *text + " ").ok());
+    });
+    ASSERT_FALSE(r.ok()) << "etags " << etags;
+    EXPECT_EQ(r.status().code(), Code::kCorruption);
+    EXPECT_NE(r.status().message().find(fmt::format(
+                  "{} was replaced (it now has {} bytes; this run wrote {})", kVictim,
+                  written + 1, written)),
+              std::string::npos)
+        << r.status().message();
+    EXPECT_FALSE(memory.Head(kManifestKey).ok()) << "etags " << etags;
+    // Failed by its size, unread (with ETags nothing was read at all).
+    if (etags) {
+      EXPECT_EQ(store.table_json_reads(), 0);
+    }
+  }
+}
+
+TEST(ShardedCommitTest, ATableJsonOfTheSameSizeWithOtherBytesIsReadBackAndFailsTheCoordinator) {
+  for (bool etags : {true, false}) {
+    MemoryStore memory("same-size");
+    TableJsonReadCounter store(&memory, etags);
+    auto r = RunCoordinator(&store, [&] {
+      // Another run's record of the same length: only the ETag (or the read) tells.
+      auto text = memory.GetObject(kVictim);
+      ASSERT_TRUE(text.ok());
+      auto t = ReadTableManifest(memory, kVictim);
+      ASSERT_TRUE(t.ok());
+      // The top-level "run_id" (indented 2), one character changed.
+      const std::string field = "\n  \"run_id\": \"" + t->run_id + "\"";
+      std::string replaced = *text;
+      const size_t at = replaced.find(field);
+      ASSERT_NE(at, std::string::npos) << *text;
+      char& last = replaced[at + field.size() - 2];
+      last = last == 'x' ? 'y' : 'x';
+      ASSERT_TRUE(memory.PutObject(kVictim, replaced).ok());
+    });
+    ASSERT_FALSE(r.ok()) << "etags " << etags;
+    EXPECT_EQ(r.status().code(), Code::kCorruption);
+    EXPECT_NE(r.status().message().find(std::string(kVictim) + " was replaced (it now holds run"),
+              std::string::npos)
+        << r.status().message();
+    EXPECT_FALSE(memory.Head(kManifestKey).ok()) << "etags " << etags;
+    // With ETags only the one whose tag differs was read.
+    EXPECT_EQ(store.table_json_reads(), etags ? 1 : kTables) << "etags " << etags;
+  }
+}
+
+TEST(ShardedCommitTest, AWorkersFileGoneBeforeTheManifestFailsTheCoordinator) {
+  MemoryStore store("worker-file");
+  std::string victim;
+  auto r = RunCoordinator(&store, [&] {
+    auto t = ReadTableManifest(store, "main/big/_table.json");
+    ASSERT_TRUE(t.ok());
+    ASSERT_FALSE(t->files.empty());
+    victim = t->files.back().key;
+    ASSERT_TRUE(store.Delete(std::vector<std::string>{victim}).ok());
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("data file " + victim + " is gone"), std::string::npos)
+      << r.status().message();
+  EXPECT_FALSE(store.Head(kManifestKey).ok());
 }
 
 TEST(ShardedCommitTest, CoordinatorChecksTheSnapshotOnceBeforeItsTableCommitsNotPerTable) {

@@ -128,6 +128,10 @@ TEST_F(S3StoreTest, SmallPutGetHeadListDelete) {
   EXPECT_EQ((*list)[0].key, "a/odd key+%ü.txt");
   EXPECT_EQ((*list)[1].key, "a/one.txt");
   EXPECT_EQ((*list)[1].size, 5u);
+  // A one-PUT object's ETag is the MD5 of its bytes, in the listing and from HEAD: what
+  // CheckBeforeCommit confirms a _table.json by without reading it back.
+  EXPECT_EQ((*list)[1].etag, Md5Etag("hello"));
+  EXPECT_EQ((*store)->Head("a/one.txt")->etag, Md5Etag("hello"));
 
   auto missing = (*store)->Head("nope");
   EXPECT_EQ(missing.status().code(), Code::kNotFound);
@@ -268,6 +272,14 @@ TEST_F(S3StoreTest, SizesAroundThePartSize) {
   auto list = (*store)->List("s/");
   ASSERT_TRUE(list.ok());
   EXPECT_EQ(list->size(), 5u);
+  for (const ObjectInfo& o : *list) {
+    // Above the part size the object is multipart: its ETag ("<hex>-N") is not an MD5.
+    if (o.size < part) {
+      EXPECT_EQ(o.etag, Md5Etag(RandomBytes(o.size, o.size))) << o.key;
+    } else if (o.size > part) {
+      EXPECT_NE(o.etag, Md5Etag(RandomBytes(o.size, o.size))) << o.key;
+    }
+  }
   std::vector<std::string> keys;
   for (auto& o : *list) keys.push_back(o.key);
   ASSERT_TRUE((*store)->Delete(keys).ok());

@@ -58,6 +58,18 @@ TEST(MemoryStoreTest, ListFiltersByPrefixInKeyOrder) {
   EXPECT_EQ(store.List("../").status().code(), Code::kInvalidArgument);
 }
 
+TEST(MemoryStoreTest, ListAndHeadGiveTheEtagOfAOnePutObject) {
+  MemoryStore store;
+  ASSERT_TRUE(store.PutObject("k", "The quick brown fox jumps over the lazy dog").ok());
+  auto listed = store.List("");
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  // As S3 gives it: the MD5 of the bytes, unquoted, lower case.
+  EXPECT_EQ((*listed)[0].etag, "9e107d9d372bb6826bd81d3542a419d6");
+  EXPECT_EQ(store.Head("k")->etag, "9e107d9d372bb6826bd81d3542a419d6");
+  EXPECT_EQ(Md5Etag(""), "d41d8cd98f00b204e9800998ecf8427e");
+}
+
 TEST(MemoryStoreTest, ReadersKeepTheVersionTheyOpened) {
   MemoryStore store;
   ASSERT_TRUE(store.PutObject("k", "version-1").ok());

@@ -19,14 +19,17 @@ TEST(S3XmlTest, ParsesError) {
 TEST(S3XmlTest, ParsesListObjectsV2) {
   auto page = ParseListObjectsV2(
       "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>b</Name>"
-      "<Contents><Key>p/a &amp; b</Key><Size>12</Size></Contents>"
+      "<Contents><Key>p/a &amp; b</Key><Size>12</Size>"
+      "<ETag>&quot;9E107D9D372BB6826BD81D3542A419D6&quot;</ETag></Contents>"
       "<Contents><Key>p/c</Key><Size>5368709120</Size></Contents>"
       "<IsTruncated>true</IsTruncated><NextContinuationToken>tok/1</NextContinuationToken>"
       "</ListBucketResult>");
   ASSERT_TRUE(page.ok()) << page.status().ToString();
   ASSERT_EQ(page->objects.size(), 2u);
   EXPECT_EQ(page->objects[0].key, "p/a & b");
+  EXPECT_EQ(page->objects[0].etag, "9e107d9d372bb6826bd81d3542a419d6");  // unquoted, lower
   EXPECT_EQ(page->objects[1].size, 5368709120ull);
+  EXPECT_EQ(page->objects[1].etag, "");  // none listed
   EXPECT_TRUE(page->truncated);
   EXPECT_EQ(page->next_continuation_token, "tok/1");
   EXPECT_EQ(ParseListObjectsV2("<html/>").status().code(), Code::kCorruption);

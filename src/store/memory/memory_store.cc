@@ -1,5 +1,7 @@
 #include "store/memory/memory_store.h"
 
+#include <utility>
+
 #include "store/object_key.h"
 
 namespace lakedump {
@@ -97,21 +99,36 @@ Result<std::unique_ptr<ObjectReader>> MemoryStore::NewReader(std::string_view ke
 
 Result<std::vector<ObjectInfo>> MemoryStore::List(std::string_view prefix) {
   LD_RETURN_IF_ERROR(ValidateKeyPrefix(prefix));
+  std::vector<std::pair<std::string, std::shared_ptr<const std::string>>> found;
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = objects_.lower_bound(std::string(prefix));
+         it != objects_.end() && it->first.starts_with(prefix); ++it) {
+      found.emplace_back(it->first, it->second);
+    }
+  }
   std::vector<ObjectInfo> out;
-  std::lock_guard lock(mu_);
-  for (auto it = objects_.lower_bound(std::string(prefix));
-       it != objects_.end() && it->first.starts_with(prefix); ++it) {
-    out.push_back(ObjectInfo{it->first, it->second->size()});
+  out.reserve(found.size());
+  for (auto& [key, data] : found) {
+    // The ETag S3 lists for an object written in one PUT (MemoryStore mimics it), hashed
+    // outside the lock.
+    out.push_back(ObjectInfo{std::move(key), data->size(), Md5Etag(*data)});
   }
   return out;
 }
 
 Result<ObjectInfo> MemoryStore::Head(std::string_view key) {
   LD_RETURN_IF_ERROR(ValidateObjectKey(key));
-  std::lock_guard lock(mu_);
-  auto it = objects_.find(std::string(key));
-  if (it == objects_.end()) return Status::NotFound("no object " + std::string(key) + " in " + Describe());
-  return ObjectInfo{it->first, it->second->size()};
+  std::shared_ptr<const std::string> data;
+  {
+    std::lock_guard lock(mu_);
+    auto it = objects_.find(std::string(key));
+    if (it == objects_.end()) {
+      return Status::NotFound("no object " + std::string(key) + " in " + Describe());
+    }
+    data = it->second;
+  }
+  return ObjectInfo{std::string(key), data->size(), Md5Etag(*data)};
 }
 
 Status MemoryStore::Delete(std::span<const std::string> keys) {

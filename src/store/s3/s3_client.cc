@@ -19,15 +19,6 @@ bool IsHex(std::string_view s) {
                                                         static_cast<unsigned char>(c)) != 0; });
 }
 
-std::string Unquote(std::string_view etag) {
-  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') {
-    etag = etag.substr(1, etag.size() - 2);
-  }
-  std::string out(etag);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // A reply that does not parse is treated as cut short in transit: retried.
 Status Retryable(const Status& parse) {
   if (parse.ok() || parse.retryable() || parse.code() != Code::kCorruption) return parse;
@@ -95,7 +86,7 @@ Status StatusFromS3Response(long http_status, std::string_view body, std::string
 std::string MultipartEtag(const std::vector<UploadedPart>& parts) {
   std::string digests;
   for (const UploadedPart& p : parts) {
-    std::string hex = Unquote(p.etag);
+    std::string hex = UnquoteEtag(p.etag);
     if (hex.size() != 32 || !IsHex(hex)) return "";
     for (size_t i = 0; i < 32; i += 2) {
       digests.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
@@ -272,7 +263,7 @@ Status S3Client::ConfirmByHead(std::string_view key, uint64_t size, std::string_
     return Status(failure.code(), failure.message() + "; HEAD could not check whether it " +
                                       "was stored either (" + head.status().message() + ")");
   }
-  const std::string found = Unquote(head->etag);
+  const std::string found = UnquoteEtag(head->etag);
   if (head->size == size && !etag.empty() && found == etag) return Status::OK();
   const bool etag_says_no = !etag.empty() && !found.empty() &&
                             found.size() >= 32 && IsHex(found.substr(0, 32)) &&

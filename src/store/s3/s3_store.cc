@@ -121,7 +121,7 @@ class S3Store final : public ObjectStore {
           client_.ListObjectsV2(url_.prefix + std::string(prefix), token, options_.stop));
       for (ListedObject& o : page.objects) {
         if (!o.key.starts_with(url_.prefix)) continue;
-        out.push_back({o.key.substr(url_.prefix.size()), o.size});
+        out.push_back({o.key.substr(url_.prefix.size()), o.size, std::move(o.etag)});
       }
       if (page.truncated && page.next_continuation_token.empty()) {
         return Status::Corruption("ListObjectsV2 on " + Describe() +
@@ -138,7 +138,7 @@ class S3Store final : public ObjectStore {
     LD_RETURN_IF_ERROR(CheckKey(key));
     LD_ASSIGN_OR_RETURN(ObjectHead head,
                         client_.HeadObject(url_.prefix + std::string(key), options_.stop));
-    return ObjectInfo{std::string(key), head.size};
+    return ObjectInfo{std::string(key), head.size, UnquoteEtag(head.etag)};
   }
 
   Status Delete(std::span<const std::string> keys) override {

@@ -2,6 +2,7 @@
 
 #include "base/utf8.h"
 
+#include <cctype>
 #include <cstdio>
 #include <ctime>
 #include <pugixml.hpp>
@@ -83,6 +84,15 @@ std::optional<S3Error> ParseS3Error(std::string_view body) {
   return S3Error{Text(error, "Code"), Text(error, "Message")};
 }
 
+std::string UnquoteEtag(std::string_view etag) {
+  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') {
+    etag = etag.substr(1, etag.size() - 2);
+  }
+  std::string out(etag);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 Result<std::string> ParseUploadId(std::string_view body) {
   pugi::xml_document doc;
   if (!Load(&doc, body)) return NotA("InitiateMultipartUploadResult", body);
@@ -99,7 +109,8 @@ Result<ListObjectsPage> ParseListObjectsV2(std::string_view body) {
   }
   ListObjectsPage page;
   for (pugi::xml_node c : root.children("Contents")) {
-    page.objects.push_back({Text(c, "Key"), c.child("Size").text().as_ullong()});
+    page.objects.push_back(
+        {Text(c, "Key"), c.child("Size").text().as_ullong(), UnquoteEtag(Text(c, "ETag"))});
   }
   page.truncated = std::string_view(root.child("IsTruncated").text().as_string()) == "true";
   page.next_continuation_token = Text(root, "NextContinuationToken");

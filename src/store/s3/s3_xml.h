@@ -24,9 +24,14 @@ std::optional<S3Error> ParseS3Error(std::string_view body);
 
 Result<std::string> ParseUploadId(std::string_view body);
 
+// An ETag as S3 sends it ("\"<hex>\"" or "\"<hex>-N\"", in a header or a listing) without
+// its quotes, in lower case: the form ObjectInfo::etag and Md5Etag() use.
+std::string UnquoteEtag(std::string_view etag);
+
 struct ListedObject {
   std::string key;  // full key, with the store prefix
   uint64_t size = 0;
+  std::string etag;  // UnquoteEtag'ed; "" when the listing gave none
 };
 struct ListObjectsPage {
   std::vector<ListedObject> objects;
