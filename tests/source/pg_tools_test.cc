@@ -1,10 +1,12 @@
 #include "source/postgres/pg_tools.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace lakedump {
@@ -40,6 +42,71 @@ TEST(PgToolsTest, SkipsDebiansPerlWrapper) {
     EXPECT_TRUE(found->path.starts_with("/usr/lib/postgresql/")) << found->path;
   } else {
     EXPECT_EQ(found.status().code(), Code::kNotFound);  // no PostgreSQL client installed
+  }
+}
+
+// A connection object that never connects (a socket directory that does not exist): its
+// options are what PQconninfo reports, as for a live one.
+PGconn* Unconnected(const char* conninfo) {
+  PGconn* conn = PQconnectStart(conninfo);
+  EXPECT_NE(conn, nullptr);
+  return conn;
+}
+
+std::string ValueOf(const PgChildConnection& c, const std::string& name) {
+  for (const auto& [k, v] : c.env) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+TEST(PgToolsTest, NoSecretOfTheConnectionReachesTheChildsCommandLine) {
+  PGconn* conn = Unconnected(
+      "host=/nonexistent-ld-socket-dir dbname=shop user=ann password=pw-SECRET "
+      "sslpassword=key-SECRET sslmode=disable");
+  auto child = ChildConnectionOf(conn);
+  PQfinish(conn);
+  ASSERT_TRUE(child.ok()) << child.status().ToString();
+  EXPECT_EQ(child->conninfo.find("SECRET"), std::string::npos) << child->conninfo;
+  EXPECT_NE(child->conninfo.find("dbname='shop'"), std::string::npos) << child->conninfo;
+  EXPECT_NE(child->conninfo.find("service=lakedump"), std::string::npos) << child->conninfo;
+  EXPECT_EQ(ValueOf(*child, "PGPASSWORD"), "pw-SECRET");
+  const std::string file = ValueOf(*child, "PGSERVICEFILE");
+  ASSERT_FALSE(file.empty());
+  struct stat st {};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600);
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "[lakedump]\nsslpassword=key-SECRET\n");
+  PgChildConnection copy = *child;
+  child = Status::Internal("dropped");
+  EXPECT_TRUE(std::filesystem::exists(file)) << "a copy still holds it";
+  copy = PgChildConnection{};
+  EXPECT_FALSE(std::filesystem::exists(file)) << "removed with the last copy";
+}
+
+TEST(PgToolsTest, WithoutAKeyPassphraseThereIsNoServiceFile) {
+  PGconn* conn = Unconnected("host=/nonexistent-ld-socket-dir dbname=shop password=pw");
+  auto child = ChildConnectionOf(conn);
+  PQfinish(conn);
+  ASSERT_TRUE(child.ok());
+  EXPECT_EQ(child->service_file, nullptr);
+  EXPECT_EQ(ValueOf(*child, "PGSERVICEFILE"), "");
+  EXPECT_EQ(child->conninfo.find("service="), std::string::npos) << child->conninfo;
+}
+
+TEST(PgToolsTest, AKeyPassphraseAServiceFileCannotHoldIsRefused) {
+  for (const char* conninfo : {"host=/nonexistent-ld-socket-dir sslpassword=' padded'",
+                               "host=/nonexistent-ld-socket-dir sslpassword='two\nlines'"}) {
+    PGconn* conn = Unconnected(conninfo);
+    auto child = ChildConnectionOf(conn);
+    PQfinish(conn);
+    ASSERT_FALSE(child.ok()) << conninfo;
+    EXPECT_EQ(child.status().code(), Code::kInvalidArgument);
+    EXPECT_NE(child.status().message().find("sslpassword"), std::string::npos);
+    EXPECT_EQ(child.status().message().find("padded"), std::string::npos) << "no secret in it";
+    EXPECT_EQ(child.status().message().find("lines"), std::string::npos) << "no secret in it";
   }
 }
 

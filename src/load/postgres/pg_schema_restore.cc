@@ -303,7 +303,7 @@ Status PgSchemaRestorer::Before(PgConn& conn, const SchemaRestorePlan& plan,
   std::string list;
   for (const PgTocEntry& e : s.entries) list += e.line + "\n";
   LD_RETURN_IF_ERROR(s.list.Write(list));
-  const PgChildConnection child = ChildConnectionOf(conn.raw());
+  LD_ASSIGN_OR_RETURN(const PgChildConnection child, ChildConnectionOf(conn.raw()));
   LD_RETURN_IF_ERROR(RunPgRestore(
       s.tool, child,
       {"--section=pre-data", "--single-transaction", "--exit-on-error", "--use-list=" + s.list.path()},
@@ -357,8 +357,9 @@ Status PgSchemaRestorer::After(PgConn& conn, const SchemaRestorePlan& plan,
     }
     return Status::OK();
   }
+  LD_ASSIGN_OR_RETURN(const PgChildConnection post_child, ChildConnectionOf(conn.raw()));
   LD_RETURN_IF_ERROR(RunPgRestore(
-      s.tool, ChildConnectionOf(conn.raw()),
+      s.tool, post_child,
       {"--section=post-data", "--exit-on-error", fmt::format("--jobs={}", std::max(1, plan.jobs)),
        "--use-list=" + s.list.path()},
       s.archive.path(),

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -93,8 +94,10 @@ Result<PgTool> FindPgTool(std::string_view name, int min_major, std::string_view
                                       name, min_major, seen, min_major, hint));
 }
 
-PgChildConnection ChildConnectionOf(PGconn* conn) {
+Result<PgChildConnection> ChildConnectionOf(PGconn* conn) {
   PgChildConnection out;
+  std::string service;  // the user's own service name (its values are all listed anyway)
+  std::string key_passphrase;
   PQconninfoOption* options = PQconninfo(conn);
   for (PQconninfoOption* o = options; o && o->keyword; ++o) {
     if (!o->val || !*o->val) continue;
@@ -103,12 +106,38 @@ PgChildConnection ChildConnectionOf(PGconn* conn) {
       out.env.emplace_back("PGPASSWORD", o->val);
       continue;
     }
+    if (key == "sslpassword") {
+      key_passphrase = o->val;
+      continue;
+    }
     // Our own session settings (options=-c ...) are lakedump's, not the user's.
     if (key == "options" || key == "fallback_application_name") continue;
+    if (key == "service") {
+      service = o->val;
+      continue;
+    }
     if (!out.conninfo.empty()) out.conninfo += ' ';
     out.conninfo += std::string(key) + "=" + QuoteConninfoValue(o->val);
   }
   PQconninfoFree(options);
+  if (key_passphrase.empty()) {
+    if (!service.empty()) out.conninfo += " service=" + QuoteConninfoValue(service);
+    return out;
+  }
+  // A service file's value is the rest of its line, trimmed: what cannot survive that is
+  // refused rather than changed.
+  const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  if (key_passphrase.find_first_of("\r\n") != std::string::npos || space(key_passphrase.front()) ||
+      space(key_passphrase.back())) {
+    return Status::InvalidArgument(
+        "the connection's sslpassword holds a line break or begins or ends with white space: "
+        "it cannot be handed to pg_dump/pg_restore without putting it on their command line");
+  }
+  out.service_file = std::make_shared<TempFile>();
+  LD_RETURN_IF_ERROR(out.service_file->Write("[lakedump]\nsslpassword=" + key_passphrase + "\n")
+                         .WithContext("writing the private service file for pg_dump/pg_restore"));
+  out.env.emplace_back("PGSERVICEFILE", out.service_file->path());
+  out.conninfo += " service=lakedump";
   return out;
 }
 

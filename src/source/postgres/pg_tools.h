@@ -6,12 +6,14 @@
 
 #include <libpq-fe.h>
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "base/status.h"
+#include "base/temp_file.h"
 
 namespace lakedump {
 
@@ -32,13 +34,18 @@ Result<PgTool> FindPgTool(std::string_view name, int min_major, std::string_view
 // "pg_dump (PostgreSQL) 15.18 (Debian ...)" -> {15, "15.18"}; major 0 if unparsable.
 std::pair<int, std::string> ParsePgToolVersion(std::string_view version_output);
 
-// The connection parameters of an open connection, for a child program: a
-// libpq keyword string without the password, which goes into `env` as
-// PGPASSWORD (so it is never on a command line).
+// The connection parameters of an open connection, for a child program (pg_dump,
+// pg_restore): a libpq keyword string with no secret in it, so that none is ever on a
+// command line (visible in ps). The password goes into `env` as PGPASSWORD; the client
+// key's passphrase (sslpassword), which has no environment variable, into a private (0600)
+// service file that `env` names (PGSERVICEFILE) and `conninfo` selects, removed when the
+// last copy of this object is gone. InvalidArgument when the passphrase cannot be written
+// to a service file (a line break, or white space at either end).
 struct PgChildConnection {
   std::string conninfo;
   std::vector<std::pair<std::string, std::string>> env;
+  std::shared_ptr<TempFile> service_file;
 };
-PgChildConnection ChildConnectionOf(PGconn* conn);
+Result<PgChildConnection> ChildConnectionOf(PGconn* conn);
 
 }  // namespace lakedump

@@ -575,7 +575,7 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
     if (!in_snapshot_) return Status::InvalidArgument("CaptureSchema() before BeginSnapshot()");
     request.snapshot_id = snapshot_id_;
     request.server_major = coordinator_->server_version() / 10000;
-    request.connection = ChildConnectionOf(coordinator_->raw());
+    LD_ASSIGN_OR_RETURN(request.connection, ChildConnectionOf(coordinator_->raw()));
   }
   request.tool_dir = options.tool_dir;
   LD_ASSIGN_OR_RETURN(request.nice, PgDumpNiceness());
