@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "store/s3/sigv4.h"
+#include "base/md5.h"
 
 namespace lakedump {
 

@@ -2,7 +2,6 @@
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-#include <openssl/md5.h>
 #include <openssl/sha.h>
 
 #include <algorithm>
@@ -86,22 +85,6 @@ std::string CanonicalQueryString(std::vector<std::pair<std::string, std::string>
     out += value;
   }
   return out;
-}
-
-std::string Md5Base64(std::string_view data) {
-  unsigned char digest[16];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), digest, &len, EVP_md5(), nullptr);
-  unsigned char b64[32];
-  int n = EVP_EncodeBlock(b64, digest, static_cast<int>(len));
-  return std::string(reinterpret_cast<char*>(b64), static_cast<size_t>(n));
-}
-
-std::string Md5Hex(std::string_view data) {
-  unsigned char digest[16];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), digest, &len, EVP_md5(), nullptr);
-  return HexEncode(digest, len);
 }
 
 std::string AmzDate(std::chrono::system_clock::time_point time) {

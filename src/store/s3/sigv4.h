@@ -3,6 +3,7 @@
 // the S3 client needs (SHA-256 hex, MD5 base64). Stateless; thread-safe.
 #pragma once
 
+#include "base/md5.h"
 #include "base/sha256.h"
 
 #include <chrono>
@@ -28,10 +29,7 @@ std::string UriEncode(std::string_view text, bool encode_slash);
 std::string CanonicalQueryString(std::vector<std::pair<std::string, std::string>> params);
 
 // Hex SHA-256 of data (lower case): Sha256Hex of base/sha256.h.
-// Base64 of the binary MD5 of data (the Content-MD5 header value).
-std::string Md5Base64(std::string_view data);
-// Hex MD5 of data (lower case): a simple PUT's ETag, without its quotes.
-std::string Md5Hex(std::string_view data);
+// Md5Base64 (Content-MD5) and Md5Hex (a simple PUT's ETag): base/md5.h.
 
 // "20130524T000000Z".
 std::string AmzDate(std::chrono::system_clock::time_point time);
