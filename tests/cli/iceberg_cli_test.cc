@@ -312,7 +312,8 @@ TEST_F(IcebergCliTest, LsShowsEachTablesSnapshotCount) {
   }
   RunResult js = RunLakedump("ls " + dest + " --json", dir_);
   ASSERT_EQ(js.code, 0) << js.err;
-  for (const json& t : json::parse(js.out)["tables"]) {
+  const json listed = json::parse(js.out);  // the loop below must not range over a temporary
+  for (const json& t : listed["tables"]) {
     EXPECT_EQ(t["iceberg"]["snapshots"], 1) << t.dump();
     EXPECT_EQ(t["iceberg"]["run_id"], t["run_id"]) << t.dump();
     EXPECT_FALSE(t["iceberg"].contains("problem")) << t.dump();

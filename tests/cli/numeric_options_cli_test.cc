@@ -52,21 +52,30 @@ std::vector<NumericOption> EnumerateNumericOptions() {
 
 // Values each range must refuse: negative, zero where it means nothing, 2^64, junk, and just
 // past each end.
+// v + 1 and v - 1 as decimal text, also past int64_t's ends (where the arithmetic in int64_t
+// would overflow: a range may end at INT64_MAX).
+std::string PlusOne(int64_t v) {
+  return v >= 0 ? std::to_string(static_cast<uint64_t>(v) + 1) : std::to_string(v + 1);
+}
+std::string MinusOne(int64_t v) {
+  return v > 0 ? std::to_string(v - 1) : "-" + std::to_string(0 - static_cast<uint64_t>(v) + 1);
+}
+
 std::vector<std::string> BadValues(const NumericRange& r) {
   std::vector<std::string> bad = {"18446744073709551616", "99999999999999999999999", "abc",
                                   "1e3", "10XB", "", "0x10", "+5", " 5", "5 5"};
   const bool sized = r.kind != NumericRange::Kind::kInteger;
-  bad.push_back(r.min > 0 || sized ? "-1" : std::to_string(r.min - 1));
+  bad.push_back(r.min > 0 || sized ? "-1" : MinusOne(r.min));
   if (r.min > 0 && (!sized || r.zero_means.empty())) bad.push_back("0");
   if (r.min > 1 && sized) {  // bytes or milliseconds, just below
-    bad.push_back(std::to_string(r.min - 1) +
+    bad.push_back(MinusOne(r.min) +
                   (r.kind == NumericRange::Kind::kDuration ? "ms" : ""));
   }
   if (r.kind == NumericRange::Kind::kDuration) {
-    bad.push_back(std::to_string(r.max + 1) + "ms");
+    bad.push_back(PlusOne(r.max) + "ms");
     bad.push_back("-5s");
   } else {
-    bad.push_back(std::to_string(r.max + 1));
+    bad.push_back(PlusOne(r.max));
   }
   if (r.kind == NumericRange::Kind::kInteger) bad.push_back("1.5");
   return bad;
