@@ -5,11 +5,12 @@ Usage: bench/scaleout_timeline.py DIR
 
 For each run N-R (N workers, run R) prints, in seconds from the run's start (DIR/N-R-wall.txt,
 written by scaleout.sh), when each process's phases began and ended: the coordinator's
-("lease", "plan", "workers", "table commits", "checks before commit", "manifest", ... and the
-shard spans "write plan", "check report of shard I") and each worker's ("wait for plan", "join",
-"resolve units", "units", "report"), then the run's end, and the coordinator's tail: from the
-last worker's end to the coordinator's last span, with its "table commits", "checks before
-commit" and "manifest" phases.
+("lease", "plan", "workers", "checks before commit", "manifest", ... and the shard spans
+"write plan", "check report of shard I", "commit N tables": a shard's tables, committed as its
+report comes in) and each worker's ("wait for plan", "join", "resolve units", "units",
+"report"), then the run's end, and the coordinator's tail: from the last worker's end to the
+coordinator's last span, with the table commits in it and its "checks before commit" and
+"manifest" phases.
 """
 import glob
 import json
@@ -63,8 +64,12 @@ def main():
         if coordinator and workers_end is not None:
             phase = {what: end - begin for begin, end, what in coordinator}
             end = max(e for _, e, _ in coordinator)
-            parts = ", ".join(f"{p} {phase[p]:.2f}" for p in
-                              ("table commits", "checks before commit", "manifest") if p in phase)
+            # Table commits after the last worker ended ("table commits": older traces).
+            commits = sum(max(0.0, e - max(b, workers_end)) for b, e, what in coordinator
+                          if re.fullmatch(r"commit \d+ tables|table commits", what))
+            parts = ", ".join([f"table commits {commits:.2f}"] +
+                              [f"{p} {phase[p]:.2f}" for p in
+                               ("checks before commit", "manifest") if p in phase])
             print(f"  tail: {end - workers_end:.2f} s from the last worker's end to the "
                   f"coordinator's last span ({parts})")
 

@@ -131,17 +131,19 @@ ShardCoordinatorGlue::ShardCoordinatorGlue(const DumpArgs& a, const DumpOptions&
   options_.matching = MatchingOptions(a, options);
   options_.log = LogLines(options.progress);
   service->set_remote_units([this, store, db, no_snapshot_db, service](
-                                const DumpPlan& plan,
-                                std::stop_token stop) -> Result<std::vector<UnitOutput>> {
+                                const DumpPlan& plan, const ExportService::RemoteUnitSink& sink,
+                                std::stop_token stop) -> Status {
     // --no-snapshot: planned (and the schema captured), the coordinator lets go of the source
-    // before any worker starts.
+    // before any worker starts, and checks each shard's columns against the plan before its
+    // tables are committed.
     if (no_snapshot_db) LD_RETURN_IF_ERROR(no_snapshot_db->Release(stop));
-    auto outputs =
-        RunShardCoordinator(*store, *db, service->run_id(), plan, options_, &winners_, stop);
-    if (outputs.ok() && no_snapshot_db) {
-      LD_RETURN_IF_ERROR(no_snapshot_db->CheckColumnsAsPlanned(*outputs));
-    }
-    return outputs;
+    return RunShardCoordinator(
+        *store, *db, service->run_id(), plan, options_,
+        [&](std::vector<UnitOutput> outputs) {
+          if (no_snapshot_db) LD_RETURN_IF_ERROR(no_snapshot_db->CheckColumnsAsPlanned(outputs));
+          return sink(std::move(outputs));
+        },
+        &winners_, stop);
   });
   if (no_snapshot_db) {
     // Sharded dumps take no other manifest hook (--incremental is refused with --shards).

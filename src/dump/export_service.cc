@@ -415,30 +415,31 @@ Status ExportService::RunUnitTasks(const std::vector<std::unique_ptr<TableState>
 }
 
 Status ExportService::CommitRemoteUnits(const std::vector<std::unique_ptr<TableState>>& states,
+                                        UnitOutputGatherer* gatherer,
                                         std::vector<UnitOutput> outputs, std::stop_token stop) {
-  std::vector<const PlannedTable*> planned;
-  for (const auto& s : states) planned.push_back(s->plan);
-  LD_ASSIGN_OR_RETURN(std::vector<GatheredTable> gathered,
-                      GatherUnitOutputs(planned, std::move(outputs)));
-  for (size_t i = 0; i < states.size(); ++i) {
+  LD_ASSIGN_OR_RETURN(std::vector<size_t> complete, gatherer->Add(std::move(outputs)));
+  if (complete.empty()) return Status::OK();
+  TraceSpan span(trace_, fmt::format("commit {} tables", complete.size()), "shard");
+  for (size_t i : complete) {
+    GatheredTable gathered = gatherer->Take(i);
     TableState& state = *states[i];
     std::lock_guard<std::mutex> lock(state.mu);
-    state.schema = std::move(gathered[i].schema);
+    state.schema = std::move(gathered.schema);
     state.have_schema = true;
-    state.files = std::move(gathered[i].files);
+    state.files = std::move(gathered.files);
     state.units_left = 0;
   }
-  // Every read of the dump is finished (each worker checked its own session after its
-  // reads, before its report; this session was checked at every poll): one check of the
-  // snapshot's holder now covers all the tables, where a check per table would be as many
-  // round trips in a row on this one session.
+  // Every read of these tables is finished (each worker checked its own session after its
+  // reads, before its report): one check of the snapshot's holder now covers them all, where
+  // a check per table would be as many round trips in a row on this one session.
   LD_RETURN_IF_ERROR(db_->CheckSnapshotHeld());
   // Committing is small writes (a _table.json each): latency-bound.
   return ForEachMetadataIo(
-      states.size(), CommitIoWidth(/*coordinator=*/true, options_.table_parallelism),
-      [&](size_t i) {
-        return CommitTable(states[i].get())
-            .WithContext(fmt::format("table {}", states[i]->plan->info.ref.QualifiedName()));
+      complete.size(), CommitIoWidth(/*coordinator=*/true, options_.table_parallelism),
+      [&](size_t k) {
+        TableState* state = states[complete[k]].get();
+        return CommitTable(state).WithContext(
+            fmt::format("table {}", state->plan->info.ref.QualifiedName()));
       },
       stop);
 }
@@ -712,11 +713,19 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
       s->started = started;
       s->started_set = true;
     }
+    // Each shard's tables are committed as its report comes in (the "workers" phase);
+    // after the last, every planned unit must be in.
     enter("workers");
-    Result<std::vector<UnitOutput>> outputs = remote_(plan, stop);
-    enter("table commits");
-    ran = outputs.ok() ? CommitRemoteUnits(states, std::move(*outputs), stop)
-                       : outputs.status();
+    std::vector<const PlannedTable*> planned;
+    for (const auto& s : states) planned.push_back(s->plan);
+    UnitOutputGatherer gatherer(std::move(planned));
+    ran = remote_(
+        plan,
+        [&](std::vector<UnitOutput> outputs) {
+          return CommitRemoteUnits(states, &gatherer, std::move(outputs), stop);
+        },
+        stop);
+    if (ran.ok()) ran = gatherer.CheckAllReported();
   } else {
     enter("tables");
     for (auto& s : states) result.reused_tables += s->manifest ? 1 : 0;

@@ -29,6 +29,7 @@
 #include "dump/manifest.h"
 #include "dump/planner.h"
 #include "dump/progress.h"
+#include "dump/remote_units.h"
 #include "dump/shard/shard_plan.h"
 #include "dump/trace.h"
 #include "source/table_source.h"
@@ -67,11 +68,15 @@ class ExportService {
     cleaner_ = std::move(cleaner);
   }
   // Sharded dumps (docs/scale-out.md). Coordinator: instead of running the units itself, the
-  // service hands its plan to `runner` (which writes _plan.json, waits for the workers'
-  // reports and returns every unit's output); the tables and the manifest are then committed
-  // exactly as a single-machine dump commits them.
+  // service hands its plan to `runner`, which writes _plan.json, waits for the workers'
+  // reports and passes each checked report's units to `sink` as it arrives (on the runner's
+  // thread). The sink commits every table whose last unit came in, exactly as a
+  // single-machine dump commits it, while the other shards still run; an error from it is
+  // the runner's to return. Once the runner returns OK every planned unit must have come in;
+  // then the manifest is committed.
+  using RemoteUnitSink = std::function<Status(std::vector<UnitOutput>)>;
   using RemoteUnitRunner =
-      std::function<Result<std::vector<UnitOutput>>(const DumpPlan&, std::stop_token)>;
+      std::function<Status(const DumpPlan&, const RemoteUnitSink& sink, std::stop_token)>;
   void set_remote_units(RemoteUnitRunner runner) { remote_ = std::move(runner); }
   // Worker: the attempt's id (names its data files) instead of a new run id.
   void set_run_id(std::string id) { run_id_ = std::move(id); }
@@ -108,10 +113,11 @@ class ExportService {
   // Runs every unit of the states not reused, table_parallelism at a time; the first error.
   Status RunUnitTasks(const std::vector<std::unique_ptr<TableState>>& states, ThreadPool* pool,
                       std::stop_token stop);
-  // Coordinator: the workers' outputs checked against the plan (GatherUnitOutputs,
-  // dump/remote_units.h) into the tables' states, then each table committed.
+  // Coordinator: one shard's outputs checked against the plan (`gatherer`,
+  // dump/remote_units.h); every table they complete goes into its state and is committed.
   Status CommitRemoteUnits(const std::vector<std::unique_ptr<TableState>>& states,
-                           std::vector<UnitOutput> outputs, std::stop_token stop);
+                           UnitOutputGatherer* gatherer, std::vector<UnitOutput> outputs,
+                           std::stop_token stop);
   Status WriteManifest(const DumpManifest& manifest);
   // Best effort: deletes every object whose key carries this run's id.
   void DeleteOwnObjects(ObjectStore& store);

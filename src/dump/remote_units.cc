@@ -2,11 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <map>
-#include <set>
-#include <string>
-#include <tuple>
-#include <utility>
+#include <algorithm>
 
 namespace lakedump {
 namespace {
@@ -23,43 +19,65 @@ bool SameColumns(const Schema& a, const Schema& b) {
 
 }  // namespace
 
-Result<std::vector<GatheredTable>> GatherUnitOutputs(
-    const std::vector<const PlannedTable*>& tables, std::vector<UnitOutput> outputs) {
-  std::map<std::pair<std::string, std::string>, size_t> by_table;
-  for (size_t i = 0; i < tables.size(); ++i) {
-    by_table[{tables[i]->info.ref.schema, tables[i]->info.ref.name}] = i;
+UnitOutputGatherer::UnitOutputGatherer(std::vector<const PlannedTable*> tables)
+    : tables_(std::move(tables)), gathered_(tables_.size()), reported_(tables_.size(), 0) {
+  for (size_t i = 0; i < tables_.size(); ++i) {
+    by_table_[{tables_[i]->info.ref.schema, tables_[i]->info.ref.name}] = i;
   }
-  std::vector<GatheredTable> gathered(tables.size());
-  std::vector<size_t> reported(tables.size(), 0);
-  std::set<std::tuple<std::string, std::string, int>> seen;
+}
+
+Result<std::vector<size_t>> UnitOutputGatherer::Add(std::vector<UnitOutput> outputs) {
+  LD_RETURN_IF_ERROR(failed_);
+  std::vector<size_t> completed;
   for (UnitOutput& out : outputs) {
-    auto it = by_table.find({out.table.schema, out.table.name});
+    auto it = by_table_.find({out.table.schema, out.table.name});
     const std::string name = out.table.QualifiedName();
-    if (it == by_table.end() || out.unit < 0 ||
-        out.unit >= static_cast<int>(tables[it->second]->units.size()) ||
-        !seen.insert({out.table.schema, out.table.name, out.unit}).second) {
-      return Status::Corruption(
+    if (it == by_table_.end() || out.unit < 0 ||
+        out.unit >= static_cast<int>(tables_[it->second]->units.size()) ||
+        !seen_.insert({out.table.schema, out.table.name, out.unit}).second) {
+      failed_ = Status::Corruption(
           fmt::format("a shard reported unit {} of table {}, which the plan does not give it",
                       out.unit, name));
+      return failed_;
     }
-    GatheredTable& table = gathered[it->second];
-    if (reported[it->second] == 0) {
+    const size_t i = it->second;
+    GatheredTable& table = gathered_[i];
+    if (reported_[i] == 0) {
       table.schema = std::move(out.schema);
     } else if (!SameColumns(table.schema, out.schema)) {
-      return Status::Corruption(
+      failed_ = Status::Corruption(
           fmt::format("the shards read table {} with different columns", name));
+      return failed_;
     }
     for (DataFile& f : out.files) table.files.push_back(std::move(f));
-    ++reported[it->second];
+    if (++reported_[i] == tables_[i]->units.size()) completed.push_back(i);
   }
-  for (size_t i = 0; i < tables.size(); ++i) {
-    const size_t planned = tables[i]->units.size();
-    if (reported[i] != planned) {
+  std::sort(completed.begin(), completed.end());
+  return completed;
+}
+
+GatheredTable UnitOutputGatherer::Take(size_t table) { return std::move(gathered_[table]); }
+
+Status UnitOutputGatherer::CheckAllReported() const {
+  LD_RETURN_IF_ERROR(failed_);
+  for (size_t i = 0; i < tables_.size(); ++i) {
+    const size_t planned = tables_[i]->units.size();
+    if (reported_[i] != planned) {
       return Status::Corruption(fmt::format("no shard reported {} of the {} units of table {}",
-                                            planned - reported[i], planned,
-                                            tables[i]->info.ref.QualifiedName()));
+                                            planned - reported_[i], planned,
+                                            tables_[i]->info.ref.QualifiedName()));
     }
   }
+  return Status::OK();
+}
+
+Result<std::vector<GatheredTable>> GatherUnitOutputs(
+    const std::vector<const PlannedTable*>& tables, std::vector<UnitOutput> outputs) {
+  UnitOutputGatherer gatherer(tables);
+  LD_RETURN_IF_ERROR(gatherer.Add(std::move(outputs)).status());
+  LD_RETURN_IF_ERROR(gatherer.CheckAllReported());
+  std::vector<GatheredTable> gathered;
+  for (size_t i = 0; i < tables.size(); ++i) gathered.push_back(gatherer.Take(i));
   return gathered;
 }
 

@@ -1,5 +1,5 @@
 // What a sharded dump's coordinator accepts from its workers' reports before it commits
-// (GatherUnitOutputs), and the bounded metadata fan-out it commits with.
+// (UnitOutputGatherer, GatherUnitOutputs), and the bounded metadata fan-out it commits with.
 #include "dump/remote_units.h"
 
 #include <fmt/format.h>
@@ -93,6 +93,35 @@ TEST_F(GatherUnitOutputsTest, RefusesAPlannedUnitNobodyReported) {
   EXPECT_NE(r.status().message().find("no shard reported 1 of the 3 units of table public.big"),
             std::string::npos)
       << r.status().message();
+}
+
+TEST_F(GatherUnitOutputsTest, ATableIsReadyWhenItsLastUnitComesInWhicheverReportBringsIt) {
+  UnitOutputGatherer gatherer(planned_);
+  // The first shard's report: the small table whole, one range of the big one.
+  auto first = gatherer.Add({Output("big", 1), Output("small", 0)});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(*first, std::vector<size_t>{1});
+  const GatheredTable small = gatherer.Take(1);
+  ASSERT_EQ(small.files.size(), 1u);
+  EXPECT_EQ(small.files[0].key, "public/small/part-0.parquet");
+  EXPECT_FALSE(gatherer.CheckAllReported().ok());
+  // The second brings the big table's other ranges.
+  auto second = gatherer.Add({Output("big", 0), Output("big", 2)});
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(*second, std::vector<size_t>{0});
+  EXPECT_EQ(gatherer.Take(0).files.size(), 3u);
+  EXPECT_TRUE(gatherer.CheckAllReported().ok());
+}
+
+TEST_F(GatherUnitOutputsTest, AUnitReportedAgainByALaterReportIsRefusedAndSoIsWhatFollows) {
+  UnitOutputGatherer gatherer(planned_);
+  ASSERT_TRUE(gatherer.Add({Output("big", 0)}).ok());
+  auto again = gatherer.Add({Output("big", 0), Output("small", 0)});
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), Code::kCorruption);
+  // Once refused, nothing more is taken: no table can become ready after it.
+  EXPECT_FALSE(gatherer.Add({Output("big", 1), Output("big", 2)}).ok());
+  EXPECT_FALSE(gatherer.CheckAllReported().ok());
 }
 
 TEST(MetadataIoTest, WidthIsPerTaskClampedToItsBounds) {

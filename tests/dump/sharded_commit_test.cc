@@ -5,6 +5,7 @@
 // only of what the listing cannot confirm.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -59,7 +60,8 @@ void AddTables(FakeDatabase* db) {
 // `worker_db`; `after` runs once the worker has reported.
 ExportService::RemoteUnitRunner InProcessWorker(FakeDatabase* worker_db, ObjectStore* store,
                                                 std::function<void()> after = {}) {
-  return [=](const DumpPlan& plan, std::stop_token stop) -> Result<std::vector<UnitOutput>> {
+  return [=](const DumpPlan& plan, const ExportService::RemoteUnitSink& sink,
+             std::stop_token stop) -> Status {
     std::vector<WorkUnit> units;
     for (const PlannedTable& t : plan.tables) {
       for (const WorkUnit& u : t.units) units.push_back(u);
@@ -67,7 +69,34 @@ ExportService::RemoteUnitRunner InProcessWorker(FakeDatabase* worker_db, ObjectS
     ExportService worker(worker_db, store, Options());
     auto outputs = worker.ExportUnits(units, stop);
     if (after) after();
-    return outputs;
+    if (!outputs.ok()) return outputs.status();
+    return sink(std::move(*outputs));
+  };
+}
+
+// The runner of a coordinator with two in-process shards reading `worker_db`: shard 0 runs
+// every table but t1..t9 and the big table's unit 2; shard 1 the rest. Their outputs go to
+// the sink one shard after the other; `between` runs after shard 0's have gone in (and may
+// fail the runner, as a failed shard 1 would).
+ExportService::RemoteUnitRunner TwoShards(FakeDatabase* worker_db, ObjectStore* store,
+                                          std::function<Status()> between) {
+  return [=](const DumpPlan& plan, const ExportService::RemoteUnitSink& sink,
+             std::stop_token stop) -> Status {
+    std::vector<WorkUnit> shard[2];
+    for (const PlannedTable& t : plan.tables) {
+      for (const WorkUnit& u : t.units) {
+        const std::string& name = u.table.ref.name;
+        const bool second = (name.size() == 2 && name[0] == 't') || (name == "big" && u.index == 2);
+        shard[second ? 1 : 0].push_back(u);
+      }
+    }
+    for (int i = 0; i < 2; ++i) {
+      ExportService worker(worker_db, store, Options());
+      LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs, worker.ExportUnits(shard[i], stop));
+      LD_RETURN_IF_ERROR(sink(std::move(outputs)));
+      if (i == 0) LD_RETURN_IF_ERROR(between());
+    }
+    return Status::OK();
   };
 }
 
@@ -296,6 +325,85 @@ TEST(ShardedCommitTest, AHolderLostWhileTheWorkersReadCommitsNoTable) {
   for (const std::string& k : store.Keys()) {
     EXPECT_FALSE(k.ends_with("_table.json")) << k << " committed after the holder was gone";
   }
+}
+
+TEST(ShardedCommitTest, AShardsTablesAreCommittedAsItsReportComesInWhileTheOthersRun) {
+  MemoryStore store("arrive");
+  FakeDatabase coordinator;
+  AddTables(&coordinator);
+  FakeDatabase worker;
+  AddTables(&worker);
+  ExportService service(&coordinator, &store, Options());
+  std::vector<std::string> committed_between;
+  service.set_remote_units(TwoShards(&worker, &store, [&] {
+    for (const std::string& k : store.Keys()) {
+      if (k.ends_with("_table.json")) committed_between.push_back(k);
+    }
+    return Status::OK();
+  }));
+  auto r = service.Run();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // After shard 0's report: exactly its whole tables (t10..t39), neither the big table
+  // (one of its ranges is shard 1's) nor shard 1's t1..t9.
+  std::sort(committed_between.begin(), committed_between.end());
+  ASSERT_EQ(committed_between.size(), static_cast<size_t>(kTables - 10));
+  EXPECT_EQ(committed_between.front(), "main/t10/_table.json");
+  for (const std::string& k : committed_between) {
+    EXPECT_NE(k, "main/big/_table.json");
+    EXPECT_FALSE(k.size() == std::string("main/t1/_table.json").size()) << k;
+  }
+  // The manifest names every table once, with all three ranges of the big one.
+  ASSERT_EQ(r->manifest.tables.size(), static_cast<size_t>(kTables));
+  EXPECT_EQ(r->manifest.total_rows, 3000u + 10u * (kTables - 1));
+  auto big = store.GetObject("main/big/_table.json", 1 << 20);
+  ASSERT_TRUE(big.ok());
+  auto parsed = ParseTableManifest(*big, "main/big/_table.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->rows, 3000u);
+}
+
+TEST(ShardedCommitTest, AShardFailingAfterAnotherWasCommittedLeavesNoManifest) {
+  MemoryStore store("arrive-fail");
+  FakeDatabase coordinator;
+  AddTables(&coordinator);
+  FakeDatabase worker;
+  AddTables(&worker);
+  ExportService service(&coordinator, &store, Options());
+  service.set_remote_units(
+      TwoShards(&worker, &store, [] { return Status::IOError("shard 1 failed (attempt x)"); }));
+  auto r = service.Run();
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("shard 1 failed"), std::string::npos)
+      << r.status().message();
+  EXPECT_FALSE(store.Head(kManifestKey).ok());
+}
+
+TEST(ShardedCommitTest, ARunnerThatEndsWithAPlannedUnitMissingCommitsNoManifest) {
+  MemoryStore store("arrive-missing");
+  FakeDatabase coordinator;
+  AddTables(&coordinator);
+  FakeDatabase worker;
+  AddTables(&worker);
+  ExportService service(&coordinator, &store, Options());
+  service.set_remote_units([&](const DumpPlan& plan, const ExportService::RemoteUnitSink& sink,
+                               std::stop_token stop) -> Status {
+    std::vector<WorkUnit> units;
+    for (const PlannedTable& t : plan.tables) {
+      for (const WorkUnit& u : t.units) {
+        if (!(t.info.ref.name == "big" && u.index == 1)) units.push_back(u);
+      }
+    }
+    ExportService w(&worker, &store, Options());
+    LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs, w.ExportUnits(units, stop));
+    return sink(std::move(outputs));
+  });
+  auto r = service.Run();
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no shard reported 1 of the 3 units of table main.big"),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_FALSE(store.Head(kManifestKey).ok());
+  EXPECT_FALSE(store.Head("main/big/_table.json").ok());
 }
 
 }  // namespace

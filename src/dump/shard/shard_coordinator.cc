@@ -106,12 +106,10 @@ std::string AttemptOfKey(std::string_view key, std::string_view dump_id) {
   return std::string(key.substr(at, i - at));
 }
 
-Result<std::vector<UnitOutput>> RunShardCoordinator(ObjectStore& store, Database& db,
-                                                    const std::string& dump_id,
-                                                    const DumpPlan& plan,
-                                                    const CoordinatorOptions& options,
-                                                    std::set<std::string>* winners,
-                                                    std::stop_token stop) {
+Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& dump_id,
+                           const DumpPlan& plan, const CoordinatorOptions& options,
+                           const std::function<Status(std::vector<UnitOutput>)>& sink,
+                           std::set<std::string>* winners, std::stop_token stop) {
   std::optional<TraceSpan> plan_span(std::in_place, options.trace, "write plan", "shard");
   const nlohmann::json described = db.Describe();
   ShardPlan sp;
@@ -152,7 +150,7 @@ Result<std::vector<UnitOutput>> RunShardCoordinator(ObjectStore& store, Database
 
   const auto plan_written = SteadyClock::now();
   const auto deadline = plan_written + options.shard_timeout;
-  std::vector<std::optional<ShardReport>> taken(static_cast<size_t>(options.shards));
+  std::vector<bool> taken(static_cast<size_t>(options.shards), false);
   std::set<std::string> seen;
   size_t done = 0;
   for (;;) {
@@ -191,7 +189,9 @@ Result<std::vector<UnitOutput>> RunShardCoordinator(ObjectStore& store, Database
         options.log(fmt::format("shard {} reported (attempt {}); {} of {} shards done", r.shard,
                                 r.attempt, done, options.shards));
       }
-      taken[r.shard] = std::move(r);
+      taken[r.shard] = true;
+      winners->insert(r.attempt);
+      LD_RETURN_IF_ERROR(sink(std::move(r.units)));
     }
     if (done == taken.size()) break;
     // The snapshot's session must live for the workers to import it (--no-snapshot: released
@@ -212,12 +212,7 @@ Result<std::vector<UnitOutput>> RunShardCoordinator(ObjectStore& store, Database
       return Status::Cancelled("interrupted");
     }
   }
-  std::vector<UnitOutput> outputs;
-  for (auto& r : taken) {
-    winners->insert(r->attempt);
-    for (UnitOutput& u : r->units) outputs.push_back(std::move(u));
-  }
-  return outputs;
+  return Status::OK();
 }
 
 Status SweepShardLeftovers(ObjectStore& store, const std::string& dump_id,

@@ -1,7 +1,8 @@
 // The coordinator of a sharded dump (docs/scale-out.md): writes DEST/_plan.json create-only
 // (its snapshot, source identity, options and the units of each shard), then waits for every
 // shard's report, takes the first complete one per shard, checks that the files it names
-// exist with their sizes, and returns every unit's output for ExportService to commit.
+// exist with their sizes, and hands its units to ExportService, which commits the tables
+// they complete while the other shards still run.
 // Also the sweep, after the commit, of what the plan, the reports and losing attempts left.
 //
 // Runs on the caller's thread; borrows the store and the database (both thread-safe).
@@ -42,16 +43,16 @@ struct CoordinatorOptions {
   TraceRecorder* trace = nullptr;
 };
 
-// Errors: a shard's failure report (IOError naming the shard and its error), a malformed
-// report or one naming missing files (Corruption), the timeout (Unavailable naming the
-// shards missing), the snapshot's session gone, `stop` (Cancelled). Sets *winners to the
-// attempt ids taken.
-Result<std::vector<UnitOutput>> RunShardCoordinator(ObjectStore& store, Database& db,
-                                                    const std::string& dump_id,
-                                                    const DumpPlan& plan,
-                                                    const CoordinatorOptions& options,
-                                                    std::set<std::string>* winners,
-                                                    std::stop_token stop);
+// Passes each shard's units to `sink` as soon as its report is taken and checked (on the
+// caller's thread, before the next report is looked at), and returns once every shard's
+// have been passed. Errors: a shard's failure report (IOError naming the shard and its
+// error), a malformed report or one naming missing files (Corruption), the timeout
+// (Unavailable naming the shards missing), the snapshot's session gone, `stop` (Cancelled),
+// and the sink's own. Adds to *winners the attempt id of each report taken.
+Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& dump_id,
+                           const DumpPlan& plan, const CoordinatorOptions& options,
+                           const std::function<Status(std::vector<UnitOutput>)>& sink,
+                           std::set<std::string>* winners, std::stop_token stop);
 
 // After the commit of dump `dump_id`: deletes _plan.json, the shard reports and every object
 // of an attempt of this dump that is not in `winners` (keys carrying "<dump_id>-s<I>-").
