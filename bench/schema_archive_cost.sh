@@ -16,8 +16,7 @@
 # Usage: bench/schema_archive_cost.sh [BUILD_DIR] [RUNS]
 #   Env: LD_BENCH_PG_DSN or LD_TEST_PG_DSN (URI or keyword string of a server we may create a
 #   database `lakedump_schema_bench` on); TABLES (default 1000), ROWS (default 100),
-#   PARALLEL (--table-parallelism, default: the number of cores). LAKEDUMP_PG_DUMP_NICE=N (set
-#   in the environment) runs the "with" runs' pg_dump N steps nicer (docs/dump-format.md).
+#   PARALLEL (--table-parallelism, default: the number of cores).
 #   `lakedump dump --trace FILE` shows where the schema capture ends against the tables (the
 #   "schema capture" span, and the "schema" phase: how long the commit waited for it).
 set -euo pipefail
