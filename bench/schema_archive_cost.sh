@@ -2,7 +2,7 @@
 # The dump's added cost for the schema archive (issue 11): lakedump dump of TABLES small tables
 # with the archive (default, pg_dump --schema-only runs beside the data) and without it
 # (--schema-from lakedump), same run, interleaved, median of RUNS. The issue's bar: <= 5%.
-# Each run also reports its CPU: lakedump's with its children (pg_dump, pg_restore --list), and,
+# Each run also reports its CPU: lakedump's with its child (pg_dump), and,
 # when LD_TEST_PG_DIR names the server's data directory's parent (scripts/start-postgres writes it
 # in its env), the CPU of the server backends that ended meanwhile (the postmaster's cutime +
 # cstime): on a 2-core machine a run cannot take less than (client + server CPU) / 2 seconds,
@@ -16,8 +16,9 @@
 # Usage: bench/schema_archive_cost.sh [BUILD_DIR] [RUNS]
 #   Env: LD_BENCH_PG_DSN or LD_TEST_PG_DSN (URI or keyword string of a server we may create a
 #   database `lakedump_schema_bench` on); TABLES (default 1000), ROWS (default 100),
-#   PARALLEL (--table-parallelism, default: the number of cores). LAKEDUMP_PG_DUMP_NICE=N (set
-#   in the environment) runs the "with" runs' pg_dump N steps nicer (docs/dump-format.md).
+#   PARALLEL (--table-parallelism, default: the number of cores).
+#   bench/schema_archive_profile.sh measures pg_dump alone, bench/schema_archive_idle.py where the
+#   plain dump leaves cores idle (the bound in docs/benchmarks.md).
 #   `lakedump dump --trace FILE` shows where the schema capture ends against the tables (the
 #   "schema capture" span, and the "schema" phase: how long the commit waited for it).
 set -euo pipefail

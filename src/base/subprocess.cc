@@ -4,11 +4,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -75,15 +73,6 @@ Result<SubprocessOutcome> RunSubprocess(const SubprocessSpec& spec, ByteSink* ou
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     return Status::NotFound(fmt::format("cannot run {}: {}", spec.argv[0], strerror(rc)));
-  }
-  if (spec.nice > 0) {
-    // Relative to ours, as nice(1) does; the child may run its first instructions (the
-    // exec) at our priority, which costs nothing worth a fork-then-nice of our own.
-    errno = 0;
-    const int ours = ::getpriority(PRIO_PROCESS, 0);
-    if (errno == 0) {
-      ::setpriority(PRIO_PROCESS, static_cast<id_t>(pid), std::min(19, ours + spec.nice));
-    }
   }
   out_w.Close();
   err_w.Close();

@@ -22,10 +22,6 @@ struct SubprocessSpec {
   std::vector<std::pair<std::string, std::string>> env;
   // Read by the child as its standard input; empty = /dev/null.
   std::string stdin_path;
-  // Added to the child's niceness (0..19) right after it starts: work beside the caller's
-  // own (the schema archive beside the data) that should take only the CPU it leaves idle.
-  // Best effort: a failed setpriority leaves the child at the caller's priority.
-  int nice = 0;
 };
 
 struct SubprocessOutcome {

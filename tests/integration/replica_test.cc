@@ -6,13 +6,14 @@
 // source and replica are equal. Also: the clear error when an object exists, the
 // untrusted load's one line, --tables/--exclude through the archive, --schema-only,
 // and a pg_dump too old (a fake one in a temp dir) with the --schema-from fallback;
-// the data copied straight into the restored tables (no staging table), and a failed
-// table left empty.
+// the data copied straight into the restored tables (no staging table), a failed
+// table left empty, and the archive listed in process exactly as pg_restore --list does.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <future>
@@ -26,6 +27,9 @@
 #include "integration/pg_test_util.h"
 #include "integration/replica_fixture.h"
 #include "integration/s3_test_env.h"
+#include "source/postgres/pg_archive_toc.h"
+#include "source/postgres/pg_schema_capture.h"
+#include "source/postgres/pg_tools.h"
 
 namespace lakedump {
 namespace {
@@ -386,6 +390,63 @@ TEST_F(ReplicaTest, PgDumpTooOldFailsInOneLineAndTheFallbackWorks) {
   nlohmann::json manifest = nlohmann::json::parse(ReadFile(dir_.Sub("f") + "/_manifest.json"));
   EXPECT_EQ(manifest["schema"]["schema_from"], "lakedump");
   EXPECT_FALSE(manifest["schema"].contains("archive"));
+  // Without the archive only what its load uses is read: no sequences, keys or dependents.
+  EXPECT_FALSE(manifest["schema"]["indexes"].empty());
+  for (const char* archive_only : {"sequences", "fks", "dependents", "mentions", "objects"}) {
+    EXPECT_FALSE(manifest["schema"].contains(archive_only)) << archive_only;
+  }
+}
+
+// The dump lists its archive in process (no pg_restore, issue 11's cost): a pg_restore that
+// fails is never run, and the objects are exactly those `pg_restore --list` shows, a comment
+// on the database (which it leaves out) included.
+TEST_F(ReplicaTest, TheArchiveIsListedWithoutPgRestoreExactlyAsItListsIt) {
+  auto src = PgConn::Connect(source_->conninfo(), 10);
+  ASSERT_TRUE(src.ok());
+  ASSERT_TRUE((*src)->Exec("DO $$ BEGIN EXECUTE pg_catalog.format("
+                           "'COMMENT ON DATABASE %I IS %L', pg_catalog.current_database(), "
+                           "'the shop'); END $$").ok());
+  const char* server_bin = std::getenv("LD_TEST_PG_BIN");
+  const std::string real_bin = server_bin ? server_bin : "/usr/lib/postgresql/15/bin";
+  const std::string bin = dir_.Sub("bin");
+  std::filesystem::create_directories(bin);
+  std::filesystem::create_symlink(real_bin + "/pg_dump", bin + "/pg_dump");
+  const std::string marker = dir_.Sub("pg_restore_ran");
+  WriteFile(bin + "/pg_restore", "#!/bin/sh\ntouch " + Quote(marker) + "\nexit 1\n");
+  std::filesystem::permissions(bin + "/pg_restore", std::filesystem::perms::owner_all);
+
+  const std::string dump = dir_.Sub("d");
+  RunResult d = Dump(dump, "--pg-bin-dir " + Quote(bin));
+  ASSERT_EQ(d.code, 0) << d.out << d.err;
+  EXPECT_FALSE(std::filesystem::exists(marker));
+
+  const std::string archive_path = dump + "/_schema/postgres.dump";
+  std::string listing = RunText(fmt::format("{}/pg_restore --list {}", Quote(real_bin),
+                                            Quote(archive_path)));
+  std::string entries;  // without pg_restore's header comments
+  std::istringstream lines(listing);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line[0] != ';') entries += line + "\n";
+  }
+  auto toc = ReadPgArchiveToc(ReadFile(archive_path));
+  ASSERT_TRUE(toc.ok()) << toc.status().ToString();
+  EXPECT_EQ(PgArchiveListing(*toc), entries);
+  // pg_dump keeps the database's comment, pg_restore lists it only with --create.
+  EXPECT_TRUE(std::any_of(toc->entries.begin(), toc->entries.end(), [](const auto& e) {
+    return e.desc == "COMMENT" && e.tag.starts_with("DATABASE ");
+  }));
+  EXPECT_EQ(entries.find(" COMMENT - DATABASE "), std::string::npos) << entries;
+
+  nlohmann::json manifest = nlohmann::json::parse(ReadFile(dump + "/_manifest.json"));
+  nlohmann::json expected = nlohmann::json::array();
+  for (const PgTocEntry& e : ParsePgTocListing(listing)) {
+    expected.push_back({{"type", e.type}, {"schema", e.schema}, {"name", e.name}});
+  }
+  EXPECT_EQ(manifest["schema"]["objects"], expected);
+  EXPECT_GT(expected.size(), 30u);  // every kind of object of rich_schema.sql
+  const std::string version = RunText(fmt::format("{}/pg_dump --version", Quote(real_bin)));
+  EXPECT_EQ(manifest["schema"]["archive"]["pg_dump_version"],
+            ParsePgToolVersion(version).second);
 }
 
 TEST_F(ReplicaTest, AcrossEnginesPlainIndexesComeAndTheRestIsListed) {

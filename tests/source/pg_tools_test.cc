@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 
 namespace lakedump {
 namespace {
@@ -16,6 +17,22 @@ TEST(PgToolsTest, ParsesTheVersionLine) {
   EXPECT_EQ(ParsePgToolVersion("pg_dump (PostgreSQL) 15.10 (Debian 15.10-0+deb12u1)\n").first, 15);
   EXPECT_EQ(ParsePgToolVersion("pg_dump (PostgreSQL) 9.6.24").second, "9.6.24");
   EXPECT_EQ(ParsePgToolVersion("something else").first, 0);
+}
+
+// Debian's layout names the version: no process is started to ask it.
+TEST(PgToolsTest, TheDebianFolderNamesTheVersion) {
+  EXPECT_EQ(PgToolDirVersion("/usr/lib/postgresql/15/bin/pg_dump"),
+            std::make_pair(15, std::string("15")));
+  EXPECT_EQ(PgToolDirVersion("/usr/lib/postgresql/9.6/bin/pg_restore"),
+            std::make_pair(9, std::string("9.6")));
+  for (const char* other :
+       {"/usr/bin/pg_dump", "/usr/lib/postgresql/15/pg_dump",
+        "/usr/lib/postgresql/15/bin/sub/pg_dump", "/usr/lib/postgresql/15/bin/",
+        "/usr/lib/postgresql/x15/bin/pg_dump", "/usr/lib/postgresql/1.2.3/bin/pg_dump",
+        "/usr/lib/postgresql/.15/bin/pg_dump", "/usr/lib/postgresql//bin/pg_dump",
+        "/opt/usr/lib/postgresql/15/bin/pg_dump"}) {
+    EXPECT_EQ(PgToolDirVersion(other).first, 0) << other;
+  }
 }
 
 // Debian's /usr/bin/pg_dump is pg_wrapper (a perl script choosing among

@@ -11,6 +11,7 @@
 
 #include "base/subprocess.h"
 #include "base/temp_file.h"
+#include "source/postgres/pg_archive_toc.h"
 
 namespace lakedump {
 namespace {
@@ -260,11 +261,35 @@ nlohmann::json GroupByObject(PGresult* rows, int64_t catalog) {
   return out;
 }
 
+// `pg_restore --list` of an archive (the pg_restore beside `pg_dump_path`).
+Result<std::string> ListWithPgRestore(const std::string& pg_dump_path,
+                                      const std::string& archive) {
+  const std::filesystem::path restore =
+      std::filesystem::path(pg_dump_path).parent_path() / "pg_restore";
+  TempFile file;
+  LD_RETURN_IF_ERROR(file.Write(archive));
+  StringSink listing;
+  LD_ASSIGN_OR_RETURN(
+      SubprocessOutcome list,
+      RunSubprocess({{pg_dump_path.find('/') == std::string::npos ? std::string("pg_restore")
+                                                                  : restore.string(),
+                      "--list", file.path()},
+                     {},
+                     ""},
+                    &listing));
+  if (list.exit_code != 0) {
+    return Status::IOError(fmt::format("pg_restore --list of the schema archive failed: {}",
+                                       FirstErrorLine(list.stderr_tail)));
+  }
+  return std::move(listing.mutable_str());
+}
+
 }  // namespace
 
-Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& selected) {
+Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& selected,
+                                         bool for_archive) {
   PgSchemaFacts facts;
-  if (!selected.every_table) {
+  if (for_archive && !selected.every_table) {
     const std::string sel = SelectedJson(selected.tables);
     LD_ASSIGN_OR_RETURN(PgResult ex, conn.Query(kExcludedSql, {sel}));
     for (int i = 0; i < PQntuples(ex.get()); ++i) {
@@ -308,6 +333,14 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& se
     }
     facts.indexes.push_back(std::move(index));
   }
+  LD_ASSIGN_OR_RETURN(PgResult parts, conn.Query(kPartitionsSql));
+  for (int i = 0; i < PQntuples(parts.get()); ++i) {
+    facts.partitions.push_back({{"schema", std::string(PgValue(parts.get(), i, 0))},
+                                {"name", std::string(PgValue(parts.get(), i, 1))},
+                                {"parent_schema", std::string(PgValue(parts.get(), i, 2))},
+                                {"parent", std::string(PgValue(parts.get(), i, 3))}});
+  }
+  if (!for_archive) return facts;
   LD_ASSIGN_OR_RETURN(
       PgResult fks,
       conn.Query(fmt::format(fmt::runtime(kForeignKeysSql),
@@ -330,13 +363,6 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& se
                                                      ? "AND p.prosqlbody IS NULL"
                                                      : ""))));
   facts.mentions = GroupByObject(mentions.get(), 1255);
-  LD_ASSIGN_OR_RETURN(PgResult parts, conn.Query(kPartitionsSql));
-  for (int i = 0; i < PQntuples(parts.get()); ++i) {
-    facts.partitions.push_back({{"schema", std::string(PgValue(parts.get(), i, 0))},
-                                {"name", std::string(PgValue(parts.get(), i, 1))},
-                                {"parent_schema", std::string(PgValue(parts.get(), i, 2))},
-                                {"parent", std::string(PgValue(parts.get(), i, 3))}});
-  }
   LD_ASSIGN_OR_RETURN(PgResult seqs, conn.Query(kSequencesSql));
   // Only the sequences the archive holds: in a schema dumped, and not the identity sequence
   // of a table left out (pg_dump leaves it out with its table; a serial's sequence stays,
@@ -462,35 +488,29 @@ Status RunPgDumpSchema(const PgDumpRequest& request, SchemaCapture* capture) {
   }
   for (const TableRef& t : request.excluded) spec.argv.push_back("--exclude-table=" + PgDumpPattern(t));
   spec.env = request.connection.env;
-  spec.nice = request.nice;
   StringSink archive;
   LD_ASSIGN_OR_RETURN(SubprocessOutcome run, RunSubprocess(spec, &archive));
   if (run.exit_code != 0) {
     return Status::IOError(fmt::format("pg_dump --schema-only failed (exit {}): {}", run.exit_code,
                                        FirstErrorLine(run.stderr_tail)));
   }
-  // The table of contents, for `ls --ddl`, load's selection and its messages.
-  const std::filesystem::path restore =
-      std::filesystem::path(pg_dump.path).parent_path() / "pg_restore";
-  TempFile file;
-  LD_RETURN_IF_ERROR(file.Write(archive.str()));
-  StringSink listing;
-  SubprocessSpec list_spec;
-  list_spec.argv = {pg_dump.path.find('/') == std::string::npos ? std::string("pg_restore")
-                                                                : restore.string(),
-                    "--list", file.path()};
-  list_spec.nice = request.nice;
-  LD_ASSIGN_OR_RETURN(SubprocessOutcome list, RunSubprocess(list_spec, &listing));
-  if (list.exit_code != 0) {
-    return Status::IOError(fmt::format("pg_restore --list of the schema archive failed: {}",
-                                       FirstErrorLine(list.stderr_tail)));
+  // The table of contents, for `ls --ddl`, load's selection and its messages: read from the
+  // archive in process (no pg_restore to start, issue 11's cost); an archive the reader does
+  // not take (a newer pg_dump's format version) is listed by pg_restore --list instead.
+  std::string listing;
+  std::string version = pg_dump.version;
+  if (auto toc = ReadPgArchiveToc(archive.str()); toc.ok()) {
+    listing = PgArchiveListing(*toc);
+    if (std::string v = PgVersionNumber(toc->pg_dump_version); !v.empty()) version = std::move(v);
+  } else {
+    LD_ASSIGN_OR_RETURN(listing, ListWithPgRestore(pg_dump.path, archive.str()));
   }
   nlohmann::json objects = nlohmann::json::array();
-  for (const PgTocEntry& e : ParsePgTocListing(listing.str())) {
+  for (const PgTocEntry& e : ParsePgTocListing(listing)) {
     objects.push_back({{"type", e.type}, {"schema", e.schema}, {"name", e.name}});
   }
   capture->info["archive"] = {{"format", "pg_dump custom"},
-                              {"pg_dump_version", pg_dump.version}};
+                              {"pg_dump_version", version}};
   capture->info["objects"] = std::move(objects);
   capture->archive = std::move(archive.mutable_str());
   return Status::OK();

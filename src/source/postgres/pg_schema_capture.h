@@ -9,8 +9,8 @@
 //                       the archive (tables not selected, their partitions, and
 //                       the views and materialized views that read any of them);
 //   RunPgDumpSchema     pg_dump --schema-only --format=custom --snapshot=ID as a
-//                       child process (password in its environment), then
-//                       pg_restore --list of the archive for its table of contents.
+//                       child process (password in its environment); its table of
+//                       contents is read from the archive in process (pg_archive_toc.h).
 // Stateless functions; the connection is used by the calling thread only.
 #pragma once
 
@@ -53,7 +53,10 @@ struct PgSchemaFacts {
 // the queries that compute them are not run). `schemas` keeps, beside the schemas of the
 // selected tables and those without tables, every schema holding something a selected
 // table needs (a function its default or check calls, its column's type, a sequence...).
-Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& selected);
+// Without `for_archive` (--schema-from lakedump) only `indexes` and `partitions` are read:
+// the rest serves the archive's pg_dump and its restore only.
+Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& selected,
+                                         bool for_archive);
 
 struct PgDumpRequest {
   std::string snapshot_id;
@@ -63,8 +66,6 @@ struct PgDumpRequest {
   std::vector<TableRef> excluded;
   std::vector<std::string> schemas;  // pg_dump --schema for each; empty = every schema
   std::vector<std::string> extensions;  // pg_dump --extension for each (with `schemas` only)
-  // Added to pg_dump's and pg_restore --list's niceness (SubprocessSpec::nice).
-  int nice = 0;
 };
 
 // Fills capture->archive and capture->info ("archive" without key/checksum,

@@ -1,11 +1,13 @@
 #include "source/postgres/pg_tools.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <tuple>
 
 #include "base/subprocess.h"
 
@@ -58,6 +60,29 @@ std::string QuoteConninfoValue(std::string_view v) {
 
 }  // namespace
 
+std::pair<int, std::string> PgToolDirVersion(std::string_view path) {
+  constexpr std::string_view kPrefix = "/usr/lib/postgresql/";
+  if (!path.starts_with(kPrefix)) return {0, ""};
+  std::string_view rest = path.substr(kPrefix.size());
+  const size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return {0, ""};
+  const std::string_view folder = rest.substr(0, slash);
+  rest.remove_prefix(slash);
+  // "<N>/bin/<program>" exactly, N digits with at most one inner dot ("9.6").
+  if (!rest.starts_with("/bin/") || rest.substr(5).empty() ||
+      rest.substr(5).find('/') != std::string_view::npos) {
+    return {0, ""};
+  }
+  int dots = 0;
+  for (size_t i = 0; i < folder.size(); ++i) {
+    const char c = folder[i];
+    if (c == '.' && i > 0 && i + 1 < folder.size() && ++dots == 1) continue;
+    if (!std::isdigit(static_cast<unsigned char>(c))) return {0, ""};
+  }
+  if (folder.empty()) return {0, ""};
+  return {std::atoi(std::string(folder).c_str()), std::string(folder)};
+}
+
 std::pair<int, std::string> ParsePgToolVersion(std::string_view text) {
   const size_t paren = text.find(") ");
   if (paren == std::string_view::npos) return {0, ""};
@@ -75,10 +100,18 @@ Result<PgTool> FindPgTool(std::string_view name, int min_major, std::string_view
   PgTool best;
   std::vector<std::string> found;
   for (const std::string& path : Candidates(name, bin_dir)) {
-    StringSink out;
-    auto run = RunSubprocess({{path, "--version"}, {}, ""}, &out);
-    if (!run.ok() || run->exit_code != 0) continue;
-    auto [major, version] = ParsePgToolVersion(out.str());
+    auto [major, version] = PgToolDirVersion(path);
+    std::error_code ec;
+    if (major != 0 &&
+        (!std::filesystem::is_regular_file(path, ec) || ::access(path.c_str(), X_OK) != 0)) {
+      continue;
+    }
+    if (major == 0) {
+      StringSink out;
+      auto run = RunSubprocess({{path, "--version"}, {}, ""}, &out);
+      if (!run.ok() || run->exit_code != 0) continue;
+      std::tie(major, version) = ParsePgToolVersion(out.str());
+    }
     if (major == 0) continue;
     found.push_back(fmt::format("{} is {}", path, version));
     if (major >= min_major && major > best.major) best = PgTool{path, major, version};

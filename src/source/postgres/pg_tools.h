@@ -25,11 +25,19 @@ struct PgTool {
 
 // Finds program `name` of PostgreSQL major version `min_major` or later: in
 // `bin_dir` only when it is not empty, else in PATH and the Debian layout
-// /usr/lib/postgresql/<N>/bin; the newest one wins. Each candidate's version
-// is asked with `--version`. NotFound with one line naming the versions found,
-// the version needed and `hint` (what the user can do instead) otherwise.
+// /usr/lib/postgresql/<N>/bin; the newest one wins. A candidate in the Debian
+// layout is of the version its folder names (PgToolDirVersion: `version` is then
+// that, "15"); any other is asked with `--version`. NotFound with one line naming
+// the versions found, the version needed and `hint` (what the user can do instead)
+// otherwise.
 Result<PgTool> FindPgTool(std::string_view name, int min_major, std::string_view bin_dir,
                           std::string_view hint);
+
+// "/usr/lib/postgresql/15/bin/pg_dump" -> {15, "15"} ("9.6" -> {9, "9.6"}): Debian's
+// packages put major N's programs there and nowhere else, so the path tells the version
+// without starting the program (a process start per candidate, on the dump's schema
+// thread). {0, ""} for any other path.
+std::pair<int, std::string> PgToolDirVersion(std::string_view path);
 
 // "pg_dump (PostgreSQL) 15.18 (Debian ...)" -> {15, "15.18"}; major 0 if unparsable.
 std::pair<int, std::string> ParsePgToolVersion(std::string_view version_output);

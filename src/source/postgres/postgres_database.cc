@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <set>
@@ -20,24 +18,6 @@
 
 namespace lakedump {
 namespace {
-
-// pg_dump --schema-only (and pg_restore --list of its archive) run beside the data. With
-// LAKEDUMP_PG_DUMP_NICE=N (1..19) they run N steps nicer than lakedump, so that they take the
-// CPU the table tasks leave idle rather than a share of theirs (pg_dump's server backend keeps
-// the server's priority). Off by default: on a machine without idle CPU a niced pg_dump is
-// starved and the commit waits for it (docs/benchmarks.md).
-Result<int> PgDumpNiceness() {
-  const char* text = std::getenv("LAKEDUMP_PG_DUMP_NICE");
-  if (text == nullptr || *text == '\0') return 0;
-  int n = -1;
-  const std::string_view v(text);
-  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (ec != std::errc() || end != v.data() + v.size() || n < 0 || n > 19) {
-    return Status::InvalidArgument(
-        fmt::format("LAKEDUMP_PG_DUMP_NICE must be a niceness from 0 to 19, not \"{}\"", v));
-  }
-  return n;
-}
 
 using Key = std::pair<std::string, std::string>;
 Key KeyOf(const TableRef& ref) { return {ref.schema, ref.name}; }
@@ -77,7 +57,7 @@ class PostgresDatabase final : public Database {
   // QueryPgSchemaFacts on a connection of its own, in a transaction that imports the
   // snapshot: the coordinator (and mu_) stay free for planning and the table workers.
   Result<PgSchemaFacts> ReadSchemaFacts(const std::string& snapshot_id,
-                                        const SchemaSelection& selected);
+                                        const SchemaSelection& selected, bool for_archive);
   // Creates options_.slot_name and returns its exported snapshot's name; sets
   // consistent_point_. REQUIRES: mu_ held, no transaction open on the coordinator.
   Result<std::string> CreateSlotLocked();
@@ -549,7 +529,8 @@ Result<std::unique_ptr<TableSource>> PostgresDatabase::Open(const WorkUnit& unit
 }
 
 Result<PgSchemaFacts> PostgresDatabase::ReadSchemaFacts(const std::string& snapshot_id,
-                                                        const SchemaSelection& selected) {
+                                                        const SchemaSelection& selected,
+                                                        bool for_archive) {
   auto conn = PgConn::Connect(conninfo_, options_.connect_timeout_seconds);
   if (!conn.ok()) return conn.status().WithContext("connecting to read the schema");
   // Closing the connection ends the transaction; a failed read aborts only this one,
@@ -559,7 +540,7 @@ Result<PgSchemaFacts> PostgresDatabase::ReadSchemaFacts(const std::string& snaps
           ->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; SET TRANSACTION SNAPSHOT " +
                  QuoteLiteral(snapshot_id))
           .WithContext("importing the dump's snapshot to read the schema"));
-  auto facts = QueryPgSchemaFacts(**conn, selected);
+  auto facts = QueryPgSchemaFacts(**conn, selected, for_archive);
   if (!facts.ok()) {
     return facts.status().WithContext("reading the schema's sequences and indexes");
   }
@@ -575,10 +556,11 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
     if (!in_snapshot_) return Status::InvalidArgument("CaptureSchema() before BeginSnapshot()");
     request.snapshot_id = snapshot_id_;
     request.server_major = coordinator_->server_version() / 10000;
-    LD_ASSIGN_OR_RETURN(request.connection, ChildConnectionOf(coordinator_->raw()));
+    if (options.use_source_tool) {
+      LD_ASSIGN_OR_RETURN(request.connection, ChildConnectionOf(coordinator_->raw()));
+    }
   }
   request.tool_dir = options.tool_dir;
-  LD_ASSIGN_OR_RETURN(request.nice, PgDumpNiceness());
   SchemaCapture capture;
   // With every table selected pg_dump leaves nothing out, so it starts at once, beside the
   // facts (it is the long part: its server backend answers catalog queries for every
@@ -590,7 +572,8 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
       dumped = RunPgDumpSchema(request, &capture);
     });
   }
-  Result<PgSchemaFacts> facts = ReadSchemaFacts(request.snapshot_id, selected);
+  Result<PgSchemaFacts> facts =
+      ReadSchemaFacts(request.snapshot_id, selected, options.use_source_tool);
   if (dumper.joinable()) dumper.join();
   if (!facts.ok()) return facts.status();
   LD_RETURN_IF_ERROR(dumped);
@@ -601,12 +584,15 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
     LD_RETURN_IF_ERROR(RunPgDumpSchema(request, &capture));
   }
   capture.info["schema_from"] = options.use_source_tool ? "pg_dump" : "lakedump";
-  capture.info["sequences"] = std::move(facts->sequences);
   capture.info["indexes"] = std::move(facts->indexes);
   capture.info["partitions"] = std::move(facts->partitions);
-  capture.info["fks"] = std::move(facts->fks);
-  capture.info["dependents"] = std::move(facts->dependents);
-  capture.info["mentions"] = std::move(facts->mentions);
+  if (options.use_source_tool) {
+    // What only the archive's restore uses: not read at all without it.
+    capture.info["sequences"] = std::move(facts->sequences);
+    capture.info["fks"] = std::move(facts->fks);
+    capture.info["dependents"] = std::move(facts->dependents);
+    capture.info["mentions"] = std::move(facts->mentions);
+  }
   return capture;
 }
 
