@@ -63,6 +63,12 @@ int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
   options.store.stop = interrupt.token();
   std::unique_ptr<ObjectStore> store;
   if (int rc = OpenCommandStore(a.dest, a.s3, options.store, &store); rc != kExitOk) return rc;
+  // The progress object still goes out on SIGTERM (a retry takes over what it lists).
+  std::unique_ptr<ObjectStore> progress_store;
+  if (int rc = OpenUncancelledStore(a.dest, a.s3, options.store, &progress_store); rc != kExitOk) {
+    return rc;
+  }
+  worker.progress_store = progress_store.get();
   std::unique_ptr<TraceRecorder> trace;
   if (!a.trace.empty()) trace = std::make_unique<TraceRecorder>();
   worker.trace = trace.get();
@@ -93,6 +99,10 @@ int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
                          worker.shard, worker.shards, r.dump_id, r.units,
                          FormatCount(static_cast<double>(r.rows)), r.files,
                          FormatBytes(r.bytes), r.attempt);
+      if (r.taken_over_units > 0) {
+        line += fmt::format("; {} of the units taken over from earlier attempts",
+                            r.taken_over_units);
+      }
       break;
     case WorkerOutcome::kAlreadyReported:
       line = fmt::format("shard {} of dump {} was already dumped by attempt {}: nothing to do",
@@ -111,6 +121,7 @@ int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
                                          {"shard", worker.shard},
                                          {"attempt", r.attempt},
                                          {"units", r.units},
+                                         {"taken_over_units", r.taken_over_units},
                                          {"rows", r.rows},
                                          {"files", r.files},
                                          {"bytes", r.bytes}}))
@@ -137,7 +148,7 @@ ShardCoordinatorGlue::ShardCoordinatorGlue(const DumpArgs& a, const DumpOptions&
     // before any worker starts.
     if (no_snapshot_db) LD_RETURN_IF_ERROR(no_snapshot_db->Release(stop));
     auto outputs =
-        RunShardCoordinator(*store, *db, service->run_id(), plan, options_, &winners_, stop);
+        RunShardCoordinator(*store, *db, service->run_id(), plan, options_, &taken_files_, stop);
     if (outputs.ok() && no_snapshot_db) {
       LD_RETURN_IF_ERROR(no_snapshot_db->CheckColumnsAsPlanned(*outputs));
     }
@@ -158,7 +169,7 @@ void ShardCoordinatorGlue::SweepAfterCommit(ObjectStore& store, const std::strin
   // Committed: the plan, the reports and the losing attempts' files go (a loser still
   // running may add more: lakedump gc removes them).
   uint64_t swept = 0;
-  Status s = SweepShardLeftovers(store, run_id, winners_, &swept);
+  Status s = SweepShardLeftovers(store, run_id, taken_files_, &swept);
   if (!s.ok()) {
     warnings->push_back(fmt::format(
         "the dump is committed, but its plan, shard reports or losing attempts' files "

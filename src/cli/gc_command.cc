@@ -88,17 +88,16 @@ int SweepShardAttempts(ObjectStore* store) {
     std::printf("a lakedump run holds %s: shard attempts left alone\n", store->Describe().c_str());
     return kExitOk;
   }
-  std::set<std::string> winners;
+  // Exactly the files the dump lists stay (a retried shard's may come from two attempts,
+  // whose other files are leftovers).
+  std::set<std::string> listed;
   for (const TableSummary& t : manifest->tables) {
     auto table = ReadTableManifest(*store, t.key);
     if (!table.ok()) return PrintError(table.status(), kExitFailed);
-    for (const DataFile& f : table->files) {
-      const std::string attempt = AttemptOfKey(f.key, manifest->dump_id);
-      if (!attempt.empty()) winners.insert(attempt);
-    }
+    for (const DataFile& f : table->files) listed.insert(f.key);
   }
   uint64_t deleted = 0;
-  Status s = SweepShardLeftovers(*store, manifest->dump_id, winners, &deleted);
+  Status s = SweepShardLeftovers(*store, manifest->dump_id, listed, &deleted);
   if (!s.ok()) return PrintError(s, kExitFailed);
   std::printf("%llu objects of shard attempts the dump does not use removed under %s\n",
               static_cast<unsigned long long>(deleted), store->Describe().c_str());
