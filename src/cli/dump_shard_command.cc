@@ -48,12 +48,16 @@ Status ResolveShardIndex(const DumpArgs& a, WorkerOptions* worker) {
 }  // namespace
 
 int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
-  InterruptWatcher interrupt("this attempt reports nothing; the shard can be run again");
+  InterruptWatcher interrupt(
+      "this attempt reports nothing; a retry of the shard takes over the units it finished");
   WorkerOptions worker;
   if (Status s = ResolveShardIndex(a, &worker); !s.ok()) return PrintError(s, kExitUsage);
   worker.plan_timeout = *ParseDuration(a.plan_timeout);
   worker.matching = MatchingOptions(a, options);
   worker.log = LogLines(options.progress);
+  worker.warn = [](const std::string& line) {
+    std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(line).c_str());
+  };
 
   auto db = OpenDatabase(a.source, BuildSourceOptions(a, options));
   if (!db.ok()) {

@@ -74,9 +74,10 @@ int RunLocalGc(const GcArgs& a, ObjectStore* store, std::chrono::seconds age) {
   return kExitOk;
 }
 
-// A committed sharded dump (docs/scale-out.md): the files of shard attempts that lost (or
-// finished after the commit), and a plan or reports left behind. Only while no run holds
-// the destination's lease (a new coordinator's plan and reports are not leftovers).
+// A committed sharded dump (docs/scale-out.md): the files of shard attempts that its tables do
+// not list (attempts that lost or finished after the commit, units a retry dumped again), and
+// a plan, reports or progress objects left behind. Only while no run holds the destination's
+// lease (a new coordinator's plan and reports are not leftovers).
 int SweepShardAttempts(ObjectStore* store) {
   auto text = ReadDumpManifestText(*store);
   if (!text.ok()) return kExitOk;  // no committed dump: nothing is a leftover yet

@@ -110,6 +110,10 @@ Attempt RunAttempt(ObjectStore* store, int shard, int shards, int stop_at_open =
     std::lock_guard<std::mutex> lock(mu);
     a.log.push_back(line);
   };
+  w.warn = [&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu);
+    a.log.push_back("warning: " + line);
+  };
   a.result = RunShardWorker(db, *store, Options(), w, &a.failure, stop.get_token());
   return a;
 }

@@ -123,7 +123,7 @@ Result<std::vector<UnitOutput>> RunUnitsWithProgress(Database& db, ObjectStore& 
       .shard = worker.shard,
       .attempt = attempt,
       .interval = worker.progress_interval,
-      .log = worker.log});
+      .log = worker.warn});
   ExportService service(&db, &store, options);
   service.set_run_id(attempt);
   service.set_trace(worker.trace);
@@ -145,7 +145,7 @@ Result<WorkerResult> RunPlanned(Database& db, ObjectStore& store, const DumpOpti
   // A retry: what earlier attempts of this shard finished is kept, not dumped again.
   LD_ASSIGN_OR_RETURN(TakenOverUnits taken,
                       TakeOverEarlierAttempts(store, plan.dump_id, worker.shard, planned,
-                                              worker.log));
+                                              worker.warn));
   if (!taken.units.empty() && worker.log) {
     std::string from;
     for (const auto& [earlier, n] : taken.attempts) {

@@ -38,6 +38,9 @@ struct WorkerOptions {
   std::chrono::milliseconds fast_poll_window{10'000};
   nlohmann::json matching;  // ShardMatchingOptions() of this worker
   std::function<void(const std::string&)> log;  // progress lines; may be empty
+  // Warnings (shown even without progress lines): an earlier attempt's progress object or
+  // unit not trusted, this attempt's progress object not written. May be empty.
+  std::function<void(const std::string&)> warn;
   // The worker's phases and its table and file spans (--trace); may be null. Borrowed.
   TraceRecorder* trace = nullptr;
   // Where the attempt's progress object goes (shard_progress.h), every progress_interval
