@@ -142,9 +142,10 @@ class ScaleOutTest : public ::testing::Test {
                        Quote(schema_->name() + ".*"), jobs, d.flags);
   }
 
-  // The test server's database through `proxy` (tools/faultproxy in front of its port).
+  // The test server's database through `proxy` (tools/faultproxy in front of its port), with
+  // time to connect on a loaded machine (the capped link slows the handshake too).
   std::string DsnThrough(const ProxyProcess& proxy) {
-    return fmt::format("postgresql://postgres@127.0.0.1:{}/{}",
+    return fmt::format("postgresql://postgres@127.0.0.1:{}/{}?connect_timeout=60",
                        proxy.endpoint().substr(proxy.endpoint().rfind(':') + 1),
                        QueryOne(*admin_, "SELECT current_database()"));
   }
