@@ -268,6 +268,16 @@ int OpenCommandStore(const std::string& url, const S3Flags& flags, StoreOptions 
   return kExitOk;
 }
 
+int OpenUncancelledStore(const std::string& url, const S3Flags& flags, StoreOptions options,
+                         std::unique_ptr<ObjectStore>* store, StoreOptions* options_out) {
+  options.stop = {};
+  S3Flags small = flags;
+  small.max_connections = 2;
+  options.s3.max_connections = 2;
+  if (options_out != nullptr) *options_out = options;
+  return OpenCommandStore(url, small, std::move(options), store);
+}
+
 InterruptWatcher::InterruptWatcher(std::string what_happens)
     : message_("\nlakedump: interrupted; stopping (" + what_happens + ")\n") {
   sigset_t set;

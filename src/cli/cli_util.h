@@ -105,6 +105,11 @@ Status ApplyS3RetryFlags(const S3Flags& flags, S3Options* out);
 // path to a regular file), kExitFailed for a store that cannot be reached or read.
 int OpenCommandStore(const std::string& url, const S3Flags& flags, StoreOptions options,
                      std::unique_ptr<ObjectStore>* store);
+// The same store as a second, small handle (2 S3 connections) that no interrupt cancels
+// (options.stop cleared): for what must still be written after SIGINT/SIGTERM (the lease's
+// removal, a worker's progress object). Sets *options_out to the options it was opened with.
+int OpenUncancelledStore(const std::string& url, const S3Flags& flags, StoreOptions options,
+                         std::unique_ptr<ObjectStore>* store, StoreOptions* options_out = nullptr);
 
 // Turns SIGINT/SIGTERM into a stop request on `source` (from a watcher thread,
 // since a signal handler may not touch locks). A second signal exits at once.

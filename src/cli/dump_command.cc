@@ -99,13 +99,10 @@ int RunDump(const DumpArgs& a) {
   const std::string dest = store->Describe();
   // The lease goes through a second handle that SIGINT does not cancel, so an
   // interrupted run still deletes it.
-  StoreOptions lease_store_options = options->store;
-  lease_store_options.stop = {};
-  S3Flags lease_s3_flags = a.s3;
-  lease_s3_flags.max_connections = 2;
-  lease_store_options.s3.max_connections = 2;
+  StoreOptions lease_store_options;
   std::unique_ptr<ObjectStore> lease_store;
-  if (int rc = OpenCommandStore(a.dest, lease_s3_flags, lease_store_options, &lease_store);
+  if (int rc = OpenUncancelledStore(a.dest, a.s3, options->store, &lease_store,
+                                    &lease_store_options);
       rc != kExitOk) {
     return rc;
   }

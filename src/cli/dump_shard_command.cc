@@ -48,12 +48,16 @@ Status ResolveShardIndex(const DumpArgs& a, WorkerOptions* worker) {
 }  // namespace
 
 int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
-  InterruptWatcher interrupt("this attempt reports nothing; the shard can be run again");
+  InterruptWatcher interrupt(
+      "this attempt reports nothing; a retry of the shard takes over the units it finished");
   WorkerOptions worker;
   if (Status s = ResolveShardIndex(a, &worker); !s.ok()) return PrintError(s, kExitUsage);
   worker.plan_timeout = *ParseDuration(a.plan_timeout);
   worker.matching = MatchingOptions(a, options);
   worker.log = LogLines(options.progress);
+  worker.warn = [](const std::string& line) {
+    std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(line).c_str());
+  };
 
   auto db = OpenDatabase(a.source, BuildSourceOptions(a, options));
   if (!db.ok()) {
@@ -63,6 +67,12 @@ int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
   options.store.stop = interrupt.token();
   std::unique_ptr<ObjectStore> store;
   if (int rc = OpenCommandStore(a.dest, a.s3, options.store, &store); rc != kExitOk) return rc;
+  // The progress object still goes out on SIGTERM (a retry takes over what it lists).
+  std::unique_ptr<ObjectStore> progress_store;
+  if (int rc = OpenUncancelledStore(a.dest, a.s3, options.store, &progress_store); rc != kExitOk) {
+    return rc;
+  }
+  worker.progress_store = progress_store.get();
   std::unique_ptr<TraceRecorder> trace;
   if (!a.trace.empty()) trace = std::make_unique<TraceRecorder>();
   worker.trace = trace.get();
@@ -93,6 +103,10 @@ int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
                          worker.shard, worker.shards, r.dump_id, r.units,
                          FormatCount(static_cast<double>(r.rows)), r.files,
                          FormatBytes(r.bytes), r.attempt);
+      if (r.taken_over_units > 0) {
+        line += fmt::format("; {} of the units taken over from earlier attempts",
+                            r.taken_over_units);
+      }
       break;
     case WorkerOutcome::kAlreadyReported:
       line = fmt::format("shard {} of dump {} was already dumped by attempt {}: nothing to do",
@@ -111,6 +125,7 @@ int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
                                          {"shard", worker.shard},
                                          {"attempt", r.attempt},
                                          {"units", r.units},
+                                         {"taken_over_units", r.taken_over_units},
                                          {"rows", r.rows},
                                          {"files", r.files},
                                          {"bytes", r.bytes}}))
@@ -143,7 +158,7 @@ ShardCoordinatorGlue::ShardCoordinatorGlue(const DumpArgs& a, const DumpOptions&
           if (no_snapshot_db) LD_RETURN_IF_ERROR(no_snapshot_db->CheckColumnsAsPlanned(outputs));
           return sink(std::move(outputs));
         },
-        &winners_, stop);
+        &taken_files_, stop);
   });
   if (no_snapshot_db) {
     // Sharded dumps take no other manifest hook (--incremental is refused with --shards).
@@ -160,7 +175,7 @@ void ShardCoordinatorGlue::SweepAfterCommit(ObjectStore& store, const std::strin
   // Committed: the plan, the reports and the losing attempts' files go (a loser still
   // running may add more: lakedump gc removes them).
   uint64_t swept = 0;
-  Status s = SweepShardLeftovers(store, run_id, winners_, &swept);
+  Status s = SweepShardLeftovers(store, run_id, taken_files_, &swept);
   if (!s.ok()) {
     warnings->push_back(fmt::format(
         "the dump is committed, but its plan, shard reports or losing attempts' files "

@@ -43,7 +43,7 @@ class ShardCoordinatorGlue {
 
  private:
   CoordinatorOptions options_;
-  std::set<std::string> winners_;  // the attempt taken for each shard
+  std::set<std::string> taken_files_;  // the files the reports taken name (the manifest's)
 };
 
 }  // namespace lakedump::cli

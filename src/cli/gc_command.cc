@@ -74,9 +74,10 @@ int RunLocalGc(const GcArgs& a, ObjectStore* store, std::chrono::seconds age) {
   return kExitOk;
 }
 
-// A committed sharded dump (docs/scale-out.md): the files of shard attempts that lost (or
-// finished after the commit), and a plan or reports left behind. Only while no run holds
-// the destination's lease (a new coordinator's plan and reports are not leftovers).
+// A committed sharded dump (docs/scale-out.md): the files of shard attempts that its tables do
+// not list (attempts that lost or finished after the commit, units a retry dumped again), and
+// a plan, reports or progress objects left behind. Only while no run holds the destination's
+// lease (a new coordinator's plan and reports are not leftovers).
 int SweepShardAttempts(ObjectStore* store) {
   auto text = ReadDumpManifestText(*store);
   if (!text.ok()) return kExitOk;  // no committed dump: nothing is a leftover yet
@@ -88,17 +89,16 @@ int SweepShardAttempts(ObjectStore* store) {
     std::printf("a lakedump run holds %s: shard attempts left alone\n", store->Describe().c_str());
     return kExitOk;
   }
-  std::set<std::string> winners;
+  // Exactly the files the dump lists stay (a retried shard's may come from two attempts,
+  // whose other files are leftovers).
+  std::set<std::string> listed;
   for (const TableSummary& t : manifest->tables) {
     auto table = ReadTableManifest(*store, t.key);
     if (!table.ok()) return PrintError(table.status(), kExitFailed);
-    for (const DataFile& f : table->files) {
-      const std::string attempt = AttemptOfKey(f.key, manifest->dump_id);
-      if (!attempt.empty()) winners.insert(attempt);
-    }
+    for (const DataFile& f : table->files) listed.insert(f.key);
   }
   uint64_t deleted = 0;
-  Status s = SweepShardLeftovers(*store, manifest->dump_id, winners, &deleted);
+  Status s = SweepShardLeftovers(*store, manifest->dump_id, listed, &deleted);
   if (!s.ok()) return PrintError(s, kExitFailed);
   std::printf("%llu objects of shard attempts the dump does not use removed under %s\n",
               static_cast<unsigned long long>(deleted), store->Describe().c_str());

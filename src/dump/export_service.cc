@@ -305,8 +305,10 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
   LD_ASSIGN_OR_RETURN(std::vector<DataFile> files, writer.Finish(unit.index == 0));
   span.args()["rows"] = rows;
   if (!commit_tables_) {
+    UnitOutput output{ref, unit.index, schema, std::move(files)};
+    if (unit_done_) unit_done_(output);
     std::lock_guard<std::mutex> lock(outputs_mu_);
-    outputs_.push_back(UnitOutput{ref, unit.index, schema, std::move(files)});
+    outputs_.push_back(std::move(output));
     return Status::OK();
   }
   bool last = false;

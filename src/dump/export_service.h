@@ -84,6 +84,9 @@ class ExportService {
   // returns what each wrote. No lease, no table commit, no manifest. REQUIRES: not Run().
   Result<std::vector<UnitOutput>> ExportUnits(const std::vector<WorkUnit>& units,
                                               std::stop_token stop);
+  // Worker: called with each unit's output as soon as the unit is finished (its files
+  // closed), from the table task that ran it: several at once. Set before ExportUnits.
+  void set_unit_done(std::function<void(const UnitOutput&)> done) { unit_done_ = std::move(done); }
   // Called with the finished manifest just before the commit checks and its write (e.g.
   // to add the "incremental" block); an error fails the dump, nothing committed.
   void set_manifest_hook(std::function<Status(DumpManifest*)> hook) {
@@ -147,6 +150,7 @@ class ExportService {
   bool commit_tables_ = true;
   std::mutex outputs_mu_;
   std::vector<UnitOutput> outputs_;  // GUARDED_BY(outputs_mu_)
+  std::function<void(const UnitOutput&)> unit_done_;
   std::function<Status(DumpManifest*)> manifest_hook_;
   // --table-format iceberg: writes each table's Iceberg metadata beside the table tasks
   // (set for the duration of RunLeased). Waited for before the commit; every key is

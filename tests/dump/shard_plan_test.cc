@@ -282,7 +282,8 @@ TEST(ShardReportTest, AReportCannotClaimFilesOfAnotherTableOrAttempt) {
   auto parsed = ParseShardReport(*SerializeShardReport(r), "report");
   ASSERT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.status().code(), Code::kCorruption);
-  EXPECT_NE(parsed.status().message().find("not one of this attempt's files"), std::string::npos);
+  EXPECT_NE(parsed.status().message().find("not one of this shard's attempts' files"),
+            std::string::npos);
 
   r = SampleReport();
   r.units[0].files[0].key = "public/big/part-1-0-" + r.dump_id + "-s0-00000000.parquet";
@@ -295,6 +296,39 @@ TEST(ShardReportTest, AReportCannotClaimFilesOfAnotherTableOrAttempt) {
   r = SampleReport();
   r.shard = -3;
   EXPECT_FALSE(ParseShardReport(*SerializeShardReport(r), "report").ok());
+}
+
+TEST(ShardReportTest, AReportMayNameAnEarlierAttemptOfItsShardAProgressObjectOnlyItsOwn) {
+  ShardReport r = SampleReport();
+  const std::string earlier = NewAttemptId(r.dump_id, 1);
+  r.units[0].files.push_back(File(DataFileKey(r.units[0].table, "", 1, 0, earlier), 5, 50));
+  // A retry's report: the units it took over carry the earlier attempt's files.
+  auto report = ParseShardReport(*SerializeShardReport(r), "report");
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->units[0].files[1].key, r.units[0].files[1].key);
+  // A progress object names only what its own attempt wrote.
+  auto progress = ParseShardProgress(*SerializeShardProgress(r), "progress");
+  ASSERT_FALSE(progress.ok());
+  EXPECT_NE(progress.status().message().find("not one of this attempt's files"),
+            std::string::npos)
+      << progress.status().message();
+  r.units[0].files.pop_back();
+  progress = ParseShardProgress(*SerializeShardProgress(r), "progress");
+  ASSERT_TRUE(progress.ok()) << progress.status().ToString();
+  EXPECT_EQ(progress->attempt, r.attempt);
+  EXPECT_EQ(ShardProgressKey(1, r.attempt), "_shards/1/progress-" + r.attempt + ".json");
+  // One is not the other.
+  EXPECT_FALSE(ParseShardReport(*SerializeShardProgress(r), "progress").ok());
+  EXPECT_FALSE(ParseShardProgress(*SerializeShardReport(r), "report").ok());
+  // An attempt id of another shard, or of another dump, is refused in either.
+  ShardReport other = SampleReport();
+  other.attempt = NewAttemptId(r.dump_id, 2);
+  other.units[0].files[0].key = DataFileKey(other.units[0].table, "", 1, 0, other.attempt);
+  EXPECT_FALSE(ParseShardReport(*SerializeShardReport(other), "report").ok());
+  EXPECT_FALSE(ParseShardProgress(*SerializeShardProgress(other), "progress").ok());
+  other.attempt = NewAttemptId("20261201T120000Z-ffffffff", 1);
+  other.units[0].files[0].key = DataFileKey(other.units[0].table, "", 1, 0, other.attempt);
+  EXPECT_FALSE(ParseShardReport(*SerializeShardReport(other), "report").ok());
 }
 
 TEST(ShardPlanTest, OptionsMismatchNamesTheFirstDifference) {

@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -59,6 +60,30 @@ struct Dest {
     s3->Aws(fmt::format("s3api head-object --bucket {} --key {}/{}", s3->bucket, prefix, key),
             *tmp, &rc);
     return rc == 0;
+  }
+  // The keys under `under` (relative to the dump root).
+  std::vector<std::string> Keys(const std::string& under) const {
+    std::vector<std::string> keys;
+    if (!s3) {
+      const std::filesystem::path root(url);
+      std::error_code ec;
+      for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
+           !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+        if (!it->is_regular_file()) continue;
+        const std::string key = std::filesystem::relative(it->path(), root).string();
+        if (key.starts_with(under)) keys.push_back(key);
+      }
+      return keys;
+    }
+    std::istringstream listed(s3->Aws(
+        fmt::format("s3api list-objects-v2 --bucket {} --prefix {}/{} --query 'Contents[].Key' "
+                    "--output text",
+                    s3->bucket, prefix, under),
+        *tmp));
+    for (std::string key; listed >> key;) {
+      if (key.starts_with(prefix + "/")) keys.push_back(key.substr(prefix.size() + 1));
+    }
+    return keys;
   }
   std::string Get(const std::string& key) const {
     if (!s3) return ReadFile(url + "/" + key);
@@ -110,11 +135,19 @@ class ScaleOutTest : public ::testing::Test {
   }
 
   // The options every process of the dump shares.
-  std::string Common(const Dest& d, const std::string& dsn = "") const {
+  std::string Common(const Dest& d, const std::string& dsn = "", int jobs = 2) const {
     return fmt::format("dump {} {} --tables {} --split-size 2MiB --schema-from lakedump "
-                       "--progress none -j 2 {}",
+                       "--progress none -j {} {}",
                        Quote(dsn.empty() ? testing_pg::TestDsn() : dsn), Quote(d.url),
-                       Quote(schema_->name() + ".*"), d.flags);
+                       Quote(schema_->name() + ".*"), jobs, d.flags);
+  }
+
+  // The test server's database through `proxy` (tools/faultproxy in front of its port), with
+  // time to connect on a loaded machine (the capped link slows the handshake too).
+  std::string DsnThrough(const ProxyProcess& proxy) {
+    return fmt::format("postgresql://postgres@127.0.0.1:{}/{}?connect_timeout=60",
+                       proxy.endpoint().substr(proxy.endpoint().rfind(':') + 1),
+                       QueryOne(*admin_, "SELECT current_database()"));
   }
 
   Dest LocalDest() {
@@ -143,6 +176,20 @@ class ScaleOutTest : public ::testing::Test {
     if (!m.is_object()) return rows;
     for (const json& t : m["tables"]) rows[t["table"].get<std::string>()] = t["rows"];
     return rows;
+  }
+
+  // The worker attempts whose files the committed dump's tables name.
+  std::set<std::string> CommittedAttempts(const Dest& d) {
+    const json m = json::parse(d.Get("_manifest.json"));
+    const std::string dump_id = m["dump_id"];
+    std::set<std::string> attempts;
+    for (const json& t : m["tables"]) {
+      const json table = json::parse(d.Get(t["key"].get<std::string>()));
+      for (const json& f : table["files"]) {
+        attempts.insert(AttemptOfKey(f["key"].get<std::string>(), dump_id));
+      }
+    }
+    return attempts;
   }
 
   // The coordinator, a hook once _plan.json exists, N workers at once, and the outcome.
@@ -224,13 +271,7 @@ TEST_F(ScaleOutTest, TwoAttemptsOfOneIndexAtOnceCommitOne) {
   ASSERT_EQ(cr.code, 0) << cr.err;
   EXPECT_EQ(ManifestRows(d), at_snapshot);
   // Exactly one attempt of shard 0 in the committed tables.
-  const json m = json::parse(d.Get("_manifest.json"));
-  const std::string dump_id = m["dump_id"];
-  std::set<std::string> attempts;
-  for (const json& t : m["tables"]) {
-    const json table = json::parse(d.Get(t["key"].get<std::string>()));
-    for (const json& f : table["files"]) attempts.insert(AttemptOfKey(f["key"].get<std::string>(), dump_id));
-  }
+  const std::set<std::string> attempts = CommittedAttempts(d);
   int shard0 = 0;
   for (const std::string& at : attempts) shard0 += at.find("-s0-") != std::string::npos;
   EXPECT_EQ(shard0, 1) << testing::PrintToString(attempts);
@@ -238,6 +279,75 @@ TEST_F(ScaleOutTest, TwoAttemptsOfOneIndexAtOnceCommitOne) {
   RunResult gc = RunLakedump("gc " + Quote(d.url), tmp_);
   EXPECT_EQ(gc.code, 0) << gc.err;
   RunResult v = RunLakedump("verify " + Quote(d.url), tmp_, 300);
+  EXPECT_EQ(v.code, 0) << v.out << v.err;
+}
+
+// A worker killed outright (SIGKILL: no last word) once its progress object records finished
+// units; the same index run again takes them over, dumps only the rest, and the coordinator
+// commits exact counts from the files of both attempts, which gc keeps.
+TEST_F(ScaleOutTest, ARetriedShardResumesWhatItsKilledAttemptFinished) {
+  constexpr int kSmall = 8;
+  MakeTables(kSmall);
+  const std::optional<Dest> s3 = S3Dest();
+  const Dest d = s3 ? *s3 : LocalDest();
+  const auto at_snapshot = Counts(kSmall);
+  Background c(Common(d) + " --shards 2 --coordinate --shard-timeout 300s", tmp_, "coordinator");
+  ASSERT_TRUE(WaitUntil([&] { return d.Exists("_plan.json"); }, 60s)) << c.Wait(1s).err;
+  const json plan = json::parse(d.Get("_plan.json"), nullptr, false);
+  ASSERT_TRUE(plan.is_object());
+  const size_t shard0_units = plan["shards"][0].size();
+  ASSERT_GE(shard0_units, 3u) << plan["shards"].dump();
+  Background w1(Common(d) + " --shards 2 --shard 1", tmp_, "w1");
+  // Shard 0 reads through a proxy slow enough (each range of the big table takes ~15 s) that
+  // it is still dumping when its first progress object is written (10 s in), one unit at a
+  // time.
+  ProxyProcess proxy("127.0.0.1:" + QueryOne(*admin_, "SELECT current_setting('port')"),
+                     {"--conn-rate", "150000"});
+  ASSERT_TRUE(proxy.ok());
+  Background slow(Common(d, DsnThrough(proxy), /*jobs=*/1) + " --shards 2 --shard 0", tmp_,
+                  "slow");
+  auto progress_keys = [&] {
+    std::vector<std::string> keys;
+    for (const std::string& k : d.Keys("_shards/0/progress-")) {
+      if (k.ends_with(".json")) keys.push_back(k);
+    }
+    return keys;
+  };
+  ASSERT_TRUE(WaitUntil([&] { return !progress_keys().empty(); }, 150s)) << slow.Wait(1s).err;
+  slow.Signal(SIGKILL);
+  EXPECT_EQ(slow.Wait().code, -1);
+  EXPECT_FALSE(d.Exists("_manifest.json"));
+  const std::vector<std::string> keys = progress_keys();
+  ASSERT_EQ(keys.size(), 1u);
+  const json progress = json::parse(d.Get(keys[0]), nullptr, false);
+  ASSERT_TRUE(progress.is_object());
+  EXPECT_EQ(progress["format"], "lakedump-shard-progress");
+  const std::string killed = progress["attempt"];
+  const size_t recorded = progress["units"].size();
+  ASSERT_GE(recorded, 1u);
+  ASSERT_LT(recorded, shard0_units) << "the slow attempt finished before it was killed";
+
+  // The same index again, at full speed: it takes over what the killed attempt recorded.
+  const RunResult again = RunLakedump(Common(d) + " --shards 2 --shard 0 --json", tmp_, 300);
+  ASSERT_EQ(again.code, 0) << again.err;
+  const json summary = json::parse(again.out, nullptr, false);
+  ASSERT_TRUE(summary.is_object()) << again.out;
+  EXPECT_EQ(summary["units"], shard0_units);
+  EXPECT_GE(summary["taken_over_units"].get<size_t>(), recorded) << again.out;
+  EXPECT_LT(summary["taken_over_units"].get<size_t>(), shard0_units) << again.out;
+  EXPECT_EQ(w1.Wait().code, 0);
+  const RunResult cr = c.Wait();
+  ASSERT_EQ(cr.code, 0) << cr.err;
+  EXPECT_EQ(ManifestRows(d), at_snapshot);
+  // The committed tables name files of both attempts of shard 0.
+  const std::set<std::string> attempts = CommittedAttempts(d);
+  EXPECT_TRUE(attempts.count(killed)) << testing::PrintToString(attempts);
+  EXPECT_TRUE(attempts.count(summary["attempt"].get<std::string>()))
+      << testing::PrintToString(attempts);
+  EXPECT_TRUE(progress_keys().empty());  // swept with the reports after the commit
+  const RunResult gc = RunLakedump("gc " + Quote(d.url) + " " + d.flags, tmp_);
+  EXPECT_EQ(gc.code, 0) << gc.err;
+  const RunResult v = RunLakedump("verify " + Quote(d.url) + " --deep " + d.flags, tmp_, 300);
   EXPECT_EQ(v.code, 0) << v.out << v.err;
 }
 
@@ -447,9 +557,7 @@ TEST_F(ScaleOutSlurmTest, CoordinatorAndArrayOfFourWorkersWithACancelledAndResub
   ProxyProcess proxy("127.0.0.1:" + QueryOne(*admin_, "SELECT current_setting('port')"),
                      {"--conn-rate", "20000"});
   ASSERT_TRUE(proxy.ok());
-  const std::string slow_dsn = fmt::format(
-      "postgresql://postgres@127.0.0.1:{}/{}", proxy.endpoint().substr(proxy.endpoint().rfind(':') + 1),
-      QueryOne(*admin_, "SELECT current_database()"));
+  const std::string slow_dsn = DsnThrough(proxy);
   const std::string slow =
       Job(Common(d, slow_dsn) + " --shards 4 --shard auto", "slow", "--array=2");
   ASSERT_TRUE(WaitUntil([&] { return Sh("squeue -h -t R -j " + slow).find(slow) != std::string::npos; },

@@ -86,30 +86,23 @@ Status CheckReportFiles(const ShardReport& r, const std::map<std::string, uint64
   return Status::OK();
 }
 
-}  // namespace
-
-std::string AttemptOfKey(std::string_view key, std::string_view dump_id) {
-  const std::string marker = std::string(dump_id) + "-s";
-  const size_t at = key.find(marker);
-  if (dump_id.empty() || at == std::string_view::npos) return "";
-  size_t i = at + marker.size();
-  const size_t digits = i;
-  while (i < key.size() && key[i] >= '0' && key[i] <= '9') ++i;
-  if (i == digits || i >= key.size() || key[i] != '-') return "";
-  ++i;
-  const size_t hex = i;
-  while (i < key.size() && i - hex < 8 &&
-         ((key[i] >= '0' && key[i] <= '9') || (key[i] >= 'a' && key[i] <= 'f'))) {
-    ++i;
+// ", 3 units taken over from earlier attempts" for a retry's report; "" otherwise.
+std::string TakenOverNote(const ShardReport& r) {
+  size_t units = 0;
+  for (const UnitOutput& u : r.units) {
+    units += std::any_of(u.files.begin(), u.files.end(), [&](const DataFile& f) {
+      return AttemptOfKey(f.key, r.dump_id) != r.attempt;
+    });
   }
-  if (i - hex != 8) return "";
-  return std::string(key.substr(at, i - at));
+  return units == 0 ? "" : fmt::format(", {} units taken over from earlier attempts", units);
 }
+
+}  // namespace
 
 Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& dump_id,
                            const DumpPlan& plan, const CoordinatorOptions& options,
                            const std::function<Status(std::vector<UnitOutput>)>& sink,
-                           std::set<std::string>* winners, std::stop_token stop) {
+                           std::set<std::string>* taken_files, std::stop_token stop) {
   std::optional<TraceSpan> plan_span(std::in_place, options.trace, "write plan", "shard");
   const nlohmann::json described = db.Describe();
   ShardPlan sp;
@@ -186,11 +179,15 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
       LD_RETURN_IF_ERROR(CheckReportFiles(r, *listed, o.key));
       ++done;
       if (options.log) {
-        options.log(fmt::format("shard {} reported (attempt {}); {} of {} shards done", r.shard,
-                                r.attempt, done, options.shards));
+        options.log(fmt::format("shard {} reported (attempt {}{}); {} of {} shards done",
+                                r.shard, r.attempt, TakenOverNote(r), done, options.shards));
       }
       taken[r.shard] = true;
-      winners->insert(r.attempt);
+      // A retry's report may name files of the shard's earlier attempts: the manifest will
+      // list them, so the sweep keeps them (and only them) whatever attempt wrote them.
+      for (const UnitOutput& u : r.units) {
+        for (const DataFile& f : u.files) taken_files->insert(f.key);
+      }
       LD_RETURN_IF_ERROR(sink(std::move(r.units)));
     }
     if (done == taken.size()) break;
@@ -216,7 +213,7 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
 }
 
 Status SweepShardLeftovers(ObjectStore& store, const std::string& dump_id,
-                           const std::set<std::string>& winners, uint64_t* deleted) {
+                           const std::set<std::string>& kept_files, uint64_t* deleted) {
   *deleted = 0;
   LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store.List(""));
   std::vector<std::string> gone;
@@ -225,8 +222,9 @@ Status SweepShardLeftovers(ObjectStore& store, const std::string& dump_id,
       gone.push_back(o.key);
       continue;
     }
-    const std::string attempt = AttemptOfKey(o.key, dump_id);
-    if (!attempt.empty() && !winners.contains(attempt)) gone.push_back(o.key);
+    if (!AttemptOfKey(o.key, dump_id).empty() && !kept_files.contains(o.key)) {
+      gone.push_back(o.key);
+    }
   }
   *deleted = gone.size();
   if (gone.empty()) return Status::OK();

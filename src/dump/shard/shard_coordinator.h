@@ -1,8 +1,9 @@
 // The coordinator of a sharded dump (docs/scale-out.md): writes DEST/_plan.json create-only
 // (its snapshot, source identity, options and the units of each shard), then waits for every
-// shard's report, takes the first complete one per shard, checks that the files it names
-// exist with their sizes, and hands its units to ExportService, which commits the tables
-// they complete while the other shards still run.
+// shard's report, takes the first complete one per shard (progress objects are not reports),
+// checks that the files it names (its own, or an earlier attempt's of the same shard that it
+// took over) exist with their sizes, and hands its units to ExportService, which commits the
+// tables they complete while the other shards still run.
 // Also the sweep, after the commit, of what the plan, the reports and losing attempts left.
 //
 // Runs on the caller's thread; borrows the store and the database (both thread-safe).
@@ -48,19 +49,19 @@ struct CoordinatorOptions {
 // have been passed. Errors: a shard's failure report (IOError naming the shard and its
 // error), a malformed report or one naming missing files (Corruption), the timeout
 // (Unavailable naming the shards missing), the snapshot's session gone, `stop` (Cancelled),
-// and the sink's own. Adds to *winners the attempt id of each report taken.
+// and the sink's own. Adds to *taken_files the keys of every file the reports taken name (a
+// retry's report may name files of its shard's earlier attempts, which it took over).
 Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& dump_id,
                            const DumpPlan& plan, const CoordinatorOptions& options,
                            const std::function<Status(std::vector<UnitOutput>)>& sink,
-                           std::set<std::string>* winners, std::stop_token stop);
+                           std::set<std::string>* taken_files, std::stop_token stop);
 
-// After the commit of dump `dump_id`: deletes _plan.json, the shard reports and every object
-// of an attempt of this dump that is not in `winners` (keys carrying "<dump_id>-s<I>-").
+// After the commit of dump `dump_id`: deletes _plan.json, the shard reports and progress
+// objects, and every object of an attempt of this dump (keys carrying "<dump_id>-s<I>-")
+// that is not in `kept_files` (the files the committed dump lists: those of the attempts
+// taken, including the files they took over from earlier attempts of their shard).
 // Sets *deleted to how many objects went.
 Status SweepShardLeftovers(ObjectStore& store, const std::string& dump_id,
-                           const std::set<std::string>& winners, uint64_t* deleted);
-
-// The attempt id in a data file's key of dump `dump_id` ("" when it carries none).
-std::string AttemptOfKey(std::string_view key, std::string_view dump_id);
+                           const std::set<std::string>& kept_files, uint64_t* deleted);
 
 }  // namespace lakedump

@@ -18,6 +18,7 @@ using json = nlohmann::json;
 
 constexpr std::string_view kPlanFormat = "lakedump-shard-plan";
 constexpr std::string_view kReportFormat = "lakedump-shard-report";
+constexpr std::string_view kProgressFormat = "lakedump-shard-progress";
 constexpr int kPlanVersion = 1;
 constexpr size_t kMaxIdBytes = 128;
 constexpr size_t kMaxRangeBytes = 1024;
@@ -263,7 +264,47 @@ std::string NewAttemptId(std::string_view dump_id, int shard) {
   return fmt::format("{}-s{}-{:08x}", dump_id, shard, static_cast<uint32_t>(rd()));
 }
 
-Result<std::string> SerializeShardReport(const ShardReport& r) {
+std::string ShardProgressKey(int shard, std::string_view attempt) {
+  return fmt::format("{}{}/progress-{}.json", kShardReportsPrefix, shard, attempt);
+}
+
+std::string ShardAttemptPrefix(std::string_view dump_id, int shard) {
+  return fmt::format("{}-s{}-", dump_id, shard);
+}
+
+std::string AttemptOfKey(std::string_view key, std::string_view dump_id) {
+  const std::string marker = std::string(dump_id) + "-s";
+  const size_t at = key.find(marker);
+  if (dump_id.empty() || at == std::string_view::npos) return "";
+  size_t i = at + marker.size();
+  const size_t digits = i;
+  while (i < key.size() && key[i] >= '0' && key[i] <= '9') ++i;
+  if (i == digits || i >= key.size() || key[i] != '-') return "";
+  ++i;
+  const size_t hex = i;
+  while (i < key.size() && i - hex < 8 &&
+         ((key[i] >= '0' && key[i] <= '9') || (key[i] >= 'a' && key[i] <= 'f'))) {
+    ++i;
+  }
+  if (i - hex != 8) return "";
+  return std::string(key.substr(at, i - at));
+}
+
+namespace {
+
+// A report and a progress object share one shape; they differ in their format, the name of
+// their time field, and whose files they may name.
+struct ShardDocumentKind {
+  std::string_view format;
+  const char* time_field;
+  // Progress: only the document's own attempt's files. Report: any attempt of its shard's
+  // (a retry reports the units it took over from an earlier attempt).
+  bool own_files_only;
+};
+constexpr ShardDocumentKind kReportKind{kReportFormat, "finished_at", false};
+constexpr ShardDocumentKind kProgressKind{kProgressFormat, "written_at", true};
+
+Result<std::string> SerializeShardDocument(const ShardReport& r, const ShardDocumentKind& kind) {
   json units = json::array();
   for (const UnitOutput& u : r.units) {
     TableManifest t;
@@ -277,16 +318,17 @@ Result<std::string> SerializeShardReport(const ShardReport& r) {
     }
     units.push_back({{"unit", u.unit}, {"output", ToJson(t)}});
   }
-  json j = {{"format", kReportFormat}, {"version", kPlanVersion},
-            {"dump_id", r.dump_id},    {"shard", r.shard},
-            {"attempt", r.attempt},    {"finished_at", r.finished_at},
-            {"failed", r.failed},      {"units", std::move(units)}};
+  json j = {{"format", kind.format}, {"version", kPlanVersion},
+            {"dump_id", r.dump_id},  {"shard", r.shard},
+            {"attempt", r.attempt},  {kind.time_field, r.finished_at},
+            {"failed", r.failed},    {"units", std::move(units)}};
   if (r.failed) j["error"] = r.error;
   return SerializeMetadata(j, "shard report");
 }
 
-Result<ShardReport> ParseShardReport(std::string_view text, std::string_view what) {
-  LD_ASSIGN_OR_RETURN(json j, ParseDocument(text, kReportFormat, what));
+Result<ShardReport> ParseShardDocument(std::string_view text, std::string_view what,
+                                       const ShardDocumentKind& kind) {
+  LD_ASSIGN_OR_RETURN(json j, ParseDocument(text, kind.format, what));
   ShardReport r;
   LD_RETURN_IF_ERROR(Guard(what, [&]() -> Status {
     LD_RETURN_IF_ERROR(CheckId(j, "dump_id", what, &r.dump_id));
@@ -295,7 +337,14 @@ Result<ShardReport> ParseShardReport(std::string_view text, std::string_view wha
     if (r.shard < 0 || r.shard >= kMaxShards) {
       return Status::Corruption(fmt::format("{}: shard {} out of range", what, r.shard));
     }
-    r.finished_at = j.at("finished_at").get<std::string>();
+    const std::string shard_attempts = ShardAttemptPrefix(r.dump_id, r.shard);
+    if (AttemptOfKey(r.attempt, r.dump_id) != r.attempt ||
+        !r.attempt.starts_with(shard_attempts)) {
+      return Status::Corruption(fmt::format("{}: \"attempt\" {} is not an attempt of shard {} of "
+                                            "dump {}",
+                                            what, r.attempt, r.shard, r.dump_id));
+    }
+    r.finished_at = j.at(kind.time_field).get<std::string>();
     r.failed = j.at("failed").get<bool>();
     r.error = j.value("error", "");
     for (const json& u : j.at("units")) {
@@ -311,9 +360,13 @@ Result<ShardReport> ParseShardReport(std::string_view text, std::string_view wha
       }
       const std::string prefix = TablePrefix(t.table);
       for (const DataFile& f : t.files) {
-        if (!f.key.starts_with(prefix) || f.key.find(r.attempt) == std::string::npos) {
+        const std::string attempt = AttemptOfKey(f.key, r.dump_id);
+        const bool whose = kind.own_files_only ? attempt == r.attempt
+                                               : attempt.starts_with(shard_attempts);
+        if (!f.key.starts_with(prefix) || !whose) {
           return Status::Corruption(fmt::format(
-              "{}: file {} is not one of this attempt's files of table {}", what, f.key,
+              "{}: file {} is not one of {} files of table {}", what, f.key,
+              kind.own_files_only ? "this attempt's" : "this shard's attempts'",
               t.table.QualifiedName()));
         }
       }
@@ -325,6 +378,24 @@ Result<ShardReport> ParseShardReport(std::string_view text, std::string_view wha
     return Status::OK();
   }));
   return r;
+}
+
+}  // namespace
+
+Result<std::string> SerializeShardReport(const ShardReport& report) {
+  return SerializeShardDocument(report, kReportKind);
+}
+
+Result<ShardReport> ParseShardReport(std::string_view text, std::string_view what) {
+  return ParseShardDocument(text, what, kReportKind);
+}
+
+Result<std::string> SerializeShardProgress(const ShardReport& progress) {
+  return SerializeShardDocument(progress, kProgressKind);
+}
+
+Result<ShardReport> ParseShardProgress(std::string_view text, std::string_view what) {
+  return ParseShardDocument(text, what, kProgressKind);
 }
 
 Result<int> ShardIndexFromEnv(GetEnvFn getenv_fn) {

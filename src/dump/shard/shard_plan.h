@@ -1,10 +1,11 @@
 // A sharded dump's shared documents (docs/scale-out.md): the plan the coordinator writes
-// create-only at DEST/_plan.json, and the report each worker attempt writes at
-// DEST/_shards/<I>/report-<attempt>.json (or failed-<attempt>.json). Also the assignment of
+// create-only at DEST/_plan.json, the report each worker attempt writes at
+// DEST/_shards/<I>/report-<attempt>.json (or failed-<attempt>.json), and the progress object
+// it keeps at DEST/_shards/<I>/progress-<attempt>.json while it runs. Also the assignment of
 // work units to shards and the shard index read from a scheduler's environment.
 //
-// Both documents are read by another process: their parsers treat them as hostile (size,
-// nesting, types, ranges, keys). Neither carries credentials: the plan holds the source's
+// All of them are read by another process: their parsers treat them as hostile (size,
+// nesting, types, ranges, keys). None carries credentials: the plan holds the source's
 // identity (no host, no user, no password) and the options that must match, never a URL.
 //
 // Pure functions and values; thread-safe.
@@ -101,10 +102,26 @@ std::string ShardReportKey(int shard, std::string_view attempt, bool failed);
 // A fresh attempt id for shard `shard` of dump `dump_id`.
 std::string NewAttemptId(std::string_view dump_id, int shard);
 
+// "_shards/<I>/progress-<attempt>.json": what an attempt has finished so far (not a report).
+std::string ShardProgressKey(int shard, std::string_view attempt);
+// "<dump_id>-s<I>-": how every attempt id of shard I of dump `dump_id` begins.
+std::string ShardAttemptPrefix(std::string_view dump_id, int shard);
+// The attempt id in a data file's key of dump `dump_id` ("" when it carries none).
+std::string AttemptOfKey(std::string_view key, std::string_view dump_id);
+
 Result<std::string> SerializeShardReport(const ShardReport& report);
-// As ParseShardPlan; each unit's files must lie under its table's folder and carry the
-// attempt's id in their names (so that no attempt can claim another's files).
+// As ParseShardPlan; the attempt must be one of the report's shard and dump, and each unit's
+// files must lie under its table's folder and carry, in their names, the id of an attempt of
+// the same shard of the same dump: this one's, or an earlier one's whose units this attempt
+// took over (a retry resumes). No attempt can claim another shard's or another dump's files.
 Result<ShardReport> ParseShardReport(std::string_view text, std::string_view what);
+
+// A progress object (ShardProgressKey): the units an attempt has finished so far, written
+// while it runs and when it stops, so that a retry of the shard can take them over. The same
+// shape as a report (format "lakedump-shard-progress", "written_at" for "finished_at"); its
+// files must all carry its own attempt's id.
+Result<std::string> SerializeShardProgress(const ShardReport& progress);
+Result<ShardReport> ParseShardProgress(std::string_view text, std::string_view what);
 
 // The shard index from the first of JOB_COMPLETION_INDEX (Kubernetes Indexed Job),
 // SLURM_ARRAY_TASK_ID (Slurm job array), AWS_BATCH_JOB_ARRAY_INDEX (AWS Batch) that is set.

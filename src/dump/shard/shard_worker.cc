@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 
 #include "dump/dump_lease.h"
 #include "dump/export_service.h"
 #include "dump/manifest.h"
 #include "dump/no_snapshot.h"
 #include "dump/shard/shard_plan.h"
+#include "dump/shard/shard_progress.h"
 
 namespace lakedump {
 namespace {
@@ -92,18 +95,74 @@ Result<std::vector<WorkUnit>> ResolveUnits(Database& db, const DumpOptions& opti
   return units;
 }
 
+// The units that remain to run: `units` less those taken over.
+std::vector<WorkUnit> RemainingUnits(std::vector<WorkUnit> units,
+                                     const std::vector<UnitOutput>& taken_over) {
+  std::set<std::tuple<std::string, std::string, int>> taken;
+  for (const UnitOutput& t : taken_over) taken.emplace(t.table.schema, t.table.name, t.unit);
+  std::erase_if(units, [&](const WorkUnit& u) {
+    return taken.contains({u.table.ref.schema, u.table.ref.name, u.index});
+  });
+  return units;
+}
+
+// Runs `units`, recording each finished one in this attempt's progress object; when the run
+// stops short (interrupted or failed), the progress object is written once more.
+Result<std::vector<UnitOutput>> RunUnitsWithProgress(Database& db, ObjectStore& store,
+                                                     const DumpOptions& options,
+                                                     const WorkerOptions& worker,
+                                                     const std::string& dump_id,
+                                                     const std::string& attempt,
+                                                     const std::vector<WorkUnit>& units,
+                                                     std::stop_token stop) {
+  if (units.empty()) return std::vector<UnitOutput>();
+  ShardProgressWriter progress(ProgressWriterOptions{
+      .data_store = &store,
+      .store = worker.progress_store != nullptr ? worker.progress_store : &store,
+      .dump_id = dump_id,
+      .shard = worker.shard,
+      .attempt = attempt,
+      .interval = worker.progress_interval,
+      .log = worker.warn});
+  ExportService service(&db, &store, options);
+  service.set_run_id(attempt);
+  service.set_trace(worker.trace);
+  service.set_unit_done([&progress](const UnitOutput& u) { progress.Add(u); });
+  auto outputs = service.ExportUnits(units, stop);
+  // Stopped short: what finished is on record for the next attempt (best effort; a failed
+  // write was logged).
+  progress.Stop(/*final_write=*/!outputs.ok()).IgnoreError();
+  return outputs;
+}
+
 Result<WorkerResult> RunPlanned(Database& db, ObjectStore& store, const DumpOptions& options,
                                 const WorkerOptions& worker, const ShardPlan& plan,
                                 const std::string& attempt, bool* coordinator_gone,
                                 std::stop_token stop) {
   std::optional<TraceSpan> phase(std::in_place, worker.trace, "resolve units", "phase");
-  LD_ASSIGN_OR_RETURN(std::vector<WorkUnit> units,
-                      ResolveUnits(db, options, plan.shards[worker.shard]));
+  const std::vector<PlannedUnit>& planned = plan.shards[worker.shard];
+  LD_ASSIGN_OR_RETURN(std::vector<WorkUnit> units, ResolveUnits(db, options, planned));
+  // A retry: what earlier attempts of this shard finished is kept, not dumped again.
+  LD_ASSIGN_OR_RETURN(TakenOverUnits taken,
+                      TakeOverEarlierAttempts(store, plan.dump_id, worker.shard, planned,
+                                              worker.warn));
+  if (!taken.units.empty() && worker.log) {
+    std::string from;
+    for (const auto& [earlier, n] : taken.attempts) {
+      from += fmt::format("{}{}: {}", from.empty() ? "" : ", ", earlier, n);
+    }
+    worker.log(fmt::format("shard {}: {} of {} units taken over from earlier attempts ({}); "
+                           "{} to dump",
+                           worker.shard, taken.units.size(), planned.size(), from,
+                           planned.size() - taken.units.size()));
+  }
+  units = RemainingUnits(std::move(units), taken.units);
   phase.emplace(worker.trace, "units", "phase");
-  ExportService service(&db, &store, options);
-  service.set_run_id(attempt);
-  service.set_trace(worker.trace);
-  LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs, service.ExportUnits(units, stop));
+  LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs,
+                      RunUnitsWithProgress(db, store, options, worker, plan.dump_id, attempt,
+                                           units, stop));
+  const uint64_t taken_over = taken.units.size();
+  for (UnitOutput& u : taken.units) outputs.push_back(std::move(u));
   phase.emplace(worker.trace, "report", "phase");
   // Rows read after the worker's own session lost its locks may be wrong; a dead
   // coordinator commits nothing.
@@ -118,6 +177,7 @@ Result<WorkerResult> RunPlanned(Database& db, ObjectStore& store, const DumpOpti
   result.dump_id = plan.dump_id;
   result.attempt = attempt;
   result.units = outputs.size();
+  result.taken_over_units = taken_over;
   for (const UnitOutput& u : outputs) {
     for (const DataFile& f : u.files) {
       ++result.files;

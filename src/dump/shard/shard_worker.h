@@ -4,6 +4,9 @@
 // units with the usual parallelism, and writes its report under a name of its own attempt
 // (_shards/<I>/report-<attempt>.json), or a failure report (failed-<attempt>.json) when the
 // run fails after it started (not when it is interrupted: a scheduler may run the index again).
+// A retry resumes: the units earlier attempts of the shard finished (their progress objects,
+// checked) are taken over, not run again, and the report names their files; meanwhile this
+// attempt keeps a progress object of its own (shard_progress.h).
 //
 // Runs on the caller's thread; borrows the store and the database (both thread-safe).
 #pragma once
@@ -35,8 +38,16 @@ struct WorkerOptions {
   std::chrono::milliseconds fast_poll_window{10'000};
   nlohmann::json matching;  // ShardMatchingOptions() of this worker
   std::function<void(const std::string&)> log;  // progress lines; may be empty
+  // Warnings (shown even without progress lines): an earlier attempt's progress object or
+  // unit not trusted, this attempt's progress object not written. May be empty.
+  std::function<void(const std::string&)> warn;
   // The worker's phases and its table and file spans (--trace); may be null. Borrowed.
   TraceRecorder* trace = nullptr;
+  // Where the attempt's progress object goes (shard_progress.h), every progress_interval
+  // and once more when the attempt stops short: a handle that `stop` does not cancel (the
+  // CLI's), so that it is still written on SIGTERM. Null: the dump's store. Borrowed.
+  ObjectStore* progress_store = nullptr;
+  std::chrono::milliseconds progress_interval{10'000};
 };
 
 enum class WorkerOutcome {
@@ -49,7 +60,8 @@ struct WorkerResult {
   WorkerOutcome outcome = WorkerOutcome::kDone;
   std::string dump_id;
   std::string attempt;  // kDone: this attempt; kAlreadyReported: the one that reported
-  uint64_t units = 0, files = 0, rows = 0, bytes = 0;
+  uint64_t units = 0, files = 0, rows = 0, bytes = 0;  // kDone: all the shard's units
+  uint64_t taken_over_units = 0;  // kDone: of `units`, those an earlier attempt had finished
 };
 
 // Where a failed worker stopped, for its exit code.

@@ -1,0 +1,473 @@
+// A retried shard resumes what its earlier attempts finished (docs/scale-out.md, "A retried
+// shard"): an attempt records its finished units in _shards/<I>/progress-<attempt>.json; the
+// next attempt of the shard takes over the units whose files are there as recorded, runs only
+// the others, and reports all of them; the coordinator commits exactly those files, and the
+// sweep after the commit keeps them. Forged progress objects are not trusted.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dump/dump_lease.h"
+#include "dump/export_service.h"
+#include "dump/manifest.h"
+#include "dump/shard/shard_coordinator.h"
+#include "dump/shard/shard_plan.h"
+#include "dump/shard/shard_progress.h"
+#include "dump/shard/shard_worker.h"
+#include "fakes/fake_database.h"
+#include "store/memory/memory_store.h"
+
+namespace lakedump {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A source whose snapshot other processes can import (as PostgreSQL's exported snapshot).
+class SharedSnapshotDatabase : public FakeDatabase {
+ public:
+  nlohmann::json Describe() const override {
+    nlohmann::json d = FakeDatabase::Describe();
+    d["snapshot_id"] = "00000003-0000001B-1";
+    return d;
+  }
+  Status ImportSnapshot(const std::string&) override { return Status::OK(); }
+};
+
+constexpr int kBigUnits = 4;
+constexpr int kSmallTables = 6;
+constexpr int kUnits = kBigUnits + kSmallTables;
+
+// `fail_table`: the small table (1..kSmallTables) whose read fails, 0 for none.
+void AddTables(FakeDatabase* db, int fail_table = 0) {
+  db->AddTable(FakeTable{TableRef{"main", "big"}, 4000, -1, {}, kBigUnits});
+  for (int i = 1; i <= kSmallTables; ++i) {
+    db->AddTable(
+        FakeTable{TableRef{"main", fmt::format("t{}", i)}, 10u * i, i == fail_table ? 5 : -1});
+  }
+}
+
+std::map<std::string, uint64_t> ExpectedRows() {
+  std::map<std::string, uint64_t> rows{{"main.big", 4000}};
+  for (int i = 1; i <= kSmallTables; ++i) rows[fmt::format("main.t{}", i)] = 10u * i;
+  return rows;
+}
+
+DumpOptions Options() {
+  DumpOptions o;
+  o.table_parallelism = 1;  // the units in the plan's order, one at a time
+  o.batch_rows = 500;
+  o.parquet.row_group_rows = 1000;
+  o.progress = ProgressMode::kNone;
+  return o;
+}
+
+nlohmann::json Matching() { return ShardMatchingOptions(Options(), nlohmann::json::object()); }
+
+std::string UnitName(const TableRef& t, int unit) {
+  return fmt::format("{}#{}", t.QualifiedName(), unit);
+}
+
+// One attempt of one shard: the outcome, the units it read, the lines it logged.
+struct Attempt {
+  Result<WorkerResult> result = Status::Internal("not run");
+  WorkerFailure failure;
+  std::set<std::string> opened;
+  std::vector<std::string> log;
+};
+
+// Runs shard `shard` of `shards` against `store`. `stop_at_open`: the attempt is interrupted
+// (as by SIGTERM) when it opens its n-th unit (0: never). `fail_table`: see AddTables.
+Attempt RunAttempt(ObjectStore* store, int shard, int shards, int stop_at_open = 0,
+                   int fail_table = 0) {
+  Attempt a;
+  SharedSnapshotDatabase db;
+  AddTables(&db, fail_table);
+  std::stop_source stop;
+  std::mutex mu;
+  db.set_on_open([&](const WorkUnit& u) {
+    std::lock_guard<std::mutex> lock(mu);
+    a.opened.insert(UnitName(u.table.ref, u.index));
+    if (static_cast<int>(a.opened.size()) == stop_at_open) stop.request_stop();
+  });
+  WorkerOptions w;
+  w.shard = shard;
+  w.shards = shards;
+  w.plan_timeout = 30s;
+  w.fast_poll_interval = 10ms;
+  w.poll_interval = 10ms;
+  w.matching = Matching();
+  w.log = [&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu);
+    a.log.push_back(line);
+  };
+  w.warn = [&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu);
+    a.log.push_back("warning: " + line);
+  };
+  a.result = RunShardWorker(db, *store, Options(), w, &a.failure, stop.get_token());
+  return a;
+}
+
+// The plan a coordinator of `shards` shards would write for AddTables, under a lease held by
+// the dump (the workers check that their coordinator is alive), without a coordinator.
+class PlannedDump {
+ public:
+  PlannedDump(MemoryStore* store, int shards) : dump_id_(NewRunId()) {
+    ShardPlan sp;
+    sp.dump_id = dump_id_;
+    sp.created_at = "2026-12-02T08:00:00.000Z";
+    sp.snapshot_id = "00000003-0000001B-1";
+    SharedSnapshotDatabase db;
+    AddTables(&db);
+    sp.source = db.Identity();
+    sp.options = Matching();
+    std::vector<PlannedUnit> units;
+    const std::vector<TableInfo> tables = *db.ListTables();
+    for (const TableInfo& t : tables) {
+      const std::vector<WorkUnit> split = *db.Split(t, 0);
+      for (const WorkUnit& u : split) units.push_back(ToPlannedUnit(u));
+    }
+    sp.shards = AssignUnits(std::move(units), shards);
+    EXPECT_TRUE(store->PutObject(kShardPlanKey, *SerializeMetadata(ToJson(sp), "plan")).ok());
+    auto lease = DumpLease::Acquire(store, dump_id_, LeaseOptions{});
+    EXPECT_TRUE(lease.ok()) << lease.status().ToString();
+    if (lease.ok()) lease_ = std::move(*lease);
+    plan_ = std::move(sp);
+  }
+  const std::string& dump_id() const { return dump_id_; }
+  const ShardPlan& plan() const { return plan_; }
+
+ private:
+  std::string dump_id_;
+  ShardPlan plan_;
+  std::unique_ptr<DumpLease> lease_;
+};
+
+// The progress objects of shard `shard` in `store`, parsed, by key.
+std::map<std::string, ShardReport> ProgressObjects(MemoryStore& store, int shard) {
+  std::map<std::string, ShardReport> out;
+  const std::vector<ObjectInfo> listed = *store.List(fmt::format("_shards/{}/progress-", shard));
+  for (const ObjectInfo& o : listed) {
+    auto parsed = ParseShardProgress(*store.GetObject(o.key), o.key);
+    EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+    if (parsed.ok()) out.emplace(o.key, std::move(*parsed));
+  }
+  return out;
+}
+
+std::set<std::string> UnitsOf(const ShardReport& r) {
+  std::set<std::string> units;
+  for (const UnitOutput& u : r.units) units.insert(UnitName(u.table, u.unit));
+  return units;
+}
+
+bool Logged(const Attempt& a, const std::string& what) {
+  for (const std::string& line : a.log) {
+    if (line.find(what) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(ShardResumeTest,
+     ARetryTakesOverWhatAnInterruptedAttemptFinishedAndOnlyThoseFilesAreCommitted) {
+  MemoryStore store("resume");
+  // The coordinator of a one-shard dump, on a thread of its own.
+  SharedSnapshotDatabase coordinator_db;
+  AddTables(&coordinator_db);
+  CoordinatorOptions co;
+  co.shards = 1;
+  co.matching = Matching();
+  co.poll_interval = 10ms;
+  co.fast_poll_interval = 10ms;
+  co.shard_timeout = 60s;
+  std::set<std::string> taken_files;
+  ExportService service(&coordinator_db, &store, Options());
+  service.set_remote_units([&](const DumpPlan& plan, const ExportService::RemoteUnitSink& sink,
+                               std::stop_token stop) {
+    return RunShardCoordinator(store, coordinator_db, service.run_id(), plan, co, sink,
+                               &taken_files, stop);
+  });
+  Result<DumpResult> committed = Status::Internal("not run");
+  std::thread coordinator([&] { committed = service.Run(); });
+
+  // The first attempt finishes 3 units, then is interrupted while it reads the 4th.
+  Attempt first = RunAttempt(&store, 0, 1, /*stop_at_open=*/4);
+  ASSERT_FALSE(first.result.ok());
+  EXPECT_EQ(first.result.status().code(), Code::kCancelled) << first.result.status().ToString();
+  auto progress = ProgressObjects(store, 0);
+  ASSERT_EQ(progress.size(), 1u);
+  const ShardReport& recorded = progress.begin()->second;
+  const std::string first_attempt = recorded.attempt;
+  EXPECT_EQ(UnitsOf(recorded).size(), 3u);
+  // A progress object is no report: the coordinator is still waiting.
+  EXPECT_FALSE(store.Head(kManifestKey).ok());
+  EXPECT_TRUE(store.List("_shards/0/report-")->empty());
+  EXPECT_TRUE(store.List("_shards/0/failed-")->empty());
+
+  // The retry reads only the other units and reports all of them.
+  Attempt second = RunAttempt(&store, 0, 1);
+  ASSERT_TRUE(second.result.ok()) << second.result.status().ToString();
+  EXPECT_EQ(second.result->units, static_cast<uint64_t>(kUnits));
+  EXPECT_EQ(second.result->taken_over_units, 3u);
+  EXPECT_EQ(second.opened.size(), static_cast<size_t>(kUnits - 3));
+  for (const std::string& unit : UnitsOf(recorded)) EXPECT_FALSE(second.opened.count(unit)) << unit;
+  EXPECT_TRUE(Logged(second, "3 of 10 units taken over from earlier attempts"));
+
+  coordinator.join();
+  ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  // Exact rows; the taken-over units' files are the first attempt's, the others the second's.
+  std::set<std::string> files, attempts;
+  std::map<std::string, uint64_t> rows;
+  auto manifest = ReadDumpManifest(store);
+  ASSERT_TRUE(manifest.ok()) << manifest.status().ToString();
+  for (const TableSummary& t : manifest->tables) {
+    auto table = ReadTableManifest(store, t.key);
+    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    rows[t.table.QualifiedName()] = table->rows;
+    for (const DataFile& f : table->files) {
+      files.insert(f.key);
+      attempts.insert(AttemptOfKey(f.key, manifest->dump_id));
+      EXPECT_EQ(store.Head(f.key)->size, f.bytes) << f.key;
+    }
+  }
+  EXPECT_EQ(rows, ExpectedRows());
+  EXPECT_EQ(attempts, (std::set<std::string>{first_attempt, second.result->attempt}));
+  for (const UnitOutput& u : recorded.units) {
+    for (const DataFile& f : u.files) EXPECT_TRUE(files.count(f.key)) << f.key;
+  }
+  EXPECT_EQ(files, taken_files);
+  // The sweep after the commit (the CLI's, and gc's) keeps exactly the files the manifest
+  // lists: a file of the first attempt's unfinished unit, had it been closed, is a leftover.
+  const std::string stray = DataFileKey(TableRef{"main", "zz"}, "", 0, 0, first_attempt);
+  ASSERT_TRUE(store.PutObject(stray, "x").ok());
+  uint64_t deleted = 0;
+  ASSERT_TRUE(SweepShardLeftovers(store, manifest->dump_id, files, &deleted).ok());
+  EXPECT_EQ(deleted, 4u);  // the stray, _plan.json, the progress object and the report
+  EXPECT_FALSE(store.Head(stray).ok());
+  for (const std::string& f : files) EXPECT_TRUE(store.Head(f).ok()) << f;
+  EXPECT_TRUE(store.List("_shards/")->empty());
+}
+
+TEST(ShardResumeTest, AFailedAttemptRecordsWhatItFinishedAndAnotherAttemptTakesItOver) {
+  MemoryStore store("failed");
+  PlannedDump dump(&store, 1);
+  // t1, the smallest table, is the plan's last unit: all the others finish first.
+  Attempt first = RunAttempt(&store, 0, 1, 0, /*fail_table=*/1);
+  ASSERT_FALSE(first.result.ok());
+  EXPECT_TRUE(first.failure.started);
+  EXPECT_EQ(store.List("_shards/0/failed-")->size(), 1u);
+  auto progress = ProgressObjects(store, 0);
+  ASSERT_EQ(progress.size(), 1u);
+  EXPECT_EQ(UnitsOf(progress.begin()->second).size(), static_cast<size_t>(kUnits - 1));
+  EXPECT_FALSE(UnitsOf(progress.begin()->second).count("main.t1#0"));
+
+  Attempt second = RunAttempt(&store, 0, 1);
+  ASSERT_TRUE(second.result.ok()) << second.result.status().ToString();
+  EXPECT_EQ(second.result->taken_over_units, static_cast<uint64_t>(kUnits - 1));
+  EXPECT_EQ(second.opened, std::set<std::string>{"main.t1#0"});
+  // Its report names every unit, the taken-over ones by the first attempt's files.
+  auto reports = store.List("_shards/0/report-");
+  ASSERT_EQ(reports->size(), 1u);
+  auto report = ParseShardReport(*store.GetObject(reports->front().key), "report");
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->units.size(), static_cast<size_t>(kUnits));
+  size_t earlier = 0;
+  for (const UnitOutput& u : report->units) {
+    for (const DataFile& f : u.files) {
+      earlier += AttemptOfKey(f.key, dump.dump_id()) == progress.begin()->second.attempt;
+    }
+  }
+  EXPECT_GE(earlier, static_cast<size_t>(kUnits - 1));
+}
+
+TEST(ShardResumeTest, ProgressWrittenWhileTheAttemptRunsAndNoWriteWithNothingNew) {
+  MemoryStore data("data");
+  MemoryStore store("progress");
+  const std::string attempt = NewAttemptId("20261202T080000Z-0a1b2c3d", 2);
+  ShardProgressWriter writer(ProgressWriterOptions{.data_store = &data,
+                                                   .store = &store,
+                                                   .dump_id = "20261202T080000Z-0a1b2c3d",
+                                                   .shard = 2,
+                                                   .attempt = attempt,
+                                                   .interval = 10ms,
+                                                   .log = {}});
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(writer.writes(), 0u);  // nothing finished, nothing written
+  UnitOutput u;
+  u.table = TableRef{"public", "big"};
+  u.unit = 3;
+  u.schema.AddColumn(Column{"id", LogicalType::Of(TypeId::kInt64), false, "bigint"});
+  u.files.push_back(DataFile{.key = DataFileKey(u.table, "", 3, 0, attempt),
+                             .rows = 1,
+                             .bytes = 10,
+                             .xxh64 = "0123456789abcdef"});
+  writer.Add(u);
+  const std::string key = ShardProgressKey(2, attempt);
+  for (int i = 0; i < 500 && !store.Head(key).ok(); ++i) std::this_thread::sleep_for(10ms);
+  auto text = store.GetObject(key);
+  ASSERT_TRUE(text.ok()) << "no periodic write";
+  auto parsed = ParseShardProgress(*text, key);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(UnitsOf(*parsed), std::set<std::string>{"public.big#3"});
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(writer.writes(), 1u);  // unchanged since: not written again
+  EXPECT_TRUE(writer.Stop(true).ok());
+  EXPECT_EQ(writer.writes(), 1u);
+}
+
+// The first attempt of shard 0 of a two-shard plan, interrupted after 3 units, and the
+// progress object it left (key and content).
+struct Interrupted {
+  std::string key;
+  ShardReport progress;
+};
+Interrupted InterruptFirstAttempt(MemoryStore* store) {
+  Attempt first = RunAttempt(store, 0, 2, /*stop_at_open=*/4);
+  EXPECT_FALSE(first.result.ok());
+  auto progress = ProgressObjects(*store, 0);
+  EXPECT_EQ(progress.size(), 1u);
+  if (progress.empty()) return {};
+  EXPECT_EQ(progress.begin()->second.units.size(), 3u);
+  return Interrupted{progress.begin()->first, progress.begin()->second};
+}
+
+void Put(MemoryStore* store, const std::string& key, const ShardReport& progress) {
+  auto text = SerializeShardProgress(progress);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  ASSERT_TRUE(store->PutObject(key, *text).ok());
+}
+
+TEST(ShardResumeTest, ForgedProgressObjectsAreNotTrusted) {
+  struct Case {
+    const char* name;
+    // Tampers with the first attempt's progress object; returns what the retry should log.
+    std::function<std::string(MemoryStore*, const PlannedDump&, Interrupted)> forge;
+    size_t taken_over;
+  };
+  const std::vector<Case> cases = {
+      {"a file outside the dump's folders",
+       [](MemoryStore* s, const PlannedDump&, Interrupted i) {
+         i.progress.units[0].files[0].key = "../elsewhere/" + i.progress.attempt + ".parquet";
+         Put(s, i.key, i.progress);
+         return std::string("ignored");
+       },
+       0},
+      {"a file of another table",
+       [](MemoryStore* s, const PlannedDump&, Interrupted i) {
+         i.progress.units[0].files[0].key =
+             DataFileKey(TableRef{"main", "other"}, "", 0, 0, i.progress.attempt);
+         Put(s, i.key, i.progress);
+         return std::string("ignored");
+       },
+       0},
+      {"another shard's files",
+       [](MemoryStore* s, const PlannedDump& d, Interrupted) {
+         // Shard 1's attempt ran to the end: its files are there, with their sizes. Its
+         // report, passed off as the progress of an attempt of shard 0, is refused whole.
+         EXPECT_TRUE(RunAttempt(s, 1, 2).result.ok());
+         auto reports = s->List("_shards/1/report-");
+         EXPECT_EQ(reports->size(), 1u);
+         auto report = ParseShardReport(*s->GetObject(reports->front().key), "report");
+         EXPECT_TRUE(report.ok()) << report.status().ToString();
+         ShardReport forged = *report;
+         forged.shard = 0;
+         forged.attempt = NewAttemptId(d.dump_id(), 0);
+         Put(s, ShardProgressKey(0, forged.attempt), forged);
+         return std::string("ignored");
+       },
+       3},
+      {"another shard's files under this shard's attempt",
+       [](MemoryStore* s, const PlannedDump& d, Interrupted i) {
+         const std::string other = NewAttemptId(d.dump_id(), 1);
+         const std::string key =
+             DataFileKey(i.progress.units[0].table, "", i.progress.units[0].unit, 0, other);
+         EXPECT_TRUE(s->PutObject(key, "0123456789").ok());
+         i.progress.units[0].files = {
+             DataFile{.key = key, .rows = 1, .bytes = 10, .xxh64 = "0123456789abcdef"}};
+         Put(s, i.key, i.progress);
+         return std::string("ignored");
+       },
+       0},
+      {"a copy under another attempt's name",
+       [](MemoryStore* s, const PlannedDump& d, Interrupted i) {
+         EXPECT_TRUE(s->Delete(std::vector<std::string>{i.key}).ok());
+         Put(s, ShardProgressKey(0, NewAttemptId(d.dump_id(), 0)), i.progress);
+         return std::string("does not match its name");
+       },
+       0},
+      {"wrong sizes",
+       [](MemoryStore* s, const PlannedDump&, Interrupted i) {
+         i.progress.units[1].files[0].bytes += 1;
+         Put(s, i.key, i.progress);
+         return std::string("the progress object says");
+       },
+       2},
+      {"a missing file",
+       [](MemoryStore* s, const PlannedDump&, Interrupted i) {
+         EXPECT_TRUE(s->Delete(std::vector<std::string>{i.progress.units[2].files[0].key}).ok());
+         return std::string("is missing");
+       },
+       2},
+      {"another unit's files",
+       [](MemoryStore* s, const PlannedDump&, Interrupted i) {
+         std::swap(i.progress.units[0].files, i.progress.units[1].files);
+         Put(s, i.key, i.progress);
+         return std::string("is not one of its files");
+       },
+       1},
+      {"a unit the plan gives another shard",
+       [](MemoryStore* s, const PlannedDump& d, Interrupted i) {
+         const PlannedUnit& theirs = d.plan().shards[1].front();
+         i.progress.units[0].table = theirs.table;
+         i.progress.units[0].unit = theirs.index;
+         for (DataFile& f : i.progress.units[0].files) {
+           f.key = DataFileKey(theirs.table, "", theirs.index, 0, i.progress.attempt);
+         }
+         Put(s, i.key, i.progress);
+         return std::string("the plan does not give it to this shard");
+       },
+       2},
+      {"not JSON",
+       [](MemoryStore* s, const PlannedDump&, Interrupted i) {
+         EXPECT_TRUE(s->PutObject(i.key, "{\"format\": ").ok());
+         return std::string("ignored");
+       },
+       0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    MemoryStore store(c.name);
+    PlannedDump dump(&store, 2);
+    Interrupted first = InterruptFirstAttempt(&store);
+    ASSERT_FALSE(first.key.empty());
+    const std::string expected_log = c.forge(&store, dump, first);
+    Attempt retry = RunAttempt(&store, 0, 2);
+    ASSERT_TRUE(retry.result.ok()) << retry.result.status().ToString();
+    EXPECT_EQ(retry.result->taken_over_units, c.taken_over);
+    EXPECT_EQ(retry.opened.size() + c.taken_over, dump.plan().shards[0].size());
+    EXPECT_TRUE(Logged(retry, expected_log)) << testing::PrintToString(retry.log);
+    // Whatever the retry reports is a report the coordinator accepts (its own files, or the
+    // checked ones of an earlier attempt of this shard).
+    auto reports = store.List("_shards/0/report-");
+    ASSERT_EQ(reports->size(), 1u);
+    auto report = ParseShardReport(*store.GetObject(reports->front().key), "report");
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    EXPECT_EQ(report->units.size(), dump.plan().shards[0].size());
+    for (const UnitOutput& u : report->units) {
+      for (const DataFile& f : u.files) EXPECT_EQ(store.Head(f.key)->size, f.bytes) << f.key;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lakedump
