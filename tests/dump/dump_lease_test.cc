@@ -79,13 +79,26 @@ TEST(DumpLeaseTest, RenewsAndNoticesATakeover) {
   ASSERT_TRUE(before.ok() && after.ok());
   EXPECT_GT(after->renewed_unix_ms, before->renewed_unix_ms);
   EXPECT_TRUE((*lease)->CheckHeld().ok());
-  PlantLease(store, "run-intruder", 0);
+  // Another run takes the lease over. A renewal in flight (read, then write) can overwrite the
+  // plant, as it can on S3, which has no compare-and-swap: plant again until the stored lease
+  // stays the intruder's for a few renewal intervals (the renewer then has seen it and stopped).
+  bool planted = false;
+  for (int attempt = 0; attempt < 50 && !planted; ++attempt) {
+    PlantLease(store, "run-intruder", 0);
+    std::this_thread::sleep_for(Fast().renew_interval * 4);
+    auto stored = store.GetObject(kLeaseKey);
+    planted = stored.ok() && ParseLease(*stored).ok() &&
+              ParseLease(*stored)->run_id == "run-intruder";
+  }
+  ASSERT_TRUE(planted);
   Status held = (*lease)->CheckHeld();
   EXPECT_EQ(held.code(), Code::kAlreadyExists);
   EXPECT_NE(held.message().find("run-intruder"), std::string::npos) << held.message();
   // Not ours any more: release leaves the other run's lease alone.
   EXPECT_TRUE((*lease)->Release().ok());
-  EXPECT_EQ(ParseLease(*store.GetObject(kLeaseKey))->run_id, "run-intruder");
+  auto left = store.GetObject(kLeaseKey);
+  ASSERT_TRUE(left.ok()) << left.status().ToString();
+  EXPECT_EQ(ParseLease(*left)->run_id, "run-intruder");
 }
 
 TEST(DumpLeaseTest, OnlyAResumeTakesOverAStaleLease) {
