@@ -87,8 +87,9 @@ struct Attempt {
 
 // Runs shard `shard` of `shards` against `store`. `stop_at_open`: the attempt is interrupted
 // (as by SIGTERM) when it opens its n-th unit (0: never). `fail_table`: see AddTables.
+// `at_first_open` runs when the attempt opens its first unit (may be empty).
 Attempt RunAttempt(ObjectStore* store, int shard, int shards, int stop_at_open = 0,
-                   int fail_table = 0) {
+                   int fail_table = 0, std::function<void()> at_first_open = {}) {
   Attempt a;
   SharedSnapshotDatabase db;
   AddTables(&db, fail_table);
@@ -97,6 +98,7 @@ Attempt RunAttempt(ObjectStore* store, int shard, int shards, int stop_at_open =
   db.set_on_open([&](const WorkUnit& u) {
     std::lock_guard<std::mutex> lock(mu);
     a.opened.insert(UnitName(u.table.ref, u.index));
+    if (a.opened.size() == 1 && at_first_open) at_first_open();
     if (static_cast<int>(a.opened.size()) == stop_at_open) stop.request_stop();
   });
   WorkerOptions w;
@@ -146,6 +148,14 @@ class PlannedDump {
   }
   const std::string& dump_id() const { return dump_id_; }
   const ShardPlan& plan() const { return plan_; }
+  // What a coordinator does once it took another attempt's report: writes the manifest and
+  // releases its lease (it exits).
+  void CommitAndLeave(MemoryStore* store) {
+    DumpManifest m;
+    m.dump_id = dump_id_;
+    EXPECT_TRUE(store->PutObject(kManifestKey, ToJson(m).dump(2)).ok());
+    EXPECT_TRUE(lease_->Release().ok());
+  }
 
  private:
   std::string dump_id_;
@@ -467,6 +477,20 @@ TEST(ShardResumeTest, ForgedProgressObjectsAreNotTrusted) {
       for (const DataFile& f : u.files) EXPECT_EQ(store.Head(f.key)->size, f.bytes) << f.key;
     }
   }
+}
+
+// Two attempts of one index at once: the coordinator commits with the other one's report and
+// leaves while this one still runs. This one then finds its coordinator gone and the dump
+// committed: it is done (exit 0, "committed already"), not failed, and its files go with gc.
+TEST(ShardResumeTest, AnAttemptStillRunningWhenTheDumpIsCommittedWithAnotherIsDone) {
+  MemoryStore store("loser");
+  PlannedDump dump(&store, 1);
+  Attempt late = RunAttempt(&store, 0, 1, 0, 0, [&] { dump.CommitAndLeave(&store); });
+  ASSERT_TRUE(late.result.ok()) << late.result.status().ToString();
+  EXPECT_EQ(late.result->outcome, WorkerOutcome::kAlreadyCommitted);
+  EXPECT_EQ(late.result->dump_id, dump.dump_id());
+  EXPECT_TRUE(Logged(late, "are left for lakedump gc")) << testing::PrintToString(late.log);
+  EXPECT_FALSE(late.failure.coordinator_gone && !late.result.ok());
 }
 
 }  // namespace

@@ -45,6 +45,14 @@ Result<ShardPlan> WaitForPlan(ObjectStore& store, const WorkerOptions& worker,
   }
 }
 
+// Whether DEST holds the committed manifest of dump `dump_id`.
+bool CommittedAlready(ObjectStore& store, const std::string& dump_id) {
+  auto text = store.GetObject(kManifestKey, kMaxMetadataBytes);
+  if (!text.ok()) return false;
+  auto m = ParseDumpManifest(*text, kManifestKey);
+  return m.ok() && m->dump_id == dump_id;
+}
+
 // The coordinator is alive while it renews its lease: a worker whose coordinator is gone
 // would dump for nothing.
 Status CheckCoordinatorAlive(ObjectStore& store, const std::string& dump_id,
@@ -223,12 +231,9 @@ Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const Dump
         store.Describe(), plan.dump_id, diff));
   }
   // Committed already (a late duplicate attempt): nothing to do.
-  if (auto text = store.GetObject(kManifestKey, kMaxMetadataBytes); text.ok()) {
-    auto m = ParseDumpManifest(*text, kManifestKey);
-    if (m.ok() && m->dump_id == plan.dump_id) {
-      result.outcome = WorkerOutcome::kAlreadyCommitted;
-      return result;
-    }
+  if (CommittedAlready(store, plan.dump_id)) {
+    result.outcome = WorkerOutcome::kAlreadyCommitted;
+    return result;
   }
   // Another attempt of this index reported already: nothing to add.
   const std::string mine = fmt::format("{}{}/report-{}-s{}-", kShardReportsPrefix, worker.shard,
@@ -267,6 +272,19 @@ Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const Dump
   failure->started = true;
   phase.reset();
   auto ran = RunPlanned(db, store, options, worker, plan, attempt, coordinator_gone, stop);
+  if (!ran.ok() && *coordinator_gone && CommittedAlready(store, plan.dump_id)) {
+    // The coordinator took another attempt of this shard, committed and left while this one
+    // still ran (two attempts of one index at once): this one's files are a loser's, which
+    // gc removes; the dump is done.
+    if (worker.log) {
+      worker.log(fmt::format("shard {}: dump {} was committed with another attempt of this "
+                             "shard; this attempt's files ({}) are left for lakedump gc",
+                             worker.shard, plan.dump_id, attempt));
+    }
+    result.outcome = WorkerOutcome::kAlreadyCommitted;
+    result.attempt = attempt;
+    return result;
+  }
   if (!ran.ok() && !stop.stop_requested() && !*coordinator_gone &&
       ran.status().code() != Code::kCancelled) {
     // Tell the coordinator, so that it fails now rather than at its timeout (best effort:
