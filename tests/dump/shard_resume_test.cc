@@ -73,10 +73,6 @@ DumpOptions Options() {
 
 nlohmann::json Matching() { return ShardMatchingOptions(Options(), nlohmann::json::object()); }
 
-std::string UnitName(const TableRef& t, int unit) {
-  return fmt::format("{}#{}", t.QualifiedName(), unit);
-}
-
 // One attempt of one shard: the outcome, the units it read, the lines it logged.
 struct Attempt {
   Result<WorkerResult> result = Status::Internal("not run");

@@ -15,10 +15,6 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-std::string UnitName(const TableRef& table, int unit) {
-  return fmt::format("{}#{}", table.QualifiedName(), unit);
-}
-
 // "_shards/<I>/report-<attempt>.json" -> I, attempt, failed; nullopt for anything else.
 struct ReportKey {
   int shard = 0;

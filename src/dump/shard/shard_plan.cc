@@ -272,6 +272,10 @@ std::string ShardAttemptPrefix(std::string_view dump_id, int shard) {
   return fmt::format("{}-s{}-", dump_id, shard);
 }
 
+std::string UnitName(const TableRef& table, int unit) {
+  return fmt::format("{}#{}", table.QualifiedName(), unit);
+}
+
 std::string AttemptOfKey(std::string_view key, std::string_view dump_id) {
   const std::string marker = std::string(dump_id) + "-s";
   const size_t at = key.find(marker);

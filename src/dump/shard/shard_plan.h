@@ -108,6 +108,8 @@ std::string ShardProgressKey(int shard, std::string_view attempt);
 std::string ShardAttemptPrefix(std::string_view dump_id, int shard);
 // The attempt id in a data file's key of dump `dump_id` ("" when it carries none).
 std::string AttemptOfKey(std::string_view key, std::string_view dump_id);
+// "<schema>.<table>#<unit>": a unit's name in messages and sets.
+std::string UnitName(const TableRef& table, int unit);
 
 Result<std::string> SerializeShardReport(const ShardReport& report);
 // As ParseShardPlan; the attempt must be one of the report's shard and dump, and each unit's

@@ -13,10 +13,6 @@
 namespace lakedump {
 namespace {
 
-std::string UnitName(const TableRef& table, int unit) {
-  return fmt::format("{}#{}", table.QualifiedName(), unit);
-}
-
 void LogLine(const LogFn& log, const std::string& line) {
   if (log) log(line);
 }

@@ -20,9 +20,9 @@ constexpr int kNewestKnown = Version(1, 16, 255);
 constexpr int kArchiveCustom = 1;
 
 // Reads the archive front to back; every read checks what is left.
-class Reader {
+class ArchiveReader {
  public:
-  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  explicit ArchiveReader(std::string_view bytes) : bytes_(bytes) {}
 
   size_t pos() const { return pos_; }
   size_t left() const { return bytes_.size() - pos_; }
@@ -103,7 +103,7 @@ Status ParseOid(std::optional<std::string_view> text, uint32_t* out, int dump_id
   return Status::OK();
 }
 
-Status ReadEntry(Reader& in, int version, size_t offset_size, PgArchiveTocEntry* e) {
+Status ReadEntry(ArchiveReader& in, int version, size_t offset_size, PgArchiveTocEntry* e) {
   int64_t id = 0, had_dumper = 0, ignored = 0;
   LD_RETURN_IF_ERROR(in.Int(&id, "an entry's id"));
   if (id <= 0) {
@@ -148,7 +148,7 @@ Status ReadEntry(Reader& in, int version, size_t offset_size, PgArchiveTocEntry*
 }  // namespace
 
 Result<PgArchiveToc> ReadPgArchiveToc(std::string_view archive) {
-  Reader in(archive);
+  ArchiveReader in(archive);
   std::string_view magic;
   LD_RETURN_IF_ERROR(in.Bytes(5, &magic, "the header"));
   if (magic != "PGDMP") {
