@@ -24,6 +24,7 @@
 #include "dump/signature.h"
 #include "dump/table_reuse.h"
 #include "dump/table_writer.h"
+#include "dump/worker_unit_queue.h"
 
 namespace lakedump {
 
@@ -396,6 +397,7 @@ std::vector<std::unique_ptr<ExportService::TableState>> ExportService::MakeState
 
 Status ExportService::RunUnitTasks(const std::vector<std::unique_ptr<TableState>>& states,
                                    ThreadPool* pool, std::stop_token stop) {
+  if (!commit_tables_) return RunWorkerUnitTasks(states, pool, stop);
   // The pool's table_parallelism threads bound the work; every unit is queued at once so
   // a finishing task picks up the next one by itself, without a round trip through this
   // thread (a wakeup per table).
@@ -412,6 +414,34 @@ Status ExportService::RunUnitTasks(const std::vector<std::unique_ptr<TableState>
       });
       if (!spawned) return tasks.Wait();
     }
+  }
+  return tasks.Wait();
+}
+
+Status ExportService::RunWorkerUnitTasks(const std::vector<std::unique_ptr<TableState>>& states,
+                                         ThreadPool* pool, std::stop_token stop) {
+  // One task per pool thread, each taking units from the queue until it is empty.
+  WorkerUnitQueue<TableState> queue;
+  for (const auto& s : states) {
+    if (s->manifest) continue;  // reused
+    for (const WorkUnit& unit : s->plan->units) queue.Add(s.get(), unit);
+  }
+  const size_t runners = std::max<size_t>(1, std::min(pool->size(), queue.size()));
+  TaskGroup tasks(pool, runners, stop);
+  for (size_t r = 0; r < runners; ++r) {
+    const bool spawned = tasks.Spawn([this, &queue](std::stop_token task_stop) -> Status {
+      while (!task_stop.stop_requested()) {
+        std::optional<WorkerUnitQueue<TableState>::Item> item = queue.Next();
+        if (!item) return Status::OK();
+        TableState* state = item->state;
+        Status s = ExportUnit(state, *item->unit, task_stop)
+                       .WithContext(fmt::format("table {}", state->plan->info.ref.QualifiedName()));
+        queue.Done(*item);
+        LD_RETURN_IF_ERROR(s);
+      }
+      return Status::Cancelled("interrupted");
+    });
+    if (!spawned) return tasks.Wait();
   }
   return tasks.Wait();
 }

@@ -116,6 +116,10 @@ class ExportService {
   // Runs every unit of the states not reused, table_parallelism at a time; the first error.
   Status RunUnitTasks(const std::vector<std::unique_ptr<TableState>>& states, ThreadPool* pool,
                       std::stop_token stop);
+  // RunUnitTasks for a shard's worker (ExportUnits): one large unit at a time while small
+  // ones remain (export_service.cc, WorkerUnitQueue says why).
+  Status RunWorkerUnitTasks(const std::vector<std::unique_ptr<TableState>>& states,
+                            ThreadPool* pool, std::stop_token stop);
   // Coordinator: one shard's outputs checked against the plan (`gatherer`,
   // dump/remote_units.h); every table they complete goes into its state and is committed.
   Status CommitRemoteUnits(const std::vector<std::unique_ptr<TableState>>& states,

@@ -20,6 +20,7 @@
 #include "dump/dump_lease.h"
 #include "dump/export_service.h"
 #include "dump/manifest.h"
+#include "dump/object_keys.h"
 #include "dump/shard/shard_coordinator.h"
 #include "dump/shard/shard_plan.h"
 #include "dump/shard/shard_progress.h"
@@ -184,27 +185,73 @@ bool Logged(const Attempt& a, const std::string& what) {
   return false;
 }
 
+// The coordinator of a one-shard dump into `store`, on a thread of its own: Join() returns
+// its outcome. It reads progress objects as soon as they change.
+struct CoordinatorThread {
+  explicit CoordinatorThread(MemoryStore* store) : service(&db, store, Options()) {
+    AddTables(&db);
+    co.shards = 1;
+    co.matching = Matching();
+    co.poll_interval = 10ms;
+    co.fast_poll_interval = 10ms;
+    co.progress_interval = 10ms;
+    co.shard_timeout = 60s;
+    service.set_remote_units([this, store](const DumpPlan& plan,
+                                           const ExportService::RemoteUnitSink& sink,
+                                           std::stop_token stop) {
+      return RunShardCoordinator(*store, db, service.run_id(), plan, co, sink, &taken_files,
+                                 stop);
+    });
+    thread = std::thread([this] { committed = service.Run(); });
+  }
+  ~CoordinatorThread() {
+    if (thread.joinable()) thread.join();
+  }
+  const Result<DumpResult>& Join() {
+    thread.join();
+    return committed;
+  }
+
+  SharedSnapshotDatabase db;
+  CoordinatorOptions co;
+  std::set<std::string> taken_files;
+  ExportService service;
+  Result<DumpResult> committed = Status::Internal("not run");
+  std::thread thread;
+};
+
+// Every committed table's rows and files, read back from the manifest and each _table.json.
+struct CommittedDump {
+  std::string dump_id;
+  std::map<std::string, uint64_t> rows;
+  std::map<std::string, std::set<std::string>> files;  // by table
+  std::set<std::string> all_files;
+};
+CommittedDump ReadCommitted(MemoryStore& store) {
+  CommittedDump out;
+  auto manifest = ReadDumpManifest(store);
+  EXPECT_TRUE(manifest.ok()) << manifest.status().ToString();
+  if (!manifest.ok()) return out;
+  out.dump_id = manifest->dump_id;
+  for (const TableSummary& t : manifest->tables) {
+    auto table = ReadTableManifest(store, t.key);
+    EXPECT_TRUE(table.ok()) << table.status().ToString();
+    if (!table.ok()) continue;
+    out.rows[t.table.QualifiedName()] = table->rows;
+    for (const DataFile& f : table->files) {
+      out.files[t.table.QualifiedName()].insert(f.key);
+      out.all_files.insert(f.key);
+      EXPECT_EQ(store.Head(f.key)->size, f.bytes) << f.key;
+    }
+  }
+  return out;
+}
+
 TEST(ShardResumeTest,
      ARetryTakesOverWhatAnInterruptedAttemptFinishedAndOnlyThoseFilesAreCommitted) {
   MemoryStore store("resume");
-  // The coordinator of a one-shard dump, on a thread of its own.
-  SharedSnapshotDatabase coordinator_db;
-  AddTables(&coordinator_db);
-  CoordinatorOptions co;
-  co.shards = 1;
-  co.matching = Matching();
-  co.poll_interval = 10ms;
-  co.fast_poll_interval = 10ms;
-  co.shard_timeout = 60s;
-  std::set<std::string> taken_files;
-  ExportService service(&coordinator_db, &store, Options());
-  service.set_remote_units([&](const DumpPlan& plan, const ExportService::RemoteUnitSink& sink,
-                               std::stop_token stop) {
-    return RunShardCoordinator(store, coordinator_db, service.run_id(), plan, co, sink,
-                               &taken_files, stop);
-  });
-  Result<DumpResult> committed = Status::Internal("not run");
-  std::thread coordinator([&] { committed = service.Run(); });
+  CoordinatorThread coordinator(&store);
+  const std::set<std::string>& taken_files = coordinator.taken_files;
 
   // The first attempt finishes 3 units, then is interrupted while it reads the 4th.
   Attempt first = RunAttempt(&store, 0, 1, /*stop_at_open=*/4);
@@ -229,8 +276,7 @@ TEST(ShardResumeTest,
   for (const std::string& unit : UnitsOf(recorded)) EXPECT_FALSE(second.opened.count(unit)) << unit;
   EXPECT_TRUE(Logged(second, "3 of 10 units taken over from earlier attempts"));
 
-  coordinator.join();
-  ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  ASSERT_TRUE(coordinator.Join().ok()) << coordinator.committed.status().ToString();
   // Exact rows; the taken-over units' files are the first attempt's, the others the second's.
   std::set<std::string> files, attempts;
   std::map<std::string, uint64_t> rows;
@@ -262,6 +308,66 @@ TEST(ShardResumeTest,
   EXPECT_FALSE(store.Head(stray).ok());
   for (const std::string& f : files) EXPECT_TRUE(store.Head(f).ok()) << f;
   EXPECT_TRUE(store.List("_shards/")->empty());
+}
+
+TEST(ShardResumeTest, TheTablesAProgressObjectCompletesAreCommittedBeforeTheReport) {
+  MemoryStore store("early");
+  CoordinatorThread coordinator(&store);
+  // The first attempt finishes the 4 ranges of main.big and main.t6 (the plan's order), then
+  // is interrupted: its progress object names those 5 units.
+  Attempt first = RunAttempt(&store, 0, 1, /*stop_at_open=*/6);
+  ASSERT_FALSE(first.result.ok());
+  auto progress = ProgressObjects(store, 0);
+  ASSERT_EQ(progress.size(), 1u);
+  const std::string first_attempt = progress.begin()->second.attempt;
+  EXPECT_EQ(UnitsOf(progress.begin()->second).size(), 5u);
+  // The coordinator commits the two tables they complete while no shard has reported; no
+  // other table, and no manifest.
+  const std::string big_key = TableManifestKey(TableRef{"main", "big"});
+  const std::string t6_key = TableManifestKey(TableRef{"main", "t6"});
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while ((!store.Head(big_key).ok() || !store.Head(t6_key).ok()) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_TRUE(store.Head(big_key).ok());
+  ASSERT_TRUE(store.Head(t6_key).ok());
+  EXPECT_FALSE(store.Head(TableManifestKey(TableRef{"main", "t5"})).ok());
+  EXPECT_FALSE(store.Head(kManifestKey).ok());
+  EXPECT_TRUE(store.List("_shards/0/report-")->empty());
+
+  // Another attempt that does not take them over (their progress object gone, as when two
+  // attempts run at once) reads and reports every unit itself.
+  ASSERT_TRUE(store.Delete(std::vector<std::string>{progress.begin()->first}).ok());
+  Attempt second = RunAttempt(&store, 0, 1);
+  ASSERT_TRUE(second.result.ok()) << second.result.status().ToString();
+  EXPECT_EQ(second.result->taken_over_units, 0u);
+  EXPECT_EQ(second.opened.size(), static_cast<size_t>(kUnits));
+
+  ASSERT_TRUE(coordinator.Join().ok()) << coordinator.committed.status().ToString();
+  const CommittedDump dump = ReadCommitted(store);
+  EXPECT_EQ(dump.rows, ExpectedRows());
+  // The tables committed early keep the first attempt's files; the others are the second's.
+  for (const auto& [table, files] : dump.files) {
+    const bool early = table == "main.big" || table == "main.t6";
+    for (const std::string& f : files) {
+      EXPECT_EQ(AttemptOfKey(f, dump.dump_id),
+                early ? first_attempt : second.result->attempt)
+          << table << " " << f;
+    }
+  }
+  EXPECT_EQ(dump.all_files, coordinator.taken_files);
+  // The second attempt's copies of the early units are leftovers: the sweep takes them, and
+  // keeps every file the manifest lists.
+  uint64_t deleted = 0;
+  ASSERT_TRUE(SweepShardLeftovers(store, dump.dump_id, dump.all_files, &deleted).ok());
+  EXPECT_GE(deleted, 5u + 1u + 1u);  // 5 units' files, _plan.json, the report
+  for (const std::string& f : dump.all_files) EXPECT_TRUE(store.Head(f).ok()) << f;
+  const std::vector<ObjectInfo> left = *store.List("");
+  for (const ObjectInfo& o : left) {
+    if (AttemptOfKey(o.key, dump.dump_id).empty()) continue;
+    EXPECT_TRUE(dump.all_files.contains(o.key)) << o.key;
+  }
 }
 
 TEST(ShardResumeTest, AFailedAttemptRecordsWhatItFinishedAndAnotherAttemptTakesItOver) {

@@ -8,18 +8,22 @@
 
 #include "dump/dump_lease.h"
 #include "dump/manifest.h"
+#include "dump/metadata_io.h"
 #include "dump/no_snapshot.h"
+#include "dump/shard/shard_progress.h"
 
 namespace lakedump {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-// "_shards/<I>/report-<attempt>.json" -> I, attempt, failed; nullopt for anything else.
+// "_shards/<I>/report-<attempt>.json" (or failed-, progress-) -> I, attempt, kind; nullopt
+// for anything else.
 struct ReportKey {
   int shard = 0;
   std::string attempt;
   bool failed = false;
+  bool progress = false;
 };
 std::optional<ReportKey> ParseReportKey(std::string_view key) {
   if (!key.starts_with(kShardReportsPrefix) || !key.ends_with(".json")) return std::nullopt;
@@ -38,6 +42,9 @@ std::optional<ReportKey> ParseReportKey(std::string_view key) {
   } else if (name.starts_with("failed-")) {
     name.remove_prefix(7);
     r.failed = true;
+  } else if (name.starts_with("progress-")) {
+    name.remove_prefix(9);
+    r.progress = true;
   } else {
     return std::nullopt;
   }
@@ -64,20 +71,42 @@ Status CheckReportUnits(const ShardReport& r, const std::vector<PlannedUnit>& pl
   return Status::OK();
 }
 
-// Every file the report names exists with its recorded size (one listing of the dump root).
-Status CheckReportFiles(const ShardReport& r, const std::map<std::string, uint64_t>& listed,
-                        std::string_view key) {
-  for (const UnitOutput& u : r.units) {
-    for (const DataFile& f : u.files) {
-      auto it = listed.find(f.key);
-      if (it == listed.end()) {
-        return Status::Corruption(fmt::format("{}: file {} is missing", key, f.key));
-      }
-      if (it->second != f.bytes) {
-        return Status::Corruption(fmt::format("{}: file {} has {} bytes, the report says {}",
-                                              key, f.key, it->second, f.bytes));
-      }
+using Listing = std::map<std::string, uint64_t>;  // key -> size
+
+// Every file of `units` (of report `key`) exists with its recorded size: one HEAD each, a few
+// at a time, when they are few (the units a last report brings that its progress objects had
+// not), else by `listed()` (one listing of the dump root).
+Status CheckReportFiles(ObjectStore& store, const std::vector<const UnitOutput*>& units,
+                        const std::function<Result<const Listing*>()>& listed,
+                        std::string_view key, std::stop_token stop) {
+  constexpr size_t kMaxHeads = 256;
+  std::vector<const DataFile*> files;
+  for (const UnitOutput* u : units) {
+    for (const DataFile& f : u->files) files.push_back(&f);
+  }
+  auto check = [&](const DataFile& f, std::optional<uint64_t> size) -> Status {
+    if (!size) return Status::Corruption(fmt::format("{}: file {} is missing", key, f.key));
+    if (*size != f.bytes) {
+      return Status::Corruption(fmt::format("{}: file {} has {} bytes, the report says {}", key,
+                                            f.key, *size, f.bytes));
     }
+    return Status::OK();
+  };
+  if (files.size() <= kMaxHeads) {
+    return ForEachMetadataIo(
+        files.size(), MetadataIoWidth(1),
+        [&](size_t i) -> Status {
+          Result<ObjectInfo> head = store.Head(files[i]->key);
+          if (!head.ok() && head.status().code() != Code::kNotFound) return head.status();
+          return check(*files[i], head.ok() ? std::optional<uint64_t>(head->size) : std::nullopt);
+        },
+        stop);
+  }
+  LD_ASSIGN_OR_RETURN(const Listing* all, listed());
+  for (const DataFile* f : files) {
+    auto it = all->find(f->key);
+    LD_RETURN_IF_ERROR(check(*f, it == all->end() ? std::nullopt
+                                                  : std::optional<uint64_t>(it->second)));
   }
   return Status::OK();
 }
@@ -91,6 +120,56 @@ std::string TakenOverNote(const ShardReport& r) {
     });
   }
   return units == 0 ? "" : fmt::format(", {} units taken over from earlier attempts", units);
+}
+
+// The units handed to the sink so far (each once), and the files they name.
+class PassedUnits {
+ public:
+  explicit PassedUnits(std::set<std::string>* taken_files) : taken_files_(taken_files) {}
+  // The units of `units` not passed before, now marked passed, their files kept.
+  std::vector<UnitOutput> Fresh(std::vector<UnitOutput> units) {
+    std::vector<UnitOutput> fresh;
+    for (UnitOutput& u : units) {
+      if (!names_.insert(UnitName(u.table, u.unit)).second) continue;
+      // The manifest will list these files, so the sweep keeps them (and only them), whatever
+      // attempt of the shard wrote them.
+      for (const DataFile& f : u.files) taken_files_->insert(f.key);
+      fresh.push_back(std::move(u));
+    }
+    return fresh;
+  }
+  bool Contains(const std::string& name) const { return names_.contains(name); }
+
+ private:
+  std::set<std::string>* taken_files_;
+  std::set<std::string> names_;
+};
+
+// The units of progress object `o` (of shard rk.shard's attempt rk.attempt) that can be
+// committed now: finished as recorded (WhyNotTakenOver against `listed`), planned for that
+// shard, not passed yet. A progress object is a hint, never a failure: one that does not
+// read, parse or match its name gives nothing (its shard's report still comes).
+std::vector<UnitOutput> UnitsFromProgress(ObjectStore& store, const ObjectInfo& o,
+                                          const ReportKey& rk, const std::string& dump_id,
+                                          const std::set<std::string>& planned,
+                                          const std::map<std::string, uint64_t>& listed,
+                                          const PassedUnits& passed) {
+  std::vector<UnitOutput> out;
+  if (o.size > kMaxShardDocumentBytes) return out;
+  auto text = store.GetObject(o.key, kMaxShardDocumentBytes);
+  if (!text.ok()) return out;
+  auto progress = ParseShardProgress(*text, o.key);
+  if (!progress.ok() || progress->dump_id != dump_id || progress->shard != rk.shard ||
+      progress->attempt != rk.attempt || progress->failed) {
+    return out;
+  }
+  for (UnitOutput& u : progress->units) {
+    const std::string name = UnitName(u.table, u.unit);
+    if (passed.Contains(name) || !planned.contains(name)) continue;
+    if (!WhyNotTakenOver(u, rk.attempt, dump_id, listed).empty()) continue;
+    out.push_back(std::move(u));
+  }
+  return out;
 }
 
 }  // namespace
@@ -140,7 +219,15 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
   const auto plan_written = SteadyClock::now();
   const auto deadline = plan_written + options.shard_timeout;
   std::vector<bool> taken(static_cast<size_t>(options.shards), false);
+  std::vector<std::set<std::string>> planned(sp.shards.size());
+  for (size_t i = 0; i < sp.shards.size(); ++i) {
+    for (const PlannedUnit& u : sp.shards[i]) planned[i].insert(UnitName(u.table, u.index));
+  }
   std::set<std::string> seen;
+  // Progress objects read, by key: the size and ETag read (they are rewritten as units finish).
+  std::map<std::string, std::string> progress_read;
+  PassedUnits passed(taken_files);
+  auto next_progress_round = plan_written;
   size_t done = 0;
   for (;;) {
     if (stop.stop_requested()) return Status::Cancelled("interrupted");
@@ -148,12 +235,28 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
     std::sort(reports.begin(), reports.end(),
               [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
     std::optional<std::map<std::string, uint64_t>> listed;  // read once per round, when needed
+    auto list_all = [&]() -> Status {
+      if (listed) return Status::OK();
+      LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> all, store.List(""));
+      listed.emplace();
+      for (const ObjectInfo& a : all) (*listed)[a.key] = a.size;
+      return Status::OK();
+    };
+    std::vector<std::pair<ObjectInfo, ReportKey>> progress_due;
+    std::vector<UnitOutput> round_units;  // of the reports taken this round
     for (const ObjectInfo& o : reports) {
-      if (!seen.insert(o.key).second) continue;
       const std::optional<ReportKey> rk = ParseReportKey(o.key);
       // Another dump's reports (an earlier one here) and other names are not ours.
       if (!rk || AttemptOfKey(rk->attempt, dump_id) != rk->attempt) continue;
       if (rk->shard >= options.shards || taken[rk->shard]) continue;
+      if (rk->progress) {
+        // --no-snapshot: each attempt reads the source on its own, so a table's units are
+        // taken from one report (whose columns ExportService checks per report).
+        const std::string version = fmt::format("{}/{}", o.size, o.etag);
+        if (!no_snapshot && progress_read[o.key] != version) progress_due.emplace_back(o, *rk);
+        continue;
+      }
+      if (!seen.insert(o.key).second) continue;
       TraceSpan check_span(options.trace, fmt::format("check report of shard {}", rk->shard),
                            "shard");
       LD_ASSIGN_OR_RETURN(std::string body, store.GetObject(o.key, kMaxShardDocumentBytes));
@@ -167,26 +270,48 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
                                            r.attempt, r.error));
       }
       LD_RETURN_IF_ERROR(CheckReportUnits(r, sp.shards[r.shard], o.key));
-      if (!listed) {
-        LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> all, store.List(""));
-        listed.emplace();
-        for (const ObjectInfo& a : all) (*listed)[a.key] = a.size;
+      // The units committed already (from progress objects) had their files checked then.
+      std::vector<const UnitOutput*> fresh;
+      for (const UnitOutput& u : r.units) {
+        if (!passed.Contains(UnitName(u.table, u.unit))) fresh.push_back(&u);
       }
-      LD_RETURN_IF_ERROR(CheckReportFiles(r, *listed, o.key));
+      LD_RETURN_IF_ERROR(CheckReportFiles(
+          store, fresh,
+          [&]() -> Result<const Listing*> {
+            LD_RETURN_IF_ERROR(list_all());
+            return &*listed;
+          },
+          o.key, stop));
       ++done;
       if (options.log) {
         options.log(fmt::format("shard {} reported (attempt {}{}); {} of {} shards done",
                                 r.shard, r.attempt, TakenOverNote(r), done, options.shards));
       }
       taken[r.shard] = true;
-      // A retry's report may name files of the shard's earlier attempts: the manifest will
-      // list them, so the sweep keeps them (and only them) whatever attempt wrote them.
-      for (const UnitOutput& u : r.units) {
-        for (const DataFile& f : u.files) taken_files->insert(f.key);
-      }
-      LD_RETURN_IF_ERROR(sink(std::move(r.units)));
+      // A unit committed already from a progress object stays as committed (its files are
+      // whole and of this snapshot); this report's copy of it, if another attempt's, is a
+      // leftover for the sweep. The reports of one round are committed together.
+      for (UnitOutput& u : passed.Fresh(std::move(r.units))) round_units.push_back(std::move(u));
     }
+    if (!round_units.empty()) LD_RETURN_IF_ERROR(sink(std::move(round_units)));
     if (done == taken.size()) break;
+    // Units finished by the shards still running, committed before their reports.
+    if (!progress_due.empty() && SteadyClock::now() >= next_progress_round) {
+      SteadyClock::duration reading{0};  // the listing and the reads, not the commits
+      for (const auto& [o, rk] : progress_due) {
+        if (taken[rk.shard]) continue;  // its report came in this round
+        TraceSpan span(options.trace, fmt::format("progress of shard {}", rk.shard), "shard");
+        const auto read_started = SteadyClock::now();
+        LD_RETURN_IF_ERROR(list_all());
+        std::vector<UnitOutput> units = UnitsFromProgress(
+            store, o, rk, dump_id, planned[static_cast<size_t>(rk.shard)], *listed, passed);
+        progress_read[o.key] = fmt::format("{}/{}", o.size, o.etag);
+        reading += SteadyClock::now() - read_started;
+        if (!units.empty()) LD_RETURN_IF_ERROR(sink(passed.Fresh(std::move(units))));
+      }
+      next_progress_round = SteadyClock::now() + std::max<SteadyClock::duration>(
+                                                     options.progress_interval, 3 * reading);
+    }
     // The snapshot's session must live for the workers to import it (--no-snapshot: released
     // already, so OK).
     LD_RETURN_IF_ERROR(db.CheckSnapshotHeld());
@@ -200,7 +325,10 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
           "against the same DEST?)",
           missing));
     }
-    const bool due = done > 0 || SteadyClock::now() - plan_written < options.fast_poll_window;
+    // A progress object says its worker is running and finishing units: its report may come
+    // any moment (a worker queued for hours writes none, and is polled slowly).
+    const bool due = done > 0 || !progress_read.empty() ||
+                     SteadyClock::now() - plan_written < options.fast_poll_window;
     if (!SleepFor(due ? options.fast_poll_interval : options.poll_interval, stop)) {
       return Status::Cancelled("interrupted");
     }

@@ -1,9 +1,13 @@
 // The coordinator of a sharded dump (docs/scale-out.md): writes DEST/_plan.json create-only
 // (its snapshot, source identity, options and the units of each shard), then waits for every
-// shard's report, takes the first complete one per shard (progress objects are not reports),
-// checks that the files it names (its own, or an earlier attempt's of the same shard that it
-// took over) exist with their sizes, and hands its units to ExportService, which commits the
-// tables they complete while the other shards still run.
+// shard's report, takes the first complete one per shard, checks that the files it names (its
+// own, or an earlier attempt's of the same shard that it took over) exist with their sizes,
+// and hands its units to ExportService, which commits the tables they complete while the other
+// shards still run. Before a shard reports, the units its attempts' progress objects record
+// as finished (checked as a retry checks them, shard_progress.h) are handed over too, so that
+// most tables are committed while the workers still run; each unit is handed over once, from
+// the first attempt seen to finish it. Progress objects are not reports: the manifest waits
+// for every shard's report.
 // Also the sweep, after the commit, of what the plan, the reports and losing attempts left.
 //
 // Runs on the caller's thread; borrows the store and the database (both thread-safe).
@@ -32,11 +36,15 @@ struct CoordinatorOptions {
   // How long to wait for all reports, from the plan's write (--shard-timeout).
   std::chrono::milliseconds shard_timeout{std::chrono::hours(24)};
   // How often the reports are listed: every poll_interval, and every fast_poll_interval
-  // once a shard has reported (the plan balances the shards, so the others are due) and for
-  // the first fast_poll_window (a short dump's reports come soon).
+  // once a shard has reported (the plan balances the shards, so the others are due) or a
+  // worker's progress object was read (the workers run), and for the first fast_poll_window
+  // (a short dump's reports come soon).
   std::chrono::milliseconds poll_interval{1000};
   std::chrono::milliseconds fast_poll_interval{200};
   std::chrono::milliseconds fast_poll_window{10'000};
+  // How often the workers' progress objects are read for units to commit before their
+  // reports (at least 3 times as long as the last such read took: a listing of DEST).
+  std::chrono::milliseconds progress_interval{2000};
   nlohmann::json matching;  // ShardMatchingOptions()
   // Progress lines ("shard 2 done ..."); may be empty.
   std::function<void(const std::string&)> log;
@@ -44,9 +52,10 @@ struct CoordinatorOptions {
   TraceRecorder* trace = nullptr;
 };
 
-// Passes each shard's units to `sink` as soon as its report is taken and checked (on the
-// caller's thread, before the next report is looked at), and returns once every shard's
-// have been passed. Errors: a shard's failure report (IOError naming the shard and its
+// Passes each shard's units to `sink` as soon as its report is taken and checked, or before,
+// as its progress objects show them finished (on the caller's thread, one call at a time),
+// and returns once every shard's report is in and all of its units have been passed (with a
+// snapshot only: under --no-snapshot only reports are read). Errors: a shard's failure report (IOError naming the shard and its
 // error), a malformed report or one naming missing files (Corruption), the timeout
 // (Unavailable naming the shards missing), the snapshot's session gone, `stop` (Cancelled),
 // and the sink's own. Adds to *taken_files the keys of every file the reports taken name (a

@@ -17,7 +17,8 @@ void LogLine(const LogFn& log, const std::string& line) {
   if (log) log(line);
 }
 
-// "" when `unit` (of the earlier attempt `attempt`) can be taken over as recorded; else why not.
+}  // namespace
+
 std::string WhyNotTakenOver(const UnitOutput& unit, const std::string& attempt,
                             const std::string& dump_id,
                             const std::map<std::string, uint64_t>& listed) {
@@ -42,12 +43,19 @@ std::string WhyNotTakenOver(const UnitOutput& unit, const std::string& attempt,
   return "";
 }
 
-}  // namespace
-
 ShardProgressWriter::ShardProgressWriter(ProgressWriterOptions options)
     : options_(std::move(options)), key_(ShardProgressKey(options_.shard, options_.attempt)) {
   thread_ = std::jthread([this](std::stop_token stop) {
-    while (SleepFor(options_.interval, stop)) WriteIfChanged().IgnoreError();
+    // Each write names every unit finished so far: a large object (many units) spaces the
+    // next writes out (one interval per 256 KiB written), so that on the attempt's link they
+    // stay a small share of its data.
+    std::chrono::milliseconds wait = options_.interval;
+    while (SleepFor(wait, stop)) {
+      Result<size_t> written = WriteIfChanged();
+      const size_t bytes = written.ok() ? *written : 0;
+      wait = std::max(options_.interval,
+                      options_.interval * static_cast<int64_t>(bytes / kProgressBytesPerInterval));
+    }
   });
 }
 
@@ -63,7 +71,7 @@ Status ShardProgressWriter::Stop(bool final_write) {
     thread_.request_stop();
     thread_.join();
   }
-  return final_write ? WriteIfChanged() : Status::OK();
+  return final_write ? WriteIfChanged().status() : Status::OK();
 }
 
 uint64_t ShardProgressWriter::writes() const {
@@ -71,12 +79,12 @@ uint64_t ShardProgressWriter::writes() const {
   return writes_;
 }
 
-Status ShardProgressWriter::WriteIfChanged() {
+Result<size_t> ShardProgressWriter::WriteIfChanged() {
   std::lock_guard<std::mutex> write_lock(write_mu_);
   ShardReport progress;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (units_.size() == written_units_) return Status::OK();
+    if (units_.size() == written_units_) return size_t{0};
     progress.units = units_;
   }
   progress.dump_id = options_.dump_id;
@@ -84,8 +92,10 @@ Status ShardProgressWriter::WriteIfChanged() {
   progress.attempt = options_.attempt;
   progress.finished_at = FormatUtc(std::chrono::system_clock::now());
   const size_t units = progress.units.size();
+  size_t bytes = 0;
   Status written = [&]() -> Status {
     LD_ASSIGN_OR_RETURN(std::string text, SerializeShardProgress(progress));
+    bytes = text.size();
     // The files it names must be durable before anything names them.
     LD_RETURN_IF_ERROR(options_.data_store->SyncWritten());
     return options_.store->PutObject(key_, text);
@@ -94,7 +104,7 @@ Status ShardProgressWriter::WriteIfChanged() {
   if (written.ok()) {
     written_units_ = units;
     writes_ += 1;
-    return Status::OK();
+    return bytes;
   }
   if (!failure_logged_) {
     failure_logged_ = true;

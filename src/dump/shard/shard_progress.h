@@ -44,8 +44,8 @@ struct ProgressWriterOptions {
 };
 
 // Records the units one attempt finishes and writes them to its progress object: every
-// `interval` while some were added since the last write (on a thread of its own), and on
-// Stop(true). Thread-safe: Add() is called by the table tasks. The stores must outlive it.
+// `interval` (one more interval per 256 KiB of the last write) while some were added since the
+// last write (on a thread of its own), and on Stop(true). Thread-safe: Add() is called by the table tasks. The stores must outlive it.
 class ShardProgressWriter {
  public:
   explicit ShardProgressWriter(ProgressWriterOptions options);
@@ -61,8 +61,10 @@ class ShardProgressWriter {
   uint64_t writes() const;
 
  private:
-  // Writes the units recorded so far when some are not written yet.
-  Status WriteIfChanged();
+  // Writes the units recorded so far when some are not written yet; the bytes written (0:
+  // nothing new).
+  Result<size_t> WriteIfChanged();
+  static constexpr size_t kProgressBytesPerInterval = 256 * 1024;
 
   const ProgressWriterOptions options_;
   const std::string key_;
@@ -74,6 +76,13 @@ class ShardProgressWriter {
   std::mutex write_mu_;            // one write at a time (the thread's, then Stop's)
   std::jthread thread_;
 };
+
+// "" when `unit`, as attempt `attempt` of dump `dump_id` recorded it in its progress object,
+// can be trusted: every file is that attempt's, of that unit, under its table's folder, and in
+// `listed` (key -> size) with the recorded size; else why not. A function of its arguments.
+std::string WhyNotTakenOver(const UnitOutput& unit, const std::string& attempt,
+                            const std::string& dump_id,
+                            const std::map<std::string, uint64_t>& listed);
 
 // What TakeOverEarlierAttempts kept.
 struct TakenOverUnits {

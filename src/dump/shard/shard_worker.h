@@ -47,7 +47,9 @@ struct WorkerOptions {
   // and once more when the attempt stops short: a handle that `stop` does not cancel (the
   // CLI's), so that it is still written on SIGTERM. Null: the dump's store. Borrowed.
   ObjectStore* progress_store = nullptr;
-  std::chrono::milliseconds progress_interval{10'000};
+  // The coordinator commits the tables a progress object completes while the shards still
+  // run, and a retry takes its units over: often enough that little is left for the end.
+  std::chrono::milliseconds progress_interval{2'000};
 };
 
 enum class WorkerOutcome {
