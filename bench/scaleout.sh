@@ -12,6 +12,8 @@
 #   arguments for the coordinator only, e.g. "--max-connections 32"); TRACE_DIR: each process
 #   of each run writes a --trace there (N-R-coord.json, N-R-wI.json), and
 #   bench/scaleout_timeline.py TRACE_DIR prints every run's phases on one time line.
+#   Each run's line on stderr also gives the machine's busy CPU-seconds over the run and how
+#   many of them the S3 server (radosgw, ceph-*) and PostgreSQL took.
 #   A small check that it runs: BIG_ROWS=20000 TABLES=20 bench/scaleout.sh build 1
 set -euo pipefail
 BUILD=${1:-build}
@@ -62,14 +64,38 @@ busy_cpu_seconds() {
   awk -v hz="$(getconf CLK_TCK)" '/^cpu / {print ($2 + $3 + $4 + $7 + $8) / hz}' /proc/stat
 }
 
+# CPU-seconds so far of the S3 server (radosgw and its ceph daemons) and of PostgreSQL (its
+# processes, with the reaped backends' time through the postmaster's cutime), "S3 PG".
+server_cpu_seconds() {
+  python3 - <<'PY'
+import os
+hz = os.sysconf("SC_CLK_TCK")
+s3 = pg = 0.0
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        stat = open(f"/proc/{pid}/stat").read()
+    except OSError:
+        continue
+    comm = stat[stat.index("(") + 1:stat.rindex(")")]
+    f = stat[stat.rindex(")") + 2:].split()
+    own, children = int(f[11]) + int(f[12]), int(f[13]) + int(f[14])
+    if comm == "radosgw" or comm.startswith("ceph-"):
+        s3 += own / hz
+    elif comm == "postgres":
+        pg += (own + children) / hz
+print(f"{s3:.2f} {pg:.2f}")
+PY
+}
+
 # run N PREFIX TAG: coordinator + N workers, each through its own link; prints wall seconds.
 # TAG names the run's traces (TRACE_DIR).
 run() {
   local n=$1 prefix=$2 t0 t1 pids=() rc=0
   local common=("$BENCH_DSN" "s3://$S3_BUCKET/$prefix" --region "$S3_REGION" --progress none
                 --schema-from lakedump)
-  local trace_coord=() trace_w=() busy0 busy1
+  local trace_coord=() trace_w=() busy0 busy1 servers0 servers1
   busy0=$(busy_cpu_seconds)
+  servers0=$(server_cpu_seconds)
   t0=$(date +%s.%N)
   [ -n "${TRACE_DIR:-}" ] && trace_coord=(--trace "$TRACE_DIR/$3-coord.json")
   # shellcheck disable=SC2086
@@ -86,11 +112,15 @@ run() {
   wait "$coord" || rc=1
   t1=$(date +%s.%N)
   busy1=$(busy_cpu_seconds)
+  servers1=$(server_cpu_seconds)
   [ $rc = 0 ] || { cat "$WORK"/*.out >&2; echo "run with $n workers failed" >&2; exit 1; }
   [ -n "${TRACE_DIR:-}" ] && echo "$t0 $t1" >"$TRACE_DIR/$3-wall.txt"
   # The whole machine's busy CPU over the run (every process: lakedump, PostgreSQL,
   # radosgw, the proxies), to stderr: on 2 cores, busy / 2 is a floor for the wall time.
-  python3 -c "print(f'  {$n} workers: {$t1 - $t0:.3f} s wall, machine busy {$busy1 - $busy0:.1f} CPU-s (floor on $(nproc) cores: {($busy1 - $busy0) / $(nproc):.1f} s)')" >&2
+  # Of it, the S3 server's and PostgreSQL's (on separate machines in a real scale-out).
+  python3 -c "
+s3 = ${servers1% *} - ${servers0% *}; pg = ${servers1#* } - ${servers0#* }
+print(f'  {$n} workers: {$t1 - $t0:.3f} s wall, machine busy {$busy1 - $busy0:.1f} CPU-s (floor on $(nproc) cores: {($busy1 - $busy0) / $(nproc):.1f} s), of which S3 server {s3:.1f}, PostgreSQL {pg:.1f}')" >&2
   python3 -c "print(f'{$t1 - $t0:.3f}')"
 }
 

@@ -34,7 +34,7 @@ struct WorkerOptions {
   // fast_poll_window (workers usually start with their coordinator, whose plan comes
   // within seconds), then every poll_interval.
   std::chrono::milliseconds poll_interval{500};
-  std::chrono::milliseconds fast_poll_interval{200};
+  std::chrono::milliseconds fast_poll_interval{50};
   std::chrono::milliseconds fast_poll_window{10'000};
   nlohmann::json matching;  // ShardMatchingOptions() of this worker
   std::function<void(const std::string&)> log;  // progress lines; may be empty
