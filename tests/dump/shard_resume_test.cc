@@ -581,6 +581,64 @@ TEST(ShardResumeTest, ForgedProgressObjectsAreNotTrusted) {
   }
 }
 
+TEST(ShardResumeTest, ForgedProgressObjectsCommitNothingBeforeTheReport) {
+  MemoryStore store("forged-early");
+  CoordinatorThread coordinator(&store);
+  const std::string dump_id = coordinator.service.run_id();
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (!store.Head(kShardPlanKey).ok() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_TRUE(store.Head(kShardPlanKey).ok());
+  // Progress objects of attempts of this dump's shard 0 that no worker wrote. The first is
+  // well-formed, but t1's file has another size than recorded and t3's is missing; the second
+  // names another attempt's file (t2) and one outside its table's folder (t4), which its
+  // parser refuses whole.
+  ShardReport forged;
+  forged.dump_id = dump_id;
+  forged.shard = 0;
+  forged.finished_at = "2026-12-02T08:00:00.000Z";
+  auto unit = [&](const std::string& table, const std::string& key, uint64_t bytes) {
+    UnitOutput u{TableRef{"main", table}, 0, FakeDatabase::TableSchema(), {}};
+    u.files.push_back(DataFile{.key = key, .rows = 10, .bytes = bytes,
+                               .xxh64 = "0123456789abcdef"});
+    forged.units.push_back(u);
+  };
+  forged.attempt = NewAttemptId(dump_id, 0);
+  const std::string t1 = DataFileKey(TableRef{"main", "t1"}, "", 0, 0, forged.attempt);
+  ASSERT_TRUE(store.PutObject(t1, "0123456789").ok());
+  unit("t1", t1, 11);
+  unit("t3", DataFileKey(TableRef{"main", "t3"}, "", 0, 0, forged.attempt), 10);
+  const std::string well_formed = ShardProgressKey(0, forged.attempt);
+  Put(&store, well_formed, forged);
+  auto parsed = ParseShardProgress(*store.GetObject(well_formed), "forged");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+
+  forged.units.clear();
+  forged.attempt = NewAttemptId(dump_id, 0);
+  const std::string t2 = DataFileKey(TableRef{"main", "t2"}, "", 0, 0, NewAttemptId(dump_id, 0));
+  ASSERT_TRUE(store.PutObject(t2, "0123456789").ok());
+  unit("t2", t2, 10);
+  unit("t4", "elsewhere/part-0000-00000-" + forged.attempt + ".parquet", 10);
+  const std::string refused = ShardProgressKey(0, forged.attempt);
+  Put(&store, refused, forged);
+  EXPECT_FALSE(ParseShardProgress(*store.GetObject(refused), "forged").ok());
+  // The coordinator reads them (every 10 ms here) and commits none of those tables.
+  std::this_thread::sleep_for(300ms);
+  for (const char* t : {"t1", "t2", "t3", "t4"}) {
+    EXPECT_FALSE(store.Head(TableManifestKey(TableRef{"main", t})).ok()) << t;
+  }
+  // The real attempt's report commits them, with its own files.
+  Attempt real = RunAttempt(&store, 0, 1);
+  ASSERT_TRUE(real.result.ok()) << real.result.status().ToString();
+  ASSERT_TRUE(coordinator.Join().ok()) << coordinator.committed.status().ToString();
+  const CommittedDump dump = ReadCommitted(store);
+  EXPECT_EQ(dump.rows, ExpectedRows());
+  for (const std::string& f : dump.all_files) {
+    EXPECT_EQ(AttemptOfKey(f, dump_id), real.result->attempt) << f;
+  }
+}
+
 // Two attempts of one index at once: the coordinator commits with the other one's report and
 // leaves while this one still runs. This one then finds its coordinator gone and the dump
 // committed: it is done (exit 0, "committed already"), not failed, and its files go with gc.
