@@ -76,11 +76,12 @@ int RunVerify(const VerifyArgs& a) {
                   OneLine(u).c_str());
     }
     const std::string what = fmt::format(
-        "{} tables, {} files, {} rows, {} hashed{}{} in {}", r.tables, r.files,
+        "{} tables, {} files, {} rows, {} hashed{}{} in {}{}", r.tables, r.files,
         FormatCount(static_cast<double>(r.rows)), FormatBytes(r.bytes),
         r.deep ? ", every page decoded" : "",
         options.signing_key.empty() ? "" : ", signature and every SHA-256 checked",
-        FormatSeconds(r.seconds));
+        FormatSeconds(r.seconds),
+        r.one_snapshot ? "" : " (its tables are not one snapshot of the source: `lakedump ls` says why)");
     if (r.ok()) {
       std::printf("ok: dump %s at %s: %s\n", r.dump_id.c_str(), r.location.c_str(), what.c_str());
     }

@@ -18,6 +18,7 @@
 #include "base/sha256.h"
 #include "base/thread_pool.h"
 #include "dump/manifest.h"
+#include "dump/no_snapshot.h"
 #include "dump/schema_archive.h"
 #include "dump/object_checksum.h"
 #include "dump/object_keys.h"
@@ -290,6 +291,7 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
     return finish();
   }
   report.dump_id = manifest.dump_id;
+  report.one_snapshot = ManifestIsOneSnapshot(manifest);
   CheckTotals(manifest, &problems);
 
   LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> listing, store.List(""));
@@ -468,6 +470,7 @@ nlohmann::json ToJson(const VerifyReport& r) {
   return {{"status", r.ok() ? "ok" : "problems"},
           {"location", r.location},
           {"dump_id", r.dump_id},
+          {"one_snapshot", r.one_snapshot},
           {"deep", r.deep},
           {"tables", r.tables},
           {"files", r.files},

@@ -63,6 +63,9 @@ struct VerifyProblem {
 struct VerifyReport {
   std::string location;   // the store's Describe()
   std::string dump_id;    // empty when the manifest could not be read
+  // Every table read from one snapshot of the source (false: --no-snapshot, or a resume that
+  // kept tables of earlier runs; ManifestIsOneSnapshot).
+  bool one_snapshot = true;
   bool deep = false;
   uint64_t tables = 0;    // table manifests checked
   uint64_t files = 0;     // data files checked

@@ -477,6 +477,10 @@ TEST_F(ScaleOutTest, NoSnapshotWorkersReadOnTheirOwnAndTheDumpSaysSo) {
   EXPECT_NE(ls.out.find("snapshot: none (--no-snapshot)"), std::string::npos) << ls.out;
   const RunResult v = RunLakedump("verify " + Quote(d.url) + " --deep", tmp_, 300);
   EXPECT_EQ(v.code, 0) << v.out << v.err;
+  EXPECT_NE(v.out.find("not one snapshot of the source"), std::string::npos) << v.out;
+  const RunResult vj = RunLakedump("verify " + Quote(d.url) + " --json", tmp_, 300);
+  EXPECT_EQ(vj.code, 0) << vj.out << vj.err;
+  EXPECT_EQ(nlohmann::json::parse(vj.out)["one_snapshot"], false) << vj.out;
 }
 
 TEST_F(ScaleOutTest, NoSnapshotRefusesATableChangedAfterPlanning) {
