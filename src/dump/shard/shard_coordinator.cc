@@ -16,6 +16,10 @@ namespace lakedump {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
+using Listing = std::map<std::string, uint64_t>;  // key -> size, from one listing of DEST
+
+// A progress object's version as listed: it is rewritten as its attempt finishes units.
+std::string ListedVersion(const ObjectInfo& o) { return fmt::format("{}/{}", o.size, o.etag); }
 
 // "_shards/<I>/report-<attempt>.json" (or failed-, progress-) -> I, attempt, kind; nullopt
 // for anything else.
@@ -70,8 +74,6 @@ Status CheckReportUnits(const ShardReport& r, const std::vector<PlannedUnit>& pl
   }
   return Status::OK();
 }
-
-using Listing = std::map<std::string, uint64_t>;  // key -> size
 
 // Every file of `units` (of report `key`) exists with its recorded size: one HEAD each, a few
 // at a time, when they are few (the units a last report brings that its progress objects had
@@ -152,8 +154,7 @@ class PassedUnits {
 std::vector<UnitOutput> UnitsFromProgress(ObjectStore& store, const ObjectInfo& o,
                                           const ReportKey& rk, const std::string& dump_id,
                                           const std::set<std::string>& planned,
-                                          const std::map<std::string, uint64_t>& listed,
-                                          const PassedUnits& passed) {
+                                          const Listing& listed, const PassedUnits& passed) {
   std::vector<UnitOutput> out;
   if (o.size > kMaxShardDocumentBytes) return out;
   auto text = store.GetObject(o.key, kMaxShardDocumentBytes);
@@ -234,7 +235,7 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
     LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> reports, store.List(kShardReportsPrefix));
     std::sort(reports.begin(), reports.end(),
               [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
-    std::optional<std::map<std::string, uint64_t>> listed;  // read once per round, when needed
+    std::optional<Listing> listed;  // read once per round, when needed
     auto list_all = [&]() -> Status {
       if (listed) return Status::OK();
       LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> all, store.List(""));
@@ -252,8 +253,9 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
       if (rk->progress) {
         // --no-snapshot: each attempt reads the source on its own, so a table's units are
         // taken from one report (whose columns ExportService checks per report).
-        const std::string version = fmt::format("{}/{}", o.size, o.etag);
-        if (!no_snapshot && progress_read[o.key] != version) progress_due.emplace_back(o, *rk);
+        if (!no_snapshot && progress_read[o.key] != ListedVersion(o)) {
+          progress_due.emplace_back(o, *rk);
+        }
         continue;
       }
       if (!seen.insert(o.key).second) continue;
@@ -305,7 +307,7 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
         LD_RETURN_IF_ERROR(list_all());
         std::vector<UnitOutput> units = UnitsFromProgress(
             store, o, rk, dump_id, planned[static_cast<size_t>(rk.shard)], *listed, passed);
-        progress_read[o.key] = fmt::format("{}/{}", o.size, o.etag);
+        progress_read[o.key] = ListedVersion(o);
         reading += SteadyClock::now() - read_started;
         if (!units.empty()) LD_RETURN_IF_ERROR(sink(passed.Fresh(std::move(units))));
       }
