@@ -145,9 +145,9 @@ std::string FormatUtc(std::chrono::system_clock::time_point t) {
                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
 }
 
-Result<std::string> SerializeMetadata(const json& j, std::string_view what) {
+Result<std::string> SerializeMetadata(const json& j, std::string_view what, int indent) {
   try {
-    return j.dump(2) + "\n";
+    return j.dump(indent) + "\n";
   } catch (const json::exception& e) {
     return Status::InvalidArgument(fmt::format(
         "{}: cannot be written: a name or text in it is not valid UTF-8 ({})", what, e.what()));

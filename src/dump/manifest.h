@@ -140,9 +140,11 @@ struct DumpManifest {
 
 nlohmann::json ToJson(const TableManifest& table);
 nlohmann::json ToJson(const DumpManifest& dump);
-// The text of a metadata file (indented, newline-terminated); InvalidArgument naming `what`
-// when a string in it is not UTF-8 (JSON cannot carry it), never an exception.
-Result<std::string> SerializeMetadata(const nlohmann::json& j, std::string_view what);
+// The text of a metadata file (indented by `indent`, or compact for -1; newline-terminated);
+// InvalidArgument naming `what` when a string in it is not UTF-8 (JSON cannot carry it), never
+// an exception.
+Result<std::string> SerializeMetadata(const nlohmann::json& j, std::string_view what,
+                                      int indent = 2);
 
 // JSON text of a metadata document (nesting bounded, no exceptions): Corruption naming `what`
 // when it is not JSON or nests deeper than any lakedump document does.

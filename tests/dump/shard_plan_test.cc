@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "dump/object_keys.h"
+#include "format/codec/codec.h"
 #include "dump/shard/shard_coordinator.h"
 
 namespace lakedump {
@@ -80,7 +81,7 @@ TEST(ShardPlanTest, HostilePlansAreCorruptionNamingTheProblem) {
   j["format"] = "lakedump-shard-report";
   expect_corrupt(Text(j), "format");
   j = good;
-  j["version"] = 2;
+  j["version"] = 1;  // an older lakedump's (its reports were not compressed)
   expect_corrupt(Text(j), "version");
   j = good;
   j["shards"] = nlohmann::json::array();
@@ -272,8 +273,8 @@ TEST(ShardReportTest, RoundTripAndAttemptOfKey) {
   EXPECT_EQ(AttemptOfKey(r.units[0].files[0].key, r.dump_id), r.attempt);
   EXPECT_EQ(AttemptOfKey("public/big/part-0-0-20261201T120000Z-0a1b2c3d.parquet", r.dump_id), "");
   EXPECT_EQ(AttemptOfKey("x-" + r.dump_id + "-s12-0000000g", r.dump_id), "");
-  EXPECT_EQ(ShardReportKey(3, "A", false), "_shards/3/report-A.json");
-  EXPECT_EQ(ShardReportKey(3, "A", true), "_shards/3/failed-A.json");
+  EXPECT_EQ(ShardReportKey(3, "A", false), "_shards/3/report-A.json.zst");
+  EXPECT_EQ(ShardReportKey(3, "A", true), "_shards/3/failed-A.json.zst");
 }
 
 TEST(ShardReportTest, AReportCannotClaimFilesOfAnotherTableOrAttempt) {
@@ -316,7 +317,7 @@ TEST(ShardReportTest, AReportMayNameAnEarlierAttemptOfItsShardAProgressObjectOnl
   progress = ParseShardProgress(*SerializeShardProgress(r), "progress");
   ASSERT_TRUE(progress.ok()) << progress.status().ToString();
   EXPECT_EQ(progress->attempt, r.attempt);
-  EXPECT_EQ(ShardProgressKey(1, r.attempt), "_shards/1/progress-" + r.attempt + ".json");
+  EXPECT_EQ(ShardProgressKey(1, r.attempt), "_shards/1/progress-" + r.attempt + ".json.zst");
   // One is not the other.
   EXPECT_FALSE(ParseShardReport(*SerializeShardProgress(r), "progress").ok());
   EXPECT_FALSE(ParseShardProgress(*SerializeShardReport(r), "report").ok());
@@ -329,6 +330,54 @@ TEST(ShardReportTest, AReportMayNameAnEarlierAttemptOfItsShardAProgressObjectOnl
   other.attempt = NewAttemptId("20261201T120000Z-ffffffff", 1);
   other.units[0].files[0].key = DataFileKey(other.units[0].table, "", 1, 0, other.attempt);
   EXPECT_FALSE(ParseShardReport(*SerializeShardReport(other), "report").ok());
+}
+
+std::string Zstd(std::string_view text) {
+  std::string out;
+  EXPECT_TRUE((*MakeCodec(CodecKind::kZstd))->Compress(text, &out).ok());
+  return out;
+}
+
+TEST(ShardReportTest, StoredCompressedAndBoundedBeforeDecompressing) {
+  const ShardReport r = SampleReport();
+  const std::string stored = *SerializeShardReport(r);
+  auto declared = ZstdDeclaredSize(stored);
+  ASSERT_TRUE(declared.ok());
+  std::string text;
+  ASSERT_TRUE((*MakeCodec(CodecKind::kZstd))->Decompress(stored, *declared, &text).ok());
+  // Compact JSON inside.
+  auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["format"], "lakedump-shard-report");
+  EXPECT_EQ(text.find("\n  "), std::string::npos);
+  // Hostile stored forms: each one Corruption naming the document, nothing allocated for a
+  // size past the bound.
+  auto refused = [](const std::string& bytes, std::string_view why) {
+    auto parsed = ParseShardReport(bytes, "_shards/1/report-x.json.zst");
+    ASSERT_FALSE(parsed.ok()) << why;
+    EXPECT_EQ(parsed.status().code(), Code::kCorruption) << why;
+    EXPECT_NE(parsed.status().message().find("_shards/1/report-x.json.zst"), std::string::npos)
+        << parsed.status().message();
+    EXPECT_NE(parsed.status().message().find(why), std::string::npos)
+        << parsed.status().message();
+  };
+  refused(text, "not zstd data");              // the JSON, uncompressed
+  refused(Zstd("{\"format\": "), "JSON");      // compressed, not JSON
+  refused(stored.substr(0, stored.size() / 2), "zstd");  // cut short
+  // A frame that declares more than the bound (33 MiB of zeros: a few KB compressed).
+  refused(Zstd(std::string((kMaxShardDocumentBytes + (1u << 20)), '\0')),
+          "its JSON would be 34603008 bytes");
+  // A frame whose declared size is not what it holds: its header's size field says 1 byte
+  // less (single-segment frame of a small input: the size is the byte after the descriptor).
+  std::string lying = stored;
+  ASSERT_GE(lying.size(), 6u);
+  const uint8_t descriptor = static_cast<uint8_t>(lying[4]);
+  ASSERT_EQ(descriptor & 0x20, 0x20) << "single segment";
+  ASSERT_EQ(descriptor >> 6, 1) << "a 2-byte size field";
+  uint16_t size = static_cast<uint8_t>(lying[5]) | static_cast<uint8_t>(lying[6]) << 8;
+  size -= 1;
+  lying[5] = static_cast<char>(size & 0xff);
+  lying[6] = static_cast<char>(size >> 8);
+  refused(lying, "zstd");
 }
 
 TEST(ShardPlanTest, OptionsMismatchNamesTheFirstDifference) {

@@ -1,5 +1,5 @@
 // A retried shard resumes what its earlier attempts finished (docs/scale-out.md, "A retried
-// shard"): an attempt records its finished units in _shards/<I>/progress-<attempt>.json; the
+// shard"): an attempt records its finished units in _shards/<I>/progress-<attempt>.json.zst; the
 // next attempt of the shard takes over the units whose files are there as recorded, runs only
 // the others, and reports all of them; the coordinator commits exactly those files, and the
 // sweep after the commit keeps them. Forged progress objects are not trusted.
@@ -26,6 +26,7 @@
 #include "dump/shard/shard_progress.h"
 #include "dump/shard/shard_worker.h"
 #include "fakes/fake_database.h"
+#include "format/codec/codec.h"
 #include "store/memory/memory_store.h"
 
 namespace lakedump {
@@ -549,9 +550,20 @@ TEST(ShardResumeTest, ForgedProgressObjectsAreNotTrusted) {
          return std::string("the plan does not give it to this shard");
        },
        2},
+      {"not compressed",
+       [](MemoryStore* s, const PlannedDump&, Interrupted i) {
+         EXPECT_TRUE(s->PutObject(i.key, *SerializeMetadata(
+                                             nlohmann::json{{"format", "lakedump-shard-progress"}},
+                                             "progress"))
+                         .ok());
+         return std::string("not zstd data");
+       },
+       0},
       {"not JSON",
        [](MemoryStore* s, const PlannedDump&, Interrupted i) {
-         EXPECT_TRUE(s->PutObject(i.key, "{\"format\": ").ok());
+         std::string stored;
+         EXPECT_TRUE((*MakeCodec(CodecKind::kZstd))->Compress("{\"format\": ", &stored).ok());
+         EXPECT_TRUE(s->PutObject(i.key, stored).ok());
          return std::string("ignored");
        },
        0},

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/shard/shard_coordinator.h"
+#include "format/codec/codec.h"
 #include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
 #include "integration/fault_proxy_process.h"
@@ -34,6 +35,15 @@ namespace lakedump {
 namespace {
 
 using json = nlohmann::json;
+
+// The JSON of a stored report or progress object (zstd-compressed), or "" when it is not one.
+std::string Unzstd(const std::string& stored) {
+  auto size = ZstdDeclaredSize(stored);
+  auto zstd = MakeCodec(CodecKind::kZstd);
+  std::string text;
+  if (!size.ok() || !zstd.ok() || !(*zstd)->Decompress(stored, *size, &text).ok()) return "";
+  return text;
+}
 using testing_cli::Background;
 using testing_cli::ExpectOneLineError;
 using testing_cli::Quote;
@@ -309,7 +319,7 @@ TEST_F(ScaleOutTest, ARetriedShardResumesWhatItsKilledAttemptFinished) {
   auto progress_keys = [&] {
     std::vector<std::string> keys;
     for (const std::string& k : d.Keys("_shards/0/progress-")) {
-      if (k.ends_with(".json")) keys.push_back(k);
+      if (k.ends_with(".json.zst")) keys.push_back(k);
     }
     return keys;
   };
@@ -319,7 +329,7 @@ TEST_F(ScaleOutTest, ARetriedShardResumesWhatItsKilledAttemptFinished) {
   EXPECT_FALSE(d.Exists("_manifest.json"));
   const std::vector<std::string> keys = progress_keys();
   ASSERT_EQ(keys.size(), 1u);
-  const json progress = json::parse(d.Get(keys[0]), nullptr, false);
+  const json progress = json::parse(Unzstd(d.Get(keys[0])), nullptr, false);
   ASSERT_TRUE(progress.is_object());
   EXPECT_EQ(progress["format"], "lakedump-shard-progress");
   const std::string killed = progress["attempt"];

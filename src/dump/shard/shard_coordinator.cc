@@ -21,8 +21,8 @@ using Listing = std::map<std::string, uint64_t>;  // key -> size, from one listi
 // A progress object's version as listed: it is rewritten as its attempt finishes units.
 std::string ListedVersion(const ObjectInfo& o) { return fmt::format("{}/{}", o.size, o.etag); }
 
-// "_shards/<I>/report-<attempt>.json" (or failed-, progress-) -> I, attempt, kind; nullopt
-// for anything else.
+// "_shards/<I>/report-<attempt>.json.zst" (or failed-, progress-) -> I, attempt, kind;
+// nullopt for anything else.
 struct ReportKey {
   int shard = 0;
   std::string attempt;
@@ -30,9 +30,11 @@ struct ReportKey {
   bool progress = false;
 };
 std::optional<ReportKey> ParseReportKey(std::string_view key) {
-  if (!key.starts_with(kShardReportsPrefix) || !key.ends_with(".json")) return std::nullopt;
+  if (!key.starts_with(kShardReportsPrefix) || !key.ends_with(kShardDocumentSuffix)) {
+    return std::nullopt;
+  }
   key.remove_prefix(kShardReportsPrefix.size());
-  key.remove_suffix(5);
+  key.remove_suffix(kShardDocumentSuffix.size());
   const size_t slash = key.find('/');
   if (slash == std::string_view::npos || slash == 0 || slash > 5) return std::nullopt;
   ReportKey r;
@@ -75,40 +77,61 @@ Status CheckReportUnits(const ShardReport& r, const std::vector<PlannedUnit>& pl
   return Status::OK();
 }
 
-// Every file of `units` (of report `key`) exists with its recorded size: one HEAD each, a few
-// at a time, when they are few (the units a last report brings that its progress objects had
-// not), else by `listed()` (one listing of the dump root).
-Status CheckReportFiles(ObjectStore& store, const std::vector<const UnitOutput*>& units,
+// The sizes of `files` at the destination (key -> size; a file not there is not in it): one
+// HEAD each, a few at a time, when they are few (the units finished since a shard's last
+// progress object), else from `listed()` (one listing of the dump root, whose cost grows with
+// the dump, not with the files asked).
+Result<Listing> SizesOf(ObjectStore& store, const std::vector<const DataFile*>& files,
                         const std::function<Result<const Listing*>()>& listed,
-                        std::string_view key, std::stop_token stop) {
+                        std::stop_token stop) {
   constexpr size_t kMaxHeads = 256;
+  Listing sizes;
+  if (files.size() > kMaxHeads) {
+    LD_ASSIGN_OR_RETURN(const Listing* all, listed());
+    for (const DataFile* f : files) {
+      if (auto it = all->find(f->key); it != all->end()) sizes.insert(*it);
+    }
+    return sizes;
+  }
+  std::vector<std::optional<uint64_t>> found(files.size());
+  LD_RETURN_IF_ERROR(ForEachMetadataIo(
+      files.size(), MetadataIoWidth(1),
+      [&](size_t i) -> Status {
+        Result<ObjectInfo> head = store.Head(files[i]->key);
+        if (!head.ok() && head.status().code() != Code::kNotFound) return head.status();
+        if (head.ok()) found[i] = head->size;
+        return Status::OK();
+      },
+      stop));
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (found[i]) sizes[files[i]->key] = *found[i];
+  }
+  return sizes;
+}
+
+std::vector<const DataFile*> FilesOf(const std::vector<const UnitOutput*>& units) {
   std::vector<const DataFile*> files;
   for (const UnitOutput* u : units) {
     for (const DataFile& f : u->files) files.push_back(&f);
   }
-  auto check = [&](const DataFile& f, std::optional<uint64_t> size) -> Status {
-    if (!size) return Status::Corruption(fmt::format("{}: file {} is missing", key, f.key));
-    if (*size != f.bytes) {
-      return Status::Corruption(fmt::format("{}: file {} has {} bytes, the report says {}", key,
-                                            f.key, *size, f.bytes));
-    }
-    return Status::OK();
-  };
-  if (files.size() <= kMaxHeads) {
-    return ForEachMetadataIo(
-        files.size(), MetadataIoWidth(1),
-        [&](size_t i) -> Status {
-          Result<ObjectInfo> head = store.Head(files[i]->key);
-          if (!head.ok() && head.status().code() != Code::kNotFound) return head.status();
-          return check(*files[i], head.ok() ? std::optional<uint64_t>(head->size) : std::nullopt);
-        },
-        stop);
-  }
-  LD_ASSIGN_OR_RETURN(const Listing* all, listed());
+  return files;
+}
+
+// Every file of `units` (of report `key`) exists with its recorded size.
+Status CheckReportFiles(ObjectStore& store, const std::vector<const UnitOutput*>& units,
+                        const std::function<Result<const Listing*>()>& listed,
+                        std::string_view key, std::stop_token stop) {
+  const std::vector<const DataFile*> files = FilesOf(units);
+  LD_ASSIGN_OR_RETURN(Listing sizes, SizesOf(store, files, listed, stop));
   for (const DataFile* f : files) {
-    auto it = all->find(f->key);
-    LD_RETURN_IF_ERROR(check(*f, it == all->end() ? std::nullopt
-                                                  : std::optional<uint64_t>(it->second)));
+    auto it = sizes.find(f->key);
+    if (it == sizes.end()) {
+      return Status::Corruption(fmt::format("{}: file {} is missing", key, f->key));
+    }
+    if (it->second != f->bytes) {
+      return Status::Corruption(fmt::format("{}: file {} has {} bytes, the report says {}", key,
+                                            f->key, it->second, f->bytes));
+    }
   }
   return Status::OK();
 }
@@ -148,13 +171,15 @@ class PassedUnits {
 };
 
 // The units of progress object `o` (of shard rk.shard's attempt rk.attempt) that can be
-// committed now: finished as recorded (WhyNotTakenOver against `listed`), planned for that
-// shard, not passed yet. A progress object is a hint, never a failure: one that does not
-// read, parse or match its name gives nothing (its shard's report still comes).
+// committed now: finished as recorded (WhyNotTakenOver, their files' sizes by SizesOf),
+// planned for that shard, not passed yet. A progress object is a hint, never a failure: one
+// that does not read, parse or match its name gives nothing (its shard's report still comes),
+// and the files of a unit whose names are not its attempt's are never asked for.
 std::vector<UnitOutput> UnitsFromProgress(ObjectStore& store, const ObjectInfo& o,
                                           const ReportKey& rk, const std::string& dump_id,
                                           const std::set<std::string>& planned,
-                                          const Listing& listed, const PassedUnits& passed) {
+                                          const std::function<Result<const Listing*>()>& listed,
+                                          const PassedUnits& passed, std::stop_token stop) {
   std::vector<UnitOutput> out;
   if (o.size > kMaxShardDocumentBytes) return out;
   auto text = store.GetObject(o.key, kMaxShardDocumentBytes);
@@ -164,11 +189,18 @@ std::vector<UnitOutput> UnitsFromProgress(ObjectStore& store, const ObjectInfo& 
       progress->attempt != rk.attempt || progress->failed) {
     return out;
   }
-  for (UnitOutput& u : progress->units) {
+  std::vector<const UnitOutput*> candidates;
+  for (const UnitOutput& u : progress->units) {
     const std::string name = UnitName(u.table, u.unit);
     if (passed.Contains(name) || !planned.contains(name)) continue;
-    if (!WhyNotTakenOver(u, rk.attempt, dump_id, listed).empty()) continue;
-    out.push_back(std::move(u));
+    if (!WhyNotItsFileNames(u, rk.attempt, dump_id).empty()) continue;
+    candidates.push_back(&u);
+  }
+  if (candidates.empty()) return out;
+  auto sizes = SizesOf(store, FilesOf(candidates), listed, stop);
+  if (!sizes.ok()) return out;
+  for (const UnitOutput* u : candidates) {
+    if (WhyNotTakenOver(*u, rk.attempt, dump_id, *sizes).empty()) out.push_back(*u);
   }
   return out;
 }
@@ -236,12 +268,13 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
     std::sort(reports.begin(), reports.end(),
               [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
     std::optional<Listing> listed;  // read once per round, when needed
-    auto list_all = [&]() -> Status {
-      if (listed) return Status::OK();
-      LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> all, store.List(""));
-      listed.emplace();
-      for (const ObjectInfo& a : all) (*listed)[a.key] = a.size;
-      return Status::OK();
+    auto list_all = [&]() -> Result<const Listing*> {
+      if (!listed) {
+        LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> all, store.List(""));
+        listed.emplace();
+        for (const ObjectInfo& a : all) (*listed)[a.key] = a.size;
+      }
+      return &*listed;
     };
     std::vector<std::pair<ObjectInfo, ReportKey>> progress_due;
     std::vector<UnitOutput> round_units;  // of the reports taken this round
@@ -261,8 +294,10 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
       if (!seen.insert(o.key).second) continue;
       TraceSpan check_span(options.trace, fmt::format("check report of shard {}", rk->shard),
                            "shard");
+      std::optional<TraceSpan> step(std::in_place, options.trace, "read report", "shard");
       LD_ASSIGN_OR_RETURN(std::string body, store.GetObject(o.key, kMaxShardDocumentBytes));
       LD_ASSIGN_OR_RETURN(ShardReport r, ParseShardReport(body, o.key));
+      step.emplace(options.trace, "check report files", "shard");
       if (r.dump_id != dump_id || r.shard != rk->shard || r.attempt != rk->attempt ||
           r.failed != rk->failed) {
         return Status::Corruption(fmt::format("{}: its content does not match its name", o.key));
@@ -277,13 +312,7 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
       for (const UnitOutput& u : r.units) {
         if (!passed.Contains(UnitName(u.table, u.unit))) fresh.push_back(&u);
       }
-      LD_RETURN_IF_ERROR(CheckReportFiles(
-          store, fresh,
-          [&]() -> Result<const Listing*> {
-            LD_RETURN_IF_ERROR(list_all());
-            return &*listed;
-          },
-          o.key, stop));
+      LD_RETURN_IF_ERROR(CheckReportFiles(store, fresh, list_all, o.key, stop));
       ++done;
       if (options.log) {
         options.log(fmt::format("shard {} reported (attempt {}{}); {} of {} shards done",
@@ -298,15 +327,17 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
     if (!round_units.empty()) LD_RETURN_IF_ERROR(sink(std::move(round_units)));
     if (done == taken.size()) break;
     // Units finished by the shards still running, committed before their reports.
+    bool read_progress = false;
     if (!progress_due.empty() && SteadyClock::now() >= next_progress_round) {
+      read_progress = true;
       SteadyClock::duration reading{0};  // the listing and the reads, not the commits
       for (const auto& [o, rk] : progress_due) {
         if (taken[rk.shard]) continue;  // its report came in this round
         TraceSpan span(options.trace, fmt::format("progress of shard {}", rk.shard), "shard");
         const auto read_started = SteadyClock::now();
-        LD_RETURN_IF_ERROR(list_all());
-        std::vector<UnitOutput> units = UnitsFromProgress(
-            store, o, rk, dump_id, planned[static_cast<size_t>(rk.shard)], *listed, passed);
+        std::vector<UnitOutput> units =
+            UnitsFromProgress(store, o, rk, dump_id, planned[static_cast<size_t>(rk.shard)],
+                              list_all, passed, stop);
         progress_read[o.key] = ListedVersion(o);
         reading += SteadyClock::now() - read_started;
         if (!units.empty()) LD_RETURN_IF_ERROR(sink(passed.Fresh(std::move(units))));
@@ -329,6 +360,9 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
     }
     // A progress object says its worker is running and finishing units: its report may come
     // any moment (a worker queued for hours writes none, and is polled slowly).
+    // After a round of progress objects (a listing, reads and commits: tenths of a second), a
+    // report may have come in meanwhile: look again at once (the next round is paced).
+    if (read_progress) continue;
     const bool due = done > 0 || !progress_read.empty() ||
                      SteadyClock::now() - plan_written < options.fast_poll_window;
     if (!SleepFor(due ? options.fast_poll_interval : options.poll_interval, stop)) {

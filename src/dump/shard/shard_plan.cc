@@ -10,6 +10,7 @@
 #include "base/utf8.h"
 #include "dump/no_snapshot.h"
 #include "dump/object_keys.h"
+#include "format/codec/codec.h"
 
 namespace lakedump {
 namespace {
@@ -19,7 +20,9 @@ using json = nlohmann::json;
 constexpr std::string_view kPlanFormat = "lakedump-shard-plan";
 constexpr std::string_view kReportFormat = "lakedump-shard-report";
 constexpr std::string_view kProgressFormat = "lakedump-shard-progress";
-constexpr int kPlanVersion = 1;
+// 2: reports and progress objects stored zstd-compressed (kShardDocumentSuffix). A worker and
+// a coordinator of different versions refuse each other's documents by this number.
+constexpr int kPlanVersion = 2;
 constexpr size_t kMaxIdBytes = 128;
 constexpr size_t kMaxRangeBytes = 1024;
 constexpr int kMaxUnitsPerTable = 100000;
@@ -255,8 +258,8 @@ Result<ShardPlan> ParseShardPlan(std::string_view text, std::string_view what) {
 }
 
 std::string ShardReportKey(int shard, std::string_view attempt, bool failed) {
-  return fmt::format("{}{}/{}-{}.json", kShardReportsPrefix, shard, failed ? "failed" : "report",
-                     attempt);
+  return fmt::format("{}{}/{}-{}{}", kShardReportsPrefix, shard, failed ? "failed" : "report",
+                     attempt, kShardDocumentSuffix);
 }
 
 std::string NewAttemptId(std::string_view dump_id, int shard) {
@@ -265,7 +268,8 @@ std::string NewAttemptId(std::string_view dump_id, int shard) {
 }
 
 std::string ShardProgressKey(int shard, std::string_view attempt) {
-  return fmt::format("{}{}/progress-{}.json", kShardReportsPrefix, shard, attempt);
+  return fmt::format("{}{}/progress-{}{}", kShardReportsPrefix, shard, attempt,
+                     kShardDocumentSuffix);
 }
 
 std::string ShardAttemptPrefix(std::string_view dump_id, int shard) {
@@ -327,11 +331,31 @@ Result<std::string> SerializeShardDocument(const ShardReport& r, const ShardDocu
             {"attempt", r.attempt},  {kind.time_field, r.finished_at},
             {"failed", r.failed},    {"units", std::move(units)}};
   if (r.failed) j["error"] = r.error;
-  return SerializeMetadata(j, "shard report");
+  LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(j, "shard report", /*indent=*/-1));
+  LD_ASSIGN_OR_RETURN(std::unique_ptr<Codec> zstd, MakeCodec(CodecKind::kZstd));
+  std::string stored;
+  LD_RETURN_IF_ERROR(zstd->Compress(text, &stored));
+  return stored;
 }
 
-Result<ShardReport> ParseShardDocument(std::string_view text, std::string_view what,
+Result<ShardReport> ParseShardDocument(std::string_view stored, std::string_view what,
                                        const ShardDocumentKind& kind) {
+  // Bounded before anything is allocated for it: the stored size, then the size it declares.
+  if (stored.size() > kMaxShardDocumentBytes) {
+    return Status::Corruption(fmt::format("{}: larger than {} bytes", what,
+                                          kMaxShardDocumentBytes));
+  }
+  Result<uint64_t> size = ZstdDeclaredSize(stored);
+  if (!size.ok()) return Status::Corruption(fmt::format("{}: {}", what, size.status().message()));
+  if (*size > kMaxShardDocumentBytes) {
+    return Status::Corruption(fmt::format("{}: its JSON would be {} bytes, more than {}", what,
+                                          *size, kMaxShardDocumentBytes));
+  }
+  LD_ASSIGN_OR_RETURN(std::unique_ptr<Codec> zstd, MakeCodec(CodecKind::kZstd));
+  std::string text;
+  if (Status s = zstd->Decompress(stored, static_cast<size_t>(*size), &text); !s.ok()) {
+    return Status::Corruption(fmt::format("{}: {}", what, s.message()));
+  }
   LD_ASSIGN_OR_RETURN(json j, ParseDocument(text, kind.format, what));
   ShardReport r;
   LD_RETURN_IF_ERROR(Guard(what, [&]() -> Status {

@@ -1,7 +1,8 @@
 // A sharded dump's shared documents (docs/scale-out.md): the plan the coordinator writes
 // create-only at DEST/_plan.json, the report each worker attempt writes at
-// DEST/_shards/<I>/report-<attempt>.json (or failed-<attempt>.json), and the progress object
-// it keeps at DEST/_shards/<I>/progress-<attempt>.json while it runs. Also the assignment of
+// DEST/_shards/<I>/report-<attempt>.json.zst (or failed-<attempt>.json.zst), and the progress
+// object it keeps at DEST/_shards/<I>/progress-<attempt>.json.zst while it runs (those two:
+// zstd-compressed JSON; the plan: plain JSON). Also the assignment of
 // work units to shards and the shard index read from a scheduler's environment.
 //
 // All of them are read by another process: their parsers treat them as hostile (size,
@@ -29,8 +30,13 @@ namespace lakedump {
 inline constexpr std::string_view kShardPlanKey = "_plan.json";
 inline constexpr std::string_view kShardReportsPrefix = "_shards/";
 inline constexpr int kMaxShards = 10000;
-// Largest _plan.json or report read (a plan of ~100K units).
+// Largest _plan.json, report or progress object read (a plan of ~100K units); for a report or
+// progress object, both its stored (compressed) and its JSON size.
 inline constexpr uint64_t kMaxShardDocumentBytes = 32ull << 20;
+// A report's or progress object's name ends so: its JSON is stored zstd-compressed (its units
+// repeat the same names and columns: a report of 500 small tables is 880 KB of JSON, 4 KB
+// compressed, on the worker's link and again on the coordinator's).
+inline constexpr std::string_view kShardDocumentSuffix = ".json.zst";
 
 // One unit as the plan names it: a table (or --query NAME) and a range of it.
 struct PlannedUnit {
@@ -97,12 +103,12 @@ struct ShardReport {
   std::vector<UnitOutput> units;
 };
 
-// "_shards/<I>/report-<attempt>.json" or "_shards/<I>/failed-<attempt>.json".
+// "_shards/<I>/report-<attempt>.json.zst" or "_shards/<I>/failed-<attempt>.json.zst".
 std::string ShardReportKey(int shard, std::string_view attempt, bool failed);
 // A fresh attempt id for shard `shard` of dump `dump_id`.
 std::string NewAttemptId(std::string_view dump_id, int shard);
 
-// "_shards/<I>/progress-<attempt>.json": what an attempt has finished so far (not a report).
+// "_shards/<I>/progress-<attempt>.json.zst": what an attempt has finished so far (not a report).
 std::string ShardProgressKey(int shard, std::string_view attempt);
 // "<dump_id>-s<I>-": how every attempt id of shard I of dump `dump_id` begins.
 std::string ShardAttemptPrefix(std::string_view dump_id, int shard);
@@ -111,11 +117,14 @@ std::string AttemptOfKey(std::string_view key, std::string_view dump_id);
 // "<schema>.<table>#<unit>": a unit's name in messages and sets.
 std::string UnitName(const TableRef& table, int unit);
 
+// The stored form of a report (compact JSON, zstd-compressed: kShardDocumentSuffix).
 Result<std::string> SerializeShardReport(const ShardReport& report);
-// As ParseShardPlan; the attempt must be one of the report's shard and dump, and each unit's
-// files must lie under its table's folder and carry, in their names, the id of an attempt of
-// the same shard of the same dump: this one's, or an earlier one's whose units this attempt
-// took over (a retry resumes). No attempt can claim another shard's or another dump's files.
+// Of the stored form, bounded (kMaxShardDocumentBytes, stored and decompressed) before it is
+// decompressed; then as ParseShardPlan; the attempt must be one of the report's shard and
+// dump, and each unit's files must lie under its table's folder and carry, in their names,
+// the id of an attempt of the same shard of the same dump: this one's, or an earlier one's
+// whose units this attempt took over (a retry resumes). No attempt can claim another shard's
+// or another dump's files.
 Result<ShardReport> ParseShardReport(std::string_view text, std::string_view what);
 
 // A progress object (ShardProgressKey): the units an attempt has finished so far, written

@@ -19,9 +19,8 @@ void LogLine(const LogFn& log, const std::string& line) {
 
 }  // namespace
 
-std::string WhyNotTakenOver(const UnitOutput& unit, const std::string& attempt,
-                            const std::string& dump_id,
-                            const std::map<std::string, uint64_t>& listed) {
+std::string WhyNotItsFileNames(const UnitOutput& unit, const std::string& attempt,
+                               const std::string& dump_id) {
   const std::string prefix = TablePrefix(unit.table);
   // A unit's files are named part-<unit>-<seq>-<attempt>.parquet (DataFileKey).
   const std::string stem = fmt::format("part-{:04}-", unit.unit);
@@ -33,6 +32,15 @@ std::string WhyNotTakenOver(const UnitOutput& unit, const std::string& attempt,
         AttemptOfKey(f.key, dump_id) != attempt) {
       return fmt::format("file {} is not one of its files", f.key);
     }
+  }
+  return "";
+}
+
+std::string WhyNotTakenOver(const UnitOutput& unit, const std::string& attempt,
+                            const std::string& dump_id,
+                            const std::map<std::string, uint64_t>& listed) {
+  if (std::string why = WhyNotItsFileNames(unit, attempt, dump_id); !why.empty()) return why;
+  for (const DataFile& f : unit.files) {
     auto it = listed.find(f.key);
     if (it == listed.end()) return fmt::format("file {} is missing", f.key);
     if (it->second != f.bytes) {
@@ -135,8 +143,8 @@ Result<TakenOverUnits> TakeOverEarlierAttempts(ObjectStore& store, const std::st
   std::set<std::string> taken;
   for (const ObjectInfo& o : objects) {
     std::string attempt = o.key.substr(folder.size());
-    if (!attempt.ends_with(".json")) continue;
-    attempt.resize(attempt.size() - 5);
+    if (!attempt.ends_with(kShardDocumentSuffix)) continue;
+    attempt.resize(attempt.size() - kShardDocumentSuffix.size());
     auto ignore = [&](const std::string& why) {
       LogLine(log,
               fmt::format("shard {}: {} ignored ({}): its units run again", shard, o.key, why));

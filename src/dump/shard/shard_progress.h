@@ -1,6 +1,6 @@
 // A retried shard resumes what its earlier attempts finished (docs/scale-out.md, "A retried
 // shard"). While an attempt runs, ShardProgressWriter keeps its progress object
-// (_shards/<I>/progress-<attempt>.json: the units it has finished, with their files and
+// (_shards/<I>/progress-<attempt>.json.zst: the units it has finished, with their files and
 // sizes) up to date, and writes it once more when the attempt stops short. A new attempt of
 // the same shard calls TakeOverEarlierAttempts to keep the units whose files are still there
 // as recorded, and runs only the others.
@@ -44,8 +44,9 @@ struct ProgressWriterOptions {
 };
 
 // Records the units one attempt finishes and writes them to its progress object: every
-// `interval` (one more interval per 256 KiB of the last write) while some were added since the
-// last write (on a thread of its own), and on Stop(true). Thread-safe: Add() is called by the table tasks. The stores must outlive it.
+// `interval` (one more interval per 256 KiB of the last write, as stored) while some were
+// added since the last write (on a thread of its own), and on Stop(true). Thread-safe: Add()
+// is called by the table tasks. The stores must outlive it.
 class ShardProgressWriter {
  public:
   explicit ShardProgressWriter(ProgressWriterOptions options);
@@ -77,9 +78,15 @@ class ShardProgressWriter {
   std::jthread thread_;
 };
 
+// "" when every file `unit` names (as attempt `attempt` of dump `dump_id` recorded it) is that
+// attempt's, of that unit, under its table's folder; else why not. Checked before any request
+// names those files. A function of its arguments.
+std::string WhyNotItsFileNames(const UnitOutput& unit, const std::string& attempt,
+                               const std::string& dump_id);
+
 // "" when `unit`, as attempt `attempt` of dump `dump_id` recorded it in its progress object,
-// can be trusted: every file is that attempt's, of that unit, under its table's folder, and in
-// `listed` (key -> size) with the recorded size; else why not. A function of its arguments.
+// can be trusted: its file names pass WhyNotItsFileNames, and every file is in `listed`
+// (key -> size) with the recorded size; else why not. A function of its arguments.
 std::string WhyNotTakenOver(const UnitOutput& unit, const std::string& attempt,
                             const std::string& dump_id,
                             const std::map<std::string, uint64_t>& listed);

@@ -174,8 +174,11 @@ Result<WorkerResult> RunPlanned(Database& db, ObjectStore& store, const DumpOpti
   phase.emplace(worker.trace, "report", "phase");
   // Rows read after the worker's own session lost its locks may be wrong; a dead
   // coordinator commits nothing.
-  LD_RETURN_IF_ERROR(db.CheckSnapshotHeld());
-  LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, coordinator_gone));
+  {
+    TraceSpan span(worker.trace, "check snapshot and coordinator", "shard");
+    LD_RETURN_IF_ERROR(db.CheckSnapshotHeld());
+    LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, coordinator_gone));
+  }
   ShardReport report;
   report.dump_id = plan.dump_id;
   report.shard = worker.shard;
@@ -197,6 +200,7 @@ Result<WorkerResult> RunPlanned(Database& db, ObjectStore& store, const DumpOpti
   LD_ASSIGN_OR_RETURN(std::string text, SerializeShardReport(report));
   const std::string key = ShardReportKey(worker.shard, attempt, /*failed=*/false);
   LD_RETURN_IF_ERROR(store.SyncWritten().WithContext("making the shard's files durable"));
+  TraceSpan span(worker.trace, fmt::format("write report ({} bytes)", text.size()), "shard");
   LD_RETURN_IF_ERROR(store.PutObject(key, text).WithContext(key));
   LD_RETURN_IF_ERROR(store.SyncWritten().WithContext(key));
   return result;
@@ -243,7 +247,9 @@ Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const Dump
     result.outcome = WorkerOutcome::kAlreadyReported;
     const std::string prefix = fmt::format("{}{}/report-", kShardReportsPrefix, worker.shard);
     result.attempt = reported.front().key.substr(prefix.size());
-    if (result.attempt.ends_with(".json")) result.attempt.resize(result.attempt.size() - 5);
+    if (result.attempt.ends_with(kShardDocumentSuffix)) {
+      result.attempt.resize(result.attempt.size() - kShardDocumentSuffix.size());
+    }
     return result;
   }
   LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, coordinator_gone));

@@ -2,11 +2,11 @@
 // belongs to a dump this worker can join (shard count, options, source), imports the
 // coordinator's snapshot (or, in a --no-snapshot plan, takes one of its own), runs its shard's
 // units with the usual parallelism, and writes its report under a name of its own attempt
-// (_shards/<I>/report-<attempt>.json), or a failure report (failed-<attempt>.json) when the
-// run fails after it started (not when it is interrupted: a scheduler may run the index again).
-// A retry resumes: the units earlier attempts of the shard finished (their progress objects,
-// checked) are taken over, not run again, and the report names their files; meanwhile this
-// attempt keeps a progress object of its own (shard_progress.h).
+// (_shards/<I>/report-<attempt>.json.zst), or a failure report (failed-<attempt>.json.zst)
+// when the run fails after it started (not when it is interrupted: a scheduler may run the
+// index again). A retry resumes: the units earlier attempts of the shard finished (their
+// progress objects, checked) are taken over, not run again, and the report names their files;
+// meanwhile this attempt keeps a progress object of its own (shard_progress.h).
 //
 // Runs on the caller's thread; borrows the store and the database (both thread-safe).
 #pragma once

@@ -49,4 +49,9 @@ class Codec {
 // level 0 = the codec's default (zstd 1, gzip 6; see codec.cc for why zstd 1).
 Result<std::unique_ptr<Codec>> MakeCodec(CodecKind kind, int level = 0);
 
+// The decompressed size a zstd frame declares in its header, or Corruption when `input` does
+// not start with a zstd frame that declares one (what a caller bounds before decompressing a
+// document it did not write; the decompression itself then fails on any other size).
+Result<uint64_t> ZstdDeclaredSize(std::string_view input);
+
 }  // namespace lakedump

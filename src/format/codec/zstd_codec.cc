@@ -90,3 +90,16 @@ class ZstdCodec final : public Codec {
 std::unique_ptr<Codec> MakeZstdCodec(int level) { return std::make_unique<ZstdCodec>(level); }
 
 }  // namespace lakedump::codec_internal
+
+namespace lakedump {
+
+Result<uint64_t> ZstdDeclaredSize(std::string_view input) {
+  const unsigned long long size = ZSTD_getFrameContentSize(input.data(), input.size());
+  if (size == ZSTD_CONTENTSIZE_ERROR) return Status::Corruption("not zstd data");
+  if (size == ZSTD_CONTENTSIZE_UNKNOWN) {
+    return Status::Corruption("zstd data that does not declare its size");
+  }
+  return static_cast<uint64_t>(size);
+}
+
+}  // namespace lakedump
