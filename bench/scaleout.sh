@@ -11,7 +11,9 @@
 #   WORKERS ("1 2 4"), LINK (5MB), J (table parallelism per worker, 2), COORD_ARGS (more
 #   arguments for the coordinator only, e.g. "--max-connections 32"); TRACE_DIR: each process
 #   of each run writes a --trace there (N-R-coord.json, N-R-wI.json), and
-#   bench/scaleout_timeline.py TRACE_DIR prints every run's phases on one time line.
+#   bench/scaleout_timeline.py TRACE_DIR prints every run's phases on one time line; with
+#   TRACE_DIR the machine's busy CPU is also sampled every 0.1 s (N-R-cpu.txt), so that the
+#   time line gives the CPU the workers' units phase took (the bound of a run on these cores).
 #   Each run's line on stderr also gives the machine's busy CPU-seconds over the run and how
 #   many of them the S3 server (radosgw, ceph-*) and PostgreSQL took.
 #   A small check that it runs: BIG_ROWS=20000 TABLES=20 bench/scaleout.sh build 1
@@ -93,7 +95,18 @@ run() {
   local n=$1 prefix=$2 t0 t1 pids=() rc=0
   local common=("$BENCH_DSN" "s3://$S3_BUCKET/$prefix" --region "$S3_REGION" --progress none
                 --schema-from lakedump)
-  local trace_coord=() trace_w=() busy0 busy1 servers0 servers1
+  local trace_coord=() trace_w=() busy0 busy1 servers0 servers1 sampler=
+  if [ -n "${TRACE_DIR:-}" ]; then
+    # "unix-seconds busy-CPU-seconds" every 0.1 s (one process reading /proc/stat).
+    python3 -c '
+import os, sys, time
+hz = os.sysconf("SC_CLK_TCK")
+while True:
+    f = open("/proc/stat").readline().split()
+    print(f"{time.time():.3f} {(int(f[1]) + int(f[2]) + int(f[3]) + int(f[6]) + int(f[7])) / hz:.2f}", flush=True)
+    time.sleep(0.1)' >"$TRACE_DIR/$3-cpu.txt" &
+    sampler=$!
+  fi
   busy0=$(busy_cpu_seconds)
   servers0=$(server_cpu_seconds)
   t0=$(date +%s.%N)
@@ -111,6 +124,7 @@ run() {
   for p in "${pids[@]}"; do wait "$p" || rc=1; done
   wait "$coord" || rc=1
   t1=$(date +%s.%N)
+  [ -n "$sampler" ] && kill "$sampler" 2>/dev/null
   busy1=$(busy_cpu_seconds)
   servers1=$(server_cpu_seconds)
   [ $rc = 0 ] || { cat "$WORK"/*.out >&2; echo "run with $n workers failed" >&2; exit 1; }
