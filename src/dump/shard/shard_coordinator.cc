@@ -358,11 +358,11 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
           "against the same DEST?)",
           missing));
     }
-    // A progress object says its worker is running and finishing units: its report may come
-    // any moment (a worker queued for hours writes none, and is polled slowly).
-    // After a round of progress objects (a listing, reads and commits: tenths of a second), a
+    // After a round of progress objects (reads, HEADs and commits: tenths of a second), a
     // report may have come in meanwhile: look again at once (the next round is paced).
     if (read_progress) continue;
+    // A progress object says its worker is running and finishing units: its report may come
+    // any moment (a worker queued for hours writes none, and is polled slowly).
     const bool due = done > 0 || !progress_read.empty() ||
                      SteadyClock::now() - plan_written < options.fast_poll_window;
     if (!SleepFor(due ? options.fast_poll_interval : options.poll_interval, stop)) {
