@@ -389,6 +389,41 @@ TEST_F(S3StoreTest, GcAbortsStaleUploads) {
   EXPECT_EQ(OpenUploads(), "None\n");
 }
 
+// The stop comes while the CreateMultipartUpload is on its way (every request and reply through
+// the proxy takes 400 ms): the server still creates the upload, so the writer must learn its id
+// and abort it, not drop the request (which left an upload nobody knew of, listed until gc).
+TEST_F(S3StoreTest, CancelledWhileItsUploadIsBeingCreatedStillAbortsIt) {
+  ProxyProcess proxy(env_.endpoint, {"--delay-ms", "400"});
+  ASSERT_TRUE(proxy.ok());
+  for (int parallelism : {2, 0}) {
+    SCOPED_TRACE(parallelism);
+    std::stop_source stop;
+    StoreOptions o = Options(parallelism);
+    o.s3.endpoint = proxy.endpoint();
+    o.stop = stop.get_token();
+    auto store = OpenS3Store(Url(), o);
+    ASSERT_TRUE(store.ok());
+    auto writer = (*store)->NewWriter("creating.bin");
+    ASSERT_TRUE(writer.ok());
+    std::jthread stopper([&stop] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(150));
+      stop.request_stop();
+    });
+    // Two parts' worth: the first goes out (with parallelism 2 on a task, inline with 0) and
+    // its CreateMultipartUpload is in flight when the stop comes.
+    Status s = (*writer)->Append(RandomBytes(9 << 20, 5));
+    if (s.ok()) {
+      stopper.join();
+      s = (*writer)->Append("more");
+    }
+    EXPECT_EQ(s.code(), Code::kCancelled) << s.ToString();
+    writer->reset();
+    // Whatever the proxy still had on its way has landed.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    EXPECT_EQ(OpenUploads(), "None\n");
+  }
+}
+
 TEST_F(S3StoreTest, ThrottlingAndServerErrorsOnSomePartsAreRetried) {
   for (int status : {503, 500}) {
     ProxyProcess proxy(env_.endpoint,

@@ -96,6 +96,14 @@ Status S3MultipartWriter::Append(std::string_view data) {
   return Status::OK();
 }
 
+Result<std::string> S3MultipartWriter::CreateUpload() {
+  // Never cancelled midway: a CreateMultipartUpload the server received but whose reply was
+  // cut off by a cancellation would leave an upload nobody knows the id of, so nobody aborts
+  // (it holds no data, but stays listed until gc). Awaited instead (one small request, bounded
+  // by the client's timeouts and attempts), its upload is then aborted as any other.
+  return client_->CreateMultipartUpload(key_, std::stop_token());
+}
+
 Status S3MultipartWriter::UploadPart(int number, const std::string& upload_id, Part part,
                                      std::stop_token stop) {
   Result<UploadedPart> etag =
@@ -119,7 +127,8 @@ Status S3MultipartWriter::FlushPart() {
   current_.reset();
   if (options_.upload_parallelism <= 0) {
     if (upload_id_.empty()) {
-      Result<std::string> id = client_->CreateMultipartUpload(key_, options_.stop);
+      // Not cancellable (see CreateUpload).
+      Result<std::string> id = CreateUpload();
       if (!id.ok()) {
         buffers_->Put(std::move(part.buffer));
         return id.status();
@@ -142,11 +151,11 @@ Status S3MultipartWriter::FlushPart() {
     auto promise = std::make_shared<UploadIdPromise>();
     upload_id_future_ = promise->promise.get_future().share();
     spawned = uploads_->Spawn([this, shared, promise](std::stop_token stop) {
-      Result<std::string> id = client_->CreateMultipartUpload(key_, stop);
+      Result<std::string> id = CreateUpload();
       promise->Set(id);
-      if (!id.ok()) {
+      if (!id.ok() || stop.stop_requested()) {
         buffers_->Put(std::move(shared->buffer));
-        return id.status();
+        return id.ok() ? Status::Cancelled("upload of " + key_) : id.status();
       }
       return UploadPart(1, *id, std::move(*shared), stop);
     });

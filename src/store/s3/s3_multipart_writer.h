@@ -80,6 +80,7 @@ class S3MultipartWriter final : public ObjectWriter {
 
   Status StartPart();  // reserves budget, takes a buffer
   Status FlushPart();  // hands current_ to the upload
+  Result<std::string> CreateUpload();  // CreateMultipartUpload, not cancellable
   Status UploadPart(int number, const std::string& upload_id, Part part, std::stop_token stop);
   // After the part tasks settled: takes the upload id from the first task.
   void ResolveUploadId();
