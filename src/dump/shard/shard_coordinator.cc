@@ -17,6 +17,8 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 using Listing = std::map<std::string, uint64_t>;  // key -> size, from one listing of DEST
+// One listing of DEST per round, taken on the first call (see RunShardCoordinator's list_all).
+using ListOnce = std::function<Result<const Listing*>()>;
 
 // A progress object's version as listed: it is rewritten as its attempt finishes units.
 std::string ListedVersion(const ObjectInfo& o) { return fmt::format("{}/{}", o.size, o.etag); }
@@ -82,7 +84,7 @@ Status CheckReportUnits(const ShardReport& r, const std::vector<PlannedUnit>& pl
 // progress object), else from `listed()` (one listing of the dump root, whose cost grows with
 // the dump, not with the files asked).
 Result<Listing> SizesOf(ObjectStore& store, const std::vector<const DataFile*>& files,
-                        const std::function<Result<const Listing*>()>& listed,
+                        const ListOnce& listed,
                         std::stop_token stop) {
   constexpr size_t kMaxHeads = 256;
   Listing sizes;
@@ -119,7 +121,7 @@ std::vector<const DataFile*> FilesOf(const std::vector<const UnitOutput*>& units
 
 // Every file of `units` (of report `key`) exists with its recorded size.
 Status CheckReportFiles(ObjectStore& store, const std::vector<const UnitOutput*>& units,
-                        const std::function<Result<const Listing*>()>& listed,
+                        const ListOnce& listed,
                         std::string_view key, std::stop_token stop) {
   const std::vector<const DataFile*> files = FilesOf(units);
   LD_ASSIGN_OR_RETURN(Listing sizes, SizesOf(store, files, listed, stop));
@@ -178,7 +180,7 @@ class PassedUnits {
 std::vector<UnitOutput> UnitsFromProgress(ObjectStore& store, const ObjectInfo& o,
                                           const ReportKey& rk, const std::string& dump_id,
                                           const std::set<std::string>& planned,
-                                          const std::function<Result<const Listing*>()>& listed,
+                                          const ListOnce& listed,
                                           const PassedUnits& passed, std::stop_token stop) {
   std::vector<UnitOutput> out;
   if (o.size > kMaxShardDocumentBytes) return out;
