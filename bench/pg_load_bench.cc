@@ -13,7 +13,7 @@
 #include <mutex>
 #include <thread>
 
-#include "dump/manifest.h"
+#include "lake/manifest.h"
 #include "format/parquet/parquet_reader.h"
 #include "load/postgres/postgres_target.h"
 #include "store/open_store.h"

@@ -6,9 +6,9 @@
 #include <cstdio>
 
 #include "base/units.h"
-#include "dump/no_snapshot.h"
+#include "lake/no_snapshot.h"
 #include "dump/shard/shard_plan.h"
-#include "dump/signature.h"
+#include "lake/signature.h"
 
 namespace lakedump::cli {
 

@@ -19,9 +19,9 @@
 #include "cli/dump_shard_command.h"
 #include "cli/unfinished_writes.h"
 #include "dump/export_service.h"
-#include "dump/manifest.h"
-#include "dump/progress.h"
-#include "dump/trace.h"
+#include "lake/manifest.h"
+#include "base/progress.h"
+#include "base/trace.h"
 #include "dump/shard/snapshot_releasing_database.h"
 #include "source/sqlite/sqlite_database.h"
 

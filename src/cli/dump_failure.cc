@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "dump/manifest.h"
+#include "lake/manifest.h"
 
 namespace lakedump::cli {
 

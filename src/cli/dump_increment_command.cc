@@ -8,7 +8,7 @@
 
 #include "base/units.h"
 #include "dump/incremental/increment_runner.h"
-#include "dump/manifest.h"
+#include "lake/manifest.h"
 #include "source/postgres/pgoutput.h"
 
 namespace lakedump::cli {

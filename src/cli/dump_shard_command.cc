@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "base/units.h"
-#include "dump/no_snapshot.h"
+#include "lake/no_snapshot.h"
 #include "dump/shard/shard_worker.h"
 
 namespace lakedump::cli {

@@ -12,13 +12,13 @@
 
 #include "base/units.h"
 #include "cli/cli_util.h"
-#include "dump/incremental/incremental_state.h"
+#include "lake/incremental_state.h"
 #include "source/postgres/pgoutput.h"
 #include "cli/commands.h"
-#include "dump/iceberg_commit.h"
-#include "dump/manifest.h"
-#include "dump/no_snapshot.h"
-#include "dump/schema_archive.h"
+#include "dump/iceberg/iceberg_commit.h"
+#include "lake/manifest.h"
+#include "lake/no_snapshot.h"
+#include "lake/schema_archive.h"
 
 namespace lakedump::cli {
 namespace {

@@ -1,6 +1,6 @@
 #include "cli/unfinished_writes.h"
 
-#include "dump/object_keys.h"
+#include "lake/object_keys.h"
 #include "store/local/local_store.h"
 #include "store/s3/s3_store.h"
 

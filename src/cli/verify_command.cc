@@ -12,8 +12,8 @@
 #include "cli/commands.h"
 #include "cli/numeric_option.h"
 #include "cli/unfinished_writes.h"
-#include "dump/signature.h"
-#include "dump/verifier.h"
+#include "lake/signature.h"
+#include "lake/verifier.h"
 
 namespace lakedump::cli {
 namespace {

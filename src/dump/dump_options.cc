@@ -21,14 +21,6 @@ std::string_view IfExistsName(IfExists value) {
   return "fail";
 }
 
-Result<ProgressMode> ParseProgressMode(std::string_view text) {
-  if (text == "auto") return ProgressMode::kAuto;
-  if (text == "plain") return ProgressMode::kPlain;
-  if (text == "none") return ProgressMode::kNone;
-  return Status::InvalidArgument(
-      fmt::format("--progress \"{}\": expected auto, plain or none", text));
-}
-
 Result<TableFormat> ParseTableFormat(std::string_view text) {
   if (text == "parquet") return TableFormat::kParquet;
   if (text == "iceberg") return TableFormat::kIceberg;

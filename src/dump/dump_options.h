@@ -12,13 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/progress.h"
 #include "format/parquet/parquet_writer.h"
 #include "store/store_options.h"
 
 namespace lakedump {
 
 enum class IfExists : uint8_t { kFail, kOverwrite, kResume };
-enum class ProgressMode : uint8_t { kAuto, kPlain, kNone };
 // parquet: data files plus lakedump's JSON; iceberg: also an Apache Iceberg v2
 // table per table folder (metadata/, docs/iceberg.md).
 enum class TableFormat : uint8_t { kParquet, kIceberg };
@@ -26,7 +26,6 @@ enum class TableFormat : uint8_t { kParquet, kIceberg };
 // "fail" | "overwrite" | "resume" (InvalidArgument otherwise).
 Result<IfExists> ParseIfExists(std::string_view text);
 std::string_view IfExistsName(IfExists value);
-Result<ProgressMode> ParseProgressMode(std::string_view text);
 // "parquet" | "iceberg" (InvalidArgument otherwise).
 Result<TableFormat> ParseTableFormat(std::string_view text);
 std::string_view TableFormatName(TableFormat value);

@@ -1,33 +1,14 @@
 #include "dump/planner.h"
 
 #include "base/utf8.h"
+#include "lake/table_selection.h"
 
 #include <fmt/format.h>
-#include <fnmatch.h>
 
 #include <algorithm>
 #include <set>
 
 namespace lakedump {
-namespace {
-
-bool IsGlob(std::string_view p) { return p.find_first_of("*?[") != std::string_view::npos; }
-
-bool MatchesAny(const std::vector<std::string>& patterns, const TableRef& t) {
-  for (const auto& p : patterns) {
-    if (TablePatternMatches(p, t)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-bool TablePatternMatches(std::string_view pattern, const TableRef& table) {
-  const std::string p(pattern);
-  return fnmatch(p.c_str(), table.QualifiedName().c_str(), 0) == 0 ||
-         fnmatch(p.c_str(), table.name.c_str(), 0) == 0;
-}
-
 namespace {
 
 Status NotUtf8(const TableInfo& t, std::string_view what, std::string_view text) {
@@ -81,7 +62,7 @@ Result<DumpPlan> PlanDump(Database& db, const DumpOptions& options) {
       return TablePatternMatches(p, t.ref);
     });
     if (!any) {
-      if (IsGlob(p)) {
+      if (IsTableGlob(p)) {
         return Status::InvalidArgument(
             fmt::format("--tables pattern \"{}\" matches no table", p));
       }
@@ -94,8 +75,8 @@ Result<DumpPlan> PlanDump(Database& db, const DumpOptions& options) {
 
   std::vector<TableInfo> chosen;
   for (TableInfo& t : listed) {
-    if (!options.include.empty() && !MatchesAny(options.include, t.ref)) continue;
-    if (MatchesAny(options.exclude, t.ref)) continue;
+    if (!options.include.empty() && !AnyTablePatternMatches(options.include, t.ref)) continue;
+    if (AnyTablePatternMatches(options.exclude, t.ref)) continue;
     chosen.push_back(std::move(t));
   }
   if (!options.include.empty() && chosen.empty() && options.queries.empty()) {

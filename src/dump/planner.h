@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dump/dump_options.h"
+#include "lake/table_selection.h"
 #include "source/table_source.h"
 
 namespace lakedump {
@@ -20,10 +21,6 @@ struct PlannedTable {
 struct DumpPlan {
   std::vector<PlannedTable> tables;  // largest first
 };
-
-// A pattern matches a table when it matches "schema.table" or the plain table name
-// ('*', '?' and [...] as in shell globs; '*' also matches '.').
-bool TablePatternMatches(std::string_view pattern, const TableRef& table);
 
 // Errors (InvalidArgument): an exact name in --tables that names no table ("unknown table
 // x"), a glob that matches nothing ("--tables pattern "x*" matches no table"), a bad or

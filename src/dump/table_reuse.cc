@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "base/checksum.h"
-#include "dump/object_keys.h"
+#include "lake/object_keys.h"
 
 namespace lakedump {
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "dump/iceberg_commit.h"
-#include "dump/object_keys.h"
+#include "dump/iceberg/iceberg_commit.h"
+#include "lake/object_keys.h"
 #include "format/iceberg/iceberg_values.h"
 #include "table/temporal.h"
 #include "table/uuid_text.h"

@@ -15,10 +15,10 @@
 #include "dump/dump_options.h"
 #include "dump/file_encoder.h"
 #include "base/checksum.h"
-#include "dump/object_checksum.h"
-#include "dump/manifest.h"
-#include "dump/progress.h"
-#include "dump/trace.h"
+#include "lake/object_checksum.h"
+#include "lake/manifest.h"
+#include "base/progress.h"
+#include "base/trace.h"
 #include "store/object_store.h"
 
 namespace lakedump {

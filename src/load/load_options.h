@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "dump/dump_options.h"
+#include "base/progress.h"
 #include "load/target_database.h"
 #include "store/store_options.h"
 

@@ -10,12 +10,12 @@
 #include <set>
 
 #include "base/thread_pool.h"
-#include "dump/commit_check.h"
-#include "dump/object_checksum.h"
-#include "dump/object_keys.h"
-#include "dump/planner.h"
-#include "dump/signature.h"
-#include "dump/schema_archive.h"
+#include "lake/commit_check.h"
+#include "lake/object_checksum.h"
+#include "lake/object_keys.h"
+#include "lake/table_selection.h"
+#include "lake/signature.h"
+#include "lake/schema_archive.h"
 #include "format/parquet/parquet_reader.h"
 
 namespace lakedump {

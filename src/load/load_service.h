@@ -37,8 +37,8 @@
 
 #include "base/status.h"
 #include "base/thread_pool.h"
-#include "dump/manifest.h"
-#include "dump/progress.h"
+#include "lake/manifest.h"
+#include "base/progress.h"
 #include "load/load_options.h"
 #include "load/target_database.h"
 #include "store/object_store.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "dump/planner.h"
+#include "lake/table_selection.h"
 #include "load/load_service.h"
 
 namespace lakedump {

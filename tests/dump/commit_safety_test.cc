@@ -7,10 +7,10 @@
 #include <set>
 #include <thread>
 
-#include "dump/commit_check.h"
+#include "lake/commit_check.h"
 #include "dump/export_service.h"
-#include "dump/object_keys.h"
-#include "dump/signature.h"
+#include "lake/object_keys.h"
+#include "lake/signature.h"
 #include "fakes/fake_database.h"
 #include "fakes/fault_injection_store.h"
 #include "store/memory/memory_store.h"

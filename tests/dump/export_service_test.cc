@@ -8,7 +8,7 @@
 #include <set>
 #include <thread>
 
-#include "dump/object_keys.h"
+#include "lake/object_keys.h"
 #include "fakes/fake_database.h"
 #include "fakes/fault_injection_store.h"
 #include "store/memory/memory_store.h"

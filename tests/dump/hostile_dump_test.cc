@@ -11,9 +11,9 @@
 
 #include "base/checksum.h"
 #include "dump/export_service.h"
-#include "dump/manifest.h"
-#include "dump/object_keys.h"
-#include "dump/verifier.h"
+#include "lake/manifest.h"
+#include "lake/object_keys.h"
+#include "lake/verifier.h"
 #include "fakes/fake_database.h"
 #include "fakes/temp_dir.h"
 #include "format/parquet_craft.h"

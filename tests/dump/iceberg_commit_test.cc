@@ -2,7 +2,7 @@
 // is written before its _table.json, version-hint.text last, metrics match the
 // files, partitioned dumps get partition values, and a failure on the way
 // leaves no version hint.
-#include "dump/iceberg_commit.h"
+#include "dump/iceberg/iceberg_commit.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/export_service.h"
-#include "dump/object_keys.h"
-#include "dump/verifier.h"
+#include "lake/object_keys.h"
+#include "lake/verifier.h"
 #include "fakes/fake_database.h"
 #include "fakes/fault_injection_store.h"
 #include "store/memory/memory_store.h"

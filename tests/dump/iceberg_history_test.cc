@@ -15,10 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/export_service.h"
-#include "dump/iceberg_commit.h"
-#include "dump/iceberg_expire.h"
-#include "dump/object_keys.h"
-#include "dump/verifier.h"
+#include "dump/iceberg/iceberg_commit.h"
+#include "dump/iceberg/iceberg_expire.h"
+#include "lake/object_keys.h"
+#include "lake/verifier.h"
 #include "fakes/fake_database.h"
 #include "format/avro/avro_reader.h"
 #include "format/iceberg/removed_files.h"

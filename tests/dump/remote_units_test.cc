@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "dump/metadata_io.h"
+#include "lake/metadata_io.h"
 
 namespace lakedump {
 namespace {

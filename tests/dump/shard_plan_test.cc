@@ -1,6 +1,6 @@
 // The sharded dump's documents (plan, reports), the assignment of units to shards and the
 // shard index from a scheduler's environment (dump/shard/shard_plan.h).
-#include "dump/no_snapshot.h"
+#include "lake/no_snapshot.h"
 #include "dump/shard/shard_plan.h"
 
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <map>
 #include <numeric>
 
-#include "dump/object_keys.h"
+#include "lake/object_keys.h"
 #include "format/codec/codec.h"
 #include "dump/shard/shard_coordinator.h"
 

@@ -17,10 +17,10 @@
 #include <thread>
 #include <vector>
 
-#include "dump/dump_lease.h"
+#include "lake/dump_lease.h"
 #include "dump/export_service.h"
-#include "dump/manifest.h"
-#include "dump/object_keys.h"
+#include "lake/manifest.h"
+#include "lake/object_keys.h"
 #include "dump/shard/shard_coordinator.h"
 #include "dump/shard/shard_plan.h"
 #include "dump/shard/shard_progress.h"

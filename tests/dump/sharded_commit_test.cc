@@ -18,7 +18,7 @@
 #include <fmt/format.h>
 
 #include "dump/export_service.h"
-#include "dump/manifest.h"
+#include "lake/manifest.h"
 #include "fakes/fake_database.h"
 #include "store/memory/memory_store.h"
 

@@ -5,8 +5,8 @@
 #include "base/checksum.h"
 #include "base/sha256.h"
 #include "dump/file_encoder.h"
-#include "dump/object_keys.h"
-#include "dump/signature.h"
+#include "lake/object_keys.h"
+#include "lake/signature.h"
 #include "store/open_store.h"
 #include "table/row_batch.h"
 

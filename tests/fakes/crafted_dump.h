@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "dump/manifest.h"
+#include "lake/manifest.h"
 
 namespace lakedump::testing_crafted {
 

@@ -20,9 +20,9 @@
 
 #include "base/byte_sink.h"
 #include "base/checksum.h"
-#include "dump/manifest.h"
-#include "dump/object_keys.h"
-#include "dump/verifier.h"
+#include "lake/manifest.h"
+#include "lake/object_keys.h"
+#include "lake/verifier.h"
 #include "format/parquet/parquet_writer.h"
 #include "load/load_service.h"
 #include "load/sqlite/sqlite_target.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "dump/manifest.h"
+#include "lake/manifest.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace lakedump;

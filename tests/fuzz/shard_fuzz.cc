@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "dump/object_keys.h"
+#include "lake/object_keys.h"
 #include "dump/shard/shard_plan.h"
 #include "format/codec/codec.h"
 

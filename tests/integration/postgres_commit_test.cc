@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/export_service.h"
-#include "dump/object_keys.h"
+#include "lake/object_keys.h"
 #include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
 #include "integration/pg_test_util.h"

@@ -12,7 +12,7 @@
 #include <sqlite3.h>
 
 #include "dump/export_service.h"
-#include "dump/manifest.h"
+#include "lake/manifest.h"
 #include "fakes/temp_dir.h"
 #include "format/parquet/parquet_reader.h"
 #include "integration/pg_test_util.h"

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "dump/export_service.h"
-#include "dump/object_keys.h"
+#include "lake/object_keys.h"
 #include "fakes/fake_database.h"
 #include "fakes/fake_target_database.h"
 #include "fakes/fault_injection_store.h"

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/export_service.h"
-#include "dump/object_keys.h"
+#include "lake/object_keys.h"
 #include "fakes/fake_database.h"
 #include "fakes/fake_target_database.h"
 #include "load/load_service.h"

@@ -317,7 +317,7 @@ namespace lakedump {
 namespace {
 
 // A create-only PutObject carries If-None-Match: * and maps 412 to AlreadyExists
-// (the destination's lease, dump/dump_lease.h).
+// (the destination's lease, lake/dump_lease.h).
 TEST(S3ClientTest, CreateOnlyPutSendsIfNoneMatchAndMaps412ToAlreadyExists) {
   FakeHttpTransport transport;
   transport.Push(200);

@@ -22,7 +22,7 @@
 
 #include "dump/dump_options.h"
 #include "dump/file_encoder.h"
-#include "dump/incremental/incremental_state.h"
+#include "lake/incremental_state.h"
 #include "source/postgres/pg_catalog.h"
 #include "source/postgres/pgoutput.h"
 #include "store/object_store.h"

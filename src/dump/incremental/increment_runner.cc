@@ -7,11 +7,11 @@
 #include <map>
 #include <set>
 
-#include "dump/dump_lease.h"
+#include "lake/dump_lease.h"
 #include "dump/export_service.h"
 #include "dump/incremental/change_capture.h"
 #include "dump/incremental/pg_incremental_tables.h"
-#include "dump/object_keys.h"
+#include "lake/object_keys.h"
 #include "source/postgres/pg_slot.h"
 #include "source/postgres/pgoutput.h"
 #include "store/prefix_store.h"

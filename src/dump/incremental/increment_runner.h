@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "dump/dump_options.h"
-#include "dump/incremental/incremental_state.h"
-#include "dump/manifest.h"
+#include "lake/incremental_state.h"
+#include "lake/manifest.h"
 #include "source/postgres/postgres_database.h"
 #include "store/object_store.h"
 

@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "dump/dump_options.h"
-#include "dump/incremental/incremental_state.h"
-#include "dump/manifest.h"
+#include "lake/incremental_state.h"
+#include "lake/manifest.h"
 #include "source/postgres/pg_type_map.h"
 
 namespace lakedump {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dump/incremental/incremental_state.h"
+#include "lake/incremental_state.h"
 #include "source/postgres/pg_catalog.h"
 #include "source/postgres/pg_conn.h"
 

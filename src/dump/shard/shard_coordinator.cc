@@ -6,10 +6,10 @@
 #include <map>
 #include <optional>
 
-#include "dump/dump_lease.h"
-#include "dump/manifest.h"
-#include "dump/metadata_io.h"
-#include "dump/no_snapshot.h"
+#include "lake/dump_lease.h"
+#include "lake/manifest.h"
+#include "lake/metadata_io.h"
+#include "lake/no_snapshot.h"
 #include "dump/shard/shard_progress.h"
 
 namespace lakedump {

@@ -25,7 +25,7 @@
 
 #include "dump/planner.h"
 #include "dump/shard/shard_plan.h"
-#include "dump/trace.h"
+#include "base/trace.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
 

@@ -8,8 +8,8 @@
 #include <set>
 
 #include "base/utf8.h"
-#include "dump/no_snapshot.h"
-#include "dump/object_keys.h"
+#include "lake/no_snapshot.h"
+#include "lake/object_keys.h"
 #include "format/codec/codec.h"
 
 namespace lakedump {

@@ -22,7 +22,7 @@
 
 #include "base/status.h"
 #include "dump/dump_options.h"
-#include "dump/manifest.h"
+#include "lake/manifest.h"
 #include "source/table_source.h"
 
 namespace lakedump {

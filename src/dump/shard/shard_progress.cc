@@ -6,9 +6,9 @@
 #include <set>
 #include <utility>
 
-#include "dump/dump_lease.h"
-#include "dump/manifest.h"
-#include "dump/object_keys.h"
+#include "lake/dump_lease.h"
+#include "lake/manifest.h"
+#include "lake/object_keys.h"
 
 namespace lakedump {
 namespace {

@@ -8,10 +8,10 @@
 #include <set>
 #include <tuple>
 
-#include "dump/dump_lease.h"
+#include "lake/dump_lease.h"
 #include "dump/export_service.h"
-#include "dump/manifest.h"
-#include "dump/no_snapshot.h"
+#include "lake/manifest.h"
+#include "lake/no_snapshot.h"
 #include "dump/shard/shard_plan.h"
 #include "dump/shard/shard_progress.h"
 

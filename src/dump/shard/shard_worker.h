@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/dump_options.h"
-#include "dump/trace.h"
+#include "base/trace.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dump/manifest.h"
+#include "lake/manifest.h"
 #include "format/parquet/parquet_reader.h"
 #include "load/load_service.h"
 #include "load/postgres/increment_files.h"

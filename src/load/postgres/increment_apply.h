@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "dump/incremental/incremental_state.h"
+#include "lake/incremental_state.h"
 #include "source/postgres/pg_conn.h"
 #include "store/object_store.h"
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "dump/incremental/incremental_state.h"
-#include "dump/object_checksum.h"
+#include "lake/incremental_state.h"
+#include "lake/object_checksum.h"
 #include "load/postgres/pg_copy_encoder.h"
 
 namespace lakedump {

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "dump/incremental/incremental_state.h"
+#include "lake/incremental_state.h"
 #include "load/postgres/increment_apply.h"
 #include "source/postgres/pg_conn.h"
 #include "store/object_store.h"

@@ -10,7 +10,7 @@
 
 #include "base/subprocess.h"
 #include "base/temp_file.h"
-#include "dump/planner.h"
+#include "lake/table_selection.h"
 #include "load/schema_subset.h"
 #include "source/postgres/pg_tools.h"
 

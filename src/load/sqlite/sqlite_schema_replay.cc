@@ -6,7 +6,7 @@
 #include <cctype>
 #include <set>
 
-#include "dump/planner.h"
+#include "lake/table_selection.h"
 #include "load/schema_subset.h"
 #include "source/sqlite/sqlite_connection.h"
 

@@ -1,0 +1,247 @@
+#include "lake/dump_lease.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <thread>
+
+#include "lake/manifest.h"
+
+namespace lakedump {
+namespace {
+
+using Clock = std::chrono::system_clock;
+
+int64_t UnixMs(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+std::string HostName() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof(buf) - 1) != 0) return "unknown";
+  return buf;
+}
+
+}  // namespace
+
+bool SleepFor(std::chrono::milliseconds d, std::stop_token stop) {
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::unique_lock lock(mu);
+  return !cv.wait_for(lock, stop, d, [] { return false; }) && !stop.stop_requested();
+}
+
+std::string LeaseHolder::Describe(Clock::time_point now) const {
+  const double ago = static_cast<double>(UnixMs(now) - renewed_unix_ms) / 1000.0;
+  return fmt::format("run {} (host {}, pid {}, started {}, renewed {:.0f}s ago)", run_id, host,
+                     pid, started_at, ago);
+}
+
+bool LeaseHolder::IsStale(Clock::time_point now) const {
+  const int64_t interval = renew_interval_ms > 0 ? renew_interval_ms : 10'000;
+  if (UnixMs(now) - renewed_unix_ms > kStaleRenewals * interval) return true;
+  // A holder on this host whose process is gone (killed) will never renew.
+  return host == HostName() && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 &&
+         errno == ESRCH;
+}
+
+nlohmann::json ToJson(const LeaseHolder& h) {
+  return {{"format", std::string(kDumpFormatName)}, {"kind", "lease"},
+          {"run_id", h.run_id},         {"host", h.host},
+          {"pid", h.pid},               {"started_at", h.started_at},
+          {"renewed_unix_ms", h.renewed_unix_ms}, {"renew_interval_ms", h.renew_interval_ms}};
+}
+
+Result<LeaseHolder> ParseLease(std::string_view text) {
+  if (text.size() > 64 * 1024) return Status::Corruption("_lease.json is too large");
+  nlohmann::json j =
+      nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("run_id") || !j["run_id"].is_string()) {
+    return Status::Corruption("_lease.json is not a lakedump lease");
+  }
+  LeaseHolder h;
+  h.run_id = j["run_id"].get<std::string>();
+  if (j.contains("host") && j["host"].is_string()) h.host = j["host"].get<std::string>();
+  if (j.contains("pid") && j["pid"].is_number_integer()) h.pid = j["pid"].get<int64_t>();
+  if (j.contains("started_at") && j["started_at"].is_string()) {
+    h.started_at = j["started_at"].get<std::string>();
+  }
+  if (j.contains("renewed_unix_ms") && j["renewed_unix_ms"].is_number_integer()) {
+    h.renewed_unix_ms = j["renewed_unix_ms"].get<int64_t>();
+  }
+  if (j.contains("renew_interval_ms") && j["renew_interval_ms"].is_number_integer()) {
+    h.renew_interval_ms = j["renew_interval_ms"].get<int64_t>();
+  }
+  return h;
+}
+
+Result<LeaseHolder> ReadLease(ObjectStore& store) {
+  LD_ASSIGN_OR_RETURN(std::string text, store.GetObject(kLeaseKey));
+  auto parsed = ParseLease(text);
+  // An unreadable lease is held by nobody we can name: treat it as stale, by age 0.
+  if (!parsed.ok()) return LeaseHolder{"(unreadable lease)", "?", 0, "?", 0, 1};
+  return parsed;
+}
+
+DumpLease::DumpLease(ObjectStore* store, LeaseHolder self, LeaseOptions options)
+    : store_(store), options_(options), self_(std::move(self)) {
+  last_renewal_ = std::chrono::steady_clock::now();
+}
+
+Result<std::unique_ptr<DumpLease>> DumpLease::Acquire(ObjectStore* store, std::string run_id,
+                                                      LeaseOptions options, std::stop_token stop) {
+  LeaseHolder self;
+  self.run_id = std::move(run_id);
+  self.host = HostName();
+  self.pid = static_cast<int64_t>(::getpid());
+  self.started_at = FormatUtc(Clock::now());
+  self.renew_interval_ms = options.renew_interval.count();
+  const auto give_up = options.wait ? std::chrono::steady_clock::now() + *options.wait
+                                    : std::chrono::steady_clock::time_point::max();
+  const std::string dest = store->Describe();
+  std::optional<LeaseHolder> taken_over;
+  for (;;) {
+    if (stop.stop_requested()) return Status::Cancelled("interrupted while waiting for the lease");
+    self.renewed_unix_ms = UnixMs(Clock::now());
+    const std::string body = ToJson(self).dump(2) + "\n";
+    Status put = store->PutObject(kLeaseKey, body, WriteOptions{.create_only = true});
+    std::optional<LeaseHolder> holder;
+    if (put.code() == Code::kAlreadyExists) {
+      auto current = ReadLease(*store);
+      if (!current.ok() && current.status().code() != Code::kNotFound) return current.status();
+      if (current.ok()) holder = *current;
+      if (!holder) continue;  // released meanwhile: try again at once
+      // A create whose reply was lost and was sent again finds itself.
+      if (holder->run_id == self.run_id) put = Status::OK();
+      if (!put.ok() && options.take_over_stale && holder->IsStale(Clock::now())) {
+        // Replace it (a plain write), then read back below like any non-atomic create.
+        LD_RETURN_IF_ERROR(store->PutObject(kLeaseKey, body));
+        taken_over = holder;
+        put = Status::OK();
+        holder.reset();
+      }
+    } else if (!put.ok()) {
+      return put.WithContext(fmt::format("creating the lease {} in {}", kLeaseKey, dest));
+    }
+    if (put.ok()) {
+      // Where create-only may have replaced a concurrent writer's lease (S3
+      // endpoints that ignore If-None-Match), or after a takeover, both
+      // writers wait and read back: the last write wins, the other backs off.
+      bool read_back = taken_over.has_value();
+      if (!store->create_only_is_atomic() && !read_back) {
+        // Probe: the same create-only write again. A store that honours the
+        // condition refuses it (the lease is there); one that ignores it
+        // accepts it (same bytes, harmless), and then only a read-back helps.
+        Status probe = store->PutObject(kLeaseKey, body, WriteOptions{.create_only = true});
+        if (!probe.ok() && probe.code() != Code::kAlreadyExists) return probe;
+        read_back = probe.ok();
+      }
+      if (read_back) {
+        if (!SleepFor(options.settle, stop)) return Status::Cancelled("interrupted");
+        auto current = ReadLease(*store);
+        if (!current.ok() && current.status().code() != Code::kNotFound) return current.status();
+        if (!current.ok() || current->run_id != self.run_id) {
+          if (current.ok()) holder = *current;
+          taken_over.reset();
+        }
+      }
+      if (!holder) {
+        std::unique_ptr<DumpLease> lease(new DumpLease(store, self, options));
+        lease->taken_over_ = std::move(taken_over);
+        lease->renewer_ = std::jthread([l = lease.get()](std::stop_token s) { l->RenewLoop(s); });
+        return lease;
+      }
+    }
+    const auto now = Clock::now();
+    if (std::chrono::steady_clock::now() >= give_up) {
+      const bool stale = holder->IsStale(now);
+      return Status::AlreadyExists(fmt::format(
+          "{} is being written by another lakedump: {}{}", dest, holder->Describe(now),
+          stale ? "; that run looks dead (its lease is stale): take it over with --if-exists "
+                  "resume"
+                : options.wait ? "; wait for it, or pass --wait-for-lock" : ""));
+    }
+    if (!SleepFor(std::chrono::milliseconds(500), stop)) {
+      return Status::Cancelled("interrupted while waiting for the lease");
+    }
+  }
+}
+
+DumpLease::~DumpLease() { Release().IgnoreError(); }
+
+void DumpLease::RenewLoop(std::stop_token stop) {
+  std::unique_lock lock(mu_);
+  while (!stop.stop_requested()) {
+    static_cast<void>(cv_.wait_for(lock, stop, options_.renew_interval, [] { return false; }));
+    if (stop.stop_requested() || !lost_.empty()) return;
+    lock.unlock();
+    Status s = RenewOnce();
+    lock.lock();
+    if (s.ok()) last_renewal_ = std::chrono::steady_clock::now();
+    // A failed renewal is tried again next time; CheckHeld() fails once
+    // renewals have failed for too long.
+  }
+}
+
+Status DumpLease::RenewOnce() {
+  auto current = ReadLease(*store_);
+  std::lock_guard lock(mu_);
+  if (!current.ok()) {
+    if (current.status().code() == Code::kNotFound) {
+      lost_ = "the lease was deleted by someone else";
+      return Status::OK();
+    }
+    return current.status();
+  }
+  if (current->run_id != self_.run_id) {
+    lost_ = "the lease was taken over by " + current->Describe(Clock::now());
+    return Status::OK();
+  }
+  self_.renewed_unix_ms = UnixMs(Clock::now());
+  return store_->PutObject(kLeaseKey, ToJson(self_).dump(2) + "\n");
+}
+
+Status DumpLease::CheckHeld() {
+  auto current = ReadLease(*store_);
+  std::lock_guard lock(mu_);
+  const std::string dest = store_->Describe();
+  if (current.ok() && current->run_id != self_.run_id) {
+    lost_ = "the lease was taken over by " + current->Describe(Clock::now());
+  } else if (!current.ok() && current.status().code() == Code::kNotFound) {
+    lost_ = "the lease was deleted by someone else";
+  } else if (!current.ok()) {
+    return current.status().WithContext("checking the lease on " + dest);
+  }
+  if (!lost_.empty()) {
+    return Status::AlreadyExists(fmt::format("{} is no longer this run's to write: {}", dest, lost_));
+  }
+  const auto since = std::chrono::steady_clock::now() - last_renewal_;
+  if (since > kStaleRenewals * options_.renew_interval) {
+    return Status::AlreadyExists(fmt::format(
+        "could not renew the lease on {} for {}s: another run may have taken it over", dest,
+        std::chrono::duration_cast<std::chrono::seconds>(since).count()));
+  }
+  return Status::OK();
+}
+
+Status DumpLease::Release() {
+  {
+    std::lock_guard lock(mu_);
+    if (released_) return Status::OK();
+    released_ = true;
+  }
+  renewer_.request_stop();
+  cv_.notify_all();
+  if (renewer_.joinable()) renewer_.join();
+  auto current = ReadLease(*store_);
+  if (!current.ok()) {
+    return current.status().code() == Code::kNotFound ? Status::OK() : current.status();
+  }
+  if (current->run_id != self_.run_id) return Status::OK();  // not ours to delete
+  const std::string key(kLeaseKey);
+  return store_->Delete(std::span<const std::string>(&key, 1));
+}
+
+}  // namespace lakedump

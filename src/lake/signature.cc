@@ -1,0 +1,162 @@
+#include "lake/signature.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "base/sha256.h"
+#include "lake/object_keys.h"
+
+namespace lakedump {
+namespace {
+
+constexpr std::string_view kSignatureFormat = "lakedump-signature";
+constexpr std::string_view kAlgorithm = "hmac-sha256";
+
+Status Refused(std::string_view what) {
+  return Status::PermissionDenied(fmt::format("signature check failed: {}", what));
+}
+
+bool IsEntry(const nlohmann::json& j) {
+  return j.is_object() && j.contains("hmac_sha256") && j["hmac_sha256"].is_string() &&
+         (!j.contains("key_id") || j["key_id"].is_string()) &&
+         (!j.contains("manifest_sha256") || j["manifest_sha256"].is_string());
+}
+
+// A signature object (ours, or hostile): nullopt unless it has the format, the algorithm
+// and a well-formed entry (and a well-formed "previous" when present).
+std::optional<nlohmann::json> ParseSignature(std::string_view text) {
+  if (text.empty() || text.size() > 64 * 1024) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || j.value("format", "") != kSignatureFormat ||
+      j.value("algorithm", "") != kAlgorithm || !IsEntry(j)) {
+    return std::nullopt;
+  }
+  if (j.contains("previous") && !IsEntry(j["previous"])) return std::nullopt;
+  return j;
+}
+
+}  // namespace
+
+Result<std::string> ReadSigningKey(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Status::InvalidArgument(
+        fmt::format("key file {}: cannot read it ({})", path, std::strerror(errno)));
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string key = ss.str();
+  if (key.empty()) return Status::InvalidArgument(fmt::format("key file {} is empty", path));
+  if (key.size() < kMinSigningKeyBytes) {
+    return Status::InvalidArgument(fmt::format(
+        "key file {} holds {} bytes; a signing key needs at least {} (make one with: head -c "
+        "32 /dev/urandom > FILE)",
+        path, key.size(), kMinSigningKeyBytes));
+  }
+  return key;
+}
+
+std::string SigningKeyId(std::string_view key) {
+  return HmacSha256Hex(key, "lakedump signing key id").substr(0, 16);
+}
+
+std::string SignatureObject(std::string_view key, std::string_view manifest_bytes,
+                            std::string_view previous_signature) {
+  nlohmann::json j = {{"format", std::string(kSignatureFormat)},
+                      {"format_version", 1},
+                      {"algorithm", std::string(kAlgorithm)},
+                      {"signed_object", std::string(kManifestKey)},
+                      {"key_id", SigningKeyId(key)},
+                      {"manifest_sha256", Sha256Hex(manifest_bytes)},
+                      {"hmac_sha256", HmacSha256Hex(key, manifest_bytes)}};
+  // The signature of the manifest still committed, while the new one is not yet: so the
+  // old dump keeps passing --require-signature until the new manifest replaces it.
+  if (auto prev = ParseSignature(previous_signature); prev.has_value()) {
+    j["previous"] = {{"key_id", (*prev)["key_id"]},
+                     {"manifest_sha256", (*prev)["manifest_sha256"]},
+                     {"hmac_sha256", (*prev)["hmac_sha256"]}};
+  }
+  return j.dump(2) + "\n";
+}
+
+Status CheckManifestSignature(ObjectStore& store, std::string_view key,
+                              std::string_view manifest_bytes) {
+  auto sig = store.GetObject(kSignatureKey);
+  if (!sig.ok()) {
+    if (sig.status().code() == Code::kNotFound) {
+      return Refused(fmt::format("the dump at {} is not signed (no {})", store.Describe(),
+                                 kSignatureKey));
+    }
+    return sig.status().WithContext(kSignatureKey);
+  }
+  auto parsed = ParseSignature(*sig);
+  if (!parsed.has_value()) {
+    return Refused(fmt::format("{} is not a lakedump hmac-sha256 signature", kSignatureKey));
+  }
+  const nlohmann::json* entry = &*parsed;
+  // During an overwrite of a signed dump, the signature object already holds the new
+  // manifest's entry and the committed one's as "previous".
+  const std::string digest = Sha256Hex(manifest_bytes);
+  if (parsed->value("manifest_sha256", digest) != digest && parsed->contains("previous") &&
+      (*parsed)["previous"].value("manifest_sha256", "") == digest) {
+    entry = &(*parsed)["previous"];
+  }
+  if (entry->value("key_id", "") != SigningKeyId(key)) {
+    return Refused(fmt::format(
+        "the dump was signed with another key (key id {}, this key's is {})",
+        entry->value("key_id", "?").substr(0, 16), SigningKeyId(key)));
+  }
+  if (!ConstantTimeEquals((*entry)["hmac_sha256"].get<std::string>(),
+                          HmacSha256Hex(key, manifest_bytes))) {
+    return Refused(fmt::format("{} does not match its signature: it was altered after the dump",
+                               kManifestKey));
+  }
+  return Status::OK();
+}
+
+Result<DumpManifest> ReadSignedManifest(ObjectStore& store, std::string_view key) {
+  LD_ASSIGN_OR_RETURN(std::string text, ReadDumpManifestText(store));
+  LD_RETURN_IF_ERROR(CheckManifestSignature(store, key, text));
+  LD_ASSIGN_OR_RETURN(DumpManifest m,
+                      ParseDumpManifest(text, fmt::format("{}/{}", store.Describe(),
+                                                          kManifestKey)));
+  for (const TableSummary& t : m.tables) {
+    if (t.table_json_sha256.empty()) {
+      return Refused(fmt::format("the signed manifest records no SHA-256 for {}", t.key));
+    }
+  }
+  return m;
+}
+
+Result<TableManifest> ReadSignedTableManifest(ObjectStore& store, const TableSummary& summary) {
+  LD_ASSIGN_OR_RETURN(std::string text, store.GetObject(summary.key));
+  const std::string found = Sha256Hex(text);
+  if (!ConstantTimeEquals(found, summary.table_json_sha256)) {
+    return Refused(fmt::format("{} was altered after the dump (SHA-256 {}, the signed manifest "
+                               "says {})",
+                               summary.key, found, summary.table_json_sha256));
+  }
+  LD_ASSIGN_OR_RETURN(TableManifest t, ParseTableManifest(text, summary.key));
+  for (const DataFile& f : t.files) {
+    if (f.sha256.empty()) {
+      return Refused(fmt::format("{} records no SHA-256 for {}", summary.key, f.key));
+    }
+  }
+  return t;
+}
+
+Status CheckFileSha256(std::string_view key, std::string_view expected, std::string_view found) {
+  if (ConstantTimeEquals(expected, found)) return Status::OK();
+  return Refused(fmt::format("data file {} was altered after the dump (SHA-256 {}, its signed "
+                             "_table.json says {})",
+                             key, found, expected));
+}
+
+}  // namespace lakedump

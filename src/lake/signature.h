@@ -1,0 +1,53 @@
+// Signed dumps (docs/dump-format.md, "Signed dumps"): `dump --sign-key-file K` records the
+// SHA-256 of every object it writes (data files in their _table.json, each _table.json in
+// _manifest.json) and writes _manifest.sig, holding HMAC-SHA256(K, exact bytes of
+// _manifest.json), before _manifest.json (which stays the commit point). So the key's holder
+// vouches for every byte: the manifest by the HMAC, the rest by the chain of SHA-256 digests.
+// `verify` / `load --require-signature K` check that chain and refuse an unsigned or altered
+// dump. Keys never appear in output, errors or metadata (only a key id: a one-way digest).
+// Stateless functions; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "lake/manifest.h"
+#include "store/object_store.h"
+
+namespace lakedump {
+
+inline constexpr std::string_view kSignatureKey = "_manifest.sig";
+inline constexpr size_t kMinSigningKeyBytes = 32;
+
+// The key file's bytes. InvalidArgument naming the file (never its content) when it cannot be
+// read, is empty, or shorter than kMinSigningKeyBytes.
+Result<std::string> ReadSigningKey(const std::string& path);
+
+// 16 hex digits identifying a key without revealing it (HMAC of a fixed label).
+std::string SigningKeyId(std::string_view key);
+
+// The content of _manifest.sig for these exact _manifest.json bytes. `previous_signature`:
+// the _manifest.sig of the dump still committed at the destination ("" if none), whose
+// entry is kept as "previous" so that the old manifest stays verifiable until the new
+// one replaces it (the writer then rewrites the signature without it).
+std::string SignatureObject(std::string_view key, std::string_view manifest_bytes,
+                            std::string_view previous_signature = "");
+
+// Checks the store's _manifest.sig against `manifest_bytes` (its entry, or its "previous"
+// entry whose manifest_sha256 is these bytes'). PermissionDenied, one line: not signed (no
+// _manifest.sig), signed with another key, or altered.
+Status CheckManifestSignature(ObjectStore& store, std::string_view key,
+                              std::string_view manifest_bytes);
+
+// _manifest.json read, its signature checked, parsed; every table must carry a digest.
+Result<DumpManifest> ReadSignedManifest(ObjectStore& store, std::string_view key);
+
+// The table's _table.json read, its SHA-256 checked against the signed manifest's entry,
+// parsed; every data file must carry a digest.
+Result<TableManifest> ReadSignedTableManifest(ObjectStore& store, const TableSummary& summary);
+
+// PermissionDenied naming the file when `found` (a data file's SHA-256) is not `expected`.
+Status CheckFileSha256(std::string_view key, std::string_view expected, std::string_view found);
+
+}  // namespace lakedump
