@@ -6,7 +6,7 @@
 # when LD_TEST_PG_DIR names the server's data directory's parent (scripts/start-postgres writes it
 # in its env), the CPU of the server backends that ended meanwhile (the postmaster's cutime +
 # cstime): on a 2-core machine a run cannot take less than (client + server CPU) / 2 seconds,
-# which bounds the archive's added cost from below (docs/benchmarks.md).
+# which bounds the archive's added cost from below (docs/performance.md, "Schema archive cost").
 # Every run writes a folder of its own and nothing is deleted until the end: ext4 skips the
 # inodes freed in the last 30 s on every file it creates (fs/ext4/ialloc.c recently_deleted),
 # so a run right after `rm -rf` of a 2000-file dump pays up to 0.5 CPU-s of kernel time that
@@ -18,7 +18,7 @@
 #   database `lakedump_schema_bench` on); TABLES (default 1000), ROWS (default 100),
 #   PARALLEL (--table-parallelism, default: the number of cores).
 #   bench/schema_archive_profile.sh measures pg_dump alone, bench/schema_archive_idle.py where the
-#   plain dump leaves cores idle (the bound in docs/benchmarks.md).
+#   plain dump leaves cores idle (the bound in docs/performance.md, "Schema archive cost").
 #   `lakedump dump --trace FILE` shows where the schema capture ends against the tables (the
 #   "schema capture" span, and the "schema" phase: how long the commit waited for it).
 set -euo pipefail

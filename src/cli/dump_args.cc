@@ -45,7 +45,7 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   if (!file_size.ok()) return file_size.status().WithContext("--file-size");
   o.file_size = *file_size;
   if (a.split_size == "auto") {
-    // Measured (docs/benchmarks.md): PostgreSQL gains from 2 ranges per big
+    // Measured (docs/performance.md): PostgreSQL gains from 2 ranges per big
     // table on 2 cores. SQLite keeps 1GiB: a 10M-row, 1 GiB table read as one
     // range with read-ahead (reader and encoder on two threads) beat 4 ranges
     // of 256MiB in every paired run on a busy 2-core machine, for 20% less CPU

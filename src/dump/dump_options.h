@@ -65,7 +65,7 @@ struct DumpOptions {
   // (memory: this many batches per such unit); < 2 = read and encode in turn.
   // 8 batches of 16,384 rows cover one default row group (122,880 rows), so the
   // reader keeps going while the encoder flushes a row group: with 3 it stalled,
-  // and a 10M-row SQLite table took 6.2-6.6 s instead of 5.2 (docs/benchmarks.md).
+  // and a 10M-row SQLite table took 6.2-6.6 s instead of 5.2 (docs/performance.md).
   int read_ahead_batches = 8;
   // Big tables are split into work units of about this many bytes (Database::Split).
   uint64_t split_bytes = 1ull << 30;

@@ -40,7 +40,7 @@ Status CheckUtf8Names(Database& db, const TableInfo& t) {
 
 // A sharded dump's workers each take units whole, so one big table left in two 256 MiB
 // ranges caps N workers at what two can do (measured: 4 workers no faster than 2 on a
-// 350 MiB table plus 1000 small ones, docs/benchmarks.md). With `--split-size auto` the
+// 350 MiB table plus 1000 small ones, docs/performance.md). With `--split-size auto` the
 // coordinator splits to at most a 2N-th of the dump's estimated bytes (at least 32 MiB, so
 // small dumps are not cut into ranges that cost more round trips than they save).
 uint64_t ShardSplitBytes(const DumpOptions& options, const std::vector<TableInfo>& tables) {

@@ -120,7 +120,7 @@ Result<std::unique_ptr<Codec>> MakeCodec(CodecKind kind, int level) {
     case CodecKind::kLz4Raw: return codec_internal::MakeLz4RawCodec();
     case CodecKind::kZstd: {
       // Default 1, not zstd's own 3: on the Parquet benchmark tables (bench/,
-      // docs/benchmarks.md) level 1 pages compress as small as level 3's or
+      // docs/performance.md) level 1 pages compress as small as level 3's or
       // smaller (dictionary indices and plain values leave zstd little that
       // level 3's longer searches find) for about 30% less CPU.
       if (level == 0) level = 1;
