@@ -9,11 +9,11 @@
 #include <tuple>
 
 #include "lake/dump_lease.h"
-#include "dump/export_service.h"
 #include "lake/manifest.h"
 #include "lake/no_snapshot.h"
 #include "dump/shard/shard_plan.h"
 #include "dump/shard/shard_progress.h"
+#include "dump/unit_exporter.h"
 
 namespace lakedump {
 namespace {
@@ -132,11 +132,10 @@ Result<std::vector<UnitOutput>> RunUnitsWithProgress(Database& db, ObjectStore& 
       .attempt = attempt,
       .interval = worker.progress_interval,
       .log = worker.warn});
-  ExportService service(&db, &store, options);
-  service.set_run_id(attempt);
-  service.set_trace(worker.trace);
-  service.set_unit_done([&progress](const UnitOutput& u) { progress.Add(u); });
-  auto outputs = service.ExportUnits(units, stop);
+  // The attempt's id names its data files.
+  const UnitExporter exporter(&db, &store, options, attempt, /*progress=*/nullptr, worker.trace);
+  auto outputs = ExportWorkerUnits(
+      exporter, units, [&progress](const UnitOutput& u) { progress.Add(u); }, stop);
   // Stopped short: what finished is on record for the next attempt (best effort; a failed
   // write was logged).
   progress.Stop(/*final_write=*/!outputs.ok()).IgnoreError();
