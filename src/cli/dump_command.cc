@@ -127,7 +127,8 @@ int RunDump(const DumpArgs& a) {
   ProgressReporter reporter(&service.progress(),
                             a.coordinate ? ProgressMode::kNone : options->progress);
   reporter.Start();
-  Result<DumpResult> result = service.Run(interrupt.token());
+  Result<DumpResult> result =
+      coordinator ? coordinator->Run(interrupt.token()) : service.Run(interrupt.token());
   reporter.Stop();
   if (trace) {
     Status ts = trace->WriteFile(a.trace);

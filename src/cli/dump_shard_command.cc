@@ -139,27 +139,13 @@ int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
 ShardCoordinatorGlue::ShardCoordinatorGlue(const DumpArgs& a, const DumpOptions& options,
                                            ObjectStore* store, Database* db,
                                            SnapshotReleasingDatabase* no_snapshot_db,
-                                           ExportService* service, TraceRecorder* trace) {
+                                           ExportService* service, TraceRecorder* trace)
+    : store_(store), db_(db), no_snapshot_db_(no_snapshot_db), service_(service) {
   options_.shards = a.shards;
   options_.trace = trace;
   options_.shard_timeout = *ParseDuration(a.shard_timeout);
   options_.matching = MatchingOptions(a, options);
   options_.log = LogLines(options.progress);
-  service->set_remote_units([this, store, db, no_snapshot_db, service](
-                                const DumpPlan& plan, const ExportService::RemoteUnitSink& sink,
-                                std::stop_token stop) -> Status {
-    // --no-snapshot: planned (and the schema captured), the coordinator lets go of the source
-    // before any worker starts, and checks each shard's columns against the plan before its
-    // tables are committed.
-    if (no_snapshot_db) LD_RETURN_IF_ERROR(no_snapshot_db->Release(stop));
-    return RunShardCoordinator(
-        *store, *db, service->run_id(), plan, options_,
-        [&](std::vector<UnitOutput> outputs) {
-          if (no_snapshot_db) LD_RETURN_IF_ERROR(no_snapshot_db->CheckColumnsAsPlanned(outputs));
-          return sink(std::move(outputs));
-        },
-        &taken_files_, stop);
-  });
   if (no_snapshot_db) {
     // Sharded dumps take no other manifest hook (--incremental is refused with --shards).
     service->set_manifest_hook([](DumpManifest* d) {
@@ -168,6 +154,29 @@ ShardCoordinatorGlue::ShardCoordinatorGlue(const DumpArgs& a, const DumpOptions&
       return Status::OK();
     });
   }
+}
+
+Result<DumpResult> ShardCoordinatorGlue::Run(std::stop_token stop) {
+  return service_->RunSharded(
+      [this](const DumpPlan& plan, const ExportService::RemoteUnitSink& sink,
+             std::stop_token run_stop) { return RunShards(plan, sink, run_stop); },
+      stop);
+}
+
+Status ShardCoordinatorGlue::RunShards(const DumpPlan& plan,
+                                       const ExportService::RemoteUnitSink& sink,
+                                       std::stop_token stop) {
+  // --no-snapshot: planned (and the schema captured), the coordinator lets go of the source
+  // before any worker starts, and checks each shard's columns against the plan before its
+  // tables are committed.
+  if (no_snapshot_db_) LD_RETURN_IF_ERROR(no_snapshot_db_->Release(stop));
+  return RunShardCoordinator(
+      *store_, *db_, service_->run_id(), plan, options_,
+      [&](std::vector<UnitOutput> outputs) {
+        if (no_snapshot_db_) LD_RETURN_IF_ERROR(no_snapshot_db_->CheckColumnsAsPlanned(outputs));
+        return sink(std::move(outputs));
+      },
+      &taken_files_, stop);
 }
 
 void ShardCoordinatorGlue::SweepAfterCommit(ObjectStore& store, const std::string& run_id,

@@ -21,9 +21,9 @@ namespace lakedump::cli {
 // gone). REQUIRES: `options` built from `a` and a.shard non-empty, the flag rules passed.
 int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options);
 
-// The coordinator's part of a sharded dump: instead of running the units, the service hands
-// its plan to RunShardCoordinator (plan, wait, check the reports); after the commit the plan,
-// the reports and the losing attempts' files go.
+// The coordinator's part of a sharded dump: Run() runs the service as a coordinator
+// (ExportService::RunSharded), which hands its plan to RunShardCoordinator (plan, wait, check
+// the reports); after the commit the plan, the reports and the losing attempts' files go.
 class ShardCoordinatorGlue {
  public:
   // Borrows `store`, `db`, `service` and `trace` (may be null): they must outlive the
@@ -36,12 +36,23 @@ class ShardCoordinatorGlue {
   ShardCoordinatorGlue(const ShardCoordinatorGlue&) = delete;
   ShardCoordinatorGlue& operator=(const ShardCoordinatorGlue&) = delete;
 
+  // The dump, with the shards' workers running its units.
+  Result<DumpResult> Run(std::stop_token stop);
+
   // After the commit of dump `run_id`: deletes the shards' leftovers through `store`; a
   // failure is a warning (the dump is committed), appended to *warnings.
   void SweepAfterCommit(ObjectStore& store, const std::string& run_id,
                         std::vector<std::string>* warnings) const;
 
  private:
+  // The service's remote unit runner: the plan to the workers, their units to `sink`.
+  Status RunShards(const DumpPlan& plan, const ExportService::RemoteUnitSink& sink,
+                   std::stop_token stop);
+
+  ObjectStore* store_;
+  Database* db_;
+  SnapshotReleasingDatabase* no_snapshot_db_;  // may be null
+  ExportService* service_;
   CoordinatorOptions options_;
   std::set<std::string> taken_files_;  // the files the reports taken name (the manifest's)
 };

@@ -1,43 +1,40 @@
-// ExportService: runs one dump. Plans the tables, prepares the destination
-// (--if-exists), runs work units on a bounded pool of table tasks (largest
-// first), commits each table with its _table.json after its data files, and
-// the dump with _manifest.json last. The first failure cancels the other tasks
-// and leaves no manifest. See docs/dump-format.md for the commit protocol.
+// ExportService: runs one dump, as the composition of its two halves: UnitExporter (reads
+// each work unit into data files) and DumpCommitter (destination checks, reuse, table
+// commits, manifest last, sweep). It holds the lease, takes the snapshot, plans the tables,
+// captures the schema beside the data, and runs the phases in order. Two modes: Run() runs
+// the units on a bounded pool of table tasks (largest first); RunSharded() is a sharded
+// dump's coordinator, whose workers run them (dump/shard/). The first failure cancels the
+// other tasks and leaves no manifest. See docs/dump-format.md for the commit protocol.
 //
-// Ownership: borrows the database and the store (both thread-safe), and the
-// optional trace recorder. Run() is called once, from a thread that is not one
-// of the service's own pool threads.
+// Ownership: borrows the database and the store (both thread-safe), and the optional trace
+// recorder and lease store. Run() or RunSharded() is called once, from a thread that is not
+// one of the service's own pool threads; progress() may be read from any thread meanwhile.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <future>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <stop_token>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "base/thread_pool.h"
-#include "lake/dump_lease.h"
-#include "dump/dump_options.h"
-#include "lake/commit_check.h"
-#include "dump/iceberg/iceberg_commit.h"
-#include "dump/iceberg/iceberg_table_committer.h"
-#include "dump/file_encoder.h"
-#include "lake/manifest.h"
-#include "dump/planner.h"
 #include "base/progress.h"
+#include "base/thread_pool.h"
+#include "base/trace.h"
+#include "dump/dump_options.h"
+#include "dump/file_encoder.h"
+#include "dump/iceberg/iceberg_commit.h"
+#include "dump/planner.h"
 #include "dump/remote_units.h"
 #include "dump/shard/shard_plan.h"
-#include "base/trace.h"
+#include "lake/commit_check.h"
+#include "lake/dump_lease.h"
+#include "lake/manifest.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
 
 namespace lakedump {
-
-class ThreadPool;
 
 struct DumpResult {
   DumpManifest manifest;
@@ -49,13 +46,16 @@ struct DumpResult {
   std::vector<std::string> warnings;
 };
 
+class DumpCommitter;
+class UnitExporter;
+
 class ExportService {
  public:
   ExportService(Database* db, ObjectStore* store, DumpOptions options);
   ~ExportService();
+  ExportService(const ExportService&) = delete;
+  ExportService& operator=(const ExportService&) = delete;
 
-  // Default: Parquet with options.parquet.
-  void set_encoder_factory(FileEncoderFactory factory) { encoder_ = std::move(factory); }
   void set_trace(TraceRecorder* trace) { trace_ = trace; }
   // The store the lease is written through (default: the dump's store). The
   // CLI passes one that SIGINT does not cancel, so an interrupted run still
@@ -67,26 +67,6 @@ class ExportService {
   void set_unfinished_write_cleaner(std::function<Status(std::vector<std::string>*)> cleaner) {
     cleaner_ = std::move(cleaner);
   }
-  // Sharded dumps (docs/scale-out.md). Coordinator: instead of running the units itself, the
-  // service hands its plan to `runner`, which writes _plan.json, waits for the workers'
-  // reports and passes each checked report's units to `sink` as it arrives (on the runner's
-  // thread). The sink commits every table whose last unit came in, exactly as a
-  // single-machine dump commits it, while the other shards still run; an error from it is
-  // the runner's to return. Once the runner returns OK every planned unit must have come in;
-  // then the manifest is committed.
-  using RemoteUnitSink = std::function<Status(std::vector<UnitOutput>)>;
-  using RemoteUnitRunner =
-      std::function<Status(const DumpPlan&, const RemoteUnitSink& sink, std::stop_token)>;
-  void set_remote_units(RemoteUnitRunner runner) { remote_ = std::move(runner); }
-  // Worker: the attempt's id (names its data files) instead of a new run id.
-  void set_run_id(std::string id) { run_id_ = std::move(id); }
-  // Worker: runs `units` with the usual parallelism on the database's current snapshot and
-  // returns what each wrote. No lease, no table commit, no manifest. REQUIRES: not Run().
-  Result<std::vector<UnitOutput>> ExportUnits(const std::vector<WorkUnit>& units,
-                                              std::stop_token stop);
-  // Worker: called with each unit's output as soon as the unit is finished (its files
-  // closed), from the table task that ran it: several at once. Set before ExportUnits.
-  void set_unit_done(std::function<void(const UnitOutput&)> done) { unit_done_ = std::move(done); }
   // Called with the finished manifest just before the commit checks and its write (e.g.
   // to add the "incremental" block); an error fails the dump, nothing committed.
   void set_manifest_hook(std::function<Status(DumpManifest*)> hook) {
@@ -97,81 +77,64 @@ class ExportService {
   // Counters for a progress display; valid for the service's lifetime.
   const DumpProgress& progress() const { return progress_; }
 
+  // A dump on this machine: the units run on table_parallelism table tasks.
   Result<DumpResult> Run(std::stop_token stop = {});
+
+  // A sharded dump's coordinator (docs/scale-out.md): instead of running the units itself,
+  // the service hands its plan to `runner`, which writes _plan.json, waits for the workers'
+  // reports and passes each checked report's units to `sink` as it arrives (on the runner's
+  // thread). The sink commits every table whose last unit came in, exactly as Run() commits
+  // it, while the other shards still run; an error from it is the runner's to return. Once
+  // the runner returns OK every planned unit must have come in; then the manifest is
+  // committed. (A worker runs its units with UnitExporter and ExportWorkerUnits.)
+  using RemoteUnitSink = std::function<Status(std::vector<UnitOutput>)>;
+  using RemoteUnitRunner =
+      std::function<Status(const DumpPlan&, const RemoteUnitSink& sink, std::stop_token)>;
+  Result<DumpResult> RunSharded(const RemoteUnitRunner& runner, std::stop_token stop = {});
+
   // True once planning and the destination checks passed (an error after this
   // point is a failed dump, not bad usage).
   bool started_writing() const { return started_writing_; }
 
  private:
-  struct TableState;
-  Result<DumpResult> RunLeased(std::stop_token stop, std::chrono::system_clock::time_point started);
-  Status PrepareDestination();
-  Status TryReuse(TableState* state);
-  Status ExportUnit(TableState* state, const WorkUnit& unit, std::stop_token stop);
-  // Writes the table's _table.json. REQUIRES: every unit of the table read, and the
-  // snapshot's holder checked since (CheckSnapshotHeld).
-  Status CommitTable(TableState* state);
-  // One state per planned table (borrowing it), counted in the progress.
-  std::vector<std::unique_ptr<TableState>> MakeStates(const std::vector<PlannedTable>& tables);
-  // Runs every unit of the states not reused, table_parallelism at a time; the first error.
-  Status RunUnitTasks(const std::vector<std::unique_ptr<TableState>>& states, ThreadPool* pool,
-                      std::stop_token stop);
-  // RunUnitTasks for a shard's worker (ExportUnits): one large unit at a time while small
-  // ones remain (export_service.cc, WorkerUnitQueue says why).
-  Status RunWorkerUnitTasks(const std::vector<std::unique_ptr<TableState>>& states,
-                            ThreadPool* pool, std::stop_token stop);
-  // Coordinator: one shard's outputs checked against the plan (`gatherer`,
-  // dump/remote_units.h); every table they complete goes into its state and is committed.
-  Status CommitRemoteUnits(const std::vector<std::unique_ptr<TableState>>& states,
-                           UnitOutputGatherer* gatherer, std::vector<UnitOutput> outputs,
-                           std::stop_token stop);
-  Status WriteManifest(const DumpManifest& manifest);
-  // Best effort: deletes every object whose key carries this run's id.
-  void DeleteOwnObjects(ObjectStore& store);
-  // Deletes what the new manifest does not name (keeps its schema archive, and
-  // each Iceberg table's history: `iceberg`).
-  Status SweepStrays(const std::vector<CommittedTable>& tables, const nlohmann::json& schema,
-                     const std::vector<IcebergTableKeep>& iceberg, uint64_t* deleted);
+  using TimePoint = std::chrono::system_clock::time_point;
+  // Run() and RunSharded(): the lease around RunLeased; `remote` null for Run().
+  Result<DumpResult> RunWithLease(const RemoteUnitRunner* remote, std::stop_token stop);
+  // The run's phases, in order, under the lease.
+  Result<DumpResult> RunLeased(DumpCommitter& committer, DumpLease& lease,
+                               const RemoteUnitRunner* remote, std::stop_token stop,
+                               TimePoint started);
+  // --if-exists resume/overwrite: the cleaner's removals (and a warning) into *result.
+  void RemoveUnfinishedWrites(DumpResult* result);
+  // Every unit of the tables not reused, on `pool`; each table committed after its last.
+  Status RunLocalUnits(DumpCommitter& committer, const UnitExporter& exporter, ThreadPool* pool,
+                       std::stop_token stop);
+  // A coordinator: the workers run the units; each shard's tables committed as they come.
+  Status RunRemoteUnits(DumpCommitter& committer, const DumpPlan& plan,
+                        const RemoteUnitRunner& runner, TimePoint started, std::stop_token stop);
+  // The commit point (the manifest), then the sweep (--if-exists resume/overwrite).
+  // REQUIRES: result->manifest final and DumpCommitter::CheckCommitPoint() passed.
+  Status CommitDump(DumpCommitter& committer, DumpResult* result);
+  // The snapshot each _table.json records: this run's id and start, and the source's.
+  nlohmann::json SnapshotRecord(TimePoint started) const;
   // Database::CaptureSchema for `selected`, then, once `destination_ready` says the
   // destination is prepared (false: the dump failed before), stores the archive (if any)
   // and returns the manifest's "schema" object with the archive's key, size and checksum.
   // Runs on a thread of its own, beside planning and the data.
   Result<nlohmann::json> CaptureSchema(const SchemaSelection& selected,
-                                       std::future<bool> destination_ready);
-  // Where this run commits a table: _table.json, or _table-<run>.json while
-  // the destination holds a committed dump (whose _table.json must stay).
-  std::string CommitKey(const TableRef& table) const;
+                                       std::future<bool> destination_ready,
+                                       const DumpCommitter& committer);
 
   Database* db_;
   ObjectStore* store_;
   DumpOptions options_;
-  FileEncoderFactory encoder_;
   TraceRecorder* trace_ = nullptr;
   ObjectStore* lease_store_ = nullptr;
   std::function<Status(std::vector<std::string>*)> cleaner_;
-  RemoteUnitRunner remote_;
-  // ExportUnits(): units are not committed; their outputs are collected here.
-  bool commit_tables_ = true;
-  std::mutex outputs_mu_;
-  std::vector<UnitOutput> outputs_;  // GUARDED_BY(outputs_mu_)
-  std::function<void(const UnitOutput&)> unit_done_;
   std::function<Status(DumpManifest*)> manifest_hook_;
-  // --table-format iceberg: writes each table's Iceberg metadata beside the table tasks
-  // (set for the duration of RunLeased). Waited for before the commit; every key is
-  // also checked there (CheckBeforeCommit).
-  IcebergTableCommitter* iceberg_ = nullptr;
   DumpProgress progress_;
   std::string run_id_;
   bool started_writing_ = false;
-  std::unique_ptr<DumpLease> lease_;
-  // Set by PrepareDestination(): the destination's objects (without the lease)
-  // and whether they include a committed dump.
-  std::vector<ObjectInfo> listing_;
-  bool old_dump_committed_ = false;
-  // The manifest write was started and not refused outright: a failure from here
-  // must not delete this run's objects (a manifest naming them may be stored).
-  bool manifest_may_be_stored_ = false;
-  nlohmann::json snapshot_;  // this run's snapshot, as recorded in _table.json
 };
 
 }  // namespace lakedump

@@ -1,4 +1,4 @@
-// The order in which a sharded dump's worker runs its units (ExportService::ExportUnits).
+// The order in which a sharded dump's worker runs its units (ExportWorkerUnits, unit_exporter.h).
 #pragma once
 
 #include <algorithm>

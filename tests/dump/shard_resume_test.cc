@@ -197,13 +197,14 @@ struct CoordinatorThread {
     co.fast_poll_interval = 10ms;
     co.progress_interval = 10ms;
     co.shard_timeout = 60s;
-    service.set_remote_units([this, store](const DumpPlan& plan,
-                                           const ExportService::RemoteUnitSink& sink,
-                                           std::stop_token stop) {
-      return RunShardCoordinator(*store, db, service.run_id(), plan, co, sink, &taken_files,
-                                 stop);
+    thread = std::thread([this, store] {
+      committed = service.RunSharded([this, store](const DumpPlan& plan,
+                                                   const ExportService::RemoteUnitSink& sink,
+                                                   std::stop_token stop) {
+        return RunShardCoordinator(*store, db, service.run_id(), plan, co, sink, &taken_files,
+                                   stop);
+      });
     });
-    thread = std::thread([this] { committed = service.Run(); });
   }
   ~CoordinatorThread() {
     if (thread.joinable()) thread.join();

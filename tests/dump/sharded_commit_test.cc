@@ -1,6 +1,6 @@
-// A sharded dump's commit in one process: the coordinator's ExportService hands its plan to a
-// runner (set_remote_units) that runs every unit through a worker's ExportService::ExportUnits
-// on the same store, as the worker processes would, then commits what they wrote. Also what
+// A sharded dump's commit in one process: the coordinator's ExportService::RunSharded hands its
+// plan to a runner that runs every unit through a worker's UnitExporter (ExportWorkerUnits) on
+// the same store, as the worker processes would, then commits what they wrote. Also what
 // the coordinator checks before its manifest (CheckBeforeCommit): one listing, and a read-back
 // only of what the listing cannot confirm.
 #include <gtest/gtest.h>
@@ -18,8 +18,10 @@
 #include <fmt/format.h>
 
 #include "dump/export_service.h"
+#include "dump/unit_exporter.h"
 #include "lake/manifest.h"
 #include "fakes/fake_database.h"
+#include "lake/object_keys.h"
 #include "store/memory/memory_store.h"
 
 namespace lakedump {
@@ -56,6 +58,14 @@ void AddTables(FakeDatabase* db) {
   }
 }
 
+// What a worker on `db` writes for `units` into `store` (under a run id of its own).
+Result<std::vector<UnitOutput>> WorkerExport(FakeDatabase* db, ObjectStore* store,
+                                             const std::vector<WorkUnit>& units,
+                                             std::stop_token stop) {
+  const UnitExporter exporter(db, store, Options(), NewRunId());
+  return ExportWorkerUnits(exporter, units, {}, stop);
+}
+
 // The runner of a coordinator: every unit of the plan run by one in-process worker reading
 // `worker_db`; `after` runs once the worker has reported.
 ExportService::RemoteUnitRunner InProcessWorker(FakeDatabase* worker_db, ObjectStore* store,
@@ -66,8 +76,7 @@ ExportService::RemoteUnitRunner InProcessWorker(FakeDatabase* worker_db, ObjectS
     for (const PlannedTable& t : plan.tables) {
       for (const WorkUnit& u : t.units) units.push_back(u);
     }
-    ExportService worker(worker_db, store, Options());
-    auto outputs = worker.ExportUnits(units, stop);
+    auto outputs = WorkerExport(worker_db, store, units, stop);
     if (after) after();
     if (!outputs.ok()) return outputs.status();
     return sink(std::move(*outputs));
@@ -91,8 +100,8 @@ ExportService::RemoteUnitRunner TwoShards(FakeDatabase* worker_db, ObjectStore* 
       }
     }
     for (int i = 0; i < 2; ++i) {
-      ExportService worker(worker_db, store, Options());
-      LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs, worker.ExportUnits(shard[i], stop));
+      LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs,
+                          WorkerExport(worker_db, store, shard[i], stop));
       LD_RETURN_IF_ERROR(sink(std::move(outputs)));
       if (i == 0) LD_RETURN_IF_ERROR(between());
     }
@@ -151,14 +160,14 @@ Result<DumpResult> RunCoordinator(ObjectStore* store, std::function<void()> befo
   FakeDatabase worker;
   AddTables(&worker);
   ExportService service(&coordinator, store, Options());
-  service.set_remote_units(InProcessWorker(&worker, store));
+  const ExportService::RemoteUnitRunner runner = InProcessWorker(&worker, store);
   if (before_checks) {
     service.set_manifest_hook([&](DumpManifest*) {
       before_checks();
       return Status::OK();
     });
   }
-  return service.Run();
+  return service.RunSharded(runner);
 }
 
 constexpr char kVictim[] = "main/t7/_table.json";
@@ -281,8 +290,8 @@ TEST(ShardedCommitTest, CoordinatorChecksTheSnapshotOnceBeforeItsTableCommitsNot
   FakeDatabase worker;
   AddTables(&worker);
   ExportService service(&coordinator, &store, Options());
-  service.set_remote_units(InProcessWorker(&worker, &store));
-  auto r = service.Run();
+  const ExportService::RemoteUnitRunner runner = InProcessWorker(&worker, &store);
+  auto r = service.RunSharded(runner);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
 
   // One check before the table commits, one before the manifest: not one per table.
@@ -315,9 +324,9 @@ TEST(ShardedCommitTest, AHolderLostWhileTheWorkersReadCommitsNoTable) {
   FakeDatabase worker;
   AddTables(&worker);
   ExportService service(&coordinator, &store, Options());
-  service.set_remote_units(
-      InProcessWorker(&worker, &store, [&] { coordinator.set_snapshot_lost(true); }));
-  auto r = service.Run();
+  const ExportService::RemoteUnitRunner runner =
+      InProcessWorker(&worker, &store, [&] { coordinator.set_snapshot_lost(true); });
+  auto r = service.RunSharded(runner);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("fake snapshot holder is gone"), std::string::npos)
       << r.status().message();
@@ -335,13 +344,13 @@ TEST(ShardedCommitTest, AShardsTablesAreCommittedAsItsReportComesInWhileTheOther
   AddTables(&worker);
   ExportService service(&coordinator, &store, Options());
   std::vector<std::string> committed_between;
-  service.set_remote_units(TwoShards(&worker, &store, [&] {
+  const ExportService::RemoteUnitRunner runner = TwoShards(&worker, &store, [&] {
     for (const std::string& k : store.Keys()) {
       if (k.ends_with("_table.json")) committed_between.push_back(k);
     }
     return Status::OK();
-  }));
-  auto r = service.Run();
+  });
+  auto r = service.RunSharded(runner);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   // After shard 0's report: exactly its whole tables (t10..t39), neither the big table
   // (one of its ranges is shard 1's) nor shard 1's t1..t9.
@@ -369,9 +378,9 @@ TEST(ShardedCommitTest, AShardFailingAfterAnotherWasCommittedLeavesNoManifest) {
   FakeDatabase worker;
   AddTables(&worker);
   ExportService service(&coordinator, &store, Options());
-  service.set_remote_units(
-      TwoShards(&worker, &store, [] { return Status::IOError("shard 1 failed (attempt x)"); }));
-  auto r = service.Run();
+  const ExportService::RemoteUnitRunner runner =
+      TwoShards(&worker, &store, [] { return Status::IOError("shard 1 failed (attempt x)"); });
+  auto r = service.RunSharded(runner);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("shard 1 failed"), std::string::npos)
       << r.status().message();
@@ -385,19 +394,19 @@ TEST(ShardedCommitTest, ARunnerThatEndsWithAPlannedUnitMissingCommitsNoManifest)
   FakeDatabase worker;
   AddTables(&worker);
   ExportService service(&coordinator, &store, Options());
-  service.set_remote_units([&](const DumpPlan& plan, const ExportService::RemoteUnitSink& sink,
-                               std::stop_token stop) -> Status {
+  const ExportService::RemoteUnitRunner runner = [&](const DumpPlan& plan,
+                                                     const ExportService::RemoteUnitSink& sink,
+                                                     std::stop_token stop) -> Status {
     std::vector<WorkUnit> units;
     for (const PlannedTable& t : plan.tables) {
       for (const WorkUnit& u : t.units) {
         if (!(t.info.ref.name == "big" && u.index == 1)) units.push_back(u);
       }
     }
-    ExportService w(&worker, &store, Options());
-    LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs, w.ExportUnits(units, stop));
+    LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs, WorkerExport(&worker, &store, units, stop));
     return sink(std::move(outputs));
-  });
-  auto r = service.Run();
+  };
+  auto r = service.RunSharded(runner);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("no shard reported 1 of the 3 units of table main.big"),
             std::string::npos)

@@ -1,6 +1,6 @@
 // The order of a sharded dump's worker (dump/worker_unit_queue.h): one large unit at a time
 // while small ones remain, the other threads on the small ones; every thread on large ones
-// once the small ones are done. Also through ExportService::ExportUnits, with two threads.
+// once the small ones are done. Also through ExportWorkerUnits, with two threads.
 #include "dump/worker_unit_queue.h"
 
 #include <fmt/format.h>
@@ -13,8 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "dump/export_service.h"
+#include "dump/unit_exporter.h"
 #include "fakes/fake_database.h"
+#include "lake/object_keys.h"
 #include "store/memory/memory_store.h"
 
 namespace lakedump {
@@ -121,8 +122,8 @@ TEST(WorkerUnitQueueTest, AWorkerWithTwoThreadsRunsASmallTableBesideTheFirstRang
   o.table_parallelism = 2;
   o.batch_rows = 100;
   o.progress = ProgressMode::kNone;
-  ExportService worker(&db, &store, o);
-  auto outputs = worker.ExportUnits(units, {});
+  const UnitExporter worker(&db, &store, o, NewRunId());
+  auto outputs = ExportWorkerUnits(worker, units, {}, {});
   ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
   EXPECT_EQ(outputs->size(), 7u);
   uint64_t rows = 0;

@@ -26,69 +26,70 @@ Result<std::shared_ptr<const IcebergFileMetrics>> CollectIcebergMetrics(
   m->partition_value = std::move(partition_value);
   return std::shared_ptr<const IcebergFileMetrics>(std::move(m));
 }
-Result<IcebergWritten> WriteIcebergTable(
-    ObjectStore& store, const TableManifest& table,
-    std::vector<std::pair<std::string, std::string>>* deferred,
-    const IcebergHistoryRead* history) {
-  std::string root = StoreRootUri(store);
-  if (root == "file:///") root = "file://";  // a dump into "/" itself
-  const std::string table_prefix = TablePrefix(table.table);
-  IcebergWritten out;
-  iceberg::SnapshotInput in;
-  in.schema = table.schema;
-  if (!table.partition_by.empty()) {
-    in.partition_column = table.schema.FindColumn(table.partition_by);
+
+namespace {
+
+// Over a committed dump: continues the table's history in `in` (version, removed files)
+// and returns the history continued, or nullopt with *warning saying why not.
+Result<std::optional<iceberg::TableHistory>> ContinueHistory(ObjectStore& store,
+                                                              const TableManifest& table,
+                                                              const IcebergHistoryRead* history,
+                                                              iceberg::SnapshotInput* in,
+                                                              std::string* warning) {
+  IcebergHistoryRead read;
+  if (history != nullptr) {
+    read = *history;
+  } else {
+    LD_ASSIGN_OR_RETURN(read, ReadIcebergHistory(store, table.table));
   }
-  in.location = IcebergTableLocation(store, table.table);
   std::optional<iceberg::TableHistory> previous;
-  if (deferred != nullptr) {
-    // Over a committed dump: continue the table's history, or say why not.
-    IcebergHistoryRead read;
-    if (history != nullptr) {
-      read = *history;
+  std::string why = read.problem;
+  if (read.history) {
+    if (auto cannot = iceberg::CannotAppend(*read.history, in->schema, in->partition_column)) {
+      why = *cannot;
     } else {
-      LD_ASSIGN_OR_RETURN(read, ReadIcebergHistory(store, table.table));
-    }
-    std::string why = read.problem;
-    if (read.history) {
-      if (auto cannot = iceberg::CannotAppend(*read.history, in.schema, in.partition_column)) {
-        why = *cannot;
+      // The files the new snapshot replaces, listed again as DELETED entries.
+      auto removed = ReadRemovedFiles(store, table.table, in->location, *read.history);
+      if (removed.ok()) {
+        in->removed = std::move(*removed);
+        previous = std::move(read.history);
+      } else if (removed.status().code() == Code::kNotFound ||
+                 removed.status().code() == Code::kCorruption) {
+        why = fmt::format("its current snapshot's manifests do not read: {}",
+                          removed.status().message());
       } else {
-        // The files the new snapshot replaces, listed again as DELETED entries.
-        auto removed = ReadRemovedFiles(store, table.table, in.location, *read.history);
-        if (removed.ok()) {
-          in.removed = std::move(*removed);
-          previous = std::move(read.history);
-        } else if (removed.status().code() == Code::kNotFound ||
-                   removed.status().code() == Code::kCorruption) {
-          why = fmt::format("its current snapshot's manifests do not read: {}",
-                            removed.status().message());
-        } else {
-          return removed.status();
-        }
+        return removed.status();
       }
     }
-    if (!why.empty()) {
-      out.warning = fmt::format(
-          "Iceberg table {}: its history is not continued ({}): a new history starts at "
-          "v{}.metadata.json, and the earlier snapshots' files are deleted with the old dump",
-          table.table.QualifiedName(), why, read.last_version + 1);
-    }
-    in.version = read.last_version + 1;
   }
-  in.previous = previous ? &*previous : nullptr;
-  in.table_uuid = iceberg::RandomUuid();
-  in.snapshot_id = iceberg::RandomSnapshotId();
+  if (!why.empty()) {
+    *warning = fmt::format(
+        "Iceberg table {}: its history is not continued ({}): a new history starts at "
+        "v{}.metadata.json, and the earlier snapshots' files are deleted with the old dump",
+        table.table.QualifiedName(), why, read.last_version + 1);
+  }
+  in->version = read.last_version + 1;
+  return previous;
+}
+
+// The new snapshot's ids, time and data files (their metrics) into `in`.
+Status DescribeSnapshot(const ObjectStore& store, const TableManifest& table,
+                        const iceberg::TableHistory* previous, iceberg::SnapshotInput* in) {
+  std::string root = StoreRootUri(store);
+  if (root == "file:///") root = "file://";  // a dump into "/" itself
+  in->previous = previous;
+  in->table_uuid = iceberg::RandomUuid();
+  in->snapshot_id = iceberg::RandomSnapshotId();
   while (previous && std::count(previous->snapshot_ids.begin(), previous->snapshot_ids.end(),
-                                in.snapshot_id) > 0) {
-    in.snapshot_id = iceberg::RandomSnapshotId();
+                                in->snapshot_id) > 0) {
+    in->snapshot_id = iceberg::RandomSnapshotId();
   }
-  in.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count();
-  in.file_tag = table.run_id;
-  in.random_seed = std::random_device{}();
-  in.properties["lakedump.run-id"] = table.run_id;
+  in->timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  in->file_tag = table.run_id;
+  in->random_seed = std::random_device{}();
+  in->properties["lakedump.run-id"] = table.run_id;
   for (const DataFile& f : table.files) {
     if (!f.iceberg) {
       return Status::Internal("data file " + f.key + " has no Iceberg metrics");
@@ -99,10 +100,50 @@ Result<IcebergWritten> WriteIcebergTable(
     e.file_size_in_bytes = f.bytes;
     e.stats = f.iceberg->stats;
     e.partition_value = f.iceberg->partition_value;
-    in.files.push_back(std::move(e));
+    in->files.push_back(std::move(e));
   }
+  return Status::OK();
+}
+
+// What the table's history holds once the metadata (`metadata_key`) is written.
+IcebergTableKeep KeepAfterWrite(const TableManifest& table, const std::string& metadata_key,
+                                const iceberg::TableHistory* previous) {
+  IcebergTableKeep keep;
+  keep.prefix = TablePrefix(table.table);
+  keep.keys = {IcebergHintKey(table.table), metadata_key};
+  if (previous) {
+    IcebergTableKeep before = KeepOfHistory(table.table, *previous);
+    for (std::string& k : before.keys) {
+      if (k != keep.keys[0]) keep.keys.push_back(std::move(k));
+    }
+    keep.run_ids = std::move(before.run_ids);
+  }
+  keep.run_ids.push_back(table.run_id);
+  return keep;
+}
+
+}  // namespace
+
+Result<IcebergWritten> WriteIcebergTable(
+    ObjectStore& store, const TableManifest& table,
+    std::vector<std::pair<std::string, std::string>>* deferred,
+    const IcebergHistoryRead* history) {
+  IcebergWritten out;
+  iceberg::SnapshotInput in;
+  in.schema = table.schema;
+  if (!table.partition_by.empty()) {
+    in.partition_column = table.schema.FindColumn(table.partition_by);
+  }
+  in.location = IcebergTableLocation(store, table.table);
+  std::optional<iceberg::TableHistory> previous;
+  if (deferred != nullptr) {
+    // Over a committed dump: continue the table's history, or say why not.
+    LD_ASSIGN_OR_RETURN(previous, ContinueHistory(store, table, history, &in, &out.warning));
+  }
+  const iceberg::TableHistory* before = previous ? &*previous : nullptr;
+  LD_RETURN_IF_ERROR(DescribeSnapshot(store, table, before, &in));
   LD_ASSIGN_OR_RETURN(auto files, iceberg::BuildSnapshot(in));
-  const std::string meta_prefix = table_prefix + "metadata/";
+  const std::string meta_prefix = TablePrefix(table.table) + "metadata/";
   // In order: the manifests and the metadata file first, version-hint.text last, so
   // that no hint ever points at a metadata file that is not complete.
   for (auto& [name, bytes] : files) {
@@ -114,17 +155,7 @@ Result<IcebergWritten> WriteIcebergTable(
     LD_RETURN_IF_ERROR(store.PutObject(meta_prefix + name, bytes).WithContext(meta_prefix + name));
     out.written.push_back(meta_prefix + name);
   }
-  // What the table's history holds once the metadata is written.
-  out.keep.prefix = table_prefix;
-  out.keep.keys = {IcebergHintKey(table.table), meta_prefix + files[files.size() - 2].first};
-  if (previous) {
-    IcebergTableKeep before = KeepOfHistory(table.table, *previous);
-    for (std::string& k : before.keys) {
-      if (k != out.keep.keys[0]) out.keep.keys.push_back(std::move(k));
-    }
-    out.keep.run_ids = std::move(before.run_ids);
-  }
-  out.keep.run_ids.push_back(table.run_id);
+  out.keep = KeepAfterWrite(table, meta_prefix + files[files.size() - 2].first, before);
   return out;
 }
 }  // namespace lakedump

@@ -30,25 +30,15 @@ void DieAtFaultPoint(std::string_view point) {
 
 // Checks that the connection reaches the database the base was dumped from.
 Status CheckSameDatabase(PgConn& conn, const DumpManifest& base, const IncrementalBase& inc) {
-  LD_ASSIGN_OR_RETURN(
-      PgResult r,
-      conn.Query("SELECT d.oid::text, pg_catalog.current_database() FROM pg_catalog.pg_database d "
-                 "WHERE d.datname = pg_catalog.current_database()"));
-  const std::string oid(PgValue(r.get(), 0, 0));
-  const std::string name(PgValue(r.get(), 0, 1));
-  std::string sysid;
-  if (auto s = conn.Query("SELECT system_identifier::text FROM pg_catalog.pg_control_system()");
-      s.ok()) {
-    sysid = std::string(PgValue(s->get(), 0, 0));
-  }
-  const bool other_cluster =
-      !inc.system_identifier.empty() && !sysid.empty() && sysid != inc.system_identifier;
-  if (other_cluster || oid != inc.database_oid) {
+  LD_ASSIGN_OR_RETURN(const PgDatabaseIdentity id, QueryDatabaseIdentity(conn));
+  const bool other_cluster = !inc.system_identifier.empty() && !id.system_identifier.empty() &&
+                             id.system_identifier != inc.system_identifier;
+  if (other_cluster || id.oid != inc.database_oid) {
     return Status::InvalidArgument(fmt::format(
         "the base dump at DEST was made from another database ({} on the server with system "
         "identifier {}), not from {} here: an increment must read the base's own source",
         base.source.value("database", std::string("?")),
-        inc.system_identifier.empty() ? "?" : inc.system_identifier, name));
+        inc.system_identifier.empty() ? "?" : inc.system_identifier, id.name));
   }
   return Status::OK();
 }
@@ -77,36 +67,24 @@ Result<uint64_t> Redump(ObjectStore* store, const IncrementRequest& request,
   return ParseLsn(result.manifest.source.value("consistent_point", std::string()));
 }
 
-}  // namespace
-
-Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_store,
-                                     const DumpManifest& base, const IncrementRequest& request,
-                                     std::stop_token stop) {
-  const auto started = Clock::now();
-  LD_ASSIGN_OR_RETURN(IncrementalBase inc, ParseIncrementalBase(base));
-  if (request.dump.table_format != TableFormat::kParquet) {
-    return Status::InvalidArgument(
-        "--incremental with --table-format iceberg is not supported yet (docs/incremental.md)");
-  }
-  const std::string run_id = NewRunId();
+// DEST's lease for the increment. A dead increment's lease is taken over once stale: the
+// slot is where it resumes from.
+Result<std::unique_ptr<DumpLease>> AcquireIncrementLease(ObjectStore* lease_store,
+                                                         const std::string& run_id,
+                                                         const DumpOptions& options,
+                                                         std::stop_token stop) {
   LeaseOptions lease_options;
-  lease_options.renew_interval = request.dump.lease_renew_interval;
-  lease_options.wait = request.dump.wait_for_lock;
-  // A dead increment's lease is taken over once stale: the slot is where it resumes from.
+  lease_options.renew_interval = options.lease_renew_interval;
+  lease_options.wait = options.wait_for_lock;
   lease_options.take_over_stale = true;
-  LD_ASSIGN_OR_RETURN(std::unique_ptr<DumpLease> lease,
-                      DumpLease::Acquire(lease_store, run_id, lease_options, stop));
-  struct Release {
-    DumpLease* lease;
-    ~Release() { lease->Release().IgnoreError(); }
-  } release{lease.get()};
+  return DumpLease::Acquire(lease_store, run_id, lease_options, stop);
+}
 
-  LD_ASSIGN_OR_RETURN(std::vector<IncrementManifest> previous, ReadIncrements(*store, base));
-  LD_ASSIGN_OR_RETURN(std::unique_ptr<PgConn> conn,
-                      PgConn::Connect(request.conninfo, request.pg.connect_timeout_seconds));
-  LD_RETURN_IF_ERROR(CheckLogicalWal(*conn));
-  LD_RETURN_IF_ERROR(CheckSameDatabase(*conn, base, inc));
-  LD_ASSIGN_OR_RETURN(PgSlotState slot, QueryPgSlot(*conn, inc.slot));
+// The base's slot is there, unused, and not past `start` (the end of the last increment);
+// a slot behind `start` (the last increment committed, but its run ended before moving the
+// slot) is moved there.
+Status CatchUpSlot(PgConn& conn, const IncrementalBase& inc, uint64_t start) {
+  LD_ASSIGN_OR_RETURN(PgSlotState slot, QueryPgSlot(conn, inc.slot));
   if (!slot.exists) {
     return Status::NotFound(fmt::format(
         "replication slot {} of the base dump is gone (dropped, or lakedump gc --drop-slot): "
@@ -119,7 +97,6 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
         "replication slot {} uses plugin {}, not pgoutput: it is not the base dump's", inc.slot,
         slot.plugin));
   }
-  const uint64_t start = previous.empty() ? inc.consistent_point : previous.back().end_lsn;
   if (slot.confirmed_flush > start) {
     return Status::InvalidArgument(fmt::format(
         "replication slot {} was moved to {}, past the end of the last increment ({}): changes "
@@ -131,11 +108,205 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
         "replication slot {} is in use by another connection", inc.slot));
   }
   if (slot.confirmed_flush < start) {
-    // The last increment committed but its run ended before moving the slot.
-    LD_RETURN_IF_ERROR(AdvancePgSlot(*conn, inc.slot, start).WithContext("moving the slot"));
+    LD_RETURN_IF_ERROR(AdvancePgSlot(conn, inc.slot, start).WithContext("moving the slot"));
   }
-  LD_ASSIGN_OR_RETURN(const uint64_t end, PgCurrentWalLsn(*conn));
+  return Status::OK();
+}
 
+// Removes what a run of the increment under `prefix` that died left behind (it never
+// committed).
+Status DeleteUncommitted(ObjectStore& store, const std::string& prefix) {
+  LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> left, store.List(prefix));
+  std::vector<std::string> keys;
+  for (const ObjectInfo& o : left) keys.push_back(o.key);
+  return store.Delete(keys);
+}
+
+// The tables as they are now, against the state the last increment recorded.
+struct TablesNow {
+  std::vector<IncrementalTable> tables;  // described now
+  std::vector<PgTablePlan> plans;        // their catalog plans, in the same order
+  std::map<std::string, size_t> at;      // qualified name -> index in `tables`
+  std::set<std::string> known;           // the names of the recorded state's tables
+};
+
+// The recorded tables and those the base's selection covers that it did not have (created
+// since; not in the publication), described now.
+Result<TablesNow> DescribeTablesNow(PgConn& conn, const DumpManifest& base,
+                                    const std::vector<IncrementalTable>& state,
+                                    const PgTypeOptions& types) {
+  TablesNow now;
+  std::vector<TableRef> refs;
+  for (const IncrementalTable& t : state) {
+    refs.push_back(t.ref);
+    now.known.insert(t.ref.QualifiedName());
+  }
+  LD_ASSIGN_OR_RETURN(const BaseSelection selection, ReadBaseSelection(base));
+  LD_ASSIGN_OR_RETURN(std::vector<TableRef> selected,
+                      ListSelectedTables(conn, selection.include, selection.exclude));
+  for (const TableRef& t : selected) {
+    if (!now.known.contains(t.QualifiedName())) refs.push_back(t);
+  }
+  LD_ASSIGN_OR_RETURN(now.tables, DescribeIncrementalTables(conn, refs, types, &now.plans));
+  for (size_t i = 0; i < now.tables.size(); ++i) now.at[now.tables[i].ref.QualifiedName()] = i;
+  return now;
+}
+
+// What this increment does with each table, decided before the changes are read.
+struct TableDecisions {
+  std::map<std::string, std::string> redump;  // qualified name -> reason
+  // Tables no longer followable by their changes: out of the publication.
+  std::vector<TableRef> unpublish;
+  std::vector<uint32_t> unpublish_oids;
+};
+
+// Each table of the state: dropped (into m->dropped), re-dumped (and why), or followed by
+// its changes (`capture`); each table new to the state: re-dumped.
+TableDecisions DecideTables(const std::vector<IncrementalTable>& state, const TablesNow& now,
+                            ChangeCapture* capture, IncrementManifest* m) {
+  TableDecisions d;
+  for (const IncrementalTable& cur : now.tables) {
+    if (!now.known.contains(cur.ref.QualifiedName())) {
+      d.redump[cur.ref.QualifiedName()] = std::string(kCreatedAfterBase);
+    }
+  }
+  for (const IncrementalTable& old : state) {
+    auto it = now.at.find(old.ref.QualifiedName());
+    if (it == now.at.end()) {
+      m->dropped.push_back(old.ref);
+      continue;
+    }
+    const IncrementalTable& cur = now.tables[it->second];
+    if (old.mode == IncrementalMode::kRedump) {
+      d.redump[old.ref.QualifiedName()] = old.reason;
+    } else if (cur.oid != old.oid) {
+      d.redump[old.ref.QualifiedName()] = std::string(kCreatedAgain);
+    } else if (cur.columns != old.columns || cur.key != old.key ||
+               cur.mode != IncrementalMode::kChanges) {
+      d.redump[old.ref.QualifiedName()] =
+          cur.mode == IncrementalMode::kChanges ? "its columns or key changed" : cur.reason;
+      if (cur.mode != IncrementalMode::kChanges) {
+        d.unpublish.push_back(cur.ref);
+        d.unpublish_oids.push_back(cur.oid);
+      }
+    } else {
+      capture->Follow(old, now.plans[it->second]);
+    }
+  }
+  return d;
+}
+
+// Reads the slot's changes up to m->end_lsn into `capture`, closes the change files, and
+// adds the followed tables the stream says to re-dump to d->redump.
+Status ReadChanges(PgConn& conn, const IncrementalBase& inc,
+                   const std::vector<IncrementalTable>& state, ChangeCapture* capture,
+                   TableDecisions* d, IncrementManifest* m, std::stop_token stop) {
+  LD_RETURN_IF_ERROR(PeekPgSlotChanges(conn, inc.slot, inc.publication, m->end_lsn,
+                                       [&](uint64_t lsn, std::string_view data) -> Status {
+                                         if (stop.stop_requested()) {
+                                           return Status::Cancelled("interrupted");
+                                         }
+                                         return capture->OnMessage(lsn, data);
+                                       }));
+  std::map<uint32_t, const IncrementalTable*> by_oid;
+  for (const IncrementalTable& t : state) by_oid[t.oid] = &t;
+  for (const auto& [oid, reason] : capture->redump()) {
+    d->redump[by_oid.at(oid)->ref.QualifiedName()] = reason;
+  }
+  LD_ASSIGN_OR_RETURN(m->change_files, capture->Finish());
+  m->transactions = capture->transactions();
+  m->changes = capture->changes();
+  return Status::OK();
+}
+
+// The state of table `cur` after this increment, which re-dumps it for `reason`. Only
+// tables published at the base are followed by their changes: a table created since, or
+// dropped (which took it out of the publication) and created again, is dumped whole in
+// every increment until the next base.
+IncrementalTable RedumpedState(const IncrementalTable& cur, const IncrementalTable* old,
+                               const std::string& reason, const TableDecisions& d) {
+  IncrementalTable next = cur;
+  if (old != nullptr && old->mode == IncrementalMode::kRedump) {
+    next.mode = IncrementalMode::kRedump;
+    next.reason = old->reason;
+  } else if (old == nullptr || old->oid != cur.oid) {
+    next.mode = IncrementalMode::kRedump;
+    next.reason = reason;
+  } else if (std::find(d.unpublish.begin(), d.unpublish.end(), cur.ref) != d.unpublish.end()) {
+    next.mode = IncrementalMode::kRedump;
+  }
+  if (next.mode == IncrementalMode::kRedump) next.key.clear();
+  return next;
+}
+
+// The tables' state after this increment into m->tables, and the re-dumped ones into
+// m->redumped; returns the tables to re-dump.
+std::vector<TableRef> NextTableStates(const std::vector<IncrementalTable>& state,
+                                      const TablesNow& now, const TableDecisions& d,
+                                      IncrementManifest* m) {
+  std::vector<TableRef> redump_refs;
+  for (const IncrementalTable& cur : now.tables) {
+    auto old = std::find_if(state.begin(), state.end(), [&](const IncrementalTable& t) {
+      return t.ref == cur.ref;
+    });
+    const IncrementalTable* previous = old == state.end() ? nullptr : &*old;
+    auto r = d.redump.find(cur.ref.QualifiedName());
+    if (r == d.redump.end()) {
+      m->tables.push_back(*old);  // every table new to the state is re-dumped
+      continue;
+    }
+    m->tables.push_back(RedumpedState(cur, previous, r->second, d));
+    m->redumped.push_back(RedumpedTable{cur.ref, r->second});
+    redump_refs.push_back(cur.ref);
+  }
+  return redump_refs;
+}
+
+// Re-dumps `tables` into the increment's redump/ folder; their changes before the re-dump's
+// snapshot are skipped from now on.
+Status RedumpTables(PrefixStore* increment_store, const IncrementRequest& request,
+                    const IncrementalBase& inc, const std::vector<TableRef>& tables,
+                    IncrementManifest* m, std::stop_token stop) {
+  if (tables.empty()) return Status::OK();
+  PrefixStore redump_store(increment_store, std::string(kRedumpFolder));
+  LD_ASSIGN_OR_RETURN(m->redump_lsn,
+                      Redump(&redump_store, request, inc.slot + "_redump", tables, stop));
+  for (IncrementalTable& t : m->tables) {
+    if (std::find(tables.begin(), tables.end(), t.ref) != tables.end()) {
+      t.skip_before_lsn = m->redump_lsn;
+    }
+  }
+  return Status::OK();
+}
+
+// The options of the change files: no partitions, no size limit, no signature.
+DumpOptions ChangeFileOptions(const DumpOptions& dump) {
+  DumpOptions options = dump;
+  options.partition_by.clear();
+  options.file_size = 0;
+  options.sign_key.clear();
+  // Many tables may change at once: small row groups keep memory per table small.
+  options.parquet.row_group_bytes =
+      std::min<uint64_t>(options.parquet.row_group_bytes, 8ull << 20);
+  return options;
+}
+
+// The commit point: everything durable first, the lease still ours; then the increment's
+// _manifest.json.
+Status CommitIncrement(ObjectStore* store, DumpLease& lease, const std::string& prefix,
+                       const IncrementManifest& m) {
+  LD_RETURN_IF_ERROR(store->SyncWritten().WithContext("making the increment's files durable"));
+  LD_RETURN_IF_ERROR(lease.CheckHeld());
+  const std::string key = prefix + std::string(kManifestKey);
+  LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(ToJson(m), key));
+  LD_RETURN_IF_ERROR(store->PutObject(key, text).WithContext(key));
+  return store->SyncWritten().WithContext(key);
+}
+
+// The increment's manifest as it starts: its place in the chain and its WAL range.
+IncrementManifest StartManifest(const DumpManifest& base, const IncrementalBase& inc,
+                                const std::vector<IncrementManifest>& previous,
+                                const std::string& run_id, uint64_t start, uint64_t end) {
   IncrementManifest m;
   m.sequence = static_cast<int>(previous.size()) + 1;
   m.increment_id = run_id;
@@ -145,141 +316,66 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
   m.publication = inc.publication;
   m.start_lsn = start;
   m.end_lsn = std::max(start, end);
+  return m;
+}
+
+// The changes and re-dumps of increment `m` (started, its folder empty), written under
+// `store`; fills in its tables, change files and counts.
+Status WriteIncrement(ObjectStore* store, PgConn& conn, const DumpManifest& base,
+                      const IncrementalBase& inc, const std::vector<IncrementalTable>& state,
+                      const IncrementRequest& request, IncrementManifest* m,
+                      std::stop_token stop) {
+  LD_ASSIGN_OR_RETURN(const TablesNow now,
+                      DescribeTablesNow(conn, base, state, request.pg.types));
+  PrefixStore increment_store(store, IncrementPrefix(m->sequence));
+  PrefixStore changes_store(&increment_store, std::string(kChangesFolder));
+  const DumpOptions change_options = ChangeFileOptions(request.dump);
+  ChangeCapture capture(&changes_store, change_options, m->increment_id, m->start_lsn);
+  TableDecisions decisions = DecideTables(state, now, &capture, m);
+  // Published without a key, the application's own UPDATE and DELETE would fail.
+  LD_RETURN_IF_ERROR(RemoveFromPublication(conn, inc.publication, decisions.unpublish_oids)
+                         .WithContext("removing tables without a key from the publication"));
+  LD_RETURN_IF_ERROR(ReadChanges(conn, inc, state, &capture, &decisions, m, stop));
+  const std::vector<TableRef> redump = NextTableStates(state, now, decisions, m);
+  return RedumpTables(&increment_store, request, inc, redump, m, stop);
+}
+
+}  // namespace
+
+Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_store,
+                                     const DumpManifest& base, const IncrementRequest& request,
+                                     std::stop_token stop) {
+  const auto started = Clock::now();
+  LD_ASSIGN_OR_RETURN(IncrementalBase inc, ParseIncrementalBase(base));
+  if (request.dump.table_format != TableFormat::kParquet) {
+    return Status::InvalidArgument(
+        "--incremental with --table-format iceberg is not supported yet (docs/incremental.md)");
+  }
+  const std::string run_id = NewRunId();
+  LD_ASSIGN_OR_RETURN(std::unique_ptr<DumpLease> lease,
+                      AcquireIncrementLease(lease_store, run_id, request.dump, stop));
+  struct Release {
+    DumpLease* lease;
+    ~Release() { lease->Release().IgnoreError(); }
+  } release{lease.get()};
+
+  LD_ASSIGN_OR_RETURN(std::vector<IncrementManifest> previous, ReadIncrements(*store, base));
+  LD_ASSIGN_OR_RETURN(std::unique_ptr<PgConn> conn,
+                      PgConn::Connect(request.conninfo, request.pg.connect_timeout_seconds));
+  LD_RETURN_IF_ERROR(CheckLogicalWal(*conn));
+  LD_RETURN_IF_ERROR(CheckSameDatabase(*conn, base, inc));
+  const uint64_t start = previous.empty() ? inc.consistent_point : previous.back().end_lsn;
+  LD_RETURN_IF_ERROR(CatchUpSlot(*conn, inc, start));
+  LD_ASSIGN_OR_RETURN(const uint64_t end, PgCurrentWalLsn(*conn));
+  IncrementManifest m = StartManifest(base, inc, previous, run_id, start, end);
   m.started_at = FormatUtc(started);
   const std::string prefix = IncrementPrefix(m.sequence);
-  // What a run of this increment that died left behind (it never committed).
-  {
-    LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> left, store->List(prefix));
-    std::vector<std::string> keys;
-    for (const ObjectInfo& o : left) keys.push_back(o.key);
-    LD_RETURN_IF_ERROR(store->Delete(keys));
-  }
+  LD_RETURN_IF_ERROR(DeleteUncommitted(*store, prefix));
 
-  // The tables as they are now against their recorded state, and the tables the base's
-  // selection covers that it did not have (created since; not in the publication).
+  // The tables as they are now against their recorded state.
   const std::vector<IncrementalTable>& state =
       previous.empty() ? inc.tables : previous.back().tables;
-  std::vector<TableRef> refs;
-  std::set<std::string> known;
-  for (const IncrementalTable& t : state) {
-    refs.push_back(t.ref);
-    known.insert(t.ref.QualifiedName());
-  }
-  LD_ASSIGN_OR_RETURN(const BaseSelection selection, ReadBaseSelection(base));
-  LD_ASSIGN_OR_RETURN(std::vector<TableRef> selected,
-                      ListSelectedTables(*conn, selection.include, selection.exclude));
-  for (const TableRef& t : selected) {
-    if (!known.contains(t.QualifiedName())) refs.push_back(t);
-  }
-  PgTypeOptions types = request.pg.types;
-  std::vector<PgTablePlan> plans;
-  LD_ASSIGN_OR_RETURN(std::vector<IncrementalTable> now,
-                      DescribeIncrementalTables(*conn, refs, types, &plans));
-  std::map<std::string, size_t> now_at;
-  for (size_t i = 0; i < now.size(); ++i) now_at[now[i].ref.QualifiedName()] = i;
-
-  PrefixStore increment_store(store, prefix);
-  PrefixStore changes_store(&increment_store, std::string(kChangesFolder));
-  DumpOptions change_options = request.dump;
-  change_options.partition_by.clear();
-  change_options.file_size = 0;
-  change_options.sign_key.clear();
-  // Many tables may change at once: small row groups keep memory per table small.
-  change_options.parquet.row_group_bytes =
-      std::min<uint64_t>(change_options.parquet.row_group_bytes, 8ull << 20);
-  ChangeCapture capture(&changes_store, change_options, run_id, start);
-
-  std::map<std::string, std::string> redump;  // qualified name -> reason
-  for (const IncrementalTable& cur : now) {
-    if (!known.contains(cur.ref.QualifiedName())) {
-      redump[cur.ref.QualifiedName()] = std::string(kCreatedAfterBase);
-    }
-  }
-  std::vector<TableRef> unpublish;
-  std::vector<uint32_t> unpublish_oids;
-  for (const IncrementalTable& old : state) {
-    auto it = now_at.find(old.ref.QualifiedName());
-    if (it == now_at.end()) {
-      m.dropped.push_back(old.ref);
-      continue;
-    }
-    const IncrementalTable& cur = now[it->second];
-    if (old.mode == IncrementalMode::kRedump) {
-      redump[old.ref.QualifiedName()] = old.reason;
-    } else if (cur.oid != old.oid) {
-      redump[old.ref.QualifiedName()] = std::string(kCreatedAgain);
-    } else if (cur.columns != old.columns || cur.key != old.key ||
-               cur.mode != IncrementalMode::kChanges) {
-      redump[old.ref.QualifiedName()] =
-          cur.mode == IncrementalMode::kChanges ? "its columns or key changed" : cur.reason;
-      if (cur.mode != IncrementalMode::kChanges) {
-        unpublish.push_back(cur.ref);
-        unpublish_oids.push_back(cur.oid);
-      }
-    } else {
-      capture.Follow(old, plans[it->second]);
-    }
-  }
-  // Published without a key, the application's own UPDATE and DELETE would fail.
-  LD_RETURN_IF_ERROR(RemoveFromPublication(*conn, inc.publication, unpublish_oids)
-                         .WithContext("removing tables without a key from the publication"));
-
-  LD_RETURN_IF_ERROR(PeekPgSlotChanges(*conn, inc.slot, inc.publication, m.end_lsn,
-                                       [&](uint64_t lsn, std::string_view data) -> Status {
-                                         if (stop.stop_requested()) {
-                                           return Status::Cancelled("interrupted");
-                                         }
-                                         return capture.OnMessage(lsn, data);
-                                       }));
-  std::map<uint32_t, const IncrementalTable*> by_oid;
-  for (const IncrementalTable& t : state) by_oid[t.oid] = &t;
-  for (const auto& [oid, reason] : capture.redump()) {
-    redump[by_oid.at(oid)->ref.QualifiedName()] = reason;
-  }
-  LD_ASSIGN_OR_RETURN(m.change_files, capture.Finish());
-  m.transactions = capture.transactions();
-  m.changes = capture.changes();
-
-  // The tables' state after this increment.
-  std::vector<TableRef> redump_refs;
-  for (const IncrementalTable& cur : now) {
-    IncrementalTable next;
-    auto old = std::find_if(state.begin(), state.end(), [&](const IncrementalTable& t) {
-      return t.ref == cur.ref;
-    });
-    auto r = redump.find(cur.ref.QualifiedName());
-    if (r == redump.end()) {
-      next = *old;  // every table new to the state is re-dumped
-    } else {
-      next = cur;
-      // Only tables published at the base are followed by their changes: a table created
-      // since, or dropped (which took it out of the publication) and created again, is
-      // dumped whole in every increment until the next base.
-      if (old != state.end() && old->mode == IncrementalMode::kRedump) {
-        next.mode = IncrementalMode::kRedump;
-        next.reason = old->reason;
-      } else if (old == state.end() || old->oid != cur.oid) {
-        next.mode = IncrementalMode::kRedump;
-        next.reason = r->second;
-      } else if (std::find(unpublish.begin(), unpublish.end(), cur.ref) != unpublish.end()) {
-        next.mode = IncrementalMode::kRedump;
-      }
-      if (next.mode == IncrementalMode::kRedump) next.key.clear();
-      m.redumped.push_back(RedumpedTable{cur.ref, r->second});
-      redump_refs.push_back(cur.ref);
-    }
-    m.tables.push_back(std::move(next));
-  }
-  if (!redump_refs.empty()) {
-    PrefixStore redump_store(&increment_store, std::string(kRedumpFolder));
-    LD_ASSIGN_OR_RETURN(m.redump_lsn, Redump(&redump_store, request, inc.slot + "_redump",
-                                             redump_refs, stop));
-    for (IncrementalTable& t : m.tables) {
-      if (std::find(redump_refs.begin(), redump_refs.end(), t.ref) != redump_refs.end()) {
-        t.skip_before_lsn = m.redump_lsn;
-      }
-    }
-  }
+  LD_RETURN_IF_ERROR(WriteIncrement(store, *conn, base, inc, state, request, &m, stop));
   if (stop.stop_requested()) return Status::Cancelled("interrupted");
   LD_ASSIGN_OR_RETURN(PgSlotState after, QueryPgSlot(*conn, inc.slot));
   m.retained_wal_bytes = after.retained_wal_bytes;
@@ -288,13 +384,7 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
   m.seconds = std::chrono::duration<double>(finished - started).count();
 
   DieAtFaultPoint("increment-before-commit");
-  // The commit point: everything durable first, the lease still ours.
-  LD_RETURN_IF_ERROR(store->SyncWritten().WithContext("making the increment's files durable"));
-  LD_RETURN_IF_ERROR(lease->CheckHeld());
-  const std::string key = prefix + std::string(kManifestKey);
-  LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(ToJson(m), key));
-  LD_RETURN_IF_ERROR(store->PutObject(key, text).WithContext(key));
-  LD_RETURN_IF_ERROR(store->SyncWritten().WithContext(key));
+  LD_RETURN_IF_ERROR(CommitIncrement(store, *lease, prefix, m));
 
   DieAtFaultPoint("increment-before-advance");
   IncrementResult result;

@@ -25,15 +25,9 @@ Result<IncrementalBasePlan> PrepareIncrementalBase(const std::string& conninfo,
   b.publication = b.slot;
   b.pg_options = std::move(pg_options);
   LD_ASSIGN_OR_RETURN(b.tables, DescribeIncrementalTables(*conn, refs, types));
-  LD_ASSIGN_OR_RETURN(
-      PgResult id,
-      conn->Query("SELECT d.oid::text FROM pg_catalog.pg_database d WHERE d.datname = "
-                  "pg_catalog.current_database()"));
-  b.database_oid = std::string(PgValue(id.get(), 0, 0));
-  if (auto s = conn->Query("SELECT system_identifier::text FROM pg_catalog.pg_control_system()");
-      s.ok()) {
-    b.system_identifier = std::string(PgValue(s->get(), 0, 0));
-  }
+  LD_ASSIGN_OR_RETURN(PgDatabaseIdentity id, QueryDatabaseIdentity(*conn));
+  b.database_oid = std::move(id.oid);
+  b.system_identifier = std::move(id.system_identifier);
   LD_ASSIGN_OR_RETURN(PgSlotState slot, QueryPgSlot(*conn, b.slot));
   if (slot.exists) {
     if (slot.active) {

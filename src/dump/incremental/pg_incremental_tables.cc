@@ -33,6 +33,21 @@ Status CheckLogicalWal(PgConn& conn) {
       level));
 }
 
+Result<PgDatabaseIdentity> QueryDatabaseIdentity(PgConn& conn) {
+  LD_ASSIGN_OR_RETURN(
+      PgResult r,
+      conn.Query("SELECT d.oid::text, pg_catalog.current_database() FROM pg_catalog.pg_database d "
+                 "WHERE d.datname = pg_catalog.current_database()"));
+  PgDatabaseIdentity id;
+  id.oid = std::string(PgValue(r.get(), 0, 0));
+  id.name = std::string(PgValue(r.get(), 0, 1));
+  if (auto s = conn.Query("SELECT system_identifier::text FROM pg_catalog.pg_control_system()");
+      s.ok()) {
+    id.system_identifier = std::string(PgValue(s->get(), 0, 0));
+  }
+  return id;
+}
+
 Result<std::vector<TableRef>> ListSelectedTables(PgConn& conn,
                                                  const std::vector<std::string>& include,
                                                  const std::vector<std::string>& exclude) {
@@ -50,10 +65,17 @@ Result<std::vector<TableRef>> ListSelectedTables(PgConn& conn,
   return refs;
 }
 
-Result<std::vector<IncrementalTable>> DescribeIncrementalTables(
-    PgConn& conn, const std::vector<TableRef>& refs, const PgTypeOptions& types,
-    std::vector<PgTablePlan>* plans) {
-  // Which still exist (a table dropped since is left out, not an error).
+namespace {
+
+// A PostgreSQL array literal of OIDs: {1,2,3}.
+std::string OidArray(const std::vector<uint32_t>& oids) {
+  std::string array = "{";
+  for (size_t i = 0; i < oids.size(); ++i) array += (i ? "," : "") + std::to_string(oids[i]);
+  return array + "}";
+}
+
+// A PostgreSQL array literal of the tables' quoted qualified names: {"\"s\".\"t\""}.
+std::string QualifiedNameArray(const std::vector<TableRef>& refs) {
   std::string names = "{";
   for (size_t i = 0; i < refs.size(); ++i) {
     std::string q = QuoteQualified(refs[i].schema, refs[i].name);
@@ -64,95 +86,118 @@ Result<std::vector<IncrementalTable>> DescribeIncrementalTables(
     }
     names += (i ? "," : "") + elem + "\"";
   }
-  names += "}";
+  return names + "}";
+}
+
+// The tables of `refs` that still exist (a table dropped since is left out, not an error).
+Result<std::vector<TableRef>> ExistingTables(PgConn& conn, const std::vector<TableRef>& refs) {
   LD_ASSIGN_OR_RETURN(
       PgResult ex,
       conn.Query("SELECT o FROM unnest($1::text[]) WITH ORDINALITY AS n(name, o) "
                  "WHERE pg_catalog.to_regclass(n.name) IS NOT NULL ORDER BY o",
-                 {names}));
+                 {QualifiedNameArray(refs)}));
   std::vector<TableRef> present;
   for (int i = 0; i < PQntuples(ex.get()); ++i) {
     present.push_back(refs[std::stoul(std::string(PgValue(ex.get(), i, 0))) - 1]);
   }
+  return present;
+}
+
+// Per table of `described`: oid, replica identity, its key columns, the columns as pgoutput
+// publishes them (no dropped or generated ones), and whether it has generated columns.
+Result<PgResult> QueryReplicaIdentities(PgConn& conn,
+                                        const std::vector<PgTablePlan>& described) {
+  std::vector<uint32_t> oids;
+  for (const PgTablePlan& plan : described) oids.push_back(plan.oid);
+  return conn.Query(
+      "SELECT c.oid::text, c.relreplident::text, "
+      "coalesce((SELECT pg_catalog.json_agg(a.attname ORDER BY k.ord) FROM "
+      "pg_catalog.pg_index i, unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord), "
+      "pg_catalog.pg_attribute a WHERE i.indrelid = c.oid AND a.attrelid = c.oid AND "
+      "a.attnum = k.attnum AND ((c.relreplident = 'd' AND i.indisprimary) OR "
+      "(c.relreplident = 'i' AND i.indisreplident))), '[]')::text, "
+      "coalesce((SELECT pg_catalog.json_agg(pg_catalog.json_build_object('name', a.attname, "
+      "'type_oid', a.atttypid::int8, 'typmod', a.atttypmod) ORDER BY a.attnum) FROM "
+      "pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT "
+      "a.attisdropped), '[]')::text, "
+      "EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND "
+      "a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated <> '') "
+      "FROM pg_catalog.pg_class c WHERE c.oid = ANY($1::oid[])",
+      {OidArray(oids)});
+}
+
+// Row `row` of QueryReplicaIdentities' answer: t's replica identity, key and columns.
+Status ParseReplicaIdentity(const PgResult& r, int row, const PgTablePlan& plan,
+                            IncrementalTable* t) {
+  t->replica_identity = PgValue(r.get(), row, 1).empty() ? 'd' : PgValue(r.get(), row, 1)[0];
+  const auto key = nlohmann::json::parse(PgValue(r.get(), row, 2), nullptr, false);
+  const auto cols = nlohmann::json::parse(PgValue(r.get(), row, 3), nullptr, false);
+  if (key.is_discarded() || cols.is_discarded()) {
+    return Status::Internal("unexpected catalog answer describing " + plan.ref.QualifiedName());
+  }
+  try {
+    t->key = key.get<std::vector<std::string>>();
+    for (const auto& c : cols) {
+      t->columns.push_back(IncrementalColumn{c.at("name").get<std::string>(),
+                                             c.at("type_oid").get<uint32_t>(),
+                                             c.at("typmod").get<int32_t>()});
+    }
+  } catch (const std::exception& e) {
+    return Status::Internal(fmt::format("unexpected catalog answer describing {}: {}",
+                                        plan.ref.QualifiedName(), e.what()));
+  }
+  return Status::OK();
+}
+
+// kChanges when an increment can follow t by its changes; kRedump with the reason otherwise.
+void DecideMode(const PgTablePlan& plan, bool generated, IncrementalTable* t) {
+  // A cast in the SELECT list: some column is read through its text form, which the
+  // change stream (binary values) does not give.
+  const bool text_read = !plan.plain_select_list || !plan.text_fallback_columns.empty();
+  t->mode = IncrementalMode::kRedump;
+  if (plan.relkind != 'r' && plan.relkind != 'p') {
+    t->reason = "not a table";
+  } else if (t->replica_identity == 'f') {
+    t->reason = "replica identity full without a key lakedump applies by";
+  } else if (t->replica_identity == 'n' || t->key.empty()) {
+    t->reason = "no primary key or replica identity index";
+  } else if (text_read) {
+    t->reason = "columns read through their text form (" +
+                (plan.text_fallback_columns.empty() ? std::string("arrays or casts")
+                                                    : plan.text_fallback_columns.front()) +
+                ")";
+  } else if (generated || t->columns.size() != plan.definition.schema.num_columns()) {
+    t->reason = "generated columns";
+  } else {
+    t->mode = IncrementalMode::kChanges;
+  }
+  if (t->mode == IncrementalMode::kRedump) t->key.clear();
+}
+
+}  // namespace
+
+Result<std::vector<IncrementalTable>> DescribeIncrementalTables(
+    PgConn& conn, const std::vector<TableRef>& refs, const PgTypeOptions& types,
+    std::vector<PgTablePlan>* plans) {
+  LD_ASSIGN_OR_RETURN(std::vector<TableRef> present, ExistingTables(conn, refs));
   std::vector<IncrementalTable> out;
   if (present.empty()) return out;
   PgCatalog catalog;
   LD_ASSIGN_OR_RETURN(std::vector<PgTablePlan> described,
                       catalog.DescribeMany(conn, present, types));
-  std::string oids = "{";
-  for (size_t i = 0; i < described.size(); ++i) {
-    oids += (i ? "," : "") + std::to_string(described[i].oid);
-  }
-  oids += "}";
-  // The replica identity, its key columns, and the columns as pgoutput publishes them
-  // (no dropped or generated ones).
-  LD_ASSIGN_OR_RETURN(
-      PgResult r,
-      conn.Query(
-          "SELECT c.oid::text, c.relreplident::text, "
-          "coalesce((SELECT pg_catalog.json_agg(a.attname ORDER BY k.ord) FROM "
-          "pg_catalog.pg_index i, unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord), "
-          "pg_catalog.pg_attribute a WHERE i.indrelid = c.oid AND a.attrelid = c.oid AND "
-          "a.attnum = k.attnum AND ((c.relreplident = 'd' AND i.indisprimary) OR "
-          "(c.relreplident = 'i' AND i.indisreplident))), '[]')::text, "
-          "coalesce((SELECT pg_catalog.json_agg(pg_catalog.json_build_object('name', a.attname, "
-          "'type_oid', a.atttypid::int8, 'typmod', a.atttypmod) ORDER BY a.attnum) FROM "
-          "pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT "
-          "a.attisdropped), '[]')::text, "
-          "EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND "
-          "a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated <> '') "
-          "FROM pg_catalog.pg_class c WHERE c.oid = ANY($1::oid[])",
-          {oids}));
+  LD_ASSIGN_OR_RETURN(PgResult r, QueryReplicaIdentities(conn, described));
   std::map<uint32_t, int> row_of;
   for (int i = 0; i < PQntuples(r.get()); ++i) {
     row_of[static_cast<uint32_t>(std::stoul(std::string(PgValue(r.get(), i, 0))))] = i;
   }
   for (PgTablePlan& plan : described) {
+    auto it = row_of.find(plan.oid);
+    if (it == row_of.end()) continue;  // dropped between the two queries
     IncrementalTable t;
     t.ref = plan.ref;
     t.oid = plan.oid;
-    auto it = row_of.find(plan.oid);
-    if (it == row_of.end()) continue;  // dropped between the two queries
-    const int row = it->second;
-    t.replica_identity = PgValue(r.get(), row, 1).empty() ? 'd' : PgValue(r.get(), row, 1)[0];
-    const auto key = nlohmann::json::parse(PgValue(r.get(), row, 2), nullptr, false);
-    const auto cols = nlohmann::json::parse(PgValue(r.get(), row, 3), nullptr, false);
-    if (key.is_discarded() || cols.is_discarded()) {
-      return Status::Internal("unexpected catalog answer describing " + plan.ref.QualifiedName());
-    }
-    try {
-      t.key = key.get<std::vector<std::string>>();
-      for (const auto& c : cols) {
-        t.columns.push_back(IncrementalColumn{c.at("name").get<std::string>(),
-                                              c.at("type_oid").get<uint32_t>(),
-                                              c.at("typmod").get<int32_t>()});
-      }
-    } catch (const std::exception& e) {
-      return Status::Internal(fmt::format("unexpected catalog answer describing {}: {}",
-                                          plan.ref.QualifiedName(), e.what()));
-    }
-    const bool generated = PgValue(r.get(), row, 4) == "t";
-    // A cast in the SELECT list: some column is read through its text form, which the
-    // change stream (binary values) does not give.
-    const bool text_read = !plan.plain_select_list || !plan.text_fallback_columns.empty();
-    t.mode = IncrementalMode::kRedump;
-    if (plan.relkind != 'r' && plan.relkind != 'p') {
-      t.reason = "not a table";
-    } else if (t.replica_identity == 'f') {
-      t.reason = "replica identity full without a key lakedump applies by";
-    } else if (t.replica_identity == 'n' || t.key.empty()) {
-      t.reason = "no primary key or replica identity index";
-    } else if (text_read) {
-      t.reason = "columns read through their text form (" +
-                 (plan.text_fallback_columns.empty() ? std::string("arrays or casts")
-                                                     : plan.text_fallback_columns.front()) +
-                 ")";
-    } else if (generated || t.columns.size() != plan.definition.schema.num_columns()) {
-      t.reason = "generated columns";
-    } else {
-      t.mode = IncrementalMode::kChanges;
-    }
-    if (t.mode == IncrementalMode::kRedump) t.key.clear();
+    LD_RETURN_IF_ERROR(ParseReplicaIdentity(r, it->second, plan, &t));
+    DecideMode(plan, /*generated=*/PgValue(r.get(), it->second, 4) == "t", &t);
     out.push_back(std::move(t));
     if (plans) plans->push_back(std::move(plan));
   }
@@ -166,9 +211,7 @@ Status DropIncrementalPublication(PgConn& conn, const std::string& name) {
 Status RemoveFromPublication(PgConn& conn, const std::string& name,
                              const std::vector<uint32_t>& oids) {
   if (oids.empty()) return Status::OK();
-  std::string array = "{";
-  for (size_t i = 0; i < oids.size(); ++i) array += (i ? "," : "") + std::to_string(oids[i]);
-  array += "}";
+  const std::string array = OidArray(oids);
   LD_ASSIGN_OR_RETURN(
       PgResult r,
       conn.Query("SELECT pg_catalog.quote_ident(n.nspname) || '.' || "

@@ -47,6 +47,15 @@ Status DropIncrementalPublication(PgConn& conn, const std::string& name);
 Status RemoveFromPublication(PgConn& conn, const std::string& name,
                              const std::vector<uint32_t>& oids);
 
+// The database a connection reaches: its OID and name, and the server's system identifier
+// ("" when it cannot be read).
+struct PgDatabaseIdentity {
+  std::string oid;
+  std::string name;
+  std::string system_identifier;
+};
+Result<PgDatabaseIdentity> QueryDatabaseIdentity(PgConn& conn);
+
 // "logical", or InvalidArgument telling what to set.
 Status CheckLogicalWal(PgConn& conn);
 

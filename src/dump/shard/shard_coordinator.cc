@@ -207,19 +207,16 @@ std::vector<UnitOutput> UnitsFromProgress(ObjectStore& store, const ObjectInfo& 
   return out;
 }
 
-}  // namespace
-
-Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& dump_id,
-                           const DumpPlan& plan, const CoordinatorOptions& options,
-                           const std::function<Status(std::vector<UnitOutput>)>& sink,
-                           std::set<std::string>* taken_files, std::stop_token stop) {
-  std::optional<TraceSpan> plan_span(std::in_place, options.trace, "write plan", "shard");
+// Writes DEST/_plan.json (create-only) for `plan`'s units over options.shards shards.
+Result<ShardPlan> WriteShardPlan(ObjectStore& store, Database& db, const std::string& dump_id,
+                                 const DumpPlan& plan, const CoordinatorOptions& options,
+                                 bool no_snapshot) {
+  TraceSpan plan_span(options.trace, "write plan", "shard");
   const nlohmann::json described = db.Describe();
   ShardPlan sp;
   sp.dump_id = dump_id;
   sp.created_at = FormatUtc(std::chrono::system_clock::now());
   // --no-snapshot: the plan names none (the workers each take their own).
-  const bool no_snapshot = OptionsSayNoSnapshot(options.matching);
   if (!no_snapshot) {
     sp.snapshot_id = described.value("snapshot_id", "");
     if (sp.snapshot_id.empty()) {
@@ -249,129 +246,198 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
                             kShardPlanKey, options.shards, dump_id,
                             no_snapshot ? "none: --no-snapshot" : sp.snapshot_id));
   }
-  plan_span.reset();
+  return sp;
+}
 
-  const auto plan_written = SteadyClock::now();
-  const auto deadline = plan_written + options.shard_timeout;
-  std::vector<bool> taken(static_cast<size_t>(options.shards), false);
-  std::vector<std::set<std::string>> planned(sp.shards.size());
-  for (size_t i = 0; i < sp.shards.size(); ++i) {
-    for (const PlannedUnit& u : sp.shards[i]) planned[i].insert(UnitName(u.table, u.index));
+// The coordinator's wait for the shards' reports, round by round (RunShardCoordinator).
+// One thread.
+class ReportWaiter {
+ public:
+  using Sink = std::function<Status(std::vector<UnitOutput>)>;
+  ReportWaiter(ObjectStore& store, Database& db, const ShardPlan& sp,
+               const CoordinatorOptions& options, bool no_snapshot, const Sink& sink,
+               std::set<std::string>* taken_files)
+      : store_(store),
+        db_(db),
+        sp_(sp),
+        options_(options),
+        no_snapshot_(no_snapshot),
+        sink_(sink),
+        taken_(static_cast<size_t>(options.shards), false),
+        planned_(sp.shards.size()),
+        passed_(taken_files) {
+    for (size_t i = 0; i < sp.shards.size(); ++i) {
+      for (const PlannedUnit& u : sp.shards[i]) planned_[i].insert(UnitName(u.table, u.index));
+    }
   }
-  std::set<std::string> seen;
-  // Progress objects read, by key: the size and ETag read (they are rewritten as units finish).
-  std::map<std::string, std::string> progress_read;
-  PassedUnits passed(taken_files);
-  auto next_progress_round = plan_written;
-  size_t done = 0;
-  for (;;) {
-    if (stop.stop_requested()) return Status::Cancelled("interrupted");
-    LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> reports, store.List(kShardReportsPrefix));
+
+  // Rounds until every shard's report is in.
+  Status Run(std::stop_token stop) {
+    const auto plan_written = SteadyClock::now();
+    const auto deadline = plan_written + options_.shard_timeout;
+    next_progress_round_ = plan_written;
+    for (;;) {
+      if (stop.stop_requested()) return Status::Cancelled("interrupted");
+      LD_ASSIGN_OR_RETURN(const bool read_progress, Round(stop));
+      if (done_ == taken_.size()) return Status::OK();
+      // The snapshot's session must live for the workers to import it (--no-snapshot:
+      // released already, so OK).
+      LD_RETURN_IF_ERROR(db_.CheckSnapshotHeld());
+      if (SteadyClock::now() >= deadline) return TimedOut();
+      // After a round of progress objects (reads, HEADs and commits: tenths of a second), a
+      // report may have come in meanwhile: look again at once (the next round is paced).
+      if (read_progress) continue;
+      // A progress object says its worker is running and finishing units: its report may
+      // come any moment (a worker queued for hours writes none, and is polled slowly).
+      const bool due = done_ > 0 || !progress_read_.empty() ||
+                       SteadyClock::now() - plan_written < options_.fast_poll_window;
+      if (!SleepFor(due ? options_.fast_poll_interval : options_.poll_interval, stop)) {
+        return Status::Cancelled("interrupted");
+      }
+    }
+  }
+
+ private:
+  using ProgressDue = std::vector<std::pair<ObjectInfo, ReportKey>>;
+
+  // One listing of the reports: takes every new report (their units to the sink together),
+  // then, once done, reads the progress objects that changed. Returns whether it read them.
+  Result<bool> Round(std::stop_token stop) {
+    LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> reports, store_.List(kShardReportsPrefix));
     std::sort(reports.begin(), reports.end(),
               [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
     std::optional<Listing> listed;  // read once per round, when needed
-    auto list_all = [&]() -> Result<const Listing*> {
+    const ListOnce list_all = [&]() -> Result<const Listing*> {
       if (!listed) {
-        LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> all, store.List(""));
+        LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> all, store_.List(""));
         listed.emplace();
         for (const ObjectInfo& a : all) (*listed)[a.key] = a.size;
       }
       return &*listed;
     };
-    std::vector<std::pair<ObjectInfo, ReportKey>> progress_due;
+    ProgressDue progress_due;
     std::vector<UnitOutput> round_units;  // of the reports taken this round
     for (const ObjectInfo& o : reports) {
       const std::optional<ReportKey> rk = ParseReportKey(o.key);
       // Another dump's reports (an earlier one here) and other names are not ours.
-      if (!rk || AttemptOfKey(rk->attempt, dump_id) != rk->attempt) continue;
-      if (rk->shard >= options.shards || taken[rk->shard]) continue;
+      if (!rk || AttemptOfKey(rk->attempt, sp_.dump_id) != rk->attempt) continue;
+      if (rk->shard >= options_.shards || taken_[rk->shard]) continue;
       if (rk->progress) {
         // --no-snapshot: each attempt reads the source on its own, so a table's units are
         // taken from one report (whose columns ExportService checks per report).
-        if (!no_snapshot && progress_read[o.key] != ListedVersion(o)) {
+        if (!no_snapshot_ && progress_read_[o.key] != ListedVersion(o)) {
           progress_due.emplace_back(o, *rk);
         }
         continue;
       }
-      if (!seen.insert(o.key).second) continue;
-      TraceSpan check_span(options.trace, fmt::format("check report of shard {}", rk->shard),
-                           "shard");
-      std::optional<TraceSpan> step(std::in_place, options.trace, "read report", "shard");
-      LD_ASSIGN_OR_RETURN(std::string body, store.GetObject(o.key, kMaxShardDocumentBytes));
-      LD_ASSIGN_OR_RETURN(ShardReport r, ParseShardReport(body, o.key));
-      step.emplace(options.trace, "check report files", "shard");
-      if (r.dump_id != dump_id || r.shard != rk->shard || r.attempt != rk->attempt ||
-          r.failed != rk->failed) {
-        return Status::Corruption(fmt::format("{}: its content does not match its name", o.key));
-      }
-      if (r.failed) {
-        return Status::IOError(fmt::format("shard {} failed (attempt {}): {}", r.shard,
-                                           r.attempt, r.error));
-      }
-      LD_RETURN_IF_ERROR(CheckReportUnits(r, sp.shards[r.shard], o.key));
-      // The units committed already (from progress objects) had their files checked then.
-      std::vector<const UnitOutput*> fresh;
-      for (const UnitOutput& u : r.units) {
-        if (!passed.Contains(UnitName(u.table, u.unit))) fresh.push_back(&u);
-      }
-      LD_RETURN_IF_ERROR(CheckReportFiles(store, fresh, list_all, o.key, stop));
-      ++done;
-      if (options.log) {
-        options.log(fmt::format("shard {} reported (attempt {}{}); {} of {} shards done",
-                                r.shard, r.attempt, TakenOverNote(r), done, options.shards));
-      }
-      taken[r.shard] = true;
-      // A unit committed already from a progress object stays as committed (its files are
-      // whole and of this snapshot); this report's copy of it, if another attempt's, is a
-      // leftover for the sweep. The reports of one round are committed together.
-      for (UnitOutput& u : passed.Fresh(std::move(r.units))) round_units.push_back(std::move(u));
+      if (!seen_.insert(o.key).second) continue;
+      LD_RETURN_IF_ERROR(TakeReport(o, *rk, list_all, &round_units, stop));
     }
-    if (!round_units.empty()) LD_RETURN_IF_ERROR(sink(std::move(round_units)));
-    if (done == taken.size()) break;
+    if (!round_units.empty()) LD_RETURN_IF_ERROR(sink_(std::move(round_units)));
+    if (done_ == taken_.size()) return false;
     // Units finished by the shards still running, committed before their reports.
-    bool read_progress = false;
-    if (!progress_due.empty() && SteadyClock::now() >= next_progress_round) {
-      read_progress = true;
-      SteadyClock::duration reading{0};  // the listing and the reads, not the commits
-      for (const auto& [o, rk] : progress_due) {
-        if (taken[rk.shard]) continue;  // its report came in this round
-        TraceSpan span(options.trace, fmt::format("progress of shard {}", rk.shard), "shard");
-        const auto read_started = SteadyClock::now();
-        std::vector<UnitOutput> units =
-            UnitsFromProgress(store, o, rk, dump_id, planned[static_cast<size_t>(rk.shard)],
-                              list_all, passed, stop);
-        progress_read[o.key] = ListedVersion(o);
-        reading += SteadyClock::now() - read_started;
-        if (!units.empty()) LD_RETURN_IF_ERROR(sink(passed.Fresh(std::move(units))));
-      }
-      next_progress_round = SteadyClock::now() + std::max<SteadyClock::duration>(
-                                                     options.progress_interval, 3 * reading);
-    }
-    // The snapshot's session must live for the workers to import it (--no-snapshot: released
-    // already, so OK).
-    LD_RETURN_IF_ERROR(db.CheckSnapshotHeld());
-    if (SteadyClock::now() >= deadline) {
-      std::string missing;
-      for (size_t i = 0; i < taken.size(); ++i) {
-        if (!taken[i]) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", i);
-      }
-      return Status::Unavailable(fmt::format(
-          "--shard-timeout passed with shards {} not reported (are their workers running "
-          "against the same DEST?)",
-          missing));
-    }
-    // After a round of progress objects (reads, HEADs and commits: tenths of a second), a
-    // report may have come in meanwhile: look again at once (the next round is paced).
-    if (read_progress) continue;
-    // A progress object says its worker is running and finishing units: its report may come
-    // any moment (a worker queued for hours writes none, and is polled slowly).
-    const bool due = done > 0 || !progress_read.empty() ||
-                     SteadyClock::now() - plan_written < options.fast_poll_window;
-    if (!SleepFor(due ? options.fast_poll_interval : options.poll_interval, stop)) {
-      return Status::Cancelled("interrupted");
-    }
+    if (progress_due.empty() || SteadyClock::now() < next_progress_round_) return false;
+    LD_RETURN_IF_ERROR(ReadProgress(progress_due, list_all, stop));
+    return true;
   }
-  return Status::OK();
+
+  // Report `o` read, checked against its name and the plan, its files checked; its units
+  // not passed before go to *round_units.
+  Status TakeReport(const ObjectInfo& o, const ReportKey& rk, const ListOnce& list_all,
+                    std::vector<UnitOutput>* round_units, std::stop_token stop) {
+    TraceSpan check_span(options_.trace, fmt::format("check report of shard {}", rk.shard),
+                         "shard");
+    std::optional<TraceSpan> step(std::in_place, options_.trace, "read report", "shard");
+    LD_ASSIGN_OR_RETURN(std::string body, store_.GetObject(o.key, kMaxShardDocumentBytes));
+    LD_ASSIGN_OR_RETURN(ShardReport r, ParseShardReport(body, o.key));
+    step.emplace(options_.trace, "check report files", "shard");
+    if (r.dump_id != sp_.dump_id || r.shard != rk.shard || r.attempt != rk.attempt ||
+        r.failed != rk.failed) {
+      return Status::Corruption(fmt::format("{}: its content does not match its name", o.key));
+    }
+    if (r.failed) {
+      return Status::IOError(fmt::format("shard {} failed (attempt {}): {}", r.shard,
+                                         r.attempt, r.error));
+    }
+    LD_RETURN_IF_ERROR(CheckReportUnits(r, sp_.shards[r.shard], o.key));
+    // The units committed already (from progress objects) had their files checked then.
+    std::vector<const UnitOutput*> fresh;
+    for (const UnitOutput& u : r.units) {
+      if (!passed_.Contains(UnitName(u.table, u.unit))) fresh.push_back(&u);
+    }
+    LD_RETURN_IF_ERROR(CheckReportFiles(store_, fresh, list_all, o.key, stop));
+    ++done_;
+    if (options_.log) {
+      options_.log(fmt::format("shard {} reported (attempt {}{}); {} of {} shards done",
+                               r.shard, r.attempt, TakenOverNote(r), done_, options_.shards));
+    }
+    taken_[r.shard] = true;
+    // A unit committed already from a progress object stays as committed (its files are
+    // whole and of this snapshot); this report's copy of it, if another attempt's, is a
+    // leftover for the sweep. The reports of one round are committed together.
+    for (UnitOutput& u : passed_.Fresh(std::move(r.units))) round_units->push_back(std::move(u));
+    return Status::OK();
+  }
+
+  // The units the due progress objects record as finished go to the sink; the next round
+  // of them is paced by how long this one read.
+  Status ReadProgress(const ProgressDue& progress_due, const ListOnce& list_all,
+                      std::stop_token stop) {
+    SteadyClock::duration reading{0};  // the listing and the reads, not the commits
+    for (const auto& [o, rk] : progress_due) {
+      if (taken_[rk.shard]) continue;  // its report came in this round
+      TraceSpan span(options_.trace, fmt::format("progress of shard {}", rk.shard), "shard");
+      const auto read_started = SteadyClock::now();
+      std::vector<UnitOutput> units =
+          UnitsFromProgress(store_, o, rk, sp_.dump_id, planned_[static_cast<size_t>(rk.shard)],
+                            list_all, passed_, stop);
+      progress_read_[o.key] = ListedVersion(o);
+      reading += SteadyClock::now() - read_started;
+      if (!units.empty()) LD_RETURN_IF_ERROR(sink_(passed_.Fresh(std::move(units))));
+    }
+    next_progress_round_ = SteadyClock::now() + std::max<SteadyClock::duration>(
+                                                    options_.progress_interval, 3 * reading);
+    return Status::OK();
+  }
+
+  Status TimedOut() const {
+    std::string missing;
+    for (size_t i = 0; i < taken_.size(); ++i) {
+      if (!taken_[i]) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", i);
+    }
+    return Status::Unavailable(fmt::format(
+        "--shard-timeout passed with shards {} not reported (are their workers running "
+        "against the same DEST?)",
+        missing));
+  }
+
+  ObjectStore& store_;
+  Database& db_;
+  const ShardPlan& sp_;
+  const CoordinatorOptions& options_;
+  const bool no_snapshot_;
+  const Sink& sink_;
+  std::vector<bool> taken_;                     // by shard: its report taken
+  std::vector<std::set<std::string>> planned_;  // by shard: its units' names
+  std::set<std::string> seen_;                  // the reports read
+  // Progress objects read, by key: the size and ETag read (they are rewritten as units finish).
+  std::map<std::string, std::string> progress_read_;
+  PassedUnits passed_;
+  SteadyClock::time_point next_progress_round_;
+  size_t done_ = 0;
+};
+
+}  // namespace
+
+Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& dump_id,
+                           const DumpPlan& plan, const CoordinatorOptions& options,
+                           const std::function<Status(std::vector<UnitOutput>)>& sink,
+                           std::set<std::string>* taken_files, std::stop_token stop) {
+  const bool no_snapshot = OptionsSayNoSnapshot(options.matching);
+  LD_ASSIGN_OR_RETURN(const ShardPlan sp,
+                      WriteShardPlan(store, db, dump_id, plan, options, no_snapshot));
+  ReportWaiter waiter(store, db, sp, options, no_snapshot, sink, taken_files);
+  return waiter.Run(stop);
 }
 
 Status SweepShardLeftovers(ObjectStore& store, const std::string& dump_id,

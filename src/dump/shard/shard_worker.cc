@@ -9,11 +9,11 @@
 #include <tuple>
 
 #include "lake/dump_lease.h"
-#include "dump/export_service.h"
 #include "lake/manifest.h"
 #include "lake/no_snapshot.h"
 #include "dump/shard/shard_plan.h"
 #include "dump/shard/shard_progress.h"
+#include "dump/unit_exporter.h"
 
 namespace lakedump {
 namespace {
@@ -132,11 +132,10 @@ Result<std::vector<UnitOutput>> RunUnitsWithProgress(Database& db, ObjectStore& 
       .attempt = attempt,
       .interval = worker.progress_interval,
       .log = worker.warn});
-  ExportService service(&db, &store, options);
-  service.set_run_id(attempt);
-  service.set_trace(worker.trace);
-  service.set_unit_done([&progress](const UnitOutput& u) { progress.Add(u); });
-  auto outputs = service.ExportUnits(units, stop);
+  // The attempt's id names its data files.
+  const UnitExporter exporter(&db, &store, options, attempt, /*progress=*/nullptr, worker.trace);
+  auto outputs = ExportWorkerUnits(
+      exporter, units, [&progress](const UnitOutput& u) { progress.Add(u); }, stop);
   // Stopped short: what finished is on record for the next attempt (best effort; a failed
   // write was logged).
   progress.Stop(/*final_write=*/!outputs.ok()).IgnoreError();
@@ -206,24 +205,9 @@ Result<WorkerResult> RunPlanned(Database& db, ObjectStore& store, const DumpOpti
   return result;
 }
 
-}  // namespace
-
-Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const DumpOptions& options,
-                                    const WorkerOptions& worker, WorkerFailure* failure,
-                                    std::stop_token stop) {
-  *failure = WorkerFailure{};
-  bool* coordinator_gone = &failure->coordinator_gone;
-  if (worker.shards < 1 || worker.shards > kMaxShards || worker.shard < 0 ||
-      worker.shard >= worker.shards) {
-    return Status::InvalidArgument(fmt::format(
-        "--shard {} is out of range for --shards {} (0 to {})", worker.shard, worker.shards,
-        worker.shards - 1));
-  }
-  std::optional<TraceSpan> phase(std::in_place, worker.trace, "wait for plan", "phase");
-  LD_ASSIGN_OR_RETURN(ShardPlan plan, WaitForPlan(store, worker, stop));
-  phase.emplace(worker.trace, "join", "phase");
-  WorkerResult result;
-  result.dump_id = plan.dump_id;
+// The plan can be joined by this worker: its shard count and options.
+Status CheckPlanJoinable(const ShardPlan& plan, const WorkerOptions& worker,
+                         const ObjectStore& store) {
   if (static_cast<int>(plan.shards.size()) != worker.shards) {
     return Status::InvalidArgument(fmt::format(
         "--shards {} disagrees with the plan of dump {} in {}, which has {} shards",
@@ -234,25 +218,38 @@ Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const Dump
         "the plan in {} is of dump {}, made with other options than this worker's: {}",
         store.Describe(), plan.dump_id, diff));
   }
+  return Status::OK();
+}
+
+// Nothing left to do (the dump committed, or another attempt of this index reported): the
+// outcome; nullopt when this attempt is to run the shard.
+Result<std::optional<WorkerResult>> NothingToDo(ObjectStore& store, const ShardPlan& plan,
+                                                 int shard) {
+  WorkerResult result;
+  result.dump_id = plan.dump_id;
   // Committed already (a late duplicate attempt): nothing to do.
   if (CommittedAlready(store, plan.dump_id)) {
     result.outcome = WorkerOutcome::kAlreadyCommitted;
-    return result;
+    return std::optional<WorkerResult>(std::move(result));
   }
   // Another attempt of this index reported already: nothing to add.
-  const std::string mine = fmt::format("{}{}/report-{}-s{}-", kShardReportsPrefix, worker.shard,
-                                       plan.dump_id, worker.shard);
+  const std::string mine =
+      fmt::format("{}{}/report-{}-s{}-", kShardReportsPrefix, shard, plan.dump_id, shard);
   LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> reported, store.List(mine));
-  if (!reported.empty()) {
-    result.outcome = WorkerOutcome::kAlreadyReported;
-    const std::string prefix = fmt::format("{}{}/report-", kShardReportsPrefix, worker.shard);
-    result.attempt = reported.front().key.substr(prefix.size());
-    if (result.attempt.ends_with(kShardDocumentSuffix)) {
-      result.attempt.resize(result.attempt.size() - kShardDocumentSuffix.size());
-    }
-    return result;
+  if (reported.empty()) return std::optional<WorkerResult>();
+  result.outcome = WorkerOutcome::kAlreadyReported;
+  const std::string prefix = fmt::format("{}{}/report-", kShardReportsPrefix, shard);
+  result.attempt = reported.front().key.substr(prefix.size());
+  if (result.attempt.ends_with(kShardDocumentSuffix)) {
+    result.attempt.resize(result.attempt.size() - kShardDocumentSuffix.size());
   }
-  LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, coordinator_gone));
+  return std::optional<WorkerResult>(std::move(result));
+}
+
+// The snapshot this worker reads: the coordinator's, or (--no-snapshot) one of its own; and
+// the source must be the plan's.
+Status TakeSnapshot(Database& db, const ObjectStore& store, const ShardPlan& plan,
+                    bool* coordinator_gone) {
   if (OptionsSayNoSnapshot(plan.options)) {
     // --no-snapshot: a snapshot of this worker's own (its units agree with each other, not
     // with the other workers').
@@ -269,14 +266,30 @@ Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const Dump
         "the plan in {} is of dump {} of another database ({}; this worker reads {})",
         store.Describe(), plan.dump_id, plan.source.dump(), db.Identity().dump()));
   }
-  const std::string attempt = NewAttemptId(plan.dump_id, worker.shard);
-  if (worker.log) {
-    worker.log(fmt::format("shard {} of {}: {} units of dump {} (attempt {})", worker.shard,
-                           worker.shards, plan.shards[worker.shard].size(), plan.dump_id,
-                           attempt));
+  return Status::OK();
+}
+
+// Tells the coordinator that attempt `attempt` failed with `error`, so that it fails now
+// rather than at its timeout (best effort: the store may be what failed).
+void WriteFailureReport(ObjectStore& store, const ShardPlan& plan, int shard,
+                        const std::string& attempt, const Status& error) {
+  ShardReport failed;
+  failed.dump_id = plan.dump_id;
+  failed.shard = shard;
+  failed.attempt = attempt;
+  failed.finished_at = FormatUtc(std::chrono::system_clock::now());
+  failed.failed = true;
+  failed.error = error.ToString();
+  if (auto text = SerializeShardReport(failed); text.ok()) {
+    store.PutObject(ShardReportKey(shard, attempt, /*failed=*/true), *text).IgnoreError();
   }
-  failure->started = true;
-  phase.reset();
+}
+
+// Runs the shard as attempt `attempt` (RunPlanned), and sorts out how a failure ends.
+Result<WorkerResult> RunAttempt(Database& db, ObjectStore& store, const DumpOptions& options,
+                                const WorkerOptions& worker, const ShardPlan& plan,
+                                const std::string& attempt, bool* coordinator_gone,
+                                std::stop_token stop) {
   auto ran = RunPlanned(db, store, options, worker, plan, attempt, coordinator_gone, stop);
   if (!ran.ok() && *coordinator_gone && CommittedAlready(store, plan.dump_id)) {
     // The coordinator took another attempt of this shard, committed and left while this one
@@ -287,27 +300,49 @@ Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const Dump
                              "shard; this attempt's files ({}) are left for lakedump gc",
                              worker.shard, plan.dump_id, attempt));
     }
+    WorkerResult result;
+    result.dump_id = plan.dump_id;
     result.outcome = WorkerOutcome::kAlreadyCommitted;
     result.attempt = attempt;
     return result;
   }
   if (!ran.ok() && !stop.stop_requested() && !*coordinator_gone &&
       ran.status().code() != Code::kCancelled) {
-    // Tell the coordinator, so that it fails now rather than at its timeout (best effort:
-    // the store may be what failed).
-    ShardReport failed;
-    failed.dump_id = plan.dump_id;
-    failed.shard = worker.shard;
-    failed.attempt = attempt;
-    failed.finished_at = FormatUtc(std::chrono::system_clock::now());
-    failed.failed = true;
-    failed.error = ran.status().ToString();
-    if (auto text = SerializeShardReport(failed); text.ok()) {
-      store.PutObject(ShardReportKey(worker.shard, attempt, /*failed=*/true), *text)
-          .IgnoreError();
-    }
+    WriteFailureReport(store, plan, worker.shard, attempt, ran.status());
   }
   return ran;
+}
+
+}  // namespace
+
+Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const DumpOptions& options,
+                                    const WorkerOptions& worker, WorkerFailure* failure,
+                                    std::stop_token stop) {
+  *failure = WorkerFailure{};
+  bool* coordinator_gone = &failure->coordinator_gone;
+  if (worker.shards < 1 || worker.shards > kMaxShards || worker.shard < 0 ||
+      worker.shard >= worker.shards) {
+    return Status::InvalidArgument(fmt::format(
+        "--shard {} is out of range for --shards {} (0 to {})", worker.shard, worker.shards,
+        worker.shards - 1));
+  }
+  std::optional<TraceSpan> phase(std::in_place, worker.trace, "wait for plan", "phase");
+  LD_ASSIGN_OR_RETURN(ShardPlan plan, WaitForPlan(store, worker, stop));
+  phase.emplace(worker.trace, "join", "phase");
+  LD_RETURN_IF_ERROR(CheckPlanJoinable(plan, worker, store));
+  LD_ASSIGN_OR_RETURN(std::optional<WorkerResult> done, NothingToDo(store, plan, worker.shard));
+  if (done) return std::move(*done);
+  LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, coordinator_gone));
+  LD_RETURN_IF_ERROR(TakeSnapshot(db, store, plan, coordinator_gone));
+  const std::string attempt = NewAttemptId(plan.dump_id, worker.shard);
+  if (worker.log) {
+    worker.log(fmt::format("shard {} of {}: {} units of dump {} (attempt {})", worker.shard,
+                           worker.shards, plan.shards[worker.shard].size(), plan.dump_id,
+                           attempt));
+  }
+  failure->started = true;
+  phase.reset();
+  return RunAttempt(db, store, options, worker, plan, attempt, coordinator_gone, stop);
 }
 
 }  // namespace lakedump
