@@ -46,6 +46,87 @@ nlohmann::json Summary(const DumpResult& r, const std::string& dest, const Store
           {"rows_per_second", m.seconds > 0 ? m.total_rows / m.seconds : 0.0}};
 }
 
+// DEST's store, and a second handle on it that SIGINT does not cancel: the lease goes
+// through it, so an interrupted run still deletes it. An exit code on failure.
+int OpenDumpStores(const DumpArgs& a, const StoreOptions& options,
+                   std::unique_ptr<ObjectStore>* store, std::unique_ptr<ObjectStore>* lease_store,
+                   StoreOptions* lease_store_options) {
+  if (int rc = OpenCommandStore(a.dest, a.s3, options, store); rc != kExitOk) return rc;
+  return OpenUncancelledStore(a.dest, a.s3, options, lease_store, lease_store_options);
+}
+
+// A committed dump's warnings (stderr) and summary (stdout: text, or JSON with --json).
+void PrintDumpResult(const DumpArgs& a, const DumpResult& r, const std::string& dest,
+                     ObjectStore& store) {
+  for (const std::string& w : r.warnings) {
+    std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(w).c_str());
+  }
+  if (const uint64_t n = store.Stats().unaborted_uploads; n > 0) {
+    std::fprintf(stderr, "lakedump: warning: %s\n", UnabortedUploadsHint(n, a.dest).c_str());
+  }
+  if (a.json) {
+    std::printf("%s\n", DisplayJson(Summary(r, dest, store.Stats())).c_str());
+  } else {
+    const DumpManifest& m = r.manifest;
+    std::printf("dumped %zu tables (%llu reused), %s rows, %llu files, %s in %s to %s\n",
+                m.tables.size(), static_cast<unsigned long long>(r.reused_tables),
+                FormatCount(static_cast<double>(m.total_rows)).c_str(),
+                static_cast<unsigned long long>(m.total_files), FormatBytes(m.total_bytes).c_str(),
+                FormatSeconds(m.seconds).c_str(), dest.c_str());
+    if (r.removed_unfinished > 0) {
+      std::printf("removed %llu unfinished writes of earlier runs\n",
+                  static_cast<unsigned long long>(r.removed_unfinished));
+    }
+    const StoreStats stats = store.Stats();
+    if (stats.retries > 0) {
+      std::printf("store: %llu requests retried (%llu throttled by the server)\n",
+                  static_cast<unsigned long long>(stats.retries),
+                  static_cast<unsigned long long>(stats.throttles));
+    }
+  }
+}
+
+// A base that does not commit takes its slot and publication with it (nothing without a
+// base plan). Closes *db first: its replication connection holds the slot.
+void AbandonBase(const DumpArgs& a, const std::optional<IncrementalBasePlan>& base_plan,
+                 Result<std::unique_ptr<Database>>* db) {
+  if (!base_plan) return;
+  if (db->ok()) (*db)->reset();  // closes the replication connection holding the slot
+  if (Status s = AbandonIncrementalBase(a.source, 10, *base_plan); !s.ok()) {
+    std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(s.message()).c_str());
+  }
+}
+
+// --coordinate of a SQLite dump with a snapshot: checked before the lease and the plan, as
+// WAL mode has no snapshot the workers could share.
+Status CheckCoordinatorSource(const DumpArgs& a) {
+  if (!a.coordinate || a.no_snapshot || IsPostgresSource(a.source)) return Status::OK();
+  return CheckSqliteSnapshotShareable(a.source);
+}
+
+// --coordinate --no-snapshot: wraps *db in a SnapshotReleasingDatabase, returned (else
+// nullptr).
+SnapshotReleasingDatabase* ReleaseSnapshotBeforeWorkers(const DumpArgs& a,
+                                                        std::unique_ptr<Database>* db) {
+  if (!a.coordinate || !a.no_snapshot) return nullptr;
+  auto wrapped = std::make_unique<SnapshotReleasingDatabase>(std::move(*db));
+  SnapshotReleasingDatabase* released = wrapped.get();
+  *db = std::move(wrapped);
+  return released;
+}
+
+// A failed dump: the error (also as JSON on stdout with --json) and its exit code.
+int ReportDumpFailure(const DumpArgs& a, const Status& s, bool started_writing) {
+  const int code =
+      (s.code() == Code::kInvalidArgument && !started_writing) ? kExitUsage : kExitFailed;
+  if (a.json) {
+    std::printf("%s\n", DisplayJson(nlohmann::json(
+                          {{"status", "error"}, {"error", OneLine(s.message())}}))
+                          .c_str());
+  }
+  return PrintError(s, code);
+}
+
 int RunDump(const DumpArgs& a) {
   auto options = BuildOptions(a);
   if (!options.ok()) return PrintError(options.status(), kExitUsage);
@@ -67,45 +148,27 @@ int RunDump(const DumpArgs& a) {
   if (base_plan) source_options.pg_slot_name = base_plan->base.slot;
   auto db = OpenDatabase(a.source, source_options);
   // A base that does not commit takes its slot and publication with it.
-  auto abandon_base = [&] {
-    if (!base_plan) return;
-    if (db.ok()) db->reset();  // closes the replication connection holding the slot
-    if (Status s = AbandonIncrementalBase(a.source, 10, *base_plan); !s.ok()) {
-      std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(s.message()).c_str());
-    }
-  };
+  auto abandon_base = [&] { AbandonBase(a, base_plan, &db); };
   if (!db.ok()) {
     abandon_base();
     return PrintError(db.status(), db.status().code() == Code::kInvalidArgument ? kExitUsage
                                                                                 : kExitFailed);
   }
-  if (a.coordinate && !a.no_snapshot && !IsPostgresSource(a.source)) {
-    // Before the lease and the plan: WAL mode has no snapshot the workers could share.
-    if (Status s = CheckSqliteSnapshotShareable(a.source); !s.ok()) {
-      return PrintError(s, s.code() == Code::kInvalidArgument ? kExitUsage : kExitFailed);
-    }
+  if (Status s = CheckCoordinatorSource(a); !s.ok()) {
+    return PrintError(s, s.code() == Code::kInvalidArgument ? kExitUsage : kExitFailed);
   }
   // --no-snapshot: the coordinator plans through a wrapper that lets go of the source's
   // snapshot before the workers start.
-  SnapshotReleasingDatabase* no_snapshot_db = nullptr;
-  if (a.coordinate && a.no_snapshot) {
-    auto wrapped = std::make_unique<SnapshotReleasingDatabase>(std::move(*db));
-    no_snapshot_db = wrapped.get();
-    *db = std::move(wrapped);
-  }
+  SnapshotReleasingDatabase* no_snapshot_db = ReleaseSnapshotBeforeWorkers(a, &*db);
   options->store.stop = interrupt.token();  // SIGINT aborts uploads in flight too
   std::unique_ptr<ObjectStore> store;
-  if (int rc = OpenCommandStore(a.dest, a.s3, options->store, &store); rc != kExitOk) return rc;
-  const std::string dest = store->Describe();
-  // The lease goes through a second handle that SIGINT does not cancel, so an
-  // interrupted run still deletes it.
   StoreOptions lease_store_options;
   std::unique_ptr<ObjectStore> lease_store;
-  if (int rc = OpenUncancelledStore(a.dest, a.s3, options->store, &lease_store,
-                                    &lease_store_options);
+  if (int rc = OpenDumpStores(a, options->store, &store, &lease_store, &lease_store_options);
       rc != kExitOk) {
     return rc;
   }
+  const std::string dest = store->Describe();
 
   std::unique_ptr<TraceRecorder> trace;
   if (!a.trace.empty()) trace = std::make_unique<TraceRecorder>();
@@ -139,164 +202,153 @@ int RunDump(const DumpArgs& a) {
     // Through the store handle that the interrupt does not cancel.
     Status s = DumpFailureStatus(result.status(), interrupt.interrupted(), *lease_store,
                                  service.run_id(), store->Stats().unaborted_uploads, a.dest);
-    const int code = (s.code() == Code::kInvalidArgument && !service.started_writing())
-                         ? kExitUsage
-                         : kExitFailed;
-    if (a.json) {
-      std::printf("%s\n", DisplayJson(nlohmann::json(
-                            {{"status", "error"}, {"error", OneLine(s.message())}}))
-                            .c_str());
-    }
-    return PrintError(s, code);
+    return ReportDumpFailure(a, s, service.started_writing());
   }
   if (coordinator) {
     coordinator->SweepAfterCommit(*lease_store, service.run_id(), &result->warnings);
   }
-  for (const std::string& w : result->warnings) {
-    std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(w).c_str());
-  }
-  if (const uint64_t n = store->Stats().unaborted_uploads; n > 0) {
-    std::fprintf(stderr, "lakedump: warning: %s\n", UnabortedUploadsHint(n, a.dest).c_str());
-  }
-  if (a.json) {
-    std::printf("%s\n", DisplayJson(Summary(*result, dest, store->Stats())).c_str());
-  } else {
-    const DumpManifest& m = result->manifest;
-    std::printf("dumped %zu tables (%llu reused), %s rows, %llu files, %s in %s to %s\n",
-                m.tables.size(), static_cast<unsigned long long>(result->reused_tables),
-                FormatCount(static_cast<double>(m.total_rows)).c_str(),
-                static_cast<unsigned long long>(m.total_files), FormatBytes(m.total_bytes).c_str(),
-                FormatSeconds(m.seconds).c_str(), dest.c_str());
-    if (result->removed_unfinished > 0) {
-      std::printf("removed %llu unfinished writes of earlier runs\n",
-                  static_cast<unsigned long long>(result->removed_unfinished));
-    }
-    const StoreStats stats = store->Stats();
-    if (stats.retries > 0) {
-      std::printf("store: %llu requests retried (%llu throttled by the server)\n",
-                  static_cast<unsigned long long>(stats.retries),
-                  static_cast<unsigned long long>(stats.throttles));
-    }
-  }
+  PrintDumpResult(a, *result, dest, *store);
   return kExitOk;
 }
 
 }  // namespace
 
-CommandEntry AddDumpCommand(CLI::App& parent) {
-  auto a = std::make_shared<DumpArgs>();
-  CLI::App* app = parent.add_subcommand("dump", "Dump a database to Parquet files plus a manifest.");
-  app->add_option("SOURCE", a->source,
+namespace {
+
+// The option groups of `lakedump dump`, in --help order.
+
+// Source, destination and what to dump.
+void AddDumpWhatOptions(CLI::App* app, DumpArgs& a) {
+  app->add_option("SOURCE", a.source,
                   "sqlite:///path/db.sqlite, a path to a SQLite file, or postgres://...")
       ->required();
-  app->add_option("DEST", a->dest, "file:///dir, a plain directory path, or s3://bucket/prefix")
+  app->add_option("DEST", a.dest, "file:///dir, a plain directory path, or s3://bucket/prefix")
       ->required();
-  AddIntOption(app, "--table-parallelism,-j", &a->table_parallelism, 1, kMaxThreads,
+  AddIntOption(app, "--table-parallelism,-j", &a.table_parallelism, 1, kMaxThreads,
                "table tasks at once (default: number of cores)");
-  app->add_option("--tables", a->tables, "only these tables: globs over schema.table or table")
+  app->add_option("--tables", a.tables, "only these tables: globs over schema.table or table")
       ->delimiter(',');
-  app->add_option("--exclude", a->exclude, "skip these tables (globs)")->delimiter(',');
-  app->add_option("--query", a->queries, "export a query result as table query.NAME (repeatable)")
+  app->add_option("--exclude", a.exclude, "skip these tables (globs)")->delimiter(',');
+  app->add_option("--query", a.queries, "export a query result as table query.NAME (repeatable)")
       ->type_name("NAME=SQL");
-  app->add_option("--compression", a->compression, "none, snappy, zstd, gzip, lz4_raw")
+}
+
+// How the Parquet files are written.
+void AddDumpFileOptions(CLI::App* app, DumpArgs& a) {
+  app->add_option("--compression", a.compression, "none, snappy, zstd, gzip, lz4_raw")
       ->capture_default_str();
-  AddIntOption(app, "--compression-level", &a->compression_level, -7, 22,
+  AddIntOption(app, "--compression-level", &a.compression_level, -7, 22,
                "0 = the codec's default; zstd -7..22, gzip 1..9");
-  AddIntOption(app, "--row-group-size", &a->row_group_rows, 1, 1'000'000'000,
+  AddIntOption(app, "--row-group-size", &a.row_group_rows, 1, 1'000'000'000,
                "rows per row group");
-  AddSizeOption(app, "--row-group-bytes", &a->row_group_bytes,
+  AddSizeOption(app, "--row-group-bytes", &a.row_group_bytes,
                 {NumericRange::Kind::kSize, 64 * kKiB, 4 * kGiB, "", ""},
                 "row group ends past this size");
-  AddSizeOption(app, "--file-size", &a->file_size,
+  AddSizeOption(app, "--file-size", &a.file_size,
                 {NumericRange::Kind::kSize, 64 * kKiB, kTiB, "one file per table", ""},
                 "start a new file past this size, e.g. 256MiB");
-  AddSizeOption(app, "--split-size", &a->split_size,
+  AddSizeOption(app, "--split-size", &a.split_size,
                 {NumericRange::Kind::kSize, kMiB, kTiB, "never", "auto"},
                 "export a table bigger than this as several ranges in parallel (auto = 256MiB "
                 "for PostgreSQL, 1GiB for SQLite; with --shards N, at most a 2N-th of the "
                 "dump, 32MiB at least)");
-  app->add_option("--partition-by", a->partition_by, "Hive-style COLUMN=value/ folders");
-  AddIntOption(app, "--max-partitions", &a->max_partitions, 1, 100'000,
+  app->add_option("--partition-by", a.partition_by, "Hive-style COLUMN=value/ folders");
+  AddIntOption(app, "--max-partitions", &a.max_partitions, 1, 100'000,
                "distinct --partition-by values allowed per table task");
-  app->add_option("--if-exists", a->if_exists,
+}
+
+// How the run behaves and reports.
+void AddDumpRunOptions(CLI::App* app, DumpArgs& a) {
+  app->add_option("--if-exists", a.if_exists,
                   "fail | overwrite | resume, when DEST already holds something")
       ->capture_default_str();
-  AddSizeOption(app, "--wait-for-lock", &a->wait_for_lock,
+  AddSizeOption(app, "--wait-for-lock", &a.wait_for_lock,
                 WaitForLockRange(),
                 "when another run holds DEST's lease (_lease.json), wait up to DURATION for "
                 "it (alone: without limit) instead of failing at once")
       ->expected(0, 1)
       ->default_str("forever")
       ->type_name("[=DURATION]");
-  app->add_option("--table-format", a->table_format,
+  app->add_option("--table-format", a.table_format,
                   "parquet | iceberg: iceberg also writes each table as an Apache Iceberg v2 "
                   "table (metadata/ in its folder; docs/iceberg.md)")
       ->capture_default_str();
-  app->add_option("--progress", a->progress, "auto | plain | none")->capture_default_str();
-  app->add_flag("--json", a->json, "print one JSON summary object on stdout");
-  app->add_option("--sign-key-file", a->sign_key_file,
+  app->add_option("--progress", a.progress, "auto | plain | none")->capture_default_str();
+  app->add_flag("--json", a.json, "print one JSON summary object on stdout");
+  app->add_option("--sign-key-file", a.sign_key_file,
                   "sign the dump with the key in this file (>= 32 bytes): SHA-256 of every "
                   "object plus an HMAC-SHA256 of the manifest in _manifest.sig; check it with "
                   "verify/load --require-signature")
       ->type_name("FILE");
-  app->add_option("--trace", a->trace, "write a Chrome trace-event JSON file (open in Perfetto)");
-  AddIntOption(app, "--read-ahead", &a->read_ahead, 0, 64,
+  app->add_option("--trace", a.trace, "write a Chrome trace-event JSON file (open in Perfetto)");
+  AddIntOption(app, "--read-ahead", &a.read_ahead, 0, 64,
                "batches a big table's reader thread may fill while the encoder works "
                "(0 or 1 = read and encode in turn)");
-  AddIntOption(app, "--batch-rows", &a->batch_rows, 1, kMaxBatchRows,
+  AddIntOption(app, "--batch-rows", &a.batch_rows, 1, kMaxBatchRows,
                "rows read from the source at a time");
-  app->add_option("--sqlite-type-mismatch", a->sqlite_type_mismatch,
+}
+
+// How the source is read (SQLite and PostgreSQL).
+void AddDumpSourceOptions(CLI::App* app, DumpArgs& a) {
+  app->add_option("--sqlite-type-mismatch", a.sqlite_type_mismatch,
                   "fail | string: what to do with SQLite values that do not fit their column")
       ->capture_default_str();
-  AddIntOption(app, "--source-connections", &a->source_connections, 0, kMaxThreads,
+  AddIntOption(app, "--source-connections", &a.source_connections, 0, kMaxThreads,
                "source connections (0 = table parallelism)");
-  app->add_option("--pg-numeric", a->pg_numeric,
+  app->add_option("--pg-numeric", a.pg_numeric,
                   "PostgreSQL numeric without precision (or wider than 38 digits): string "
                   "(exact text), double, or decimal(38,S)")
       ->capture_default_str();
-  app->add_option("--pg-infinity", a->pg_infinity,
+  app->add_option("--pg-infinity", a.pg_infinity,
                   "PostgreSQL date/timestamp ±infinity: clamp (to the extreme values), null, "
                   "error")
       ->capture_default_str();
-  app->add_option("--pg-numeric-nan", a->pg_numeric_nan,
+  app->add_option("--pg-numeric-nan", a.pg_numeric_nan,
                   "PostgreSQL numeric NaN/±Infinity in a decimal column: error or null")
       ->capture_default_str();
-  app->add_option("--schema-from", a->schema_from,
+  app->add_option("--schema-from", a.schema_from,
                   "PostgreSQL: pg_dump (store pg_dump's schema-only archive: views, functions, "
                   "types, sequences, indexes...) or lakedump (tables only)")
       ->capture_default_str();
-  app->add_option("--pg-bin-dir", a->pg_bin_dir,
+  app->add_option("--pg-bin-dir", a.pg_bin_dir,
                   "directory of the pg_dump to use (default: the newest in PATH or "
                   "/usr/lib/postgresql/*/bin that is at least the server's version)");
-  app->add_flag("--incremental", a->incremental,
+  app->add_flag("--incremental", a.incremental,
                 "PostgreSQL: on a DEST without a dump, a base dump read from the snapshot of a new "
                 "logical replication slot; on a DEST holding such a base, the next increment: "
                 "the changes since the last one (docs/incremental.md)");
-  app->add_flag("--pg-materialized-views", a->pg_materialized_views,
+  app->add_flag("--pg-materialized-views", a.pg_materialized_views,
                 "also dump PostgreSQL materialized views");
-  AddIntOption(app, "--shards", &a->shards, 0, kMaxShards,
+}
+
+// Sharded dumps (docs/scale-out.md).
+void AddDumpShardOptions(CLI::App* app, DumpArgs& a) {
+  AddIntOption(app, "--shards", &a.shards, 0, kMaxShards,
                "split the dump over N workers (docs/scale-out.md): with --coordinate, this "
                "process plans and commits; with --shard, it is one worker");
-  app->add_flag("--no-snapshot", a->no_snapshot,
+  app->add_flag("--no-snapshot", a.no_snapshot,
                 "sharded dumps (coordinator and every worker): the coordinator releases its "
                 "snapshot once it has planned, and each worker reads the source at a time of "
                 "its own (the dump is then not one consistent state, and records so); for "
                 "SQLite in WAL mode, or to hold nothing on the source for the whole dump");
-  app->add_flag("--coordinate", a->coordinate,
+  app->add_flag("--coordinate", a.coordinate,
                 "the coordinator of a sharded dump: holds the snapshot, writes DEST/_plan.json, "
                 "waits for the workers' reports, commits the manifest");
-  app->add_option("--shard", a->shard,
+  app->add_option("--shard", a.shard,
                   "run shard I of a sharded dump (a worker); auto = from JOB_COMPLETION_INDEX, "
                   "SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX")
       ->type_name("I|auto");
-  AddSizeOption(app, "--shard-timeout", &a->shard_timeout,
+  AddSizeOption(app, "--shard-timeout", &a.shard_timeout,
                 {NumericRange::Kind::kDuration, 1000, 30LL * 86'400'000, "", ""},
                 "coordinator: fail when the shards have not all reported within this time");
-  AddSizeOption(app, "--plan-timeout", &a->plan_timeout,
+  AddSizeOption(app, "--plan-timeout", &a.plan_timeout,
                 {NumericRange::Kind::kDuration, 0, 30LL * 86'400'000, "", ""},
                 "worker: fail when DEST/_plan.json has not appeared within this time");
-  AddS3Flags(app, &a->s3, /*with_upload=*/true);
-  app->footer(
+}
+
+// Examples, the lease and the exit codes.
+const char* DumpFooter() {
+  return
       "Examples:\n"
       "  lakedump dump demo.sqlite ./out\n"
       "  lakedump dump sqlite:///data/app.db file:///backups/app --table-parallelism 8 "
@@ -317,7 +369,21 @@ CommandEntry AddDumpCommand(CLI::App& parent) {
       "  lakedump dump postgres://db/app s3://b/app --shards 4 --shard auto   # and N workers\n\n"
       "Exit codes: 0 complete, 1 failed (nothing committed by this run: an earlier dump at "
       "DEST stays as it was), 2 bad usage, 3 (a worker) the coordinator and its snapshot are "
-      "gone.");
+      "gone.";
+}
+
+}  // namespace
+
+CommandEntry AddDumpCommand(CLI::App& parent) {
+  auto a = std::make_shared<DumpArgs>();
+  CLI::App* app = parent.add_subcommand("dump", "Dump a database to Parquet files plus a manifest.");
+  AddDumpWhatOptions(app, *a);
+  AddDumpFileOptions(app, *a);
+  AddDumpRunOptions(app, *a);
+  AddDumpSourceOptions(app, *a);
+  AddDumpShardOptions(app, *a);
+  AddS3Flags(app, &a->s3, /*with_upload=*/true);
+  app->footer(DumpFooter());
   return {app, [a] { return RunDump(*a); }};
 }
 

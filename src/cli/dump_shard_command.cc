@@ -45,6 +45,47 @@ Status ResolveShardIndex(const DumpArgs& a, WorkerOptions* worker) {
   return Status::OK();
 }
 
+// A worker's outcome: one line, or JSON with --json.
+void PrintWorkerResult(const DumpArgs& a, const WorkerOptions& worker, const WorkerResult& r) {
+  std::string line;
+  switch (r.outcome) {
+    case WorkerOutcome::kDone:
+      line = fmt::format("shard {} of {} of dump {}: {} units, {} rows, {} files, {} (attempt {})",
+                         worker.shard, worker.shards, r.dump_id, r.units,
+                         FormatCount(static_cast<double>(r.rows)), r.files,
+                         FormatBytes(r.bytes), r.attempt);
+      if (r.taken_over_units > 0) {
+        line += fmt::format("; {} of the units taken over from earlier attempts",
+                            r.taken_over_units);
+      }
+      break;
+    case WorkerOutcome::kAlreadyReported:
+      line = fmt::format("shard {} of dump {} was already dumped by attempt {}: nothing to do",
+                         worker.shard, r.dump_id, r.attempt);
+      break;
+    case WorkerOutcome::kAlreadyCommitted:
+      line = fmt::format("dump {} is committed already: nothing to do", r.dump_id);
+      break;
+  }
+  if (a.json) {
+    static constexpr const char* kOutcome[] = {"done", "already_reported", "already_committed"};
+    std::printf("%s\n", DisplayJson(nlohmann::json(
+                                        {{"status", "ok"},
+                                         {"outcome", kOutcome[static_cast<int>(r.outcome)]},
+                                         {"dump_id", r.dump_id},
+                                         {"shard", worker.shard},
+                                         {"attempt", r.attempt},
+                                         {"units", r.units},
+                                         {"taken_over_units", r.taken_over_units},
+                                         {"rows", r.rows},
+                                         {"files", r.files},
+                                         {"bytes", r.bytes}}))
+                            .c_str());
+  } else {
+    std::printf("%s\n", line.c_str());
+  }
+}
+
 }  // namespace
 
 int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
@@ -95,44 +136,7 @@ int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
     if (interrupt.interrupted()) return PrintError(Status::Cancelled("interrupted"), kExitFailed);
     return PrintError(s, code);
   }
-  const WorkerResult& r = *result;
-  std::string line;
-  switch (r.outcome) {
-    case WorkerOutcome::kDone:
-      line = fmt::format("shard {} of {} of dump {}: {} units, {} rows, {} files, {} (attempt {})",
-                         worker.shard, worker.shards, r.dump_id, r.units,
-                         FormatCount(static_cast<double>(r.rows)), r.files,
-                         FormatBytes(r.bytes), r.attempt);
-      if (r.taken_over_units > 0) {
-        line += fmt::format("; {} of the units taken over from earlier attempts",
-                            r.taken_over_units);
-      }
-      break;
-    case WorkerOutcome::kAlreadyReported:
-      line = fmt::format("shard {} of dump {} was already dumped by attempt {}: nothing to do",
-                         worker.shard, r.dump_id, r.attempt);
-      break;
-    case WorkerOutcome::kAlreadyCommitted:
-      line = fmt::format("dump {} is committed already: nothing to do", r.dump_id);
-      break;
-  }
-  if (a.json) {
-    static constexpr const char* kOutcome[] = {"done", "already_reported", "already_committed"};
-    std::printf("%s\n", DisplayJson(nlohmann::json(
-                                        {{"status", "ok"},
-                                         {"outcome", kOutcome[static_cast<int>(r.outcome)]},
-                                         {"dump_id", r.dump_id},
-                                         {"shard", worker.shard},
-                                         {"attempt", r.attempt},
-                                         {"units", r.units},
-                                         {"taken_over_units", r.taken_over_units},
-                                         {"rows", r.rows},
-                                         {"files", r.files},
-                                         {"bytes", r.bytes}}))
-                            .c_str());
-  } else {
-    std::printf("%s\n", line.c_str());
-  }
+  PrintWorkerResult(a, worker, *result);
   return kExitOk;
 }
 

@@ -162,6 +162,65 @@ int ApplyIncrements(const LoadArgs& a, ObjectStore& store,
   return kExitOk;
 }
 
+// The last increment to apply (--until, else every one), checked with --from, the
+// target and --tables; InvalidArgument for a usage error.
+Result<int> IncrementsUntil(const LoadArgs& a, bool incremental, int available,
+                            LoadIfExists if_exists, const std::string& dump) {
+  if (!incremental && (a.until >= 0 || a.from > 0)) {
+    return Status::InvalidArgument(
+        fmt::format("--until/--from: {} is not an incremental dump", dump));
+  }
+  const int until = a.until < 0 ? available : a.until;
+  if (until > available) {
+    return Status::InvalidArgument(
+        fmt::format("--until {}: {} holds {} increments", a.until, dump, available));
+  }
+  if (a.from > 0 && (if_exists != LoadIfExists::kAppend || a.from > until)) {
+    return Status::InvalidArgument(
+        fmt::format("--from {} needs --if-exists append (the target holds what increment "
+                    "{} left) and at most --until ({})",
+                    a.from, a.from - 1, until));
+  }
+  const bool apply = incremental && until >= std::max(1, a.from);
+  if (apply && !IsPostgresSource(a.target)) {
+    if (a.until >= 0 || a.from > 0) {
+      return Status::InvalidArgument("increments are applied to PostgreSQL targets only");
+    }
+  }
+  if (apply && (!a.tables.empty() || !a.exclude.empty())) {
+    return Status::InvalidArgument(
+        "--tables/--exclude cannot be used with an incremental dump: its "
+        "increments change every table");
+  }
+  return until;
+}
+
+// The load's warnings (stderr) and its summary (stdout: text, or JSON with --json).
+void PrintLoadResult(const LoadArgs& a, const LoadResult& r, const std::string& dump,
+                     const std::string& target_name) {
+  PrintWarnings(r.warnings);
+  // One line per schema object not restored (stderr: stdout stays the summary).
+  for (const std::string& w : r.schema.warnings) {
+    std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(w).c_str());
+  }
+  if (a.json) {
+    std::printf("%s\n", DisplayJson(Summary(r, dump, target_name)).c_str());
+    return;
+  }
+  const double rate = r.seconds > 0 ? r.rows / r.seconds : 0.0;
+  std::printf(
+      "loaded %zu tables, %s rows, %llu files, %s in %s (%s rows/s) "
+      "into %s\n",
+      r.tables.size(), FormatCount(static_cast<double>(r.rows)).c_str(),
+      static_cast<unsigned long long>(r.files), FormatBytes(r.bytes).c_str(),
+      FormatSeconds(r.seconds).c_str(), FormatCount(rate).c_str(), target_name.c_str());
+  if (r.schema.method != "none") {
+    std::printf("schema: %llu objects restored (%s), %zu skipped\n",
+                static_cast<unsigned long long>(r.schema.restored), r.schema.method.c_str(),
+                r.schema.warnings.size());
+  }
+}
+
 int RunLoad(const LoadArgs& a) {
   KeepFreedMemory();
   InterruptWatcher interrupt("tables not yet committed are rolled back");
@@ -183,38 +242,11 @@ int RunLoad(const LoadArgs& a) {
     increments = std::move(*read);
   }
   const int available = static_cast<int>(increments.size());
-  if (manifest->incremental.is_null() && (a.until >= 0 || a.from > 0)) {
-    return PrintError(Status::InvalidArgument(fmt::format(
-                          "--until/--from: {} is not an incremental dump", dump)),
-                      kExitUsage);
-  }
-  const int until = a.until < 0 ? available : a.until;
-  if (until > available) {
-    return PrintError(Status::InvalidArgument(fmt::format(
-                          "--until {}: {} holds {} increments", a.until, dump, available)),
-                      kExitUsage);
-  }
-  if (a.from > 0 && (options->if_exists != LoadIfExists::kAppend || a.from > until)) {
-    return PrintError(Status::InvalidArgument(fmt::format(
-                          "--from {} needs --if-exists append (the target holds what increment "
-                          "{} left) and at most --until ({})",
-                          a.from, a.from - 1, until)),
-                      kExitUsage);
-  }
-  const bool apply = !manifest->incremental.is_null() && until >= std::max(1, a.from);
-  if (apply && !IsPostgresSource(a.target)) {
-    if (a.until >= 0 || a.from > 0) {
-      return PrintError(Status::InvalidArgument(
-                            "increments are applied to PostgreSQL targets only"),
-                        kExitUsage);
-    }
-  }
-  if (apply && (!a.tables.empty() || !a.exclude.empty())) {
-    return PrintError(Status::InvalidArgument(
-                          "--tables/--exclude cannot be used with an incremental dump: its "
-                          "increments change every table"),
-                      kExitUsage);
-  }
+  const bool incremental = !manifest->incremental.is_null();
+  auto until_checked = IncrementsUntil(a, incremental, available, options->if_exists, dump);
+  if (!until_checked.ok()) return PrintError(until_checked.status(), kExitUsage);
+  const int until = *until_checked;
+  const bool apply = incremental && until >= std::max(1, a.from);
   if (a.from > 0) {
     return ApplyIncrements(a, *store, increments, a.from, until, options->schema_map,
                            interrupt);
@@ -249,27 +281,7 @@ int RunLoad(const LoadArgs& a) {
     }
     return PrintError(s, code);
   }
-  PrintWarnings(result->warnings);
-  // One line per schema object not restored (stderr: stdout stays the summary).
-  for (const std::string& w : result->schema.warnings) {
-    std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(w).c_str());
-  }
-  if (a.json) {
-    std::printf("%s\n", DisplayJson(Summary(*result, dump, target_name)).c_str());
-  } else {
-    const double rate = result->seconds > 0 ? result->rows / result->seconds : 0.0;
-    std::printf(
-        "loaded %zu tables, %s rows, %llu files, %s in %s (%s rows/s) "
-        "into %s\n",
-        result->tables.size(), FormatCount(static_cast<double>(result->rows)).c_str(),
-        static_cast<unsigned long long>(result->files), FormatBytes(result->bytes).c_str(),
-        FormatSeconds(result->seconds).c_str(), FormatCount(rate).c_str(), target_name.c_str());
-    if (result->schema.method != "none") {
-      std::printf("schema: %llu objects restored (%s), %zu skipped\n",
-                  static_cast<unsigned long long>(result->schema.restored),
-                  result->schema.method.c_str(), result->schema.warnings.size());
-    }
-  }
+  PrintLoadResult(a, *result, dump, target_name);
   if (!manifest->incremental.is_null() && !IsPostgresSource(a.target)) {
     if (available > 0) {
       std::fprintf(stderr,

@@ -121,6 +121,10 @@ std::vector<std::string> SchemaLines(const nlohmann::json& schema, bool each_obj
   return lines;
 }
 
+// What ls prints comes from the dump: shown terminal-safe (escape sequences in a name or a
+// DDL could otherwise rewrite what the reader sees).
+std::string Safe(std::string_view text) { return TerminalSafe(text, /*keep_newlines=*/false); }
+
 // "1 snapshot", "3 snapshots", or what is wrong with the table's Iceberg metadata.
 std::string IcebergCell(const IcebergTableStatus& ice, const TableSummary& table) {
   if (!ice.problem.empty()) return "not readable: " + ice.problem;
@@ -131,111 +135,101 @@ std::string IcebergCell(const IcebergTableStatus& ice, const TableSummary& table
 // The base's replication slot, the tables re-dumped whole in every increment, and one line per
 // increment.
 void PrintIncrements(const IncrementalBase& inc, const std::vector<IncrementManifest>& list) {
-  auto safe = [](std::string_view text) { return TerminalSafe(text, /*keep_newlines=*/false); };
   std::printf("\nincremental: replication slot %s, publication %s, consistent point %s\n",
-              safe(inc.slot).c_str(), safe(inc.publication).c_str(),
+              Safe(inc.slot).c_str(), Safe(inc.publication).c_str(),
               FormatLsn(inc.consistent_point).c_str());
   const std::vector<IncrementalTable>& tables = list.empty() ? inc.tables : list.back().tables;
   for (const IncrementalTable& t : tables) {
     if (t.mode == IncrementalMode::kRedump) {
       std::printf("  %s: re-dumped whole in every increment (%s)\n",
-                  safe(t.ref.QualifiedName()).c_str(), safe(t.reason).c_str());
+                  Safe(t.ref.QualifiedName()).c_str(), Safe(t.reason).c_str());
     }
   }
   std::printf("%zu increments\n", list.size());
   for (const IncrementManifest& m : list) {
     std::printf("  %06d  %s  WAL %s..%s  %llu changes, %llu transactions, %zu change files, "
                 "%zu re-dumped, %zu dropped, slot retained %s\n",
-                m.sequence, safe(m.finished_at).c_str(), FormatLsn(m.start_lsn).c_str(),
+                m.sequence, Safe(m.finished_at).c_str(), FormatLsn(m.start_lsn).c_str(),
                 FormatLsn(m.end_lsn).c_str(), static_cast<unsigned long long>(m.changes),
                 static_cast<unsigned long long>(m.transactions), m.change_files.size(),
                 m.redumped.size(), m.dropped.size(), FormatBytes(m.retained_wal_bytes).c_str());
     for (const RedumpedTable& r : m.redumped) {
-      std::printf("          re-dumped %s: %s\n", safe(r.table.QualifiedName()).c_str(),
-                  safe(r.reason).c_str());
+      std::printf("          re-dumped %s: %s\n", Safe(r.table.QualifiedName()).c_str(),
+                  Safe(r.reason).c_str());
     }
   }
 }
 
-int RunLs(const LsArgs& a) {
-  std::unique_ptr<ObjectStore> store;
-  if (int rc = OpenCommandStore(a.dest, a.s3, StoreOptions{}, &store); rc != kExitOk) return rc;
-  auto manifest = ReadDumpManifest(*store);
-  if (!manifest.ok()) {
-    Status s = manifest.status();
-    if (s.code() == Code::kNotFound) {
-      s = Status::NotFound(fmt::format("no dump at {} (no _manifest.json)", a.dest));
-    }
-    return PrintError(s, kExitFailed);
-  }
-  const DumpManifest& m = *manifest;
-  std::vector<TableManifest> details;
-  if (a.ddl) {
-    for (const TableSummary& t : m.tables) {
-      auto tm = ReadTableManifest(*store, t.key);
-      if (!tm.ok()) return PrintError(tm.status(), kExitFailed);
-      details.push_back(std::move(*tm));
-    }
-  }
-  // --table-format iceberg: each table's Iceberg metadata, as an engine would open it.
-  const bool iceberg =
-      m.options.is_object() && m.options.value("table_format", "") == "iceberg";
-  std::vector<IcebergTableStatus> ice;
-  if (iceberg) {
-    for (const TableSummary& t : m.tables) {
-      auto status = ReadIcebergTableStatus(*store, t.table);
-      if (!status.ok()) return PrintError(status.status(), kExitFailed);
-      ice.push_back(std::move(*status));
-    }
-  }
-  // An incremental dump: its base's slot and tables, and its increments.
-  std::vector<IncrementManifest> increments;
+// What ls reads besides the manifest: each table's DDL (--ddl), each table's Iceberg
+// metadata as an engine would open it (--table-format iceberg), and an incremental dump's
+// base and increments.
+struct LsDetails {
+  std::vector<TableManifest> tables;  // with --ddl
+  bool iceberg = false;
+  std::vector<IcebergTableStatus> ice;  // per table, when iceberg
   std::optional<IncrementalBase> inc;
+  std::vector<IncrementManifest> increments;
+};
+
+Status ReadLsDetails(ObjectStore& store, const DumpManifest& m, bool ddl, LsDetails* d) {
+  if (ddl) {
+    for (const TableSummary& t : m.tables) {
+      LD_ASSIGN_OR_RETURN(TableManifest tm, ReadTableManifest(store, t.key));
+      d->tables.push_back(std::move(tm));
+    }
+  }
+  d->iceberg = m.options.is_object() && m.options.value("table_format", "") == "iceberg";
+  if (d->iceberg) {
+    for (const TableSummary& t : m.tables) {
+      LD_ASSIGN_OR_RETURN(IcebergTableStatus status, ReadIcebergTableStatus(store, t.table));
+      d->ice.push_back(std::move(status));
+    }
+  }
   if (!m.incremental.is_null()) {
-    auto base = ParseIncrementalBase(m);
-    if (!base.ok()) return PrintError(base.status(), kExitFailed);
-    inc = std::move(*base);
-    auto read = ReadIncrements(*store, m);
-    if (!read.ok()) return PrintError(read.status(), kExitFailed);
-    increments = std::move(*read);
+    LD_ASSIGN_OR_RETURN(IncrementalBase base, ParseIncrementalBase(m));
+    d->inc = std::move(base);
+    LD_ASSIGN_OR_RETURN(d->increments, ReadIncrements(store, m));
   }
-  if (a.json) {
-    nlohmann::json j = ToJson(m);
-    if (inc) {
-      nlohmann::json list = nlohmann::json::array();
-      for (const IncrementManifest& im : increments) {
-        nlohmann::json e = ToJson(im);
-        e.erase("tables");
-        list.push_back(std::move(e));
-      }
-      j["increments"] = std::move(list);
+  return Status::OK();
+}
+
+// ls --json: the manifest with the details.
+nlohmann::json LsJson(const DumpManifest& m, const LsDetails& d, bool ddl) {
+  nlohmann::json j = ToJson(m);
+  if (d.inc) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const IncrementManifest& im : d.increments) {
+      nlohmann::json e = ToJson(im);
+      e.erase("tables");
+      list.push_back(std::move(e));
     }
-    for (size_t i = 0; i < ice.size(); ++i) {
-      nlohmann::json& e = j["tables"][i]["iceberg"];
-      e["metadata"] = ice[i].metadata_key;
-      e["snapshots"] = ice[i].snapshots;
-      e["run_id"] = ice[i].run_id;
-      if (!ice[i].problem.empty()) e["problem"] = ice[i].problem;
-    }
-    if (a.ddl) {
-      for (size_t i = 0; i < details.size(); ++i) j["tables"][i]["ddl"] = details[i].ddl;
-    } else if (j.contains("schema")) {
-      j["schema"].erase("objects");  // the archive's table of contents: with --ddl
-    }
-    std::printf("%s\n", DisplayJson(j, 2).c_str());
-    return kExitOk;
+    j["increments"] = std::move(list);
   }
-  // Everything printed below comes from the dump: shown terminal-safe (escape sequences in a
-  // name or a DDL could otherwise rewrite what the reader sees).
-  auto safe = [](std::string_view text) { return TerminalSafe(text, /*keep_newlines=*/false); };
-  std::printf("dump %s  (%s)\n", safe(m.dump_id).c_str(), safe(m.created_by).c_str());
+  for (size_t i = 0; i < d.ice.size(); ++i) {
+    nlohmann::json& e = j["tables"][i]["iceberg"];
+    e["metadata"] = d.ice[i].metadata_key;
+    e["snapshots"] = d.ice[i].snapshots;
+    e["run_id"] = d.ice[i].run_id;
+    if (!d.ice[i].problem.empty()) e["problem"] = d.ice[i].problem;
+  }
+  if (ddl) {
+    for (size_t i = 0; i < d.tables.size(); ++i) j["tables"][i]["ddl"] = d.tables[i].ddl;
+  } else if (j.contains("schema")) {
+    j["schema"].erase("objects");  // the archive's table of contents: with --ddl
+  }
+  return j;
+}
+
+// The dump's id, format, source, times and snapshots.
+void PrintLsHeader(const DumpManifest& m) {
+  std::printf("dump %s  (%s)\n", Safe(m.dump_id).c_str(), Safe(m.created_by).c_str());
   std::printf("format: %s %d.%d\n", std::string(kDumpFormatName).c_str(), m.format_version,
               m.format_minor_version);
   for (const std::string& line : SourceFacts(m.source)) {
-    std::printf("%s\n", safe(line).c_str());
+    std::printf("%s\n", Safe(line).c_str());
   }
-  std::printf("started %s, finished %s, %s\n", safe(m.started_at).c_str(),
-              safe(m.finished_at).c_str(), FormatSeconds(m.seconds).c_str());
+  std::printf("started %s, finished %s, %s\n", Safe(m.started_at).c_str(),
+              Safe(m.finished_at).c_str(), FormatSeconds(m.seconds).c_str());
   if (ManifestHasNoSnapshot(m)) {
     std::printf("snapshot: none (--no-snapshot): the workers of this sharded dump read the "
                 "source each on their own, so its tables are not one consistent state\n");
@@ -254,32 +248,58 @@ int RunLs(const LsArgs& a) {
                   snap != run.end() ? OneLine(Str(*snap, "started_at")).c_str() : "?");
     }
   }
+}
+
+// One line per table, and the totals.
+void PrintLsTables(const DumpManifest& m, const LsDetails& d) {
   size_t width = 5;
   for (const TableSummary& t : m.tables) {
-    width = std::max(width, safe(t.table.QualifiedName()).size());
+    width = std::max(width, Safe(t.table.QualifiedName()).size());
   }
   width = std::min<size_t>(width, 60);
-  if (iceberg) {
+  if (d.iceberg) {
     std::printf("table format: iceberg (each table is an Iceberg v2 table: "
                 "<table>/metadata/version-hint.text)\n");
   }
   std::printf("\n%-*s %12s %6s %12s %-8s %9s%s\n", static_cast<int>(width), "table", "rows",
-              "files", "bytes", "codec", "seconds", iceberg ? "  iceberg" : "");
+              "files", "bytes", "codec", "seconds", d.iceberg ? "  iceberg" : "");
   for (size_t i = 0; i < m.tables.size(); ++i) {
     const TableSummary& t = m.tables[i];
     std::printf("%-*s %12llu %6llu %12s %-8s %9.2f%s\n", static_cast<int>(width),
-                safe(t.table.QualifiedName()).c_str(), static_cast<unsigned long long>(t.rows),
+                Safe(t.table.QualifiedName()).c_str(), static_cast<unsigned long long>(t.rows),
                 static_cast<unsigned long long>(t.files), FormatBytes(t.bytes).c_str(),
-                safe(t.codec).c_str(), t.seconds,
-                iceberg ? ("  " + safe(IcebergCell(ice[i], t))).c_str() : "");
+                Safe(t.codec).c_str(), t.seconds,
+                d.iceberg ? ("  " + Safe(IcebergCell(d.ice[i], t))).c_str() : "");
   }
   std::printf("\n%zu tables, %llu rows, %llu files, %s\n", m.tables.size(),
               static_cast<unsigned long long>(m.total_rows),
               static_cast<unsigned long long>(m.total_files), FormatBytes(m.total_bytes).c_str());
+}
+
+int RunLs(const LsArgs& a) {
+  std::unique_ptr<ObjectStore> store;
+  if (int rc = OpenCommandStore(a.dest, a.s3, StoreOptions{}, &store); rc != kExitOk) return rc;
+  auto manifest = ReadDumpManifest(*store);
+  if (!manifest.ok()) {
+    Status s = manifest.status();
+    if (s.code() == Code::kNotFound) {
+      s = Status::NotFound(fmt::format("no dump at {} (no _manifest.json)", a.dest));
+    }
+    return PrintError(s, kExitFailed);
+  }
+  const DumpManifest& m = *manifest;
+  LsDetails d;
+  if (Status s = ReadLsDetails(*store, m, a.ddl, &d); !s.ok()) return PrintError(s, kExitFailed);
+  if (a.json) {
+    std::printf("%s\n", DisplayJson(LsJson(m, d, a.ddl), 2).c_str());
+    return kExitOk;
+  }
+  PrintLsHeader(m);
+  PrintLsTables(m, d);
   for (const std::string& line : SchemaLines(m.schema, a.ddl)) std::printf("%s\n", line.c_str());
-  if (inc) PrintIncrements(*inc, increments);
-  for (const TableManifest& t : details) {
-    std::printf("\n-- %s\n%s;\n", safe(t.table.QualifiedName()).c_str(),
+  if (d.inc) PrintIncrements(*d.inc, d.increments);
+  for (const TableManifest& t : d.tables) {
+    std::printf("\n-- %s\n%s;\n", Safe(t.table.QualifiedName()).c_str(),
                 TerminalSafe(t.ddl, /*keep_newlines=*/true).c_str());
   }
   return kExitOk;

@@ -90,6 +90,57 @@ void CompareSchema(const std::string& key, const Schema& recorded, const Schema&
   }
 }
 
+// Checks the file's checksum and signature against its _table.json entry (its size is
+// checked by the caller); false when it cannot be read.
+bool CheckFileBytes(ObjectReader& r, const DataFile& f, uint64_t size,
+                    const VerifyOptions& options, Problems* problems, Counters* counters) {
+  const bool signature = !options.signing_key.empty();
+  if (size == f.bytes) {
+    auto digest = HashObjectDigests(r, size, signature);
+    if (!digest.ok()) {
+      problems->Add(f.key, "unreadable", digest.status().message());
+      return false;
+    }
+    counters->bytes += size;
+    if (digest->xxh64 != f.xxh64) {
+      problems->Add(f.key, "checksum", "XXH64 of the data file differs from the recorded one",
+                    f.xxh64, digest->xxh64);
+    }
+    if (signature && !ConstantTimeEquals(digest->sha256, f.sha256)) {
+      problems->Add(f.key, "signature",
+                    f.sha256.empty() ? "the signed _table.json records no SHA-256 for it"
+                                     : "altered after the dump: its SHA-256 differs from the "
+                                       "signed one",
+                    f.sha256.empty() ? "-" : f.sha256, digest->sha256);
+    }
+  } else if (signature) {
+    problems->Add(f.key, "signature", "altered after the dump: its size differs from the signed one");
+  }
+  return true;
+}
+
+// --deep: decodes every row of the file.
+void DecodeFile(ParquetReader& p, const DataFile& f, const VerifyOptions& options,
+                Problems* problems, Counters* counters) {
+  RowBatch batch;
+  uint64_t decoded = 0;
+  while (!options.stop.stop_requested()) {
+    Status s = p.Next(std::max<size_t>(1, options.batch_rows), &batch);
+    if (!s.ok()) {
+      problems->Add(f.key, "data", fmt::format("{} (after {} good rows)", s.message(), decoded));
+      return;
+    }
+    if (batch.num_rows() == 0) break;
+    decoded += batch.num_rows();
+  }
+  if (options.stop.stop_requested()) return;
+  counters->rows += decoded;
+  if (decoded != p.num_rows()) {
+    problems->Add(f.key, "rows", "decoded rows differ from the Parquet footer's row count",
+                  fmt::format("{} rows", p.num_rows()), fmt::format("{} rows", decoded));
+  }
+}
+
 void CheckFile(ObjectStore& store, const FileCheck& job, const VerifyOptions& options,
                Problems* problems, Counters* counters) {
   const DataFile& f = job.file;
@@ -111,28 +162,7 @@ void CheckFile(ObjectStore& store, const FileCheck& job, const VerifyOptions& op
     return;
   }
   ObjectReader& r = **reader;
-  const bool signature = !options.signing_key.empty();
-  if (size == f.bytes) {
-    auto digest = HashObjectDigests(r, size, signature);
-    if (!digest.ok()) {
-      problems->Add(f.key, "unreadable", digest.status().message());
-      return;
-    }
-    counters->bytes += size;
-    if (digest->xxh64 != f.xxh64) {
-      problems->Add(f.key, "checksum", "XXH64 of the data file differs from the recorded one",
-                    f.xxh64, digest->xxh64);
-    }
-    if (signature && !ConstantTimeEquals(digest->sha256, f.sha256)) {
-      problems->Add(f.key, "signature",
-                    f.sha256.empty() ? "the signed _table.json records no SHA-256 for it"
-                                     : "altered after the dump: its SHA-256 differs from the "
-                                       "signed one",
-                    f.sha256.empty() ? "-" : f.sha256, digest->sha256);
-    }
-  } else if (signature) {
-    problems->Add(f.key, "signature", "altered after the dump: its size differs from the signed one");
-  }
+  if (!CheckFileBytes(r, f, size, options, problems, counters)) return;
   ParquetReaderOptions ro;
   ro.name = f.key;
   auto parquet = ParquetReader::Open(
@@ -156,23 +186,7 @@ void CheckFile(ObjectStore& store, const FileCheck& job, const VerifyOptions& op
     counters->rows += p.num_rows();
     return;
   }
-  RowBatch batch;
-  uint64_t decoded = 0;
-  while (!options.stop.stop_requested()) {
-    Status s = p.Next(std::max<size_t>(1, options.batch_rows), &batch);
-    if (!s.ok()) {
-      problems->Add(f.key, "data", fmt::format("{} (after {} good rows)", s.message(), decoded));
-      return;
-    }
-    if (batch.num_rows() == 0) break;
-    decoded += batch.num_rows();
-  }
-  if (options.stop.stop_requested()) return;
-  counters->rows += decoded;
-  if (decoded != p.num_rows()) {
-    problems->Add(f.key, "rows", "decoded rows differ from the Parquet footer's row count",
-                  fmt::format("{} rows", p.num_rows()), fmt::format("{} rows", decoded));
-  }
+  DecodeFile(p, f, options, problems, counters);
 }
 
 bool ReadManifest(ObjectStore& store, const VerifyOptions& options, Problems* problems,
@@ -260,6 +274,188 @@ void CheckTable(const TableSummary& s, const TableManifest& t, Problems* problem
   }
 }
 
+// The dump's objects, and those its manifests account for.
+struct Claims {
+  std::vector<ObjectInfo> listing;
+  std::map<std::string, uint64_t> listed;  // key -> size
+  std::set<std::string> claimed;
+  std::vector<TableManifest> tables;  // kept alive: file checks point at their schemas
+};
+
+// The _table.json of `s`: nullopt when it is a problem of the dump (recorded), an error
+// when the store failed.
+Result<std::optional<TableManifest>> ReadTable(ObjectStore& store, const VerifyOptions& options,
+                                               const TableSummary& s, Problems* problems) {
+  auto text = store.GetObject(s.key);
+  Result<TableManifest> t =
+      text.ok() ? ParseTableManifest(*text, s.key) : Result<TableManifest>(text.status());
+  if (text.ok() && !options.signing_key.empty()) {
+    const std::string found = Sha256Hex(*text);
+    if (s.table_json_sha256.empty() || !ConstantTimeEquals(found, s.table_json_sha256)) {
+      problems->Add(s.key, "signature",
+                    s.table_json_sha256.empty()
+                        ? "the signed manifest records no SHA-256 for it"
+                        : "altered after the dump: its SHA-256 differs from the signed one",
+                    s.table_json_sha256.empty() ? "-" : s.table_json_sha256, found);
+    }
+  }
+  if (t.ok()) return std::optional<TableManifest>(std::move(t).value());
+  const Code code = t.status().code();
+  if (code == Code::kUnavailable || code == Code::kIOError || code == Code::kPermissionDenied ||
+      code == Code::kCancelled) {
+    return t.status().WithContext(s.key);  // the store failed, not the dump
+  }
+  if (code == Code::kNotFound) {
+    problems->Add(s.key, "table-manifest",
+                  fmt::format("missing: table {} is listed in _manifest.json but its "
+                              "_table.json is gone",
+                              s.table.QualifiedName()));
+  } else {  // Corruption, Unimplemented (newer version), InvalidArgument (a bad key)
+    std::string message(t.status().message());
+    if (message.rfind(s.key + ": ", 0) == 0) message.erase(0, s.key.size() + 2);
+    problems->Add(s.key, "table-manifest", message);
+  }
+  return std::optional<TableManifest>();
+}
+
+// Reads and checks the _table.json of every table into claims->tables.
+Status ReadTables(ObjectStore& store, const VerifyOptions& options, const DumpManifest& manifest,
+                  Claims* claims, Problems* problems, VerifyReport* report) {
+  claims->tables.reserve(manifest.tables.size());
+  for (const TableSummary& s : manifest.tables) {
+    if (options.stop.stop_requested()) return Status::Cancelled("verify interrupted");
+    if (!claims->claimed.insert(s.key).second) {
+      problems->Add(s.key, "duplicate", "listed twice in _manifest.json");
+      continue;
+    }
+    LD_ASSIGN_OR_RETURN(std::optional<TableManifest> t, ReadTable(store, options, s, problems));
+    if (!t) continue;
+    report->tables += 1;
+    CheckTable(s, *t, problems);
+    claims->tables.push_back(std::move(*t));
+  }
+  return Status::OK();
+}
+
+// Claims the tables' data files; returns the checks of those claimed once.
+std::vector<FileCheck> ClaimDataFiles(Claims* claims, Problems* problems) {
+  std::vector<FileCheck> jobs;
+  for (const TableManifest& t : claims->tables) {
+    for (const DataFile& f : t.files) {
+      if (!claims->claimed.insert(f.key).second) {
+        problems->Add(f.key, "duplicate", "claimed by more than one file entry");
+        continue;
+      }
+      FileCheck job{f, &t.schema, std::nullopt};
+      if (auto it = claims->listed.find(f.key); it != claims->listed.end()) {
+        job.listed_size = it->second;
+      }
+      jobs.push_back(std::move(job));
+    }
+  }
+  return jobs;
+}
+
+// The schema archive: size and checksum as the manifest records them.
+Status ClaimSchemaArchive(ObjectStore& store, const DumpManifest& manifest, Claims* claims,
+                          Problems* problems) {
+  auto entry = ParseSchemaArchiveEntry(manifest.schema);
+  if (!entry.ok()) {
+    problems->Add(std::string(kManifestKey), "manifest", std::string(entry.status().message()));
+    return Status::OK();
+  }
+  if (entry->key.empty()) return Status::OK();
+  claims->claimed.insert(entry->key);
+  auto archive = ReadSchemaArchive(store, *entry);
+  if (!archive.ok()) {
+    const Code code = archive.status().code();
+    if (code != Code::kCorruption) return archive.status();
+    problems->Add(entry->key, "schema-archive", std::string(archive.status().message()));
+  }
+  return Status::OK();
+}
+
+// Claims one table's Iceberg metadata, which must be there; returns what its history
+// keeps (nullopt when its metadata does not open).
+Result<std::optional<IcebergTableKeep>> ClaimIcebergTable(ObjectStore& store,
+                                                          const TableManifest& t,
+                                                          Claims* claims, Problems* problems) {
+  for (const std::string& k : IcebergMetadataKeys(t)) {
+    claims->claimed.insert(k);
+    if (!claims->listed.count(k)) {
+      problems->Add(k, "missing",
+                    fmt::format("Iceberg metadata of table {} is missing", t.table.QualifiedName()));
+    }
+  }
+  // Its metadata files (v<N>.metadata.json) are its own whatever the hint says.
+  const std::string metadata_dir = TablePrefix(t.table) + "metadata/";
+  for (const ObjectInfo& o : claims->listing) {
+    if (o.key.starts_with(metadata_dir) && o.key.ends_with(".metadata.json") &&
+        o.key.find('/', metadata_dir.size()) == std::string::npos) {
+      claims->claimed.insert(o.key);
+    }
+  }
+  const std::string hint = IcebergHintKey(t.table);
+  claims->claimed.insert(hint);
+  LD_ASSIGN_OR_RETURN(IcebergHistoryRead read, ReadIcebergHistory(store, t.table));
+  if (!read.history) {
+    problems->Add(hint, claims->listed.count(hint) ? "iceberg-metadata" : "missing",
+                  fmt::format("Iceberg metadata of table {} {}", t.table.QualifiedName(),
+                              read.problem.empty() ? "is missing"
+                                                   : "does not open: " + read.problem));
+    return std::optional<IcebergTableKeep>();
+  }
+  const iceberg::TableHistory& h = *read.history;
+  std::string current_run = "?";
+  for (size_t i = 0; i < h.snapshot_ids.size(); ++i) {
+    if (h.snapshot_ids[i] == h.current_snapshot_id) current_run = h.run_ids[i];
+  }
+  if (current_run != t.run_id) {
+    // An overwrite that failed after its manifest leaves the earlier dump's metadata.
+    problems->Add(IcebergMetadataFileKey(t.table, h.version), "iceberg-metadata",
+                  fmt::format("Iceberg metadata of table {} is of run {}, not of the "
+                              "table's run {} (dump it again with --if-exists resume)",
+                              t.table.QualifiedName(), current_run, t.run_id));
+  }
+  return std::optional<IcebergTableKeep>(KeepOfHistory(t.table, h));
+}
+
+// --table-format iceberg: each table's Iceberg metadata is claimed, and must be there;
+// the objects of its earlier snapshots (its history) are claimed too.
+Status ClaimIcebergMetadata(ObjectStore& store, Claims* claims, Problems* problems) {
+  std::vector<IcebergTableKeep> histories;
+  for (const TableManifest& t : claims->tables) {
+    LD_ASSIGN_OR_RETURN(std::optional<IcebergTableKeep> keep,
+                        ClaimIcebergTable(store, t, claims, problems));
+    if (keep) histories.push_back(std::move(*keep));
+  }
+  for (const IcebergTableKeep& keep : histories) {
+    for (const ObjectInfo& o : claims->listing) {
+      if (keep.KeepsObject(o.key)) claims->claimed.insert(o.key);
+    }
+  }
+  return Status::OK();
+}
+
+// Runs the file checks on options.parallelism threads.
+Status CheckFiles(ObjectStore& store, const std::vector<FileCheck>& jobs,
+                  const VerifyOptions& options, Problems* problems, Counters* counters) {
+  const size_t n = static_cast<size_t>(std::max(1, options.parallelism));
+  ThreadPool pool(n);
+  TaskGroup group(&pool, n, options.stop);
+  for (const FileCheck& job : jobs) {
+    const bool spawned =
+        group.Spawn([&store, &job, &options, problems, counters](std::stop_token) {
+          CheckFile(store, job, options, problems, counters);
+          return Status::OK();
+        });
+    if (!spawned) break;
+  }
+  Status s = group.Wait();
+  if (!s.ok() || options.stop.stop_requested()) return Status::Cancelled("verify interrupted");
+  return Status::OK();
+}
+
 }  // namespace
 
 std::string VerifyProblem::ToString() const {
@@ -294,129 +490,17 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
   report.one_snapshot = ManifestIsOneSnapshot(manifest);
   CheckTotals(manifest, &problems);
 
-  LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> listing, store.List(""));
-  std::map<std::string, uint64_t> listed;
-  for (const ObjectInfo& o : listing) listed.emplace(o.key, o.size);
-
+  Claims claims;
+  LD_ASSIGN_OR_RETURN(claims.listing, store.List(""));
+  for (const ObjectInfo& o : claims.listing) claims.listed.emplace(o.key, o.size);
   // The lease of a run in progress is not part of any dump.
-  std::set<std::string> claimed = {std::string(kManifestKey), std::string(kSignatureKey),
-                                   std::string(kLeaseKey)};
-  std::vector<TableManifest> tables;  // kept alive: jobs point at their schemas
-  tables.reserve(manifest.tables.size());
-  std::vector<FileCheck> jobs;
-  for (const TableSummary& s : manifest.tables) {
-    if (options.stop.stop_requested()) return Status::Cancelled("verify interrupted");
-    if (!claimed.insert(s.key).second) {
-      problems.Add(s.key, "duplicate", "listed twice in _manifest.json");
-      continue;
-    }
-    auto text = store.GetObject(s.key);
-    Result<TableManifest> t =
-        text.ok() ? ParseTableManifest(*text, s.key) : Result<TableManifest>(text.status());
-    if (text.ok() && !options.signing_key.empty()) {
-      const std::string found = Sha256Hex(*text);
-      if (s.table_json_sha256.empty() || !ConstantTimeEquals(found, s.table_json_sha256)) {
-        problems.Add(s.key, "signature",
-                     s.table_json_sha256.empty()
-                         ? "the signed manifest records no SHA-256 for it"
-                         : "altered after the dump: its SHA-256 differs from the signed one",
-                     s.table_json_sha256.empty() ? "-" : s.table_json_sha256, found);
-      }
-    }
-    if (!t.ok()) {
-      const Code code = t.status().code();
-      if (code == Code::kUnavailable || code == Code::kIOError ||
-          code == Code::kPermissionDenied || code == Code::kCancelled) {
-        return t.status().WithContext(s.key);  // the store failed, not the dump
-      }
-      if (code == Code::kNotFound) {
-        problems.Add(s.key, "table-manifest",
-                     fmt::format("missing: table {} is listed in _manifest.json but its "
-                                 "_table.json is gone",
-                                 s.table.QualifiedName()));
-      } else {  // Corruption, Unimplemented (newer version), InvalidArgument (a bad key)
-        std::string message(t.status().message());
-        if (message.rfind(s.key + ": ", 0) == 0) message.erase(0, s.key.size() + 2);
-        problems.Add(s.key, "table-manifest", message);
-      }
-      continue;
-    }
-    report.tables += 1;
-    CheckTable(s, *t, &problems);
-    tables.push_back(std::move(*t));
-  }
-  for (const TableManifest& t : tables) {
-    for (const DataFile& f : t.files) {
-      if (!claimed.insert(f.key).second) {
-        problems.Add(f.key, "duplicate", "claimed by more than one file entry");
-        continue;
-      }
-      FileCheck job{f, &t.schema, std::nullopt};
-      if (auto it = listed.find(f.key); it != listed.end()) job.listed_size = it->second;
-      jobs.push_back(std::move(job));
-    }
-  }
-  // The schema archive: size and checksum as the manifest records them.
-  if (auto entry = ParseSchemaArchiveEntry(manifest.schema); !entry.ok()) {
-    problems.Add(std::string(kManifestKey), "manifest", std::string(entry.status().message()));
-  } else if (!entry->key.empty()) {
-    claimed.insert(entry->key);
-    auto archive = ReadSchemaArchive(store, *entry);
-    if (!archive.ok()) {
-      const Code code = archive.status().code();
-      if (code != Code::kCorruption) return archive.status();
-      problems.Add(entry->key, "schema-archive", std::string(archive.status().message()));
-    }
-  }
-  // --table-format iceberg: each table's Iceberg metadata is claimed, and must be there;
-  // the objects of its earlier snapshots (its history) are claimed too.
-  std::vector<IcebergTableKeep> histories;
+  claims.claimed = {std::string(kManifestKey), std::string(kSignatureKey),
+                    std::string(kLeaseKey)};
+  LD_RETURN_IF_ERROR(ReadTables(store, options, manifest, &claims, &problems, &report));
+  const std::vector<FileCheck> jobs = ClaimDataFiles(&claims, &problems);
+  LD_RETURN_IF_ERROR(ClaimSchemaArchive(store, manifest, &claims, &problems));
   if (manifest.options.is_object() && manifest.options.value("table_format", "") == "iceberg") {
-    for (const TableManifest& t : tables) {
-      for (const std::string& k : IcebergMetadataKeys(t)) {
-        claimed.insert(k);
-        if (!listed.count(k)) {
-          problems.Add(k, "missing",
-                       fmt::format("Iceberg metadata of table {} is missing",
-                                   t.table.QualifiedName()));
-        }
-      }
-      // Its metadata files (v<N>.metadata.json) are its own whatever the hint says.
-      const std::string metadata_dir = TablePrefix(t.table) + "metadata/";
-      for (const ObjectInfo& o : listing) {
-        if (o.key.starts_with(metadata_dir) && o.key.ends_with(".metadata.json") &&
-            o.key.find('/', metadata_dir.size()) == std::string::npos) {
-          claimed.insert(o.key);
-        }
-      }
-      const std::string hint = IcebergHintKey(t.table);
-      claimed.insert(hint);
-      LD_ASSIGN_OR_RETURN(IcebergHistoryRead read, ReadIcebergHistory(store, t.table));
-      if (!read.history) {
-        problems.Add(hint, listed.count(hint) ? "iceberg-metadata" : "missing",
-                     fmt::format("Iceberg metadata of table {} {}", t.table.QualifiedName(),
-                                 read.problem.empty() ? "is missing" : "does not open: " + read.problem));
-        continue;
-      }
-      const iceberg::TableHistory& h = *read.history;
-      std::string current_run = "?";
-      for (size_t i = 0; i < h.snapshot_ids.size(); ++i) {
-        if (h.snapshot_ids[i] == h.current_snapshot_id) current_run = h.run_ids[i];
-      }
-      if (current_run != t.run_id) {
-        // An overwrite that failed after its manifest leaves the earlier dump's metadata.
-        problems.Add(IcebergMetadataFileKey(t.table, h.version), "iceberg-metadata",
-                     fmt::format("Iceberg metadata of table {} is of run {}, not of the "
-                                 "table's run {} (dump it again with --if-exists resume)",
-                                 t.table.QualifiedName(), current_run, t.run_id));
-      }
-      histories.push_back(KeepOfHistory(t.table, h));
-    }
-  }
-  for (const IcebergTableKeep& keep : histories) {
-    for (const ObjectInfo& o : listing) {
-      if (keep.KeepsObject(o.key)) claimed.insert(o.key);
-    }
+    LD_RETURN_IF_ERROR(ClaimIcebergMetadata(store, &claims, &problems));
   }
   // The increments of an incremental dump are checked on their own (increment_verify.h).
   const bool incremental = !manifest.incremental.is_null();
@@ -429,30 +513,16 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
     report.files += increments->files;
     report.bytes += increments->bytes;
   }
-  for (const ObjectInfo& o : listing) {
+  for (const ObjectInfo& o : claims.listing) {
     if (incremental && o.key.starts_with(kIncrementsFolder)) continue;
-    if (!claimed.count(o.key)) {
+    if (!claims.claimed.count(o.key)) {
       problems.Add(o.key, "stray", "object under the dump is not claimed by its manifests", "-",
                    fmt::format("{} bytes", o.size));
     }
   }
 
   Counters counters;
-  {
-    const size_t n = static_cast<size_t>(std::max(1, options.parallelism));
-    ThreadPool pool(n);
-    TaskGroup group(&pool, n, options.stop);
-    for (const FileCheck& job : jobs) {
-      const bool spawned = group.Spawn([&store, &job, &options, &problems, &counters](
-                                           std::stop_token) {
-        CheckFile(store, job, options, &problems, &counters);
-        return Status::OK();
-      });
-      if (!spawned) break;
-    }
-    Status s = group.Wait();
-    if (!s.ok() || options.stop.stop_requested()) return Status::Cancelled("verify interrupted");
-  }
+  LD_RETURN_IF_ERROR(CheckFiles(store, jobs, options, &problems, &counters));
   report.files += counters.files;
   report.bytes += counters.bytes;
   report.rows = counters.rows;

@@ -80,6 +80,66 @@ Status CheckIdentifierLengths(const TablePlan& plan, size_t max_bytes) {
   return Status::OK();
 }
 
+// The load's options, and the --tables patterns against the dump's tables.
+Status CheckLoadOptions(const LoadOptions& options, const DumpManifest& manifest) {
+  if (options.table_parallelism < 1) {
+    return Status::InvalidArgument("--table-parallelism must be at least 1");
+  }
+  if (options.file_parallelism < 1) {
+    return Status::InvalidArgument("--file-parallelism must be at least 1");
+  }
+  if (options.batch_rows < 1) return Status::InvalidArgument("batch rows must be at least 1");
+  for (const std::string& p : options.include) {
+    const bool any =
+        std::any_of(manifest.tables.begin(), manifest.tables.end(),
+                    [&](const TableSummary& t) { return TablePatternMatches(p, t.table); });
+    if (!any) {
+      return Status::InvalidArgument(
+          IsGlob(p) ? fmt::format("--tables pattern \"{}\" matches no table of the dump", p)
+                    : fmt::format("unknown table {} (in --tables; `lakedump ls DUMP` "
+                                  "lists the "
+                                  "dump's tables)",
+                                  p));
+    }
+  }
+  return Status::OK();
+}
+
+// A table's _table.json (its signature checked with a signing key), which must be the one
+// the manifest committed.
+Result<TableManifest> ReadCommittedTable(ObjectStore& store, const LoadOptions& options,
+                                         const TableSummary& summary) {
+  auto tm = options.signing_key.empty() ? ReadTableManifest(store, summary.key)
+                                        : ReadSignedTableManifest(store, summary);
+  if (!tm.ok()) {
+    if (tm.status().code() == Code::kNotFound) {
+      return Status::Corruption(
+          fmt::format("table {}: its {} is missing from the dump (the manifest lists it)",
+                      summary.table.QualifiedName(), summary.key));
+    }
+    return tm.status().WithContext(summary.table.QualifiedName());
+  }
+  const TableManifest& manifest = *tm;
+  if (!(manifest.table == summary.table)) {
+    return Status::Corruption(fmt::format("{} describes table {} but the manifest says {}",
+                                          summary.key, manifest.table.QualifiedName(),
+                                          summary.table.QualifiedName()));
+  }
+  if (manifest.rows != summary.rows) {
+    return Status::Corruption(fmt::format("table {}: _manifest.json says {} rows but {} says {}",
+                                          summary.table.QualifiedName(), summary.rows,
+                                          summary.key, manifest.rows));
+  }
+  // A _table.json replaced after the commit (another writer) is not the one
+  // the manifest committed, even with the same row count.
+  if (std::string diff = TableEntryMismatch(summary, manifest); !diff.empty()) {
+    return Status::Corruption(fmt::format(
+        "table {}: {} is not the one _manifest.json committed: it has {}",
+        summary.table.QualifiedName(), summary.key, diff));
+  }
+  return tm;
+}
+
 }  // namespace
 
 TableRef MapTargetTable(const TableRef& source,
@@ -98,26 +158,7 @@ LoadService::LoadService(ObjectStore* store, TargetDatabase* target, LoadOptions
     : store_(store), target_(target), options_(std::move(options)) {}
 
 Result<std::vector<LoadService::TableTask>> LoadService::Plan(const DumpManifest& manifest) {
-  if (options_.table_parallelism < 1) {
-    return Status::InvalidArgument("--table-parallelism must be at least 1");
-  }
-  if (options_.file_parallelism < 1) {
-    return Status::InvalidArgument("--file-parallelism must be at least 1");
-  }
-  if (options_.batch_rows < 1) return Status::InvalidArgument("batch rows must be at least 1");
-  for (const std::string& p : options_.include) {
-    const bool any =
-        std::any_of(manifest.tables.begin(), manifest.tables.end(),
-                    [&](const TableSummary& t) { return TablePatternMatches(p, t.table); });
-    if (!any) {
-      return Status::InvalidArgument(
-          IsGlob(p) ? fmt::format("--tables pattern \"{}\" matches no table of the dump", p)
-                    : fmt::format("unknown table {} (in --tables; `lakedump ls DUMP` "
-                                  "lists the "
-                                  "dump's tables)",
-                                  p));
-    }
-  }
+  LD_RETURN_IF_ERROR(CheckLoadOptions(options_, manifest));
   std::string kind;
   if (manifest.source.is_object() && manifest.source.contains("kind") &&
       manifest.source["kind"].is_string()) {
@@ -129,34 +170,7 @@ Result<std::vector<LoadService::TableTask>> LoadService::Plan(const DumpManifest
     if (!options_.include.empty() && !MatchesAny(options_.include, summary.table)) continue;
     if (MatchesAny(options_.exclude, summary.table)) continue;
     TableTask task;
-    auto tm = options_.signing_key.empty() ? ReadTableManifest(*store_, summary.key)
-                                           : ReadSignedTableManifest(*store_, summary);
-    if (!tm.ok()) {
-      if (tm.status().code() == Code::kNotFound) {
-        return Status::Corruption(
-            fmt::format("table {}: its {} is missing from the dump (the manifest lists it)",
-                        summary.table.QualifiedName(), summary.key));
-      }
-      return tm.status().WithContext(summary.table.QualifiedName());
-    }
-    task.manifest = std::move(*tm);
-    if (!(task.manifest.table == summary.table)) {
-      return Status::Corruption(fmt::format("{} describes table {} but the manifest says {}",
-                                            summary.key, task.manifest.table.QualifiedName(),
-                                            summary.table.QualifiedName()));
-    }
-    if (task.manifest.rows != summary.rows) {
-      return Status::Corruption(fmt::format("table {}: _manifest.json says {} rows but {} says {}",
-                                            summary.table.QualifiedName(), summary.rows,
-                                            summary.key, task.manifest.rows));
-    }
-    // A _table.json replaced after the commit (another writer) is not the one
-    // the manifest committed, even with the same row count.
-    if (std::string diff = TableEntryMismatch(summary, task.manifest); !diff.empty()) {
-      return Status::Corruption(fmt::format(
-          "table {}: {} is not the one _manifest.json committed: it has {}",
-          summary.table.QualifiedName(), summary.key, diff));
-    }
+    LD_ASSIGN_OR_RETURN(task.manifest, ReadCommittedTable(*store_, options_, summary));
     TablePlan& plan = task.plan;
     plan.source = summary.table;
     plan.target = MapTargetTable(summary.table, options_.schema_map);
@@ -521,28 +535,7 @@ Status LoadService::Stream(TableLoad& load, std::stop_token stop) {
       LD_RETURN_IF_ERROR(sink->Append(batch).WithContext(df.key));
       progress_.rows += batch.num_rows();
     }
-    if (streamed != want) {
-      if (unit.row_group != kWholeFile) {
-        return Status::Corruption(
-            fmt::format("data file {}: row group {} gave {} rows but its footer says {}", df.key,
-                        unit.row_group, streamed, want));
-      }
-      return Status::Corruption(
-          fmt::format("data file {}: read {} rows but its footer and _table.json say {}", df.key,
-                      streamed, df.rows));
-    }
-    if (unit.row_group == kWholeFile) {  // ParseTableManifest requires every xxh64
-      Status xxh64 = file.hashing->Verify(df.xxh64, df.key);
-      if (signed_dump()) {
-        LD_RETURN_IF_ERROR(CheckFileSha256(df.key, df.sha256, file.hashing->sha256_hex()));
-      }
-      LD_RETURN_IF_ERROR(xxh64);
-    } else if (check == FileCheck::kSections) {
-      const ByteRangeChecksum& range = df.row_groups[unit.row_group];
-      LD_RETURN_IF_ERROR(file.hashing->Verify(
-          range.xxh64, fmt::format("{} (row group {}, {} bytes at offset {})", df.key,
-                                   unit.row_group, range.bytes, range.offset)));
-    }
+    LD_RETURN_IF_ERROR(CheckUnitRead(file, df, unit.row_group, check, streamed, want));
     sent += streamed;
     const uint64_t file_total = load.file_rows[unit.file].fetch_add(streamed) + streamed;
     if (file_total == df.rows) ++progress_.files;
@@ -554,6 +547,33 @@ Status LoadService::Stream(TableLoad& load, std::stop_token stop) {
                                           task.plan.target.QualifiedName(), written, sent));
   }
   load.rows += sent;
+  return Status::OK();
+}
+
+Status LoadService::CheckUnitRead(OpenFile& file, const DataFile& df, size_t row_group,
+                                  FileCheck check, uint64_t streamed, uint64_t want) {
+  if (streamed != want) {
+    if (row_group != kWholeFile) {
+      return Status::Corruption(
+          fmt::format("data file {}: row group {} gave {} rows but its footer says {}", df.key,
+                      row_group, streamed, want));
+    }
+    return Status::Corruption(
+        fmt::format("data file {}: read {} rows but its footer and _table.json say {}", df.key,
+                    streamed, df.rows));
+  }
+  if (row_group == kWholeFile) {  // ParseTableManifest requires every xxh64
+    Status xxh64 = file.hashing->Verify(df.xxh64, df.key);
+    if (signed_dump()) {
+      LD_RETURN_IF_ERROR(CheckFileSha256(df.key, df.sha256, file.hashing->sha256_hex()));
+    }
+    LD_RETURN_IF_ERROR(xxh64);
+  } else if (check == FileCheck::kSections) {
+    const ByteRangeChecksum& range = df.row_groups[row_group];
+    LD_RETURN_IF_ERROR(file.hashing->Verify(
+        range.xxh64, fmt::format("{} (row group {}, {} bytes at offset {})", df.key,
+                                 row_group, range.bytes, range.offset)));
+  }
   return Status::OK();
 }
 

@@ -24,15 +24,8 @@ Status Bad(int version, std::string_view why) {
   return Status::Corruption(fmt::format("v{}.metadata.json: {}", version, why));
 }
 
-}  // namespace
-
-Result<TableHistory> ParseTableHistory(std::string_view text, int version,
-                                       std::string_view location,
-                                       bool (*valid_run_id)(std::string_view)) {
-  TableHistory h;
-  h.version = version;
-  h.metadata = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  const json& m = h.metadata;
+// The metadata's top-level fields: present, of their types, and this table's.
+Status CheckTopLevel(const json& m, int version, std::string_view location) {
   if (m.is_discarded() || !m.is_object()) return Bad(version, "not JSON");
   if (!m.contains("format-version") || m["format-version"] != 2) {
     return Bad(version, "not Iceberg format version 2");
@@ -55,11 +48,16 @@ Result<TableHistory> ParseTableHistory(std::string_view text, int version,
                           "partition-specs"}) {
     if (!IsArray(m, key)) return Bad(version, fmt::format("no {} list", key));
   }
+  return Status::OK();
+}
+
+// Checks the snapshots and fills h->snapshot_ids and h->run_ids.
+// REQUIRES: CheckTopLevel(m) is OK and h->current_snapshot_id is set.
+Status ReadSnapshots(const json& m, int version, const std::string& metadata_dir,
+                     bool (*valid_run_id)(std::string_view), TableHistory* h) {
   const int64_t last_sequence = m["last-sequence-number"].get<int64_t>();
   if (last_sequence < 0) return Bad(version, "negative last-sequence-number");
   if (m["snapshots"].size() > kMaxSnapshots) return Bad(version, "too many snapshots");
-  h.current_snapshot_id = m["current-snapshot-id"].get<int64_t>();
-  const std::string metadata_dir = std::string(location) + "/metadata/";
   const std::string table_run = m["properties"]["lakedump.run-id"].get<std::string>();
   std::set<int64_t> ids;
   for (const json& s : m["snapshots"]) {
@@ -85,10 +83,28 @@ Result<TableHistory> ParseTableHistory(std::string_view text, int version,
       run = table_run;
     }
     if (!valid_run_id(run)) return Bad(version, "a snapshot without a lakedump run id");
-    h.snapshot_ids.push_back(id);
-    h.run_ids.push_back(std::move(run));
+    h->snapshot_ids.push_back(id);
+    h->run_ids.push_back(std::move(run));
   }
-  if (!ids.count(h.current_snapshot_id)) return Bad(version, "the current snapshot is not listed");
+  if (!ids.count(h->current_snapshot_id)) {
+    return Bad(version, "the current snapshot is not listed");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<TableHistory> ParseTableHistory(std::string_view text, int version,
+                                       std::string_view location,
+                                       bool (*valid_run_id)(std::string_view)) {
+  TableHistory h;
+  h.version = version;
+  h.metadata = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const json& m = h.metadata;
+  LD_RETURN_IF_ERROR(CheckTopLevel(m, version, location));
+  h.current_snapshot_id = m["current-snapshot-id"].get<int64_t>();
+  const std::string metadata_dir = std::string(location) + "/metadata/";
+  LD_RETURN_IF_ERROR(ReadSnapshots(m, version, metadata_dir, valid_run_id, &h));
   for (const json& e : m["snapshot-log"]) {
     if (!e.is_object() || !IsInt(e, "timestamp-ms") || !IsInt(e, "snapshot-id")) {
       return Bad(version, "a snapshot-log entry is malformed");

@@ -202,6 +202,287 @@ Result<std::string> WriteAvro(std::string schema,
   return std::move(sink.mutable_str());
 }
 
+
+Status ValidateSnapshotInput(const SnapshotInput& in) {
+  if (in.snapshot_id <= 0) return Status::InvalidArgument("Iceberg snapshot id must be positive");
+  if (in.location.empty() || in.location.back() == '/') {
+    return Status::InvalidArgument("Iceberg table location must be a URI without a trailing '/'");
+  }
+  if (in.partition_column && *in.partition_column >= in.schema.num_columns()) {
+    return Status::InvalidArgument("Iceberg partition column out of range");
+  }
+  if (in.version < 1 || (in.previous && in.previous->version < 1)) {
+    return Status::InvalidArgument("Iceberg metadata versions start at 1");
+  }
+  if (in.previous && std::count(in.previous->snapshot_ids.begin(),
+                                in.previous->snapshot_ids.end(), in.snapshot_id) > 0) {
+    return Status::InvalidArgument("Iceberg snapshot id already in the table's history");
+  }
+  return Status::OK();
+}
+
+// Where the new snapshot sits in the table's history, and where its files go.
+struct SnapshotPlace {
+  const json* prev;  // the previous metadata, or nullptr for a new table
+  int version;
+  int64_t sequence_number;
+  std::optional<int64_t> parent;
+  std::vector<std::string> names;  // MetadataFileNames
+  std::string meta_dir;
+};
+
+SnapshotPlace PlaceSnapshot(const SnapshotInput& in) {
+  SnapshotPlace p;
+  p.prev = in.previous ? &in.previous->metadata : nullptr;
+  p.version = p.prev ? in.previous->version + 1 : in.version;
+  p.sequence_number = p.prev ? (*p.prev)["last-sequence-number"].get<int64_t>() + 1 : 1;
+  if (p.prev) p.parent = in.previous->current_snapshot_id;
+  p.names = MetadataFileNames(in.file_tag, p.version);
+  p.meta_dir = in.location + "/metadata/";
+  return p;
+}
+
+// The snapshot's schema and the table's list of schemas.
+struct SnapshotSchema {
+  int id = kFirstSchemaId;
+  json schemas = json::array();
+  json schema;
+};
+
+// A new table's first schema (id 0); after a history, the one of its schemas with the
+// same fields (an unchanged table: the current one), or a new schema appended with the
+// next id (the columns changed; their ids were kept by EvolveSchema).
+SnapshotSchema ChooseSchema(const SnapshotInput& in, const json* prev) {
+  SnapshotSchema out;
+  if (prev) {
+    out.schemas = (*prev)["schemas"];
+    const json fields = SchemaJson(in.schema, 0)["fields"];
+    std::optional<int> same;
+    int max_id = kFirstSchemaId - 1;
+    for (const json& s : out.schemas) {
+      if (!s.is_object() || !s.contains("schema-id") || !s["schema-id"].is_number_integer()) {
+        continue;
+      }
+      const int64_t id = s["schema-id"].get<int64_t>();
+      if (id < 0 || id > std::numeric_limits<int32_t>::max() - 1) continue;
+      max_id = std::max(max_id, static_cast<int>(id));
+      if (!same && s.value("fields", json()) == fields) same = static_cast<int>(id);
+    }
+    out.id = same.value_or(max_id + 1);
+  }
+  out.schema = SchemaJson(in.schema, out.id);
+  if (!prev || !std::any_of(out.schemas.begin(), out.schemas.end(), [&](const json& s) {
+        return s.is_object() && s.value("schema-id", json()) == out.id;
+      })) {
+    out.schemas.push_back(out.schema);
+  }
+  return out;
+}
+
+int LastColumnId(const SnapshotInput& in, const json* prev) {
+  int last_column_id = parquet::LastFieldId(in.schema);
+  if (prev && (*prev)["last-column-id"].is_number_integer()) {
+    // Never lower: a dropped column's id stays taken.
+    const int64_t before = (*prev)["last-column-id"].get<int64_t>();
+    if (before > last_column_id && before <= std::numeric_limits<int32_t>::max()) {
+      last_column_id = static_cast<int>(before);
+    }
+  }
+  return last_column_id;
+}
+
+// The manifest of the snapshot's (ADDED) data files, with their totals.
+struct DataManifest {
+  std::string bytes;
+  uint64_t rows = 0;
+  uint64_t file_bytes = 0;
+  size_t partitions = 0;  // distinct partition values
+};
+
+Result<DataManifest> WriteDataManifest(const SnapshotInput& in, const SnapshotSchema& schema,
+                                       const json& partition_fields, std::mt19937_64& rng) {
+  DataManifest out;
+  std::vector<std::string> entries;
+  std::set<std::optional<std::string>> partitions;
+  for (const DataFileEntry& f : in.files) {
+    entries.push_back(EncodeEntry(in, f));
+    out.rows += f.record_count;
+    out.file_bytes += f.file_size_in_bytes;
+    partitions.insert(in.partition_column ? f.partition_value : std::nullopt);
+  }
+  out.partitions = partitions.size();
+  LD_ASSIGN_OR_RETURN(
+      out.bytes,
+      WriteAvro(ManifestEntrySchema(in.schema, in.partition_column).dump(),
+                {{"schema", schema.schema.dump()},
+                 {"schema-id", std::to_string(schema.id)},
+                 {"partition-spec", partition_fields.dump()},
+                 {"partition-spec-id", std::to_string(kSpecId)},
+                 {"format-version", "2"},
+                 {"content", "data"}},
+                entries, rng));
+  return out;
+}
+
+// The manifest_file record of the data manifest.
+std::string EncodeDataManifestFile(const SnapshotInput& in, const SnapshotPlace& place,
+                                   const DataManifest& manifest) {
+  std::string r;
+  avro::AppendString(place.meta_dir + place.names[0], &r);
+  avro::AppendLong(static_cast<int64_t>(manifest.bytes.size()), &r);
+  avro::AppendInt(kSpecId, &r);
+  avro::AppendInt(0, &r);  // content: data
+  avro::AppendLong(place.sequence_number, &r);
+  avro::AppendLong(place.sequence_number, &r);  // min_sequence_number
+  avro::AppendLong(in.snapshot_id, &r);
+  avro::AppendInt(static_cast<int32_t>(in.files.size()), &r);  // added_files_count
+  avro::AppendInt(0, &r);
+  avro::AppendInt(0, &r);
+  avro::AppendLong(static_cast<int64_t>(manifest.rows), &r);  // added_rows_count
+  avro::AppendLong(0, &r);
+  avro::AppendLong(0, &r);
+  r += EncodePartitionSummary(in);
+  avro::AppendUnionBranch(0, &r);  // key_metadata
+  return r;
+}
+
+// The files of the replaced snapshot, as DELETED entries (one manifest per manifest
+// they came from, with its Avro schema, which their data_file bytes follow). Appends
+// each manifest's manifest_file record to *list_records; returns (name, bytes) pairs.
+Result<std::vector<std::pair<std::string, std::string>>> WriteRemovedManifests(
+    const SnapshotInput& in, const SnapshotPlace& place, std::mt19937_64& rng,
+    std::vector<std::string>* list_records) {
+  std::vector<std::pair<std::string, std::string>> removed_manifests;
+  for (size_t k = 0; place.prev && k < in.removed.size(); ++k) {
+    const RemovedManifest& removed = in.removed[k];
+    std::vector<std::string> records;
+    int64_t removed_rows = 0;
+    for (const RemovedEntry& e : removed.entries) {
+      records.push_back(EncodeDeletedEntry(in.snapshot_id, e));
+      removed_rows += e.record_count;
+    }
+    const std::string name = fmt::format("{}-m{}.avro", in.file_tag, k + 1);
+    LD_ASSIGN_OR_RETURN(std::string bytes,
+                        WriteAvro(removed.avro_schema, removed.header, records, rng));
+    list_records->push_back(EncodeDeletedManifestFile(
+        place.meta_dir + name, static_cast<int64_t>(bytes.size()), place.sequence_number,
+        in.snapshot_id, removed_rows, removed));
+    removed_manifests.emplace_back(name, std::move(bytes));
+  }
+  return removed_manifests;
+}
+
+Result<std::string> WriteManifestList(const SnapshotInput& in, const SnapshotPlace& place,
+                                      const std::vector<std::string>& list_records,
+                                      std::mt19937_64& rng) {
+  return WriteAvro(
+      ManifestFileSchema().dump(),
+      {{"snapshot-id", std::to_string(in.snapshot_id)},
+       {"parent-snapshot-id", place.parent ? std::to_string(*place.parent) : "null"},
+       {"sequence-number", std::to_string(place.sequence_number)},
+       {"format-version", "2"}},
+      list_records, rng);
+}
+
+json SnapshotSummary(const SnapshotInput& in, const SnapshotPlace& place,
+                     const DataManifest& manifest) {
+  const json* prev = place.prev;
+  const std::string n_files = std::to_string(in.files.size());
+  const std::string n_rows = std::to_string(manifest.rows);
+  const std::string n_bytes = std::to_string(manifest.file_bytes);
+  json summary = {{"operation", prev ? "overwrite" : "append"},
+                  {"added-data-files", n_files},
+                  {"added-records", n_rows},
+                  {"added-files-size", n_bytes}};
+  if (prev) {
+    // Every file of the parent snapshot is replaced: its totals are what goes.
+    for (const json& s : (*prev)["snapshots"]) {
+      if (s["snapshot-id"] != *place.parent) continue;
+      for (const auto& [from, to] : {std::pair{"total-data-files", "deleted-data-files"},
+                                     std::pair{"total-records", "deleted-records"},
+                                     std::pair{"total-files-size", "removed-files-size"}}) {
+        const json& v = s["summary"].value(from, json());
+        if (v.is_string()) summary[to] = v;
+      }
+    }
+  }
+  summary["changed-partition-count"] = std::to_string(manifest.partitions);
+  summary["total-records"] = n_rows;
+  summary["total-files-size"] = n_bytes;
+  summary["total-data-files"] = n_files;
+  summary["total-delete-files"] = "0";
+  summary["total-position-deletes"] = "0";
+  summary["total-equality-deletes"] = "0";
+  // The run whose files the snapshot names (what gc --expire-snapshots deletes with it).
+  if (auto run = in.properties.find("lakedump.run-id"); run != in.properties.end()) {
+    summary["lakedump.run-id"] = run->second;
+  }
+  return summary;
+}
+
+json SnapshotJson(const SnapshotInput& in, const SnapshotPlace& place, int schema_id,
+                  json summary) {
+  json snapshot = {{"sequence-number", place.sequence_number},
+                   {"snapshot-id", in.snapshot_id}};
+  if (place.parent) snapshot["parent-snapshot-id"] = *place.parent;
+  snapshot["timestamp-ms"] = in.timestamp_ms;
+  snapshot["summary"] = std::move(summary);
+  snapshot["manifest-list"] = place.meta_dir + place.names[1];
+  snapshot["schema-id"] = schema_id;
+  return snapshot;
+}
+
+json TableProperties(const SnapshotInput& in) {
+  json properties = json::object();
+  properties["schema.name-mapping.default"] = NameMappingJson(in.schema).dump();
+  properties["write.format.default"] = "parquet";
+  for (const auto& [k, v] : in.properties) properties[k] = v;
+  return properties;
+}
+
+// The table metadata (v<version>.metadata.json) with `snapshot` as its current one.
+json MetadataJson(const SnapshotInput& in, const SnapshotPlace& place, SnapshotSchema schema,
+                  const json& partition_fields, json snapshot) {
+  const json* prev = place.prev;
+  json snapshots = prev ? (*prev)["snapshots"] : json::array();
+  snapshots.push_back(std::move(snapshot));
+  json snapshot_log = prev ? (*prev)["snapshot-log"] : json::array();
+  snapshot_log.push_back({{"timestamp-ms", in.timestamp_ms}, {"snapshot-id", in.snapshot_id}});
+  json metadata_log = prev ? (*prev)["metadata-log"] : json::array();
+  if (prev) {
+    metadata_log.push_back(
+        {{"timestamp-ms", (*prev)["last-updated-ms"]},
+         {"metadata-file",
+          fmt::format("{}v{}.metadata.json", place.meta_dir, in.previous->version)}});
+  }
+  return {
+      {"format-version", 2},
+      {"table-uuid", prev ? (*prev)["table-uuid"].get<std::string>() : in.table_uuid},
+      {"location", in.location},
+      {"last-sequence-number", place.sequence_number},
+      {"last-updated-ms",
+       prev ? std::max(in.timestamp_ms, (*prev)["last-updated-ms"].get<int64_t>())
+            : in.timestamp_ms},
+      {"last-column-id", LastColumnId(in, prev)},
+      {"current-schema-id", schema.id},
+      {"schemas", std::move(schema.schemas)},
+      {"default-spec-id", kSpecId},
+      {"partition-specs", json::array({{{"spec-id", kSpecId}, {"fields", partition_fields}}})},
+      {"last-partition-id",
+       in.partition_column ? kFirstPartitionFieldId : kFirstPartitionFieldId - 1},
+      {"default-sort-order-id", 0},
+      {"sort-orders", json::array({{{"order-id", 0}, {"fields", json::array()}}})},
+      {"properties", TableProperties(in)},
+      {"current-snapshot-id", in.snapshot_id},
+      {"refs", {{"main", {{"snapshot-id", in.snapshot_id}, {"type", "branch"}}}}},
+      {"snapshots", std::move(snapshots)},
+      {"statistics", json::array()},
+      {"partition-statistics", json::array()},
+      {"snapshot-log", std::move(snapshot_log)},
+      {"metadata-log", std::move(metadata_log)},
+  };
+}
+
 }  // namespace
 
 std::string AvroCompatibleName(std::string_view name) {
@@ -254,212 +535,32 @@ std::vector<std::string> MetadataFileNames(std::string_view file_tag, int versio
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const SnapshotInput& in) {
-  if (in.snapshot_id <= 0) return Status::InvalidArgument("Iceberg snapshot id must be positive");
-  if (in.location.empty() || in.location.back() == '/') {
-    return Status::InvalidArgument("Iceberg table location must be a URI without a trailing '/'");
-  }
-  if (in.partition_column && *in.partition_column >= in.schema.num_columns()) {
-    return Status::InvalidArgument("Iceberg partition column out of range");
-  }
-  if (in.version < 1 || (in.previous && in.previous->version < 1)) {
-    return Status::InvalidArgument("Iceberg metadata versions start at 1");
-  }
-  const json* prev = in.previous ? &in.previous->metadata : nullptr;
-  if (prev && std::count(in.previous->snapshot_ids.begin(), in.previous->snapshot_ids.end(),
-                         in.snapshot_id) > 0) {
-    return Status::InvalidArgument("Iceberg snapshot id already in the table's history");
-  }
-  const int version = prev ? in.previous->version + 1 : in.version;
-  const int64_t sequence_number = prev ? (*prev)["last-sequence-number"].get<int64_t>() + 1 : 1;
-  std::optional<int64_t> parent;
-  if (prev) parent = in.previous->current_snapshot_id;
+  LD_RETURN_IF_ERROR(ValidateSnapshotInput(in));
+  const SnapshotPlace place = PlaceSnapshot(in);
+  // One generator for every Avro file's sync marker, drawn in the order the files are
+  // written: the data manifest, the removed manifests, the manifest list.
   std::mt19937_64 rng(in.random_seed);
-  const std::vector<std::string> names = MetadataFileNames(in.file_tag, version);
-  const std::string meta_dir = in.location + "/metadata/";
-  // The snapshot's schema: a new table's first (id 0); after a history, the one of its
-  // schemas with the same fields (an unchanged table: the current one), or a new schema
-  // appended with the next id (the columns changed; their ids were kept by EvolveSchema).
-  int schema_id = kFirstSchemaId;
-  json schemas = json::array();
-  if (prev) {
-    schemas = (*prev)["schemas"];
-    const json fields = SchemaJson(in.schema, 0)["fields"];
-    std::optional<int> same;
-    int max_id = kFirstSchemaId - 1;
-    for (const json& s : schemas) {
-      if (!s.is_object() || !s.contains("schema-id") || !s["schema-id"].is_number_integer()) {
-        continue;
-      }
-      const int64_t id = s["schema-id"].get<int64_t>();
-      if (id < 0 || id > std::numeric_limits<int32_t>::max() - 1) continue;
-      max_id = std::max(max_id, static_cast<int>(id));
-      if (!same && s.value("fields", json()) == fields) same = static_cast<int>(id);
-    }
-    schema_id = same.value_or(max_id + 1);
-  }
-  const json schema = SchemaJson(in.schema, schema_id);
-  if (!prev || !std::any_of(schemas.begin(), schemas.end(), [&](const json& s) {
-        return s.is_object() && s.value("schema-id", json()) == schema_id;
-      })) {
-    schemas.push_back(schema);
-  }
-  int last_column_id = parquet::LastFieldId(in.schema);
-  if (prev && (*prev)["last-column-id"].is_number_integer()) {
-    // Never lower: a dropped column's id stays taken.
-    const int64_t before = (*prev)["last-column-id"].get<int64_t>();
-    if (before > last_column_id && before <= std::numeric_limits<int32_t>::max()) {
-      last_column_id = static_cast<int>(before);
-    }
-  }
+  SnapshotSchema schema = ChooseSchema(in, place.prev);
   const json partition_fields = PartitionFieldsJson(in.schema, in.partition_column);
-
-  uint64_t rows = 0, bytes = 0;
-  std::vector<std::string> entries;
-  std::set<std::optional<std::string>> partitions;
-  for (const DataFileEntry& f : in.files) {
-    entries.push_back(EncodeEntry(in, f));
-    rows += f.record_count;
-    bytes += f.file_size_in_bytes;
-    partitions.insert(in.partition_column ? f.partition_value : std::nullopt);
-  }
-  LD_ASSIGN_OR_RETURN(
-      std::string manifest,
-      WriteAvro(ManifestEntrySchema(in.schema, in.partition_column).dump(),
-                {{"schema", schema.dump()},
-                 {"schema-id", std::to_string(schema_id)},
-                 {"partition-spec", partition_fields.dump()},
-                 {"partition-spec-id", std::to_string(kSpecId)},
-                 {"format-version", "2"},
-                 {"content", "data"}},
-                entries, rng));
-
-  std::string list_record;
-  avro::AppendString(meta_dir + names[0], &list_record);
-  avro::AppendLong(static_cast<int64_t>(manifest.size()), &list_record);
-  avro::AppendInt(kSpecId, &list_record);
-  avro::AppendInt(0, &list_record);  // content: data
-  avro::AppendLong(sequence_number, &list_record);
-  avro::AppendLong(sequence_number, &list_record);  // min_sequence_number
-  avro::AppendLong(in.snapshot_id, &list_record);
-  avro::AppendInt(static_cast<int32_t>(in.files.size()), &list_record);  // added_files_count
-  avro::AppendInt(0, &list_record);
-  avro::AppendInt(0, &list_record);
-  avro::AppendLong(static_cast<int64_t>(rows), &list_record);  // added_rows_count
-  avro::AppendLong(0, &list_record);
-  avro::AppendLong(0, &list_record);
-  list_record += EncodePartitionSummary(in);
-  avro::AppendUnionBranch(0, &list_record);  // key_metadata
-  std::vector<std::string> list_records = {std::move(list_record)};
-  // The files of the replaced snapshot, as DELETED entries (one manifest per manifest
-  // they came from, with its Avro schema, which their data_file bytes follow).
-  std::vector<std::pair<std::string, std::string>> removed_manifests;
-  for (size_t k = 0; prev && k < in.removed.size(); ++k) {
-    const RemovedManifest& removed = in.removed[k];
-    std::vector<std::string> records;
-    int64_t removed_rows = 0;
-    for (const RemovedEntry& e : removed.entries) {
-      records.push_back(EncodeDeletedEntry(in.snapshot_id, e));
-      removed_rows += e.record_count;
-    }
-    const std::string name = fmt::format("{}-m{}.avro", in.file_tag, k + 1);
-    LD_ASSIGN_OR_RETURN(std::string bytes,
-                        WriteAvro(removed.avro_schema, removed.header, records, rng));
-    list_records.push_back(
-        EncodeDeletedManifestFile(meta_dir + name, static_cast<int64_t>(bytes.size()),
-                                  sequence_number, in.snapshot_id, removed_rows, removed));
-    removed_manifests.emplace_back(name, std::move(bytes));
-  }
+  LD_ASSIGN_OR_RETURN(DataManifest manifest,
+                      WriteDataManifest(in, schema, partition_fields, rng));
+  std::vector<std::string> list_records = {EncodeDataManifestFile(in, place, manifest)};
+  LD_ASSIGN_OR_RETURN(auto removed_manifests,
+                      WriteRemovedManifests(in, place, rng, &list_records));
   LD_ASSIGN_OR_RETURN(std::string manifest_list,
-                      WriteAvro(ManifestFileSchema().dump(),
-                                {{"snapshot-id", std::to_string(in.snapshot_id)},
-                                 {"parent-snapshot-id", parent ? std::to_string(*parent) : "null"},
-                                 {"sequence-number", std::to_string(sequence_number)},
-                                 {"format-version", "2"}},
-                                list_records, rng));
+                      WriteManifestList(in, place, list_records, rng));
+  const int schema_id = schema.id;
+  json snapshot = SnapshotJson(in, place, schema_id, SnapshotSummary(in, place, manifest));
+  const json metadata =
+      MetadataJson(in, place, std::move(schema), partition_fields, std::move(snapshot));
 
-  const std::string n_files = std::to_string(in.files.size());
-  const std::string n_rows = std::to_string(rows);
-  const std::string n_bytes = std::to_string(bytes);
-  json summary = {{"operation", prev ? "overwrite" : "append"},
-                  {"added-data-files", n_files},
-                  {"added-records", n_rows},
-                  {"added-files-size", n_bytes}};
-  if (prev) {
-    // Every file of the parent snapshot is replaced: its totals are what goes.
-    for (const json& s : (*prev)["snapshots"]) {
-      if (s["snapshot-id"] != *parent) continue;
-      for (const auto& [from, to] : {std::pair{"total-data-files", "deleted-data-files"},
-                                     std::pair{"total-records", "deleted-records"},
-                                     std::pair{"total-files-size", "removed-files-size"}}) {
-        const json& v = s["summary"].value(from, json());
-        if (v.is_string()) summary[to] = v;
-      }
-    }
-  }
-  summary["changed-partition-count"] = std::to_string(partitions.size());
-  summary["total-records"] = n_rows;
-  summary["total-files-size"] = n_bytes;
-  summary["total-data-files"] = n_files;
-  summary["total-delete-files"] = "0";
-  summary["total-position-deletes"] = "0";
-  summary["total-equality-deletes"] = "0";
-  // The run whose files the snapshot names (what gc --expire-snapshots deletes with it).
-  if (auto run = in.properties.find("lakedump.run-id"); run != in.properties.end()) {
-    summary["lakedump.run-id"] = run->second;
-  }
-  json snapshot = {{"sequence-number", sequence_number},
-                   {"snapshot-id", in.snapshot_id}};
-  if (parent) snapshot["parent-snapshot-id"] = *parent;
-  snapshot["timestamp-ms"] = in.timestamp_ms;
-  snapshot["summary"] = std::move(summary);
-  snapshot["manifest-list"] = meta_dir + names[1];
-  snapshot["schema-id"] = schema_id;
-  json snapshots = prev ? (*prev)["snapshots"] : json::array();
-  snapshots.push_back(std::move(snapshot));
-  json snapshot_log = prev ? (*prev)["snapshot-log"] : json::array();
-  snapshot_log.push_back({{"timestamp-ms", in.timestamp_ms}, {"snapshot-id", in.snapshot_id}});
-  json metadata_log = prev ? (*prev)["metadata-log"] : json::array();
-  if (prev) {
-    metadata_log.push_back(
-        {{"timestamp-ms", (*prev)["last-updated-ms"]},
-         {"metadata-file", fmt::format("{}v{}.metadata.json", meta_dir, in.previous->version)}});
-  }
-  json properties = json::object();
-  properties["schema.name-mapping.default"] = NameMappingJson(in.schema).dump();
-  properties["write.format.default"] = "parquet";
-  for (const auto& [k, v] : in.properties) properties[k] = v;
-  json metadata = {
-      {"format-version", 2},
-      {"table-uuid", prev ? (*prev)["table-uuid"].get<std::string>() : in.table_uuid},
-      {"location", in.location},
-      {"last-sequence-number", sequence_number},
-      {"last-updated-ms",
-       prev ? std::max(in.timestamp_ms, (*prev)["last-updated-ms"].get<int64_t>())
-            : in.timestamp_ms},
-      {"last-column-id", last_column_id},
-      {"current-schema-id", schema_id},
-      {"schemas", std::move(schemas)},
-      {"default-spec-id", kSpecId},
-      {"partition-specs", json::array({{{"spec-id", kSpecId}, {"fields", partition_fields}}})},
-      {"last-partition-id",
-       in.partition_column ? kFirstPartitionFieldId : kFirstPartitionFieldId - 1},
-      {"default-sort-order-id", 0},
-      {"sort-orders", json::array({{{"order-id", 0}, {"fields", json::array()}}})},
-      {"properties", std::move(properties)},
-      {"current-snapshot-id", in.snapshot_id},
-      {"refs", {{"main", {{"snapshot-id", in.snapshot_id}, {"type", "branch"}}}}},
-      {"snapshots", std::move(snapshots)},
-      {"statistics", json::array()},
-      {"partition-statistics", json::array()},
-      {"snapshot-log", std::move(snapshot_log)},
-      {"metadata-log", std::move(metadata_log)},
-  };
+  const std::vector<std::string>& names = place.names;
   std::vector<std::pair<std::string, std::string>> out;
-  out.emplace_back(names[0], std::move(manifest));
+  out.emplace_back(names[0], std::move(manifest.bytes));
   for (auto& removed : removed_manifests) out.push_back(std::move(removed));
   out.emplace_back(names[1], std::move(manifest_list));
   out.emplace_back(names[2], metadata.dump(2) + "\n");
-  out.emplace_back(names[3], std::to_string(version));
+  out.emplace_back(names[3], std::to_string(place.version));
   return out;
 }
 

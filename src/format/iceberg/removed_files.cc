@@ -53,6 +53,86 @@ Result<std::optional<int64_t>> ReadOptionalLong(avro::AvroDecoder& d) {
   return std::optional<int64_t>(v);
 }
 
+// The partition record of a manifest_entry schema, checked to be as lakedump writes it.
+Result<const AvroJson*> PartitionRecordOf(const AvroJson& schema, std::string_view what) {
+  const AvroJson optional_long = AvroJson::array({"null", "long"});
+  if (!FieldsBeginWith(schema, {{"status", "int"},
+                                {"snapshot_id", optional_long},
+                                {"sequence_number", optional_long},
+                                {"file_sequence_number", optional_long},
+                                {"data_file", AvroJson()}}) ||
+      schema["fields"].size() != 5) {
+    return Bad(what, "not the manifest_entry records lakedump writes");
+  }
+  const AvroJson& data_file = schema["fields"][4]["type"];
+  if (!FieldsBeginWith(data_file, {{"content", "int"},
+                                   {"file_path", "string"},
+                                   {"file_format", "string"},
+                                   {"partition", AvroJson()},
+                                   {"record_count", "long"}})) {
+    return Bad(what, "its data_file records are not the ones lakedump writes");
+  }
+  const AvroJson& partition = data_file["fields"][3]["type"];
+  if (!partition.is_object() || partition.value("type", AvroJson()) != "record" ||
+      !partition.contains("fields") || !partition["fields"].is_array() ||
+      partition["fields"].size() > 1) {
+    return Bad(what, "its partition is not a record of at most one field");
+  }
+  return &partition;
+}
+
+// Reads the manifest_entry records of one manifest.
+struct EntryReader {
+  std::string_view what;
+  const ManifestRef& ref;
+  std::string_view location;
+  std::string prefix;  // location + "/"
+  bool partitioned;
+  AvroJson partition_type;                // the partition field's union, if partitioned
+  std::map<std::string, AvroJson> names;  // named Avro types seen while skipping
+
+  // The entry of `record`, or nullopt for a DELETED one.
+  Result<std::optional<RemovedEntry>> Read(std::string_view record) {
+    avro::AvroDecoder d(record);
+    LD_ASSIGN_OR_RETURN(int32_t status, ReadInt(d));
+    if (status < 0 || status > 2) return Bad(what, "an entry status out of range");
+    LD_RETURN_IF_ERROR(ReadOptionalLong(d).status());  // snapshot_id
+    LD_ASSIGN_OR_RETURN(std::optional<int64_t> sequence, ReadOptionalLong(d));
+    LD_ASSIGN_OR_RETURN(std::optional<int64_t> file_sequence, ReadOptionalLong(d));
+    const size_t data_file_begin = d.pos();
+    LD_ASSIGN_OR_RETURN(int32_t content, ReadInt(d));
+    LD_ASSIGN_OR_RETURN(std::string_view path, d.ReadBytes());
+    LD_RETURN_IF_ERROR(d.ReadBytes().status());  // file_format
+    bool partition_null = false;
+    if (partitioned) {
+      const size_t begin = d.pos();
+      avro::AvroDecoder peek(record.substr(begin));
+      LD_ASSIGN_OR_RETURN(int64_t branch, peek.ReadLong());
+      partition_null = branch == 0;
+      LD_RETURN_IF_ERROR(d.Skip(partition_type, &names));
+    }
+    LD_ASSIGN_OR_RETURN(int64_t record_count, d.ReadLong());
+    if (status == 2) return std::optional<RemovedEntry>();  // already deleted
+    if (content != 0) return Bad(what, "a data manifest with an entry that is not data");
+    if (!path.starts_with(prefix)) {
+      return Bad(what, fmt::format("an entry's file is not under {}", location));
+    }
+    if (record_count < 0) return Bad(what, "a negative record count");
+    // ADDED entries inherit their sequence numbers from the manifest list; EXISTING ones
+    // carry them (the spec's inheritance rule).
+    if (status == 0 && (!sequence || !file_sequence)) {
+      return Bad(what, "an existing entry without its sequence numbers");
+    }
+    RemovedEntry e;
+    e.data_file = std::string(record.substr(data_file_begin));
+    e.data_sequence_number = sequence.value_or(ref.sequence_number);
+    e.file_sequence_number = file_sequence.value_or(ref.sequence_number);
+    e.record_count = record_count;
+    e.partition_null = partition_null;
+    return std::optional<RemovedEntry>(std::move(e));
+  }
+};
+
 }  // namespace
 
 Result<std::vector<ManifestRef>> ReadManifestList(std::string_view bytes) {
@@ -87,30 +167,7 @@ Result<RemovedManifest> LiveEntriesOf(std::string_view bytes, const ManifestRef&
   const std::string what = fmt::format("manifest {}", ref.path);
   auto container = avro::ReadAvroContainer(bytes, kMaxManifestRecords);
   if (!container.ok()) return Bad(what, container.status().message());
-  const AvroJson& schema = container->schema;
-  const AvroJson optional_long = AvroJson::array({"null", "long"});
-  if (!FieldsBeginWith(schema, {{"status", "int"},
-                                {"snapshot_id", optional_long},
-                                {"sequence_number", optional_long},
-                                {"file_sequence_number", optional_long},
-                                {"data_file", AvroJson()}}) ||
-      schema["fields"].size() != 5) {
-    return Bad(what, "not the manifest_entry records lakedump writes");
-  }
-  const AvroJson& data_file = schema["fields"][4]["type"];
-  if (!FieldsBeginWith(data_file, {{"content", "int"},
-                                   {"file_path", "string"},
-                                   {"file_format", "string"},
-                                   {"partition", AvroJson()},
-                                   {"record_count", "long"}})) {
-    return Bad(what, "its data_file records are not the ones lakedump writes");
-  }
-  const AvroJson& partition = data_file["fields"][3]["type"];
-  if (!partition.is_object() || partition.value("type", AvroJson()) != "record" ||
-      !partition.contains("fields") || !partition["fields"].is_array() ||
-      partition["fields"].size() > 1) {
-    return Bad(what, "its partition is not a record of at most one field");
-  }
+  LD_ASSIGN_OR_RETURN(const AvroJson* partition, PartitionRecordOf(container->schema, what));
   RemovedManifest out;
   out.avro_schema = container->metadata["avro.schema"];
   for (const char* key :
@@ -119,56 +176,20 @@ Result<RemovedManifest> LiveEntriesOf(std::string_view bytes, const ManifestRef&
     if (it != container->metadata.end()) out.header.emplace_back(key, it->second);
   }
   out.partition_spec_id = ref.partition_spec_id;
-  std::map<std::string, AvroJson> names;
-  AvroJson partition_type;
-  if (!partition["fields"].empty()) {
-    const AvroJson& field = partition["fields"][0];
-    partition_type = field.is_object() ? field.value("type", AvroJson()) : AvroJson();
-    if (!partition_type.is_array() || partition_type.size() != 2 || partition_type[0] != "null") {
+  EntryReader reader{what, ref, location, std::string(location) + "/", false, AvroJson(), {}};
+  if (!(*partition)["fields"].empty()) {
+    const AvroJson& field = (*partition)["fields"][0];
+    reader.partition_type = field.is_object() ? field.value("type", AvroJson()) : AvroJson();
+    const AvroJson& type = reader.partition_type;
+    if (!type.is_array() || type.size() != 2 || type[0] != "null") {
       return Bad(what, "its partition field is not optional");
     }
-    out.partitioned = true;
-    out.partition_floating = partition_type[1] == "float" || partition_type[1] == "double";
+    out.partitioned = reader.partitioned = true;
+    out.partition_floating = type[1] == "float" || type[1] == "double";
   }
-  const std::string prefix = std::string(location) + "/";
   for (std::string_view record : container->records) {
-    avro::AvroDecoder d(record);
-    LD_ASSIGN_OR_RETURN(int32_t status, ReadInt(d));
-    if (status < 0 || status > 2) return Bad(what, "an entry status out of range");
-    LD_RETURN_IF_ERROR(ReadOptionalLong(d).status());  // snapshot_id
-    LD_ASSIGN_OR_RETURN(std::optional<int64_t> sequence, ReadOptionalLong(d));
-    LD_ASSIGN_OR_RETURN(std::optional<int64_t> file_sequence, ReadOptionalLong(d));
-    const size_t data_file_begin = d.pos();
-    LD_ASSIGN_OR_RETURN(int32_t content, ReadInt(d));
-    LD_ASSIGN_OR_RETURN(std::string_view path, d.ReadBytes());
-    LD_RETURN_IF_ERROR(d.ReadBytes().status());  // file_format
-    bool partition_null = false;
-    if (out.partitioned) {
-      const size_t begin = d.pos();
-      avro::AvroDecoder peek(record.substr(begin));
-      LD_ASSIGN_OR_RETURN(int64_t branch, peek.ReadLong());
-      partition_null = branch == 0;
-      LD_RETURN_IF_ERROR(d.Skip(partition_type, &names));
-    }
-    LD_ASSIGN_OR_RETURN(int64_t record_count, d.ReadLong());
-    if (status == 2) continue;  // already deleted
-    if (content != 0) return Bad(what, "a data manifest with an entry that is not data");
-    if (!path.starts_with(prefix)) {
-      return Bad(what, fmt::format("an entry's file is not under {}", location));
-    }
-    if (record_count < 0) return Bad(what, "a negative record count");
-    // ADDED entries inherit their sequence numbers from the manifest list; EXISTING ones
-    // carry them (the spec's inheritance rule).
-    if (status == 0 && (!sequence || !file_sequence)) {
-      return Bad(what, "an existing entry without its sequence numbers");
-    }
-    RemovedEntry e;
-    e.data_file = std::string(record.substr(data_file_begin));
-    e.data_sequence_number = sequence.value_or(ref.sequence_number);
-    e.file_sequence_number = file_sequence.value_or(ref.sequence_number);
-    e.record_count = record_count;
-    e.partition_null = partition_null;
-    out.entries.push_back(std::move(e));
+    LD_ASSIGN_OR_RETURN(std::optional<RemovedEntry> e, reader.Read(record));
+    if (e) out.entries.push_back(std::move(*e));
   }
   return out;
 }

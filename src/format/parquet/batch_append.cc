@@ -19,6 +19,76 @@ Status RowError(const Column& c, uint64_t row, std::string_view what) {
   return Status::InvalidArgument(fmt::format("column \"{}\", row {}: {}", c.name, row, what));
 }
 
+// The elements, as a column of their own; a message names the row holding the element.
+Status ValidateListElements(const Column& column, const ColumnVector& col, uint64_t first_row) {
+  const size_t n = col.size();
+  const Column elements{column.name, column.type.ElementType(), column.type.element_nullable,
+                        ""};
+  Status s = ValidateColumn(elements, col.elements(), 0);
+  if (s.ok()) return s;
+  const uint64_t* off = col.offsets();
+  size_t k = 0;  // the element the message names, from its "row N"
+  const std::string& m = s.message();
+  const size_t at = m.find(", row ", column.name.size() + 9);  // after `column "<name>"`
+  if (at != std::string::npos) k = std::strtoull(m.c_str() + at + 6, nullptr, 10);
+  const size_t row = static_cast<size_t>(std::upper_bound(off, off + n + 1, k) - off) - 1;
+  const size_t colon = m.find(": ", at == std::string::npos ? 0 : at);
+  return RowError(column, first_row + row,
+                  fmt::format("element {} of the list: {}", k - off[row] + 1,
+                              colon == std::string::npos ? m : m.substr(colon + 2)));
+}
+
+Status ValidateUtf8(const Column& column, const ColumnVector& col, uint64_t first_row) {
+  const size_t n = col.size();
+  // Fast: the whole arena at once; only if that fails, find the value.
+  const std::string_view arena(reinterpret_cast<const char*>(col.arena()), col.arena_size());
+  if (IsValidUtf8(arena)) {
+    // A character can still straddle two values; check boundaries cheaply.
+    const uint64_t* off = col.offsets();
+    for (size_t i = 1; i < n; ++i) {
+      const uint64_t o = off[i];
+      if (o < arena.size() && (static_cast<uint8_t>(arena[o]) & 0xc0) == 0x80) {
+        return RowError(column, first_row + i, "invalid UTF-8 text; use a binary column");
+      }
+    }
+    return Status::OK();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (col.IsValid(i) && !IsValidUtf8(col.BytesAt(i))) {
+      return RowError(column, first_row + i, "invalid UTF-8 text; use a binary column");
+    }
+  }
+  return Status::OK();
+}
+
+Status ValidateDecimals(const Column& column, const ColumnVector& col, uint64_t first_row) {
+  const size_t n = col.size();
+  const int128_t limit = Pow10(column.type.precision);
+  const int128_t* v = col.values<int128_t>();
+  for (size_t i = 0; i < n; ++i) {
+    if ((v[i] >= limit || v[i] <= -limit) && col.IsValid(i)) {
+      return RowError(column, first_row + i,
+                      fmt::format("decimal value {} does not fit decimal({},{})",
+                                  FormatDecimal(v[i], column.type.scale),
+                                  column.type.precision, column.type.scale));
+    }
+  }
+  return Status::OK();
+}
+
+Status ValidateTimes(const Column& column, const ColumnVector& col, uint64_t first_row) {
+  const size_t n = col.size();
+  const int64_t* v = col.values<int64_t>();
+  for (size_t i = 0; i < n; ++i) {
+    // 24:00:00 itself is a valid time in SQL (PostgreSQL, DuckDB).
+    if ((v[i] < 0 || v[i] > kMicrosPerDay) && col.IsValid(i)) {
+      return RowError(column, first_row + i,
+                      fmt::format("time {} microseconds is outside 00:00:00..24:00:00", v[i]));
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ValidateColumn(const Column& column, const ColumnVector& col, uint64_t first_row) {
@@ -31,77 +101,15 @@ Status ValidateColumn(const Column& column, const ColumnVector& col, uint64_t fi
       }
     }
   }
+  // One check per column type, each a loop over the batch's values.
   switch (column.type.id) {
-    case TypeId::kList: {
-      // The elements, as a column of their own; a message names the row holding the element.
-      const Column elements{column.name, column.type.ElementType(), column.type.element_nullable,
-                            ""};
-      Status s = ValidateColumn(elements, col.elements(), 0);
-      if (!s.ok()) {
-        const uint64_t* off = col.offsets();
-        size_t k = 0;  // the element the message names, from its "row N"
-        const std::string& m = s.message();
-        const size_t at = m.find(", row ", column.name.size() + 9);  // after `column "<name>"`
-        if (at != std::string::npos) k = std::strtoull(m.c_str() + at + 6, nullptr, 10);
-        const size_t row = static_cast<size_t>(std::upper_bound(off, off + n + 1, k) - off) - 1;
-        const size_t colon = m.find(": ", at == std::string::npos ? 0 : at);
-        return RowError(column, first_row + row,
-                        fmt::format("element {} of the list: {}", k - off[row] + 1,
-                                    colon == std::string::npos ? m : m.substr(colon + 2)));
-      }
-      break;
-    }
+    case TypeId::kList: return ValidateListElements(column, col, first_row);
     case TypeId::kString:
-    case TypeId::kJson: {
-      // Fast: the whole arena at once; only if that fails, find the value.
-      const std::string_view arena(reinterpret_cast<const char*>(col.arena()), col.arena_size());
-      if (IsValidUtf8(arena)) {
-        // A character can still straddle two values; check boundaries cheaply.
-        const uint64_t* off = col.offsets();
-        for (size_t i = 1; i < n; ++i) {
-          const uint64_t o = off[i];
-          if (o < arena.size() && (static_cast<uint8_t>(arena[o]) & 0xc0) == 0x80) {
-            return RowError(column, first_row + i, "invalid UTF-8 text; use a binary column");
-          }
-        }
-        break;
-      }
-      for (size_t i = 0; i < n; ++i) {
-        if (col.IsValid(i) && !IsValidUtf8(col.BytesAt(i))) {
-          return RowError(column, first_row + i, "invalid UTF-8 text; use a binary column");
-        }
-      }
-      break;
-    }
-    case TypeId::kDecimal: {
-      const int128_t limit = Pow10(column.type.precision);
-      const int128_t* v = col.values<int128_t>();
-      for (size_t i = 0; i < n; ++i) {
-        if ((v[i] >= limit || v[i] <= -limit) && col.IsValid(i)) {
-          return RowError(column, first_row + i,
-                          fmt::format("decimal value {} does not fit decimal({},{})",
-                                      FormatDecimal(v[i], column.type.scale),
-                                      column.type.precision, column.type.scale));
-        }
-      }
-      break;
-    }
-    case TypeId::kTime: {
-      const int64_t* v = col.values<int64_t>();
-      for (size_t i = 0; i < n; ++i) {
-        // 24:00:00 itself is a valid time in SQL (PostgreSQL, DuckDB).
-        if ((v[i] < 0 || v[i] > kMicrosPerDay) && col.IsValid(i)) {
-          return RowError(column, first_row + i,
-                          fmt::format("time {} microseconds is outside 00:00:00..24:00:00",
-                                      v[i]));
-        }
-      }
-      break;
-    }
-    default:
-      break;
+    case TypeId::kJson: return ValidateUtf8(column, col, first_row);
+    case TypeId::kDecimal: return ValidateDecimals(column, col, first_row);
+    case TypeId::kTime: return ValidateTimes(column, col, first_row);
+    default: return Status::OK();
   }
-  return Status::OK();
 }
 
 namespace {

@@ -240,71 +240,92 @@ size_t CountValid(const ColumnBuffer& b, size_t begin, size_t end) {
   return n;
 }
 
+// The steps of EncodeTyped, each called once per column chunk (the loops over values are
+// inside them).
+
+// 1. Dictionary over a prefix of the rows (possibly all, possibly none): fills the
+// state's dictionary and st.indices; returns the number of rows it covers.
 template <typename Traits>
-Status EncodeTyped(ChunkEncoder::State& st, const ColumnSpec& spec, const ColumnBuffer& b,
-                   const EncodeOptions& o, const lakedump::Codec* codec, EncodedChunk* out) {
+size_t BuildDictionary(ChunkEncoder::State& st, const ColumnSpec& spec, const ColumnBuffer& b,
+                       const EncodeOptions& o) {
   using V = typename Traits::V;
   const size_t rows = b.rows;
   const uint8_t* valid = b.validity.empty() ? nullptr : b.validity.data();
   const size_t non_null = rows - b.null_count;
-
-  // 1. Dictionary over a prefix of the rows (possibly all, possibly none).
   Dictionary<V>& dict = st.Dict<V>();
   dict.Clear();
   st.indices.clear();
-  size_t dict_rows = 0;
-  if (o.dictionary && non_null > 0) {
-    uint64_t dict_bytes = 0;
-    bool abandoned = false;
-    size_t i = 0;
-    st.indices.reserve(non_null);
-    for (; i < rows; ++i) {
-      if (valid != nullptr && !valid[i]) continue;
-      const V v = Traits::Get(b, spec, i);
-      bool inserted;
-      const uint32_t k = dict.Insert(v, &inserted);
-      if (inserted) {
-        dict_bytes += Traits::PlainSize(v);
-        if (dict_bytes > o.dictionary_limit_bytes) break;
-      }
-      st.indices.push_back(k);
-      if (st.indices.size() == kProbeValues && dict.size() * 10 > kProbeValues * 7) {
-        abandoned = true;
-        break;
-      }
+  if (!o.dictionary || non_null == 0) return 0;
+  uint64_t dict_bytes = 0;
+  bool abandoned = false;
+  size_t i = 0;
+  st.indices.reserve(non_null);
+  for (; i < rows; ++i) {
+    if (valid != nullptr && !valid[i]) continue;
+    const V v = Traits::Get(b, spec, i);
+    bool inserted;
+    const uint32_t k = dict.Insert(v, &inserted);
+    if (inserted) {
+      dict_bytes += Traits::PlainSize(v);
+      if (dict_bytes > o.dictionary_limit_bytes) break;
     }
-    dict_rows = RowStartAtOrBefore(spec, b, i);
-    if (abandoned || st.indices.empty()) {
-      dict_rows = 0;
-    } else if (dict_rows == rows) {
-      // Worth it? Compare with PLAIN (index bits per value + the dictionary itself).
-      uint64_t plain = 0;
-      if constexpr (std::is_same_v<Traits, ByteArrayTraits>) {
-        plain = (b.arena.size()) + 4 * non_null;
-      } else {
-        plain = static_cast<uint64_t>(non_null) * Traits::PlainSize(Traits::Get(b, spec, 0));
-      }
-      const int bw = std::max(1, BitWidth(dict.size() - 1));
-      const uint64_t encoded = dict_bytes + (static_cast<uint64_t>(non_null) * bw + 7) / 8;
-      if (encoded >= plain) dict_rows = 0;
+    st.indices.push_back(k);
+    if (st.indices.size() == kProbeValues && dict.size() * 10 > kProbeValues * 7) {
+      abandoned = true;
+      break;
     }
   }
+  const size_t dict_rows = RowStartAtOrBefore(spec, b, i);
+  if (abandoned || st.indices.empty()) return 0;
+  if (dict_rows == rows) {
+    // Worth it? Compare with PLAIN (index bits per value + the dictionary itself).
+    uint64_t plain = 0;
+    if constexpr (std::is_same_v<Traits, ByteArrayTraits>) {
+      plain = (b.arena.size()) + 4 * non_null;
+    } else {
+      plain = static_cast<uint64_t>(non_null) * Traits::PlainSize(Traits::Get(b, spec, 0));
+    }
+    const int bw = std::max(1, BitWidth(dict.size() - 1));
+    const uint64_t encoded = dict_bytes + (static_cast<uint64_t>(non_null) * bw + 7) / 8;
+    if (encoded >= plain) return 0;
+  }
+  return dict_rows;
+}
 
-  // 2. Statistics.
-  std::optional<V> min, max;
+// 2. The chunk's minimum and maximum value (NaNs left out).
+template <typename Traits>
+struct MinMax {
+  std::optional<typename Traits::V> min, max;
+};
+
+template <typename Traits>
+MinMax<Traits> ChunkMinMax(ChunkEncoder::State& st, const ColumnSpec& spec,
+                           const ColumnBuffer& b, size_t dict_rows) {
+  using V = typename Traits::V;
+  const uint8_t* valid = b.validity.empty() ? nullptr : b.validity.data();
+  MinMax<Traits> m;
   auto observe = [&](const V& v) {
     if (IsNaN(v)) return;
-    if (!min || Traits::Less(spec, v, *min)) min = v;
-    if (!max || Traits::Less(spec, *max, v)) max = v;
+    if (!m.min || Traits::Less(spec, v, *m.min)) m.min = v;
+    if (!m.max || Traits::Less(spec, *m.max, v)) m.max = v;
   };
   if (dict_rows > 0) {
-    for (const V& v : dict.values()) observe(v);
+    for (const V& v : st.Dict<V>().values()) observe(v);
   }
-  for (size_t i = dict_rows; i < rows; ++i) {
+  for (size_t i = dict_rows; i < b.rows; ++i) {
     if (valid == nullptr || valid[i]) observe(Traits::Get(b, spec, i));
   }
+  return m;
+}
 
-  // 3. Pages.
+// 3. Pages: the dictionary page (if any rows use it), then the data pages.
+template <typename Traits>
+Status EmitPages(ChunkEncoder::State& st, const ColumnSpec& spec, const ColumnBuffer& b,
+                 const EncodeOptions& o, const lakedump::Codec* codec, size_t dict_rows,
+                 EncodedChunk* out) {
+  using V = typename Traits::V;
+  const size_t rows = b.rows;
+  const Dictionary<V>& dict = st.Dict<V>();
   ColumnMetaData& meta = out->meta;
   size_t avg = 1;
   if constexpr (std::is_same_v<Traits, ByteArrayTraits>) {
@@ -350,34 +371,49 @@ Status EncodeTyped(ChunkEncoder::State& st, const ColumnSpec& spec, const Column
     LD_RETURN_IF_ERROR(st.EmitPage(DataPage(end - r, encoding), codec, out));
     r = end;
   }
+  return Status::OK();
+}
 
-  meta.encodings.push_back(Encoding::kPlain);
-  if (spec.nullable) meta.encodings.push_back(Encoding::kRle);
-  if (dict_rows > 0) meta.encodings.push_back(Encoding::kRleDictionary);
-
-  Statistics& s = meta.statistics.emplace();
+// 4. The chunk's statistics.
+template <typename Traits>
+void SetStatistics(const ColumnSpec& spec, const ColumnBuffer& b, MinMax<Traits> m,
+                   ColumnMetaData* meta) {
+  using V = typename Traits::V;
+  Statistics& s = meta->statistics.emplace();
   // A list leaf's slots without a value are null and empty lists as well as null elements:
   // no null count that readers would take for "null values" (min/max are the elements').
   if (spec.max_rep == 0) s.null_count = static_cast<int64_t>(b.null_count);
-  if (min && max) {
-    if constexpr (Traits::kFloat) {
-      if (*min == 0) *min = -static_cast<V>(0.0);
-      if (*max == 0) *max = static_cast<V>(0.0);
-    }
-    if constexpr (std::is_same_v<Traits, ByteArrayTraits>) {
-      bool min_exact = true, max_exact = true;
-      s.min_value = TruncateMin(*min, kMaxStatBytes, spec.utf8, &min_exact);
-      std::optional<std::string> mx = TruncateMax(*max, kMaxStatBytes, spec.utf8, &max_exact);
-      s.is_min_value_exact = min_exact;
-      if (mx) {
-        s.max_value = std::move(*mx);
-        s.is_max_value_exact = max_exact;
-      }
-    } else {
-      s.min_value = Traits::StatBytes(*min);
-      s.max_value = Traits::StatBytes(*max);
-    }
+  if (!m.min || !m.max) return;
+  if constexpr (Traits::kFloat) {
+    if (*m.min == 0) *m.min = -static_cast<V>(0.0);
+    if (*m.max == 0) *m.max = static_cast<V>(0.0);
   }
+  if constexpr (std::is_same_v<Traits, ByteArrayTraits>) {
+    bool min_exact = true, max_exact = true;
+    s.min_value = TruncateMin(*m.min, kMaxStatBytes, spec.utf8, &min_exact);
+    std::optional<std::string> mx = TruncateMax(*m.max, kMaxStatBytes, spec.utf8, &max_exact);
+    s.is_min_value_exact = min_exact;
+    if (mx) {
+      s.max_value = std::move(*mx);
+      s.is_max_value_exact = max_exact;
+    }
+  } else {
+    s.min_value = Traits::StatBytes(*m.min);
+    s.max_value = Traits::StatBytes(*m.max);
+  }
+}
+
+template <typename Traits>
+Status EncodeTyped(ChunkEncoder::State& st, const ColumnSpec& spec, const ColumnBuffer& b,
+                   const EncodeOptions& o, const lakedump::Codec* codec, EncodedChunk* out) {
+  const size_t dict_rows = BuildDictionary<Traits>(st, spec, b, o);
+  MinMax<Traits> min_max = ChunkMinMax<Traits>(st, spec, b, dict_rows);
+  LD_RETURN_IF_ERROR(EmitPages<Traits>(st, spec, b, o, codec, dict_rows, out));
+  ColumnMetaData& meta = out->meta;
+  meta.encodings.push_back(Encoding::kPlain);
+  if (spec.nullable) meta.encodings.push_back(Encoding::kRle);
+  if (dict_rows > 0) meta.encodings.push_back(Encoding::kRleDictionary);
+  SetStatistics<Traits>(spec, b, std::move(min_max), &meta);
   return Status::OK();
 }
 

@@ -458,7 +458,6 @@ Status ColumnChunkReader::DecodeDataPage(const PageHeader& h, std::string_view b
   const size_t n = static_cast<size_t>(num_values);
   const bool optional = field_.leaf.max_def > 0;
   const bool repeated = field_.leaf.max_rep > 0;
-  const int def_width = BitWidth(static_cast<uint64_t>(field_.leaf.max_def));
   // The page is replaced below: nothing of the previous one may be returned any more.
   page_rows_ = 0;
   row_pos_ = 0;
@@ -466,79 +465,8 @@ Status ColumnChunkReader::DecodeDataPage(const PageHeader& h, std::string_view b
   has_levels_ = false;
   if (optional) levels_.resize(n);
   std::string_view values;
-  if (!v2) {
-    std::string_view data = body;
-    if (codec_ != nullptr) {
-      LD_RETURN_IF_ERROR(
-          Decompress(body, static_cast<size_t>(h.uncompressed_page_size), &data));
-    }
-    // Levels: repetition (lists), then definition, each RLE with a 4-byte length.
-    auto levels = [&](int32_t encoding, const char* what, int bit_width, int max,
-                      std::vector<uint8_t>* out) -> Status {
-      if (encoding != kEncRle) {
-        return Status::Unimplemented(fmt::format("{}: {} level encoding {} is not supported",
-                                                 context_, what, encoding));
-      }
-      uint32_t len;
-      if (data.size() < 4) return Error(fmt::format("data page too short for its {} levels", what));
-      std::memcpy(&len, data.data(), 4);
-      if (len > data.size() - 4) return Error(fmt::format("{} levels run past the page", what));
-      LD_RETURN_IF_ERROR(DecodeLevels(data.substr(4, len), n, bit_width, max, what, out));
-      data = data.substr(4 + len);
-      return Status::OK();
-    };
-    if (repeated) {
-      LD_RETURN_IF_ERROR(
-          levels(static_cast<int32_t>(h.data_page_header->repetition_level_encoding),
-                 "repetition", BitWidth(static_cast<uint64_t>(field_.leaf.max_rep)),
-                 field_.leaf.max_rep, &rep_levels_));
-      LD_RETURN_IF_ERROR(
-          levels(static_cast<int32_t>(h.data_page_header->definition_level_encoding),
-                 "definition", def_width, field_.leaf.max_def, &def_levels_));
-      for (size_t i = 0; i < n; ++i) levels_[i] = def_levels_[i] == field_.leaf.max_def;
-    } else if (optional) {
-      const int32_t def_encoding =
-          static_cast<int32_t>(h.data_page_header->definition_level_encoding);
-      if (def_encoding != kEncRle) {
-        return Status::Unimplemented(fmt::format(
-            "{}: definition level encoding {} is not supported", context_, def_encoding));
-      }
-      uint32_t len;
-      if (data.size() < 4) return Error("data page too short for its definition levels");
-      std::memcpy(&len, data.data(), 4);
-      if (len > data.size() - 4) return Error("definition levels run past the page");
-      RleDecoder dec(data.substr(4, len), 1);
-      Status s = dec.Get(n, levels_.data());
-      if (!s.ok()) return Error(fmt::format("definition levels: {}", s.message()));
-      data = data.substr(4 + len);
-    }
-    values = data;
-  } else {
-    const DataPageHeaderV2& d2 = *h.data_page_header_v2;
-    const int64_t rep = d2.repetition_levels_byte_length, def = d2.definition_levels_byte_length;
-    if (rep < 0 || def < 0 || rep + def > static_cast<int64_t>(body.size()) ||
-        rep + def > h.uncompressed_page_size) {
-      return Error("data page v2 level lengths do not fit the page");
-    }
-    if (repeated) {
-      LD_RETURN_IF_ERROR(DecodeLevels(body.substr(0, static_cast<size_t>(rep)), n,
-                                      BitWidth(static_cast<uint64_t>(field_.leaf.max_rep)),
-                                      field_.leaf.max_rep, "repetition", &rep_levels_));
-      LD_RETURN_IF_ERROR(DecodeLevels(
-          body.substr(static_cast<size_t>(rep), static_cast<size_t>(def)), n, def_width,
-          field_.leaf.max_def, "definition", &def_levels_));
-      for (size_t i = 0; i < n; ++i) levels_[i] = def_levels_[i] == field_.leaf.max_def;
-    } else if (optional) {
-      RleDecoder dec(body.substr(static_cast<size_t>(rep), static_cast<size_t>(def)), 1);
-      Status s = dec.Get(n, levels_.data());
-      if (!s.ok()) return Error(fmt::format("definition levels: {}", s.message()));
-    }
-    values = body.substr(static_cast<size_t>(rep + def));
-    if (codec_ != nullptr && d2.is_compressed) {
-      LD_RETURN_IF_ERROR(Decompress(
-          values, static_cast<size_t>(h.uncompressed_page_size - rep - def), &values));
-    }
-  }
+  LD_RETURN_IF_ERROR(v2 ? DecodeLevelsV2(h, body, n, &values)
+                        : DecodeLevelsV1(h, body, n, &values));
   size_t nn = n;
   if (optional) {
     nn = 0;
@@ -549,47 +477,132 @@ Status ColumnChunkReader::DecodeDataPage(const PageHeader& h, std::string_view b
     return Error("the column chunk's first value has a repetition level above 0");
   }
   const bool dictionary = encoding == kEncRleDictionary || encoding == kEncPlainDictionary;
-  if (dictionary) {
-    if (!has_dict_) return Error("dictionary-encoded page without a dictionary page");
-    indices_.resize(nn);
-    if (nn > 0) {
-      if (values.empty()) return Error("dictionary-encoded page without index data");
-      const int bw = static_cast<uint8_t>(values[0]);
-      if (bw > 32) return Error(fmt::format("dictionary index bit width {}", bw));
-      RleDecoder dec(values.substr(1), bw);
-      Status s = dec.Get(nn, indices_.data());
-      if (!s.ok()) return Error(fmt::format("dictionary indices: {}", s.message()));
-    }
-    uint32_t max_idx = 0;
-    for (size_t i = 0; i < nn; ++i) max_idx = std::max(max_idx, indices_[i]);
-    const size_t dict_size = dict_.size();
-    if (nn > 0 && max_idx >= dict_size) {
-      return Error(fmt::format("dictionary index {} out of range (dictionary has {} values)",
-                               max_idx, dict_size));
-    }
-    source_ = Source::kDictionary;
-  } else {
-    Status s = DecodeValues(field_.leaf, encoding, values, nn, &values_);
-    if (s.code() == Code::kUnimplemented) {
-      return Status::Unimplemented(fmt::format("{}: {}", context_, s.message()));
-    }
-    if (!s.ok()) return Error(s.message());
-    if (IsDirect(field_.leaf.conv)) {
-      source_ = Source::kPhysical;
-      if (FixedWidth(value_type_.id) == 0 && values_.var.size() < nn) {
-        return Error("fewer values than the page's rows");
-      }
-    } else {
-      conv_.Clear();
-      for (size_t k = 0; k < nn; ++k) {
-        Status c = AppendConverted(field_.leaf, values_, k, &conv_);
-        if (!c.ok()) return Error(c.message());
-      }
-      source_ = Source::kConverted;
-    }
-  }
+  LD_RETURN_IF_ERROR(dictionary ? DecodeDictionaryIndices(values, nn)
+                                : DecodePageValues(encoding, values, nn));
   page_rows_ = n;
   rows_in_pages_ += static_cast<int64_t>(n);
+  return Status::OK();
+}
+
+Status ColumnChunkReader::TakeV1Levels(int32_t encoding, const char* what,
+                                       std::string_view* data, std::string_view* levels) {
+  if (encoding != kEncRle) {
+    return Status::Unimplemented(
+        fmt::format("{}: {} level encoding {} is not supported", context_, what, encoding));
+  }
+  uint32_t len;
+  if (data->size() < 4) return Error(fmt::format("data page too short for its {} levels", what));
+  std::memcpy(&len, data->data(), 4);
+  if (len > data->size() - 4) return Error(fmt::format("{} levels run past the page", what));
+  *levels = data->substr(4, len);
+  *data = data->substr(4 + len);
+  return Status::OK();
+}
+
+Status ColumnChunkReader::DecodeLevelsV1(const PageHeader& h, std::string_view body, size_t n,
+                                         std::string_view* values) {
+  std::string_view data = body;
+  if (codec_ != nullptr) {
+    LD_RETURN_IF_ERROR(Decompress(body, static_cast<size_t>(h.uncompressed_page_size), &data));
+  }
+  // Levels: repetition (lists), then definition, each RLE with a 4-byte length.
+  const DataPageHeader& d1 = *h.data_page_header;
+  std::string_view levels;
+  if (field_.leaf.max_rep > 0) {
+    LD_RETURN_IF_ERROR(TakeV1Levels(static_cast<int32_t>(d1.repetition_level_encoding),
+                                    "repetition", &data, &levels));
+    LD_RETURN_IF_ERROR(DecodeLevels(levels, n,
+                                    BitWidth(static_cast<uint64_t>(field_.leaf.max_rep)),
+                                    field_.leaf.max_rep, "repetition", &rep_levels_));
+    LD_RETURN_IF_ERROR(TakeV1Levels(static_cast<int32_t>(d1.definition_level_encoding),
+                                    "definition", &data, &levels));
+    LD_RETURN_IF_ERROR(DecodeLevels(levels, n,
+                                    BitWidth(static_cast<uint64_t>(field_.leaf.max_def)),
+                                    field_.leaf.max_def, "definition", &def_levels_));
+    for (size_t i = 0; i < n; ++i) levels_[i] = def_levels_[i] == field_.leaf.max_def;
+  } else if (field_.leaf.max_def > 0) {
+    LD_RETURN_IF_ERROR(TakeV1Levels(static_cast<int32_t>(d1.definition_level_encoding),
+                                    "definition", &data, &levels));
+    RleDecoder dec(levels, 1);
+    Status s = dec.Get(n, levels_.data());
+    if (!s.ok()) return Error(fmt::format("definition levels: {}", s.message()));
+  }
+  *values = data;
+  return Status::OK();
+}
+
+Status ColumnChunkReader::DecodeLevelsV2(const PageHeader& h, std::string_view body, size_t n,
+                                         std::string_view* values) {
+  const DataPageHeaderV2& d2 = *h.data_page_header_v2;
+  const int64_t rep = d2.repetition_levels_byte_length, def = d2.definition_levels_byte_length;
+  if (rep < 0 || def < 0 || rep + def > static_cast<int64_t>(body.size()) ||
+      rep + def > h.uncompressed_page_size) {
+    return Error("data page v2 level lengths do not fit the page");
+  }
+  const std::string_view def_bytes =
+      body.substr(static_cast<size_t>(rep), static_cast<size_t>(def));
+  if (field_.leaf.max_rep > 0) {
+    LD_RETURN_IF_ERROR(DecodeLevels(body.substr(0, static_cast<size_t>(rep)), n,
+                                    BitWidth(static_cast<uint64_t>(field_.leaf.max_rep)),
+                                    field_.leaf.max_rep, "repetition", &rep_levels_));
+    LD_RETURN_IF_ERROR(DecodeLevels(def_bytes, n,
+                                    BitWidth(static_cast<uint64_t>(field_.leaf.max_def)),
+                                    field_.leaf.max_def, "definition", &def_levels_));
+    for (size_t i = 0; i < n; ++i) levels_[i] = def_levels_[i] == field_.leaf.max_def;
+  } else if (field_.leaf.max_def > 0) {
+    RleDecoder dec(def_bytes, 1);
+    Status s = dec.Get(n, levels_.data());
+    if (!s.ok()) return Error(fmt::format("definition levels: {}", s.message()));
+  }
+  *values = body.substr(static_cast<size_t>(rep + def));
+  if (codec_ != nullptr && d2.is_compressed) {
+    LD_RETURN_IF_ERROR(Decompress(
+        *values, static_cast<size_t>(h.uncompressed_page_size - rep - def), values));
+  }
+  return Status::OK();
+}
+
+Status ColumnChunkReader::DecodeDictionaryIndices(std::string_view values, size_t nn) {
+  if (!has_dict_) return Error("dictionary-encoded page without a dictionary page");
+  indices_.resize(nn);
+  if (nn > 0) {
+    if (values.empty()) return Error("dictionary-encoded page without index data");
+    const int bw = static_cast<uint8_t>(values[0]);
+    if (bw > 32) return Error(fmt::format("dictionary index bit width {}", bw));
+    RleDecoder dec(values.substr(1), bw);
+    Status s = dec.Get(nn, indices_.data());
+    if (!s.ok()) return Error(fmt::format("dictionary indices: {}", s.message()));
+  }
+  uint32_t max_idx = 0;
+  for (size_t i = 0; i < nn; ++i) max_idx = std::max(max_idx, indices_[i]);
+  const size_t dict_size = dict_.size();
+  if (nn > 0 && max_idx >= dict_size) {
+    return Error(fmt::format("dictionary index {} out of range (dictionary has {} values)",
+                             max_idx, dict_size));
+  }
+  source_ = Source::kDictionary;
+  return Status::OK();
+}
+
+Status ColumnChunkReader::DecodePageValues(int32_t encoding, std::string_view values, size_t nn) {
+  Status s = DecodeValues(field_.leaf, encoding, values, nn, &values_);
+  if (s.code() == Code::kUnimplemented) {
+    return Status::Unimplemented(fmt::format("{}: {}", context_, s.message()));
+  }
+  if (!s.ok()) return Error(s.message());
+  if (IsDirect(field_.leaf.conv)) {
+    source_ = Source::kPhysical;
+    if (FixedWidth(value_type_.id) == 0 && values_.var.size() < nn) {
+      return Error("fewer values than the page's rows");
+    }
+  } else {
+    conv_.Clear();
+    for (size_t k = 0; k < nn; ++k) {
+      Status c = AppendConverted(field_.leaf, values_, k, &conv_);
+      if (!c.ok()) return Error(c.message());
+    }
+    source_ = Source::kConverted;
+  }
   return Status::OK();
 }
 

@@ -78,6 +78,20 @@ class ColumnChunkReader {
   Status LoadNextPage();
   Status LoadDictionary(const PageHeader& h, std::string_view body);
   Status DecodeDataPage(const PageHeader& h, std::string_view body);
+  // The steps of DecodeDataPage, each once per page. The DecodeLevels* functions decode
+  // the page's levels (into levels_, rep_levels_, def_levels_) and set *values to its
+  // (decompressed) value bytes.
+  Status DecodeLevelsV1(const PageHeader& h, std::string_view body, size_t n,
+                        std::string_view* values);
+  Status DecodeLevelsV2(const PageHeader& h, std::string_view body, size_t n,
+                        std::string_view* values);
+  // Splits one RLE level run with its 4-byte length off the front of *data (page v1).
+  Status TakeV1Levels(int32_t encoding, const char* what, std::string_view* data,
+                      std::string_view* levels);
+  // Decodes the nn dictionary indices of the page into indices_.
+  Status DecodeDictionaryIndices(std::string_view values, size_t nn);
+  // Decodes the nn values of a page not dictionary-encoded.
+  Status DecodePageValues(int32_t encoding, std::string_view values, size_t nn);
   // Appends the current page's rows [row_pos_, row_pos_ + k) to out.
   void Emit(size_t k, ColumnVector* out);
   Status Error(const std::string& what) const;

@@ -63,6 +63,113 @@ int LastFieldId(const Schema& schema) {
   return last;
 }
 
+namespace {
+
+// Sets the physical type and annotations of a decimal leaf.
+Status SetDecimalType(const Column& c, const lakedump::LogicalType& t, ColumnSpec* s) {
+  SchemaElement& e = s->element;
+  const int p = t.precision, sc = t.scale;
+  if (p < 1 || p > kMaxDecimalPrecision || sc < 0 || sc > p) {
+    return Status::InvalidArgument(fmt::format(
+        "column \"{}\": decimal({},{}) cannot be written; precision must be 1..38", c.name,
+        p, sc));
+  }
+  if (p <= 9) {
+    s->physical = Type::kInt32;
+  } else if (p <= 18) {
+    s->physical = Type::kInt64;
+  } else {
+    s->physical = Type::kFixedLenByteArray;
+    s->type_length = DecimalFixedBytes(p);
+    s->signed_flba = true;
+    e.type_length = s->type_length;
+  }
+  LogicalType lt = Simple(LogicalType::kDecimal);
+  lt.scale = sc;
+  lt.precision = p;
+  e.logical_type = lt;
+  e.converted_type = ConvertedType::kDecimal;
+  e.scale = sc;
+  e.precision = p;
+  return Status::OK();
+}
+
+// Sets the physical type and annotations of the leaf of `c`, of type `t` (not a list).
+Status SetLeafType(const Column& c, const lakedump::LogicalType& t, ColumnSpec* s) {
+  SchemaElement& e = s->element;
+  switch (t.id) {
+    case TypeId::kBool: s->physical = Type::kBoolean; break;
+    case TypeId::kInt8:
+      s->physical = Type::kInt32;
+      e.logical_type = Integer(8);
+      e.converted_type = ConvertedType::kInt8;
+      break;
+    case TypeId::kInt16:
+      s->physical = Type::kInt32;
+      e.logical_type = Integer(16);
+      e.converted_type = ConvertedType::kInt16;
+      break;
+    case TypeId::kInt32:
+      s->physical = Type::kInt32;
+      e.logical_type = Integer(32);
+      e.converted_type = ConvertedType::kInt32;
+      break;
+    case TypeId::kInt64:
+      s->physical = Type::kInt64;
+      e.logical_type = Integer(64);
+      e.converted_type = ConvertedType::kInt64;
+      break;
+    case TypeId::kFloat: s->physical = Type::kFloat; break;
+    case TypeId::kDouble: s->physical = Type::kDouble; break;
+    case TypeId::kDecimal: return SetDecimalType(c, t, s);
+    case TypeId::kString:
+      s->physical = Type::kByteArray;
+      s->utf8 = true;
+      e.logical_type = Simple(LogicalType::kString);
+      e.converted_type = ConvertedType::kUtf8;
+      break;
+    case TypeId::kJson:
+      s->physical = Type::kByteArray;
+      s->utf8 = true;
+      e.logical_type = Simple(LogicalType::kJson);
+      e.converted_type = ConvertedType::kJson;
+      break;
+    case TypeId::kBinary: s->physical = Type::kByteArray; break;
+    case TypeId::kDate:
+      s->physical = Type::kInt32;
+      e.logical_type = Simple(LogicalType::kDate);
+      e.converted_type = ConvertedType::kDate;
+      break;
+    case TypeId::kTime:
+      // A database TIME is a local time of day: not adjusted to UTC. The legacy
+      // TIME_MICROS converted type implies UTC-adjusted, so it is left out.
+      s->physical = Type::kInt64;
+      e.logical_type = Temporal(LogicalType::kTime, false);
+      break;
+    case TypeId::kTimestamp:
+      // Same reasoning: TIMESTAMP_MICROS would mean an instant (UTC-adjusted).
+      s->physical = Type::kInt64;
+      e.logical_type = Temporal(LogicalType::kTimestamp, false);
+      break;
+    case TypeId::kTimestampTz:
+      s->physical = Type::kInt64;
+      e.logical_type = Temporal(LogicalType::kTimestamp, true);
+      e.converted_type = ConvertedType::kTimestampMicros;
+      break;
+    case TypeId::kUuid:
+      s->physical = Type::kFixedLenByteArray;
+      s->type_length = 16;
+      e.type_length = 16;
+      e.logical_type = Simple(LogicalType::kUuid);
+      break;
+    case TypeId::kList:  // refused by MakeColumnSpecs
+      break;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
   std::vector<ColumnSpec> specs;
   specs.reserve(schema.num_columns());
@@ -98,99 +205,7 @@ Result<std::vector<ColumnSpec>> MakeColumnSpecs(const Schema& schema) {
       return Status::InvalidArgument(
           fmt::format("column \"{}\": a list of lists cannot be written", c.name));
     }
-    switch (t.id) {
-      case TypeId::kBool: s.physical = Type::kBoolean; break;
-      case TypeId::kInt8:
-        s.physical = Type::kInt32;
-        e.logical_type = Integer(8);
-        e.converted_type = ConvertedType::kInt8;
-        break;
-      case TypeId::kInt16:
-        s.physical = Type::kInt32;
-        e.logical_type = Integer(16);
-        e.converted_type = ConvertedType::kInt16;
-        break;
-      case TypeId::kInt32:
-        s.physical = Type::kInt32;
-        e.logical_type = Integer(32);
-        e.converted_type = ConvertedType::kInt32;
-        break;
-      case TypeId::kInt64:
-        s.physical = Type::kInt64;
-        e.logical_type = Integer(64);
-        e.converted_type = ConvertedType::kInt64;
-        break;
-      case TypeId::kFloat: s.physical = Type::kFloat; break;
-      case TypeId::kDouble: s.physical = Type::kDouble; break;
-      case TypeId::kDecimal: {
-        const int p = t.precision, sc = t.scale;
-        if (p < 1 || p > kMaxDecimalPrecision || sc < 0 || sc > p) {
-          return Status::InvalidArgument(fmt::format(
-              "column \"{}\": decimal({},{}) cannot be written; precision must be 1..38", c.name,
-              p, sc));
-        }
-        if (p <= 9) {
-          s.physical = Type::kInt32;
-        } else if (p <= 18) {
-          s.physical = Type::kInt64;
-        } else {
-          s.physical = Type::kFixedLenByteArray;
-          s.type_length = DecimalFixedBytes(p);
-          s.signed_flba = true;
-          e.type_length = s.type_length;
-        }
-        LogicalType lt = Simple(LogicalType::kDecimal);
-        lt.scale = sc;
-        lt.precision = p;
-        e.logical_type = lt;
-        e.converted_type = ConvertedType::kDecimal;
-        e.scale = sc;
-        e.precision = p;
-        break;
-      }
-      case TypeId::kString:
-        s.physical = Type::kByteArray;
-        s.utf8 = true;
-        e.logical_type = Simple(LogicalType::kString);
-        e.converted_type = ConvertedType::kUtf8;
-        break;
-      case TypeId::kJson:
-        s.physical = Type::kByteArray;
-        s.utf8 = true;
-        e.logical_type = Simple(LogicalType::kJson);
-        e.converted_type = ConvertedType::kJson;
-        break;
-      case TypeId::kBinary: s.physical = Type::kByteArray; break;
-      case TypeId::kDate:
-        s.physical = Type::kInt32;
-        e.logical_type = Simple(LogicalType::kDate);
-        e.converted_type = ConvertedType::kDate;
-        break;
-      case TypeId::kTime:
-        // A database TIME is a local time of day: not adjusted to UTC. The legacy
-        // TIME_MICROS converted type implies UTC-adjusted, so it is left out.
-        s.physical = Type::kInt64;
-        e.logical_type = Temporal(LogicalType::kTime, false);
-        break;
-      case TypeId::kTimestamp:
-        // Same reasoning: TIMESTAMP_MICROS would mean an instant (UTC-adjusted).
-        s.physical = Type::kInt64;
-        e.logical_type = Temporal(LogicalType::kTimestamp, false);
-        break;
-      case TypeId::kTimestampTz:
-        s.physical = Type::kInt64;
-        e.logical_type = Temporal(LogicalType::kTimestamp, true);
-        e.converted_type = ConvertedType::kTimestampMicros;
-        break;
-      case TypeId::kUuid:
-        s.physical = Type::kFixedLenByteArray;
-        s.type_length = 16;
-        e.type_length = 16;
-        e.logical_type = Simple(LogicalType::kUuid);
-        break;
-      case TypeId::kList:  // refused above
-        break;
-    }
+    LD_RETURN_IF_ERROR(SetLeafType(c, t, &s));
     e.type = s.physical;
     specs.push_back(std::move(s));
   }

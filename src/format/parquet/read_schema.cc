@@ -40,124 +40,155 @@ struct Mapped {
   Conv conv = Conv::kI32;
 };
 
+// A leaf's annotations: its logical type's union member (0: none), its converted type
+// (-1: none) and its logical type.
+struct Annotation {
+  int16_t lk;
+  int32_t ct;
+  LogicalType lt;
+};
+
+Annotation AnnotationOf(const SchemaElement& e) {
+  return {e.logical_type ? e.logical_type->kind : int16_t{0},
+          e.converted_type ? static_cast<int32_t>(*e.converted_type) : -1,
+          e.logical_type.value_or(LogicalType{})};
+}
+
+// The Map* functions return an empty string on success, else why the leaf cannot be read.
+std::string MapDecimal(const SchemaElement& e, Type phys, const Annotation& a, Mapped* m) {
+  const int p = a.lk == kLtDecimal ? a.lt.precision : e.precision.value_or(0);
+  const int s = a.lk == kLtDecimal ? a.lt.scale : e.scale.value_or(0);
+  if (p < 1 || p > kMaxDecimalPrecision || s < 0 || s > p) {
+    return fmt::format("decimal({},{}) is not supported (precision must be 1..38)", p, s);
+  }
+  m->id = TypeId::kDecimal;
+  m->precision = p;
+  m->scale = s;
+  switch (phys) {
+    case Type::kInt32: m->conv = Conv::kI32ToDecimal; return "";
+    case Type::kInt64: m->conv = Conv::kI64ToDecimal; return "";
+    case Type::kByteArray:
+    case Type::kFixedLenByteArray: m->conv = Conv::kBytesToDecimal; return "";
+    default: return fmt::format("a decimal stored as {} is not supported", PhysicalName(phys));
+  }
+}
+
+std::string MapInt32(const Annotation& a, Mapped* m) {
+  const int16_t lk = a.lk;
+  const int32_t ct = a.ct;
+  int bits = 32;
+  bool is_signed = true;
+  if (lk == kLtInteger) {
+    bits = a.lt.bit_width;
+    is_signed = a.lt.is_signed;
+  } else if (lk == 0) {
+    switch (ct) {
+      case kCtInt8: bits = 8; break;
+      case kCtInt16: bits = 16; break;
+      case kCtUint8: bits = 8; is_signed = false; break;
+      case kCtUint16: bits = 16; is_signed = false; break;
+      case kCtUint32: is_signed = false; break;
+      default: break;
+    }
+  }
+  if (lk == kLtDate || (lk == 0 && ct == kCtDate)) {
+    m->id = TypeId::kDate;
+    m->conv = Conv::kI32;
+  } else if ((lk == kLtTime && a.lt.unit == 1) || (lk == 0 && ct == kCtTimeMillis)) {
+    m->id = TypeId::kTime;
+    m->conv = Conv::kI32MillisToMicros;
+  } else if (lk == kLtTime) {
+    return "a TIME stored as INT32 must be in milliseconds";
+  } else if (is_signed && bits == 8) {
+    m->id = TypeId::kInt8;
+    m->conv = Conv::kI32ToI8;
+  } else if ((is_signed && bits == 16) || (!is_signed && bits == 8)) {
+    m->id = TypeId::kInt16;
+    m->conv = Conv::kI32ToI16;
+  } else if (is_signed || bits == 16) {
+    m->id = TypeId::kInt32;
+    m->conv = Conv::kI32;
+  } else {
+    m->id = TypeId::kInt64;
+    m->conv = Conv::kU32ToI64;
+  }
+  return "";
+}
+
+std::string MapInt64(const Annotation& a, Mapped* m) {
+  const int16_t lk = a.lk;
+  const int32_t ct = a.ct;
+  const LogicalType& lt = a.lt;
+  if (lk == kLtTime || (lk == 0 && ct == kCtTimeMicros)) {
+    m->id = TypeId::kTime;
+    const int unit = lk == kLtTime ? lt.unit : 2;
+    m->conv = unit == 3 ? Conv::kI64NanosToMicros : Conv::kI64;
+    if (unit == 1) return "a TIME stored as INT64 must be in micro- or nanoseconds";
+    return "";
+  }
+  if (lk == kLtTimestamp || (lk == 0 && (ct == kCtTimestampMicros || ct == kCtTimestampMillis))) {
+    // The legacy converted types mean UTC-adjusted instants.
+    const bool utc = lk == kLtTimestamp ? lt.adjusted_to_utc : true;
+    const int unit = lk == kLtTimestamp ? lt.unit : (ct == kCtTimestampMillis ? 1 : 2);
+    m->id = utc ? TypeId::kTimestampTz : TypeId::kTimestamp;
+    m->conv = unit == 1 ? Conv::kI64MillisToMicros
+                        : unit == 3 ? Conv::kI64NanosToMicros : Conv::kI64;
+    return "";
+  }
+  const bool is_unsigned = (lk == kLtInteger && !lt.is_signed) || (lk == 0 && ct == kCtUint64);
+  if (is_unsigned) {
+    m->id = TypeId::kDecimal;
+    m->precision = 20;
+    m->scale = 0;
+    m->conv = Conv::kU64ToDecimal;
+    return "";
+  }
+  m->id = TypeId::kInt64;
+  m->conv = Conv::kI64;
+  return "";
+}
+
+std::string MapByteArray(const Annotation& a, Mapped* m) {
+  const int16_t lk = a.lk;
+  const int32_t ct = a.ct;
+  m->conv = Conv::kBytes;
+  if (lk == kLtString || lk == kLtEnum || (lk == 0 && (ct == kCtUtf8 || ct == kCtEnum))) {
+    m->id = TypeId::kString;
+  } else if (lk == kLtJson || (lk == 0 && ct == kCtJson)) {
+    m->id = TypeId::kJson;
+  } else {
+    m->id = TypeId::kBinary;
+  }
+  return "";
+}
+
+std::string MapFixedLenByteArray(const SchemaElement& e, const Annotation& a, Mapped* m) {
+  if (!e.type_length || *e.type_length < 0) return "FIXED_LEN_BYTE_ARRAY without a length";
+  if (a.lk == kLtUuid) {
+    if (*e.type_length != 16) return "a UUID must be 16 bytes long";
+    m->id = TypeId::kUuid;
+    m->conv = Conv::kUuid;
+    return "";
+  }
+  m->id = TypeId::kBinary;
+  m->conv = Conv::kBytes;
+  return "";
+}
+
 // Empty string on success, else why the leaf cannot be read.
 std::string MapLeaf(const SchemaElement& e, Mapped* m) {
   const Type phys = *e.type;
-  const int16_t lk = e.logical_type ? e.logical_type->kind : 0;
-  const int32_t ct = e.converted_type ? static_cast<int32_t>(*e.converted_type) : -1;
-  const LogicalType lt = e.logical_type.value_or(LogicalType{});
-
-  if (lk == kLtDecimal || (lk == 0 && ct == kCtDecimal)) {
-    const int p = lk == kLtDecimal ? lt.precision : e.precision.value_or(0);
-    const int s = lk == kLtDecimal ? lt.scale : e.scale.value_or(0);
-    if (p < 1 || p > kMaxDecimalPrecision || s < 0 || s > p) {
-      return fmt::format("decimal({},{}) is not supported (precision must be 1..38)", p, s);
-    }
-    m->id = TypeId::kDecimal;
-    m->precision = p;
-    m->scale = s;
-    switch (phys) {
-      case Type::kInt32: m->conv = Conv::kI32ToDecimal; return "";
-      case Type::kInt64: m->conv = Conv::kI64ToDecimal; return "";
-      case Type::kByteArray:
-      case Type::kFixedLenByteArray: m->conv = Conv::kBytesToDecimal; return "";
-      default: return fmt::format("a decimal stored as {} is not supported", PhysicalName(phys));
-    }
-  }
+  const Annotation a = AnnotationOf(e);
+  if (a.lk == kLtDecimal || (a.lk == 0 && a.ct == kCtDecimal)) return MapDecimal(e, phys, a, m);
   switch (phys) {
     case Type::kBoolean: m->id = TypeId::kBool; m->conv = Conv::kBool; return "";
     case Type::kFloat: m->id = TypeId::kFloat; m->conv = Conv::kFloat; return "";
     case Type::kDouble: m->id = TypeId::kDouble; m->conv = Conv::kDouble; return "";
     case Type::kInt96: m->id = TypeId::kTimestamp; m->conv = Conv::kInt96ToMicros; return "";
-    case Type::kInt32: {
-      int bits = 32;
-      bool is_signed = true;
-      if (lk == kLtInteger) {
-        bits = lt.bit_width;
-        is_signed = lt.is_signed;
-      } else if (lk == 0) {
-        switch (ct) {
-          case kCtInt8: bits = 8; break;
-          case kCtInt16: bits = 16; break;
-          case kCtUint8: bits = 8; is_signed = false; break;
-          case kCtUint16: bits = 16; is_signed = false; break;
-          case kCtUint32: is_signed = false; break;
-          default: break;
-        }
-      }
-      if (lk == kLtDate || (lk == 0 && ct == kCtDate)) {
-        m->id = TypeId::kDate;
-        m->conv = Conv::kI32;
-      } else if ((lk == kLtTime && lt.unit == 1) || (lk == 0 && ct == kCtTimeMillis)) {
-        m->id = TypeId::kTime;
-        m->conv = Conv::kI32MillisToMicros;
-      } else if (lk == kLtTime) {
-        return "a TIME stored as INT32 must be in milliseconds";
-      } else if (is_signed && bits == 8) {
-        m->id = TypeId::kInt8;
-        m->conv = Conv::kI32ToI8;
-      } else if ((is_signed && bits == 16) || (!is_signed && bits == 8)) {
-        m->id = TypeId::kInt16;
-        m->conv = Conv::kI32ToI16;
-      } else if (is_signed || bits == 16) {
-        m->id = TypeId::kInt32;
-        m->conv = Conv::kI32;
-      } else {
-        m->id = TypeId::kInt64;
-        m->conv = Conv::kU32ToI64;
-      }
-      return "";
-    }
-    case Type::kInt64: {
-      if (lk == kLtTime || (lk == 0 && ct == kCtTimeMicros)) {
-        m->id = TypeId::kTime;
-        const int unit = lk == kLtTime ? lt.unit : 2;
-        m->conv = unit == 3 ? Conv::kI64NanosToMicros : Conv::kI64;
-        if (unit == 1) return "a TIME stored as INT64 must be in micro- or nanoseconds";
-        return "";
-      }
-      if (lk == kLtTimestamp || (lk == 0 && (ct == kCtTimestampMicros || ct == kCtTimestampMillis))) {
-        // The legacy converted types mean UTC-adjusted instants.
-        const bool utc = lk == kLtTimestamp ? lt.adjusted_to_utc : true;
-        const int unit = lk == kLtTimestamp ? lt.unit : (ct == kCtTimestampMillis ? 1 : 2);
-        m->id = utc ? TypeId::kTimestampTz : TypeId::kTimestamp;
-        m->conv = unit == 1 ? Conv::kI64MillisToMicros
-                            : unit == 3 ? Conv::kI64NanosToMicros : Conv::kI64;
-        return "";
-      }
-      const bool is_unsigned = (lk == kLtInteger && !lt.is_signed) || (lk == 0 && ct == kCtUint64);
-      if (is_unsigned) {
-        m->id = TypeId::kDecimal;
-        m->precision = 20;
-        m->scale = 0;
-        m->conv = Conv::kU64ToDecimal;
-        return "";
-      }
-      m->id = TypeId::kInt64;
-      m->conv = Conv::kI64;
-      return "";
-    }
-    case Type::kByteArray:
-      m->conv = Conv::kBytes;
-      if (lk == kLtString || lk == kLtEnum || (lk == 0 && (ct == kCtUtf8 || ct == kCtEnum))) {
-        m->id = TypeId::kString;
-      } else if (lk == kLtJson || (lk == 0 && ct == kCtJson)) {
-        m->id = TypeId::kJson;
-      } else {
-        m->id = TypeId::kBinary;
-      }
-      return "";
-    case Type::kFixedLenByteArray:
-      if (!e.type_length || *e.type_length < 0) return "FIXED_LEN_BYTE_ARRAY without a length";
-      if (lk == kLtUuid) {
-        if (*e.type_length != 16) return "a UUID must be 16 bytes long";
-        m->id = TypeId::kUuid;
-        m->conv = Conv::kUuid;
-        return "";
-      }
-      m->id = TypeId::kBinary;
-      m->conv = Conv::kBytes;
-      return "";
+    case Type::kInt32: return MapInt32(a, m);
+    case Type::kInt64: return MapInt64(a, m);
+    case Type::kByteArray: return MapByteArray(a, m);
+    case Type::kFixedLenByteArray: return MapFixedLenByteArray(e, a, m);
   }
   return fmt::format("physical type {} is not supported", static_cast<int>(phys));
 }

@@ -165,69 +165,75 @@ Status ThriftReader::Skip(ThriftType type) {
       return Status::OK();
     }
     case ThriftType::kList:
-    case ThriftType::kSet: {
-      ThriftType elem;
-      uint32_t n;
-      LD_RETURN_IF_ERROR(ReadListHeader(&elem, &n));
-      if (depth_ + skip_depth_ >= kMaxDepth) return Status::Corruption("thrift: nested too deeply");
-      ++skip_depth_;
-      for (uint32_t i = 0; i < n; ++i) {
-        Status s = Skip(elem);
-        if (!s.ok()) {
-          --skip_depth_;
-          return s;
-        }
-      }
-      --skip_depth_;
-      return Status::OK();
-    }
-    case ThriftType::kMap: {
-      uint64_t n;
-      LD_RETURN_IF_ERROR(ReadVarint(&n));
-      if (n == 0) return Status::OK();
-      uint8_t kv;
-      LD_RETURN_IF_ERROR(ReadByte(&kv));
-      const uint8_t kt = kv >> 4, vt = kv & 0x0f;
-      if (kt == 0 || kt > 12 || vt == 0 || vt > 12 || n > in_.size() - pos_) {
-        return Status::Corruption("thrift: bad map header");
-      }
-      if (depth_ + skip_depth_ >= kMaxDepth) return Status::Corruption("thrift: nested too deeply");
-      ++skip_depth_;
-      for (uint64_t i = 0; i < n; ++i) {
-        Status s = Skip(static_cast<ThriftType>(kt));
-        if (s.ok()) s = Skip(static_cast<ThriftType>(vt));
-        if (!s.ok()) {
-          --skip_depth_;
-          return s;
-        }
-      }
-      --skip_depth_;
-      return Status::OK();
-    }
-    case ThriftType::kStruct: {
-      LD_RETURN_IF_ERROR(BeginStruct());
-      const int saved = skip_depth_;
-      skip_depth_ = 0;  // fields of a struct carry bools in their headers
-      while (true) {
-        int16_t id;
-        ThriftType t;
-        Status s = ReadFieldHeader(&id, &t);
-        if (s.ok() && t == ThriftType::kStop) break;
-        if (s.ok()) s = Skip(t);
-        if (!s.ok()) {
-          skip_depth_ = saved;
-          EndStruct();
-          return s;
-        }
-      }
-      skip_depth_ = saved;
-      EndStruct();
-      return Status::OK();
-    }
+    case ThriftType::kSet: return SkipList();
+    case ThriftType::kMap: return SkipMap();
+    case ThriftType::kStruct: return SkipStruct();
     case ThriftType::kStop:
       break;
   }
   return Status::Corruption("thrift: cannot skip unknown type");
+}
+
+Status ThriftReader::SkipList() {
+  ThriftType elem;
+  uint32_t n;
+  LD_RETURN_IF_ERROR(ReadListHeader(&elem, &n));
+  if (depth_ + skip_depth_ >= kMaxDepth) return Status::Corruption("thrift: nested too deeply");
+  ++skip_depth_;
+  for (uint32_t i = 0; i < n; ++i) {
+    Status s = Skip(elem);
+    if (!s.ok()) {
+      --skip_depth_;
+      return s;
+    }
+  }
+  --skip_depth_;
+  return Status::OK();
+}
+
+Status ThriftReader::SkipMap() {
+  uint64_t n;
+  LD_RETURN_IF_ERROR(ReadVarint(&n));
+  if (n == 0) return Status::OK();
+  uint8_t kv;
+  LD_RETURN_IF_ERROR(ReadByte(&kv));
+  const uint8_t kt = kv >> 4, vt = kv & 0x0f;
+  if (kt == 0 || kt > 12 || vt == 0 || vt > 12 || n > in_.size() - pos_) {
+    return Status::Corruption("thrift: bad map header");
+  }
+  if (depth_ + skip_depth_ >= kMaxDepth) return Status::Corruption("thrift: nested too deeply");
+  ++skip_depth_;
+  for (uint64_t i = 0; i < n; ++i) {
+    Status s = Skip(static_cast<ThriftType>(kt));
+    if (s.ok()) s = Skip(static_cast<ThriftType>(vt));
+    if (!s.ok()) {
+      --skip_depth_;
+      return s;
+    }
+  }
+  --skip_depth_;
+  return Status::OK();
+}
+
+Status ThriftReader::SkipStruct() {
+  LD_RETURN_IF_ERROR(BeginStruct());
+  const int saved = skip_depth_;
+  skip_depth_ = 0;  // fields of a struct carry bools in their headers
+  while (true) {
+    int16_t id;
+    ThriftType t;
+    Status s = ReadFieldHeader(&id, &t);
+    if (s.ok() && t == ThriftType::kStop) break;
+    if (s.ok()) s = Skip(t);
+    if (!s.ok()) {
+      skip_depth_ = saved;
+      EndStruct();
+      return s;
+    }
+  }
+  skip_depth_ = saved;
+  EndStruct();
+  return Status::OK();
 }
 
 }  // namespace lakedump

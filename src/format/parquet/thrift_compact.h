@@ -139,6 +139,10 @@ class ThriftReader {
   Status Skip(ThriftType type);
 
  private:
+  // The container cases of Skip.
+  Status SkipList();  // a list or a set
+  Status SkipMap();
+  Status SkipStruct();
   Status ReadVarint(uint64_t* v);
   Status ReadByte(uint8_t* b) {
     if (pos_ >= in_.size()) return Truncated();

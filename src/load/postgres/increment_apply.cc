@@ -66,6 +66,9 @@ class Applier {
   Status MatchColumns(const std::string& target, const TableRef& ref, const Schema& schema);
   // CREATE TABLE `target` with the columns (source types) and primary key of `tm`.
   Status CreateTable(const std::string& target, const TableRef& ref, const TableManifest& tm);
+  // Sends the rows of the re-dumped table's files into the COPY in progress; ends the COPY
+  // when a file is bad.
+  Status CopyRedumpedFiles(ObjectStore& redump_store, const TableManifest& tm);
   Status ApplyRow(Stream& s);
   Result<bool> Advance(Stream& s);  // false at the end of the file
   std::string Target(const TableRef& ref) const {
@@ -157,6 +160,42 @@ Status Applier::CreateTable(const std::string& target, const TableRef& ref,
   return conn_.Exec(fmt::format("CREATE TABLE {} ({})", target, cols)).WithContext(what);
 }
 
+Status Applier::CopyRedumpedFiles(ObjectStore& redump_store, const TableManifest& tm) {
+  std::string line;
+  for (const DataFile& f : tm.files) {
+    std::unique_ptr<ObjectReader> holder;
+    auto reader = OpenCheckedIncrementFile(redump_store, f.key, f.bytes, f.xxh64, &holder);
+    if (!reader.ok()) {
+      PQputCopyEnd(conn_.raw(), "lakedump: bad file");
+      PgResult(PQgetResult(conn_.raw()));
+      return reader.status();
+    }
+    RowBatch batch;
+    for (;;) {
+      Status s = (*reader)->Next(kIncrementBatchRows, &batch);
+      if (!s.ok()) {
+        PQputCopyEnd(conn_.raw(), "lakedump: bad file");
+        PgResult(PQgetResult(conn_.raw()));
+        return s;
+      }
+      if (batch.empty()) break;
+      line.clear();
+      for (size_t row = 0; row < batch.num_rows(); ++row) {
+        for (size_t c = 0; c < batch.num_columns(); ++c) {
+          if (c) line.push_back('\t');
+          AppendCopyText(batch.column(c), row, &line, &scratch_);
+        }
+        line.push_back('\n');
+      }
+      stats.redumped_rows += batch.num_rows();
+      if (PQputCopyData(conn_.raw(), line.data(), static_cast<int>(line.size())) != 1) {
+        return conn_.ErrorStatus(nullptr);
+      }
+    }
+  }
+  return Status::OK();
+}
+
 Status Applier::Redump(const RedumpedTable& t, ObjectStore& redump_store,
                        const DumpManifest& dump) {
   const TableSummary* summary = nullptr;
@@ -199,38 +238,7 @@ Status Applier::Redump(const RedumpedTable& t, ObjectStore& redump_store,
                                                         t.table.QualifiedName());
     }
   }
-  std::string line;
-  for (const DataFile& f : tm.files) {
-    std::unique_ptr<ObjectReader> holder;
-    auto reader = OpenCheckedIncrementFile(redump_store, f.key, f.bytes, f.xxh64, &holder);
-    if (!reader.ok()) {
-      PQputCopyEnd(conn_.raw(), "lakedump: bad file");
-      PgResult(PQgetResult(conn_.raw()));
-      return reader.status();
-    }
-    RowBatch batch;
-    for (;;) {
-      Status s = (*reader)->Next(kIncrementBatchRows, &batch);
-      if (!s.ok()) {
-        PQputCopyEnd(conn_.raw(), "lakedump: bad file");
-        PgResult(PQgetResult(conn_.raw()));
-        return s;
-      }
-      if (batch.empty()) break;
-      line.clear();
-      for (size_t row = 0; row < batch.num_rows(); ++row) {
-        for (size_t c = 0; c < batch.num_columns(); ++c) {
-          if (c) line.push_back('\t');
-          AppendCopyText(batch.column(c), row, &line, &scratch_);
-        }
-        line.push_back('\n');
-      }
-      stats.redumped_rows += batch.num_rows();
-      if (PQputCopyData(conn_.raw(), line.data(), static_cast<int>(line.size())) != 1) {
-        return conn_.ErrorStatus(nullptr);
-      }
-    }
-  }
+  LD_RETURN_IF_ERROR(CopyRedumpedFiles(redump_store, tm));
   if (PQputCopyEnd(conn_.raw(), nullptr) != 1) return conn_.ErrorStatus(nullptr);
   PgResult end(PQgetResult(conn_.raw()));
   if (!end || PQresultStatus(end.get()) != PGRES_COMMAND_OK) {

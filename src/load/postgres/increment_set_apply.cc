@@ -156,6 +156,106 @@ Result<std::vector<std::string>> ColumnsOf(ObjectStore& increment, const ChangeF
   return ChangeFileColumns(reader->schema(), f.key);
 }
 
+// The steps of ApplyChangesSetBased, and what their statements share.
+struct SetApply {
+  PgConn& conn;
+  int sequence;
+  const TableChangeSet& changes;
+  const std::vector<std::string>& names;  // the change files' columns
+  std::string cols;                       // names, comma-separated
+  std::string keys;                       // the key's columns, comma-separated
+};
+
+constexpr std::string_view kOrder = "_lakedump_lsn, _lakedump_n";
+constexpr std::string_view kOrderDesc = "_lakedump_lsn DESC, _lakedump_n DESC";
+
+// 2. The last change of each key, with its first change's op and whether the target has
+// the key now (a join, not a subquery per key: the target may lack an index on the key).
+Status FinalChanges(const SetApply& a) {
+  LD_RETURN_IF_ERROR(a.conn.Exec(fmt::format(
+      "CREATE TEMP TABLE _lakedump_final AS SELECT l.*, f._lakedump_op AS _lakedump_first, "
+      "false AS _lakedump_exists "
+      "FROM (SELECT DISTINCT ON ({0}) * FROM {1} ORDER BY {0}, {2}) l "
+      "JOIN (SELECT DISTINCT ON ({0}) {0}, _lakedump_op FROM {1} ORDER BY {0}, {3}) f ON {4}",
+      a.keys, kChanges, kOrderDesc, kOrder, KeyMatch(a.changes.key, "f", "l"))));
+  return a.conn.Exec(fmt::format(
+      "ANALYZE {0}; UPDATE {0} f SET _lakedump_exists = true FROM {1} t WHERE {2}", kFinal,
+      a.changes.target, KeyMatch(a.changes.key, "t", "f")));
+}
+
+// 3. Where the increment starts: as row by row, an insert must not collide and an update
+// or delete must find its row.
+Status CheckWhereItStarts(const SetApply& a) {
+  LD_ASSIGN_OR_RETURN(
+      PgResult check,
+      a.conn.Query(fmt::format("SELECT count(*) FILTER (WHERE _lakedump_first = 'insert' AND "
+                               "_lakedump_exists), count(*) FILTER (WHERE _lakedump_first <> "
+                               "'insert' AND NOT _lakedump_exists) FROM {}",
+                               kFinal)));
+  if (PgValue(check.get(), 0, 0) != "0") {
+    return NotWhereItStarts(a.sequence, a.changes.target,
+                            fmt::format("{} inserted rows are in the target already",
+                                        PgValue(check.get(), 0, 0)));
+  }
+  if (PgValue(check.get(), 0, 1) != "0") {
+    return NotWhereItStarts(a.sequence, a.changes.target,
+                            fmt::format("{} updated or deleted rows are not in the target",
+                                        PgValue(check.get(), 0, 1)));
+  }
+  return Status::OK();
+}
+
+// The columns the last update of a key left unchanged: from the latest change that set
+// them (an insert sets every column, so a key inserted in this increment always has one);
+// those still unchanged keep the target's value.
+Status FillUnchanged(const SetApply& a, const std::set<std::string>& unchanged) {
+  for (const std::string& c : unchanged) {
+    LD_RETURN_IF_ERROR(a.conn.ExecOne(
+        fmt::format("UPDATE {0} f SET {1} = s.{1}, _lakedump_unchanged = f._lakedump_unchanged "
+                    "- $1::text FROM (SELECT DISTINCT ON ({2}) {2}, {1} FROM {3} WHERE "
+                    "_lakedump_op <> 'delete' AND NOT coalesce(_lakedump_unchanged ? $1::text, "
+                    "false) ORDER BY {2}, {4}) s WHERE {5} AND f._lakedump_op <> 'delete' AND "
+                    "f._lakedump_unchanged ? $1::text",
+                    kFinal, QuoteIdent(c), a.keys, kChanges, kOrderDesc,
+                    KeyMatch(a.changes.key, "f", "s")),
+        {c}));
+  }
+  return Status::OK();
+}
+
+// 4. The target: rows whose last change is a delete go; the others are updated in place
+// when the target has the key, inserted otherwise.
+Status ApplyFinalChanges(const SetApply& a, const std::set<std::string>& unchanged) {
+  const std::vector<std::string>& key = a.changes.key;
+  const std::string& target = a.changes.target;
+  LD_RETURN_IF_ERROR(a.conn.Exec(fmt::format(
+      "DELETE FROM {0} t USING {1} f WHERE {2} AND f._lakedump_op = 'delete' AND "
+      "f._lakedump_exists",
+      target, kFinal, KeyMatch(key, "t", "f"))));
+  std::string set;
+  for (const std::string& c : a.names) {
+    if (std::find(key.begin(), key.end(), c) != key.end()) continue;
+    const std::string q = QuoteIdent(c);
+    set += set.empty() ? "" : ", ";
+    if (unchanged.contains(c)) {
+      set += fmt::format("{0} = CASE WHEN f._lakedump_unchanged ? {1} THEN t.{0} ELSE f.{0} END",
+                         q, QuoteLiteral(c));
+    } else {
+      set += fmt::format("{0} = f.{0}", q);
+    }
+  }
+  if (!set.empty()) {
+    LD_RETURN_IF_ERROR(a.conn.Exec(fmt::format(
+        "UPDATE {0} t SET {1} FROM {2} f WHERE {3} AND f._lakedump_op <> 'delete' AND "
+        "f._lakedump_exists",
+        target, set, kFinal, KeyMatch(key, "t", "f"))));
+  }
+  return a.conn.Exec(fmt::format(
+      "INSERT INTO {0} ({1}) SELECT {2} FROM {3} f WHERE f._lakedump_op <> 'delete' AND NOT "
+      "f._lakedump_exists",
+      target, a.cols, Join(a.names, "f.", ", "), kFinal));
+}
+
 }  // namespace
 
 Result<bool> SetBasedApplyAllowed(PgConn& conn, const std::string& target,
@@ -197,97 +297,25 @@ Status ApplyChangesSetBased(PgConn& conn, ObjectStore& increment, int sequence,
                                             sequence, k));
     }
   }
-  const std::string& target = changes.target;
-  const std::string cols = Join(names, "", ", ");
-  const std::string keys = Join(changes.key, "", ", ");
-  const std::string order = "_lakedump_lsn, _lakedump_n";
-  const std::string order_desc = "_lakedump_lsn DESC, _lakedump_n DESC";
+  const SetApply a{conn, sequence, changes, names, Join(names, "", ", "),
+                   Join(changes.key, "", ", ")};
 
   // 1. The changes, in a temporary table typed as the target's columns.
   LD_RETURN_IF_ERROR(conn.Exec(fmt::format(
       "CREATE TEMP TABLE _lakedump_changes AS SELECT 0::int8 AS _lakedump_lsn, "
       "0::int8 AS _lakedump_n, ''::text AS _lakedump_op, NULL::jsonb AS _lakedump_unchanged, "
       "{} FROM {} WITH NO DATA",
-      cols, target)));
+      a.cols, changes.target)));
   std::set<std::string> unchanged;
   ChangeCopier copier(conn, increment, changes, stats);
   LD_RETURN_IF_ERROR(copier.Run(names, &unchanged, stop));
   LD_RETURN_IF_ERROR(conn.Exec(fmt::format("ANALYZE {}", kChanges)));
-
-  // 2. The last change of each key, with its first change's op and whether the target has
-  // the key now (a join, not a subquery per key: the target may lack an index on the key).
-  LD_RETURN_IF_ERROR(conn.Exec(fmt::format(
-      "CREATE TEMP TABLE _lakedump_final AS SELECT l.*, f._lakedump_op AS _lakedump_first, "
-      "false AS _lakedump_exists "
-      "FROM (SELECT DISTINCT ON ({0}) * FROM {1} ORDER BY {0}, {2}) l "
-      "JOIN (SELECT DISTINCT ON ({0}) {0}, _lakedump_op FROM {1} ORDER BY {0}, {3}) f ON {4}",
-      keys, kChanges, order_desc, order, KeyMatch(changes.key, "f", "l"))));
-  LD_RETURN_IF_ERROR(conn.Exec(fmt::format(
-      "ANALYZE {0}; UPDATE {0} f SET _lakedump_exists = true FROM {1} t WHERE {2}", kFinal,
-      target, KeyMatch(changes.key, "t", "f"))));
-
-  // 3. Where the increment starts: as row by row, an insert must not collide and an update
-  // or delete must find its row.
-  LD_ASSIGN_OR_RETURN(
-      PgResult check,
-      conn.Query(fmt::format("SELECT count(*) FILTER (WHERE _lakedump_first = 'insert' AND "
-                             "_lakedump_exists), count(*) FILTER (WHERE _lakedump_first <> "
-                             "'insert' AND NOT _lakedump_exists) FROM {}",
-                             kFinal)));
-  if (PgValue(check.get(), 0, 0) != "0") {
-    return NotWhereItStarts(sequence, target,
-                            fmt::format("{} inserted rows are in the target already",
-                                        PgValue(check.get(), 0, 0)));
-  }
-  if (PgValue(check.get(), 0, 1) != "0") {
-    return NotWhereItStarts(sequence, target,
-                            fmt::format("{} updated or deleted rows are not in the target",
-                                        PgValue(check.get(), 0, 1)));
-  }
-
-  // The columns the last update of a key left unchanged: from the latest change that set
-  // them (an insert sets every column, so a key inserted in this increment always has one);
-  // those still unchanged keep the target's value.
-  for (const std::string& c : unchanged) {
-    LD_RETURN_IF_ERROR(conn.ExecOne(
-        fmt::format("UPDATE {0} f SET {1} = s.{1}, _lakedump_unchanged = f._lakedump_unchanged "
-                    "- $1::text FROM (SELECT DISTINCT ON ({2}) {2}, {1} FROM {3} WHERE "
-                    "_lakedump_op <> 'delete' AND NOT coalesce(_lakedump_unchanged ? $1::text, "
-                    "false) ORDER BY {2}, {4}) s WHERE {5} AND f._lakedump_op <> 'delete' AND "
-                    "f._lakedump_unchanged ? $1::text",
-                    kFinal, QuoteIdent(c), keys, kChanges, order_desc,
-                    KeyMatch(changes.key, "f", "s")),
-        {c}));
-  }
-
-  // 4. The target: rows whose last change is a delete go; the others are updated in place
-  // when the target has the key, inserted otherwise.
-  LD_RETURN_IF_ERROR(conn.Exec(fmt::format(
-      "DELETE FROM {0} t USING {1} f WHERE {2} AND f._lakedump_op = 'delete' AND "
-      "f._lakedump_exists",
-      target, kFinal, KeyMatch(changes.key, "t", "f"))));
-  std::string set;
-  for (const std::string& c : names) {
-    if (std::find(changes.key.begin(), changes.key.end(), c) != changes.key.end()) continue;
-    const std::string q = QuoteIdent(c);
-    set += set.empty() ? "" : ", ";
-    if (unchanged.contains(c)) {
-      set += fmt::format("{0} = CASE WHEN f._lakedump_unchanged ? {1} THEN t.{0} ELSE f.{0} END",
-                         q, QuoteLiteral(c));
-    } else {
-      set += fmt::format("{0} = f.{0}", q);
-    }
-  }
-  if (!set.empty()) {
-    LD_RETURN_IF_ERROR(conn.Exec(fmt::format(
-        "UPDATE {0} t SET {1} FROM {2} f WHERE {3} AND f._lakedump_op <> 'delete' AND "
-        "f._lakedump_exists",
-        target, set, kFinal, KeyMatch(changes.key, "t", "f"))));
-  }
-  LD_RETURN_IF_ERROR(conn.Exec(fmt::format(
-      "INSERT INTO {0} ({1}) SELECT {2} FROM {3} f WHERE f._lakedump_op <> 'delete' AND NOT "
-      "f._lakedump_exists",
-      target, cols, Join(names, "f.", ", "), kFinal)));
+  // 2. and 3.
+  LD_RETURN_IF_ERROR(FinalChanges(a));
+  LD_RETURN_IF_ERROR(CheckWhereItStarts(a));
+  LD_RETURN_IF_ERROR(FillUnchanged(a, unchanged));
+  // 4.
+  LD_RETURN_IF_ERROR(ApplyFinalChanges(a, unchanged));
   ++stats->set_based_tables;
   return conn.Exec(fmt::format("DROP TABLE {}, {}", kChanges, kFinal));
 }

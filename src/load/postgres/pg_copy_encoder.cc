@@ -177,6 +177,14 @@ namespace {
 constexpr size_t kBlockRows = 1024;
 constexpr uint32_t kNullField = 0xffffffffu;
 
+// Keeps the first failure of a block: the one at the lowest block row r.
+void RecordFailure(size_t r, Status s, size_t* fail_row, Status* fail) {
+  if (r < *fail_row) {
+    *fail_row = r;
+    *fail = std::move(s);
+  }
+}
+
 inline void St16(char* p, uint16_t v) {
   const uint16_t be = __builtin_bswap16(v);
   std::memcpy(p, &be, 2);
@@ -299,12 +307,6 @@ void PgCopyEncoder::SizeColumn(size_t c, const ColumnVector& col, size_t row, si
   const PgEncoding encoding = fields_[c].encoding;
   const uint8_t* valid = col.validity();
   if (valid != nullptr) valid += row;
-  auto fail_at = [&](size_t r, Status s) {
-    if (r < *fail_row) {
-      *fail_row = r;
-      *fail = std::move(s);
-    }
-  };
   uint32_t* sizes = sizes_.data();
   if (const size_t fixed = ConstantFieldSize(encoding); fixed != 0) {
     for (size_t r = 0; r < m; ++r) {
@@ -326,9 +328,9 @@ void PgCopyEncoder::SizeColumn(size_t c, const ColumnVector& col, size_t row, si
           const int64_t x = v[row + r];
           if ((x < lo || x > hi) && (valid == nullptr || valid[r])) {
             // Setting *fail_row ends the loop.
-            fail_at(r, FieldError(c, fmt::format("value {} is out of range for the target column",
-                                                 x),
-                                  r));
+            const std::string what =
+                fmt::format("value {} is out of range for the target column", x);
+            RecordFailure(r, FieldError(c, what, r), fail_row, fail);
           }
         }
       });
@@ -337,7 +339,7 @@ void PgCopyEncoder::SizeColumn(size_t c, const ColumnVector& col, size_t row, si
       for (size_t r = 0; r < m && r < *fail_row; ++r) {
         int64_t pg;
         if ((valid == nullptr || valid[r]) && !PgTimestamp(v[row + r], &pg)) {
-          fail_at(r, FieldError(c, "timestamp before 4713 BC", r));
+          RecordFailure(r, FieldError(c, "timestamp before 4713 BC", r), fail_row, fail);
         }
       }
     }
@@ -354,6 +356,14 @@ void PgCopyEncoder::SizeColumn(size_t c, const ColumnVector& col, size_t row, si
     return;
   }
   // Value-dependent encodings: rendered now, copied in pass 2.
+  RenderColumn(c, col, row, m, fail_row, fail);
+}
+
+void PgCopyEncoder::RenderColumn(size_t c, const ColumnVector& col, size_t row, size_t m,
+                                 size_t* fail_row, Status* fail) {
+  const uint8_t* valid = col.validity();
+  if (valid != nullptr) valid += row;
+  uint32_t* sizes = sizes_.data();
   ColumnScratch& sc = columns_[c];
   sc.bytes.clear();
   sc.offsets.resize(m + 1);
@@ -369,13 +379,145 @@ void PgCopyEncoder::SizeColumn(size_t c, const ColumnVector& col, size_t row, si
       Status s = RenderField(c, col, row + r, r, &sc.bytes);
       if (!s.ok()) {
         sc.bytes.resize(sc.offsets[r]);
-        fail_at(r, std::move(s));
+        RecordFailure(r, std::move(s), fail_row, fail);
       }
     }
     sc.offsets[r + 1] = static_cast<uint32_t>(sc.bytes.size());
     sizes[r] += sc.offsets[r + 1] - sc.offsets[r];
   }
 }
+
+namespace {
+
+// Pass 2's view of one column of a block: where each row's next field goes.
+struct FieldWriter {
+  const uint8_t* valid;  // the block's rows' validity, or nullptr
+  size_t* pos;           // per block row
+  char* base;
+  size_t row;  // the block's first row in the column
+  size_t m;    // rows in the block
+
+  // Writes each row's field: a NULL's length word, or put(i, p), which writes the value of
+  // column row i at p and returns the field's size.
+  template <typename Put>
+  void Each(Put put) const {
+    // Locals: the compiler need not reload them after each store through `base`.
+    const uint8_t* const v = valid;
+    size_t* const at = pos;
+    char* const b = base;
+    const size_t first = row, n = m;
+    for (size_t r = 0; r < n; ++r) {
+      if (v != nullptr && !v[r]) {
+        St32(b + at[r], kNullField);
+        at[r] += 4;
+      } else {
+        at[r] += put(first + r, b + at[r]);
+      }
+    }
+  }
+};
+
+// The type cases of WriteColumn, each called once per column and block.
+void WriteIntegers(const FieldWriter& w, const ColumnVector& col, PgEncoding encoding) {
+  switch (encoding) {
+    case PgEncoding::kInt2:
+      WithIntegers(col, [&](const auto* v) {
+        w.Each([&](size_t i, char* p) {
+          St32(p, 2);
+          St16(p + 4, static_cast<uint16_t>(v[i]));
+          return size_t{6};
+        });
+      });
+      return;
+    case PgEncoding::kInt4:
+    case PgEncoding::kOid:
+      WithIntegers(col, [&](const auto* v) {
+        w.Each([&](size_t i, char* p) {
+          St32(p, 4);
+          St32(p + 4, static_cast<uint32_t>(v[i]));
+          return size_t{8};
+        });
+      });
+      return;
+    default:  // kInt8
+      WithIntegers(col, [&](const auto* v) {
+        w.Each([&](size_t i, char* p) {
+          St32(p, 8);
+          St64(p + 4, static_cast<uint64_t>(static_cast<int64_t>(v[i])));
+          return size_t{12};
+        });
+      });
+      return;
+  }
+}
+
+void WriteFloats(const FieldWriter& w, const ColumnVector& col, PgEncoding encoding) {
+  if (encoding == PgEncoding::kFloat4) {
+    const float* v = col.values<float>();
+    w.Each([&](size_t i, char* p) {
+      St32(p, 4);
+      St32(p + 4, std::bit_cast<uint32_t>(v[i]));
+      return size_t{8};
+    });
+  } else if (col.type().id == TypeId::kFloat) {
+    const float* v = col.values<float>();
+    w.Each([&](size_t i, char* p) {
+      St32(p, 8);
+      St64(p + 4, std::bit_cast<uint64_t>(static_cast<double>(v[i])));
+      return size_t{12};
+    });
+  } else {
+    const double* v = col.values<double>();
+    w.Each([&](size_t i, char* p) {
+      St32(p, 8);
+      St64(p + 4, std::bit_cast<uint64_t>(v[i]));
+      return size_t{12};
+    });
+  }
+}
+
+// text, bytea and jsonb (a version byte before the text).
+void WriteBytes(const FieldWriter& w, const ColumnVector& col, bool jsonb) {
+  const uint64_t* off = col.offsets();
+  const uint8_t* arena = col.arena();
+  w.Each([&](size_t i, char* p) {
+    const size_t n = off[i + 1] - off[i];
+    size_t at = 4;
+    if (jsonb) p[at++] = 1;
+    St32(p, static_cast<uint32_t>(n + at - 4));
+    if (n > 0) std::memcpy(p + at, arena + off[i], n);
+    return at + n;
+  });
+}
+
+void WriteTemporal(const FieldWriter& w, const ColumnVector& col, PgEncoding encoding) {
+  if (encoding == PgEncoding::kDate) {
+    const int32_t* v = col.values<int32_t>();
+    w.Each([&](size_t i, char* p) {
+      St32(p, 4);
+      St32(p + 4, static_cast<uint32_t>(PgDate(v[i])));
+      return size_t{8};
+    });
+  } else if (encoding == PgEncoding::kTime) {
+    const int64_t* v = col.values<int64_t>();
+    w.Each([&](size_t i, char* p) {
+      St32(p, 8);
+      St64(p + 4, static_cast<uint64_t>(v[i]));
+      return size_t{12};
+    });
+  } else {  // kTimestamp
+    const int64_t* v = col.values<int64_t>();
+    w.Each([&](size_t i, char* p) {
+      int64_t pg = 0;
+      PgTimestamp(v[i], &pg);  // checked in pass 1
+      St32(p, 8);
+      St64(p + 4, static_cast<uint64_t>(pg));
+      return size_t{12};
+    });
+  }
+}
+
+}  // namespace
 
 void PgCopyEncoder::WriteColumn(size_t c, const ColumnVector& col, size_t row, size_t m,
                                 char* base) {
@@ -392,21 +534,11 @@ void PgCopyEncoder::WriteColumn(size_t c, const ColumnVector& col, size_t row, s
     }
     return;
   }
-  // Non-null rows: put(r, p) writes the field at p and returns its size.
-  auto each = [&](auto put) {
-    for (size_t r = 0; r < m; ++r) {
-      if (valid != nullptr && !valid[r]) {
-        St32(base + pos[r], kNullField);
-        pos[r] += 4;
-      } else {
-        pos[r] += put(row + r, base + pos[r]);
-      }
-    }
-  };
+  const FieldWriter w{valid, pos, base, row, m};
   switch (encoding) {
     case PgEncoding::kBool: {
       const uint8_t* v = col.values<uint8_t>();
-      each([&](size_t i, char* p) {
+      w.Each([&](size_t i, char* p) {
         St32(p, 1);
         p[4] = v[i] ? 1 : 0;
         return size_t{5};
@@ -414,107 +546,20 @@ void PgCopyEncoder::WriteColumn(size_t c, const ColumnVector& col, size_t row, s
       return;
     }
     case PgEncoding::kInt2:
-      WithIntegers(col, [&](const auto* v) {
-        each([&](size_t i, char* p) {
-          St32(p, 2);
-          St16(p + 4, static_cast<uint16_t>(v[i]));
-          return size_t{6};
-        });
-      });
-      return;
     case PgEncoding::kInt4:
     case PgEncoding::kOid:
-      WithIntegers(col, [&](const auto* v) {
-        each([&](size_t i, char* p) {
-          St32(p, 4);
-          St32(p + 4, static_cast<uint32_t>(v[i]));
-          return size_t{8};
-        });
-      });
-      return;
-    case PgEncoding::kInt8:
-      WithIntegers(col, [&](const auto* v) {
-        each([&](size_t i, char* p) {
-          St32(p, 8);
-          St64(p + 4, static_cast<uint64_t>(static_cast<int64_t>(v[i])));
-          return size_t{12};
-        });
-      });
-      return;
-    case PgEncoding::kFloat4: {
-      const float* v = col.values<float>();
-      each([&](size_t i, char* p) {
-        St32(p, 4);
-        St32(p + 4, std::bit_cast<uint32_t>(v[i]));
-        return size_t{8};
-      });
-      return;
-    }
-    case PgEncoding::kFloat8:
-      if (col.type().id == TypeId::kFloat) {
-        const float* v = col.values<float>();
-        each([&](size_t i, char* p) {
-          St32(p, 8);
-          St64(p + 4, std::bit_cast<uint64_t>(static_cast<double>(v[i])));
-          return size_t{12};
-        });
-      } else {
-        const double* v = col.values<double>();
-        each([&](size_t i, char* p) {
-          St32(p, 8);
-          St64(p + 4, std::bit_cast<uint64_t>(v[i]));
-          return size_t{12};
-        });
-      }
-      return;
+    case PgEncoding::kInt8: WriteIntegers(w, col, encoding); return;
+    case PgEncoding::kFloat4:
+    case PgEncoding::kFloat8: WriteFloats(w, col, encoding); return;
     case PgEncoding::kText:
     case PgEncoding::kBytea:
-    case PgEncoding::kJsonb: {
-      const uint64_t* off = col.offsets();
-      const uint8_t* arena = col.arena();
-      const bool jsonb = encoding == PgEncoding::kJsonb;
-      each([&](size_t i, char* p) {
-        const size_t n = off[i + 1] - off[i];
-        size_t at = 4;
-        if (jsonb) p[at++] = 1;
-        St32(p, static_cast<uint32_t>(n + at - 4));
-        if (n > 0) std::memcpy(p + at, arena + off[i], n);
-        return at + n;
-      });
-      return;
-    }
-    case PgEncoding::kDate: {
-      const int32_t* v = col.values<int32_t>();
-      each([&](size_t i, char* p) {
-        St32(p, 4);
-        St32(p + 4, static_cast<uint32_t>(PgDate(v[i])));
-        return size_t{8};
-      });
-      return;
-    }
-    case PgEncoding::kTime: {
-      const int64_t* v = col.values<int64_t>();
-      each([&](size_t i, char* p) {
-        St32(p, 8);
-        St64(p + 4, static_cast<uint64_t>(v[i]));
-        return size_t{12};
-      });
-      return;
-    }
-    case PgEncoding::kTimestamp: {
-      const int64_t* v = col.values<int64_t>();
-      each([&](size_t i, char* p) {
-        int64_t pg = 0;
-        PgTimestamp(v[i], &pg);  // checked in pass 1
-        St32(p, 8);
-        St64(p + 4, static_cast<uint64_t>(pg));
-        return size_t{12};
-      });
-      return;
-    }
+    case PgEncoding::kJsonb: WriteBytes(w, col, encoding == PgEncoding::kJsonb); return;
+    case PgEncoding::kDate:
+    case PgEncoding::kTime:
+    case PgEncoding::kTimestamp: WriteTemporal(w, col, encoding); return;
     case PgEncoding::kUuid: {
       const Uuid* v = col.values<Uuid>();
-      each([&](size_t i, char* p) {
+      w.Each([&](size_t i, char* p) {
         St32(p, 16);
         std::memcpy(p + 4, v[i].bytes, 16);
         return size_t{20};

@@ -119,6 +119,9 @@ class PgCopyEncoder {
   // r < *fail_row sets *fail_row = r and *fail to the error.
   void SizeColumn(size_t c, const ColumnVector& col, size_t row, size_t m, size_t* fail_row,
                   Status* fail);
+  // The part of pass 1 for a value-dependent encoding: renders the fields into columns_[c].
+  void RenderColumn(size_t c, const ColumnVector& col, size_t row, size_t m, size_t* fail_row,
+                    Status* fail);
   // Pass 2 for column c over block rows [0, m): writes at pos_[r] and advances it.
   void WriteColumn(size_t c, const ColumnVector& col, size_t row, size_t m, char* base);
   // Renders one field (length word + value) of a value-dependent encoding into *out.

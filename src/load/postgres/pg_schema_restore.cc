@@ -122,6 +122,85 @@ std::map<std::pair<uint32_t, uint32_t>, std::vector<Name>> TablesNotRestored(
   return out;
 }
 
+// The steps of SelectTocEntries.
+
+// Each index's table.
+std::map<Name, Name> IndexTables(const SchemaRestorePlan& plan) {
+  std::map<Name, Name> index_tables;
+  for (const nlohmann::json& ix : plan.schema.value("indexes", nlohmann::json::array())) {
+    index_tables[{JsonString(ix, "schema"), JsonString(ix, "name")}] = {JsonString(ix, "schema"), JsonString(ix, "table")};
+  }
+  return index_tables;
+}
+
+// Each sequence owned by a table, with its table.
+std::map<Name, Name> SequenceTables(const SchemaRestorePlan& plan) {
+  std::map<Name, Name> sequence_tables;
+  for (const nlohmann::json& q : plan.schema.value("sequences", nlohmann::json::array())) {
+    if (!JsonString(q, "table").empty()) {
+      sequence_tables[{JsonString(q, "schema"), JsonString(q, "name")}] = {
+          JsonString(q, "table_schema"), JsonString(q, "table")};
+    }
+  }
+  return sequence_tables;
+}
+
+struct ForeignKey {
+  std::string table, name;
+  Name references;
+};
+
+// Foreign keys by their archive tag ("table name"), with the table each references.
+std::map<Name, ForeignKey> ForeignKeysByTag(const SchemaRestorePlan& plan) {
+  std::map<Name, ForeignKey> fks;
+  for (const nlohmann::json& k : plan.schema.value("fks", nlohmann::json::array())) {
+    ForeignKey fk{JsonString(k, "table"), JsonString(k, "name"),
+                  {JsonString(k, "ref_schema"), JsonString(k, "ref_table")}};
+    if (fk.table.empty() || fk.name.empty() || fk.references.second.empty()) continue;
+    const Name tag{JsonString(k, "schema"), fk.table + " " + fk.name};
+    fks[tag] = std::move(fk);
+  }
+  return fks;
+}
+
+// A view or materialized view --exclude names (load leaves it out without a word).
+bool ExcludedByName(const PgTocEntry& e, const SchemaRestorePlan& plan) {
+  if (e.type != "VIEW" && e.type != "MATERIALIZED VIEW") return false;
+  const TableRef view{e.schema, e.name};
+  return std::any_of(plan.exclude_patterns.begin(), plan.exclude_patterns.end(),
+                     [&](const std::string& p) { return TablePatternMatches(p, view); });
+}
+
+// Leaves out the views, materialized views and functions that need a table in
+// `missing_table`: adds the relations to *excluded, names each in *skipped (if not null),
+// and returns their tags (schema, "FUNCTION f(integer)"), as COMMENT and ACL name them.
+std::set<Name> LeaveOutDependents(
+    const std::vector<PgTocEntry>& toc, const SchemaRestorePlan& plan,
+    const std::map<std::pair<uint32_t, uint32_t>, std::vector<Name>>& missing_table,
+    std::set<Name>* excluded, std::vector<std::string>* skipped) {
+  std::set<Name> left_out_tags;
+  for (const PgTocEntry& e : toc) {
+    auto it = missing_table.find({e.catalog_oid, e.object_oid});
+    if (it == missing_table.end() || e.catalog_oid == 0 || ExcludedByName(e, plan)) continue;
+    const bool relation = e.type == "VIEW" || e.type == "MATERIALIZED VIEW";
+    if (!relation && e.type != "FUNCTION" && e.type != "PROCEDURE" && e.type != "AGGREGATE") {
+      continue;
+    }
+    if (relation) excluded->insert({e.schema, e.name});
+    left_out_tags.insert({e.schema, e.type + " " + e.name});
+    if (relation) left_out_tags.insert({e.schema, "TABLE " + e.name});
+    if (skipped != nullptr) {
+      std::string kind = e.type;
+      std::transform(kind.begin(), kind.end(), kind.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      skipped->push_back(fmt::format(
+          "skipped PostgreSQL {} {}.{}: it needs {}.{}, which this load does not restore", kind,
+          e.schema, e.name, it->second.front().first, it->second.front().second));
+    }
+  }
+  return left_out_tags;
+}
+
 }  // namespace
 
 std::vector<std::string> QuotedBodyWarnings(const std::vector<PgTocEntry>& restored_entries,
@@ -152,63 +231,17 @@ std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
   for (const TableRef& t : plan.excluded) excluded.insert({t.schema, t.name});
   const RestoredTables restored(plan);
   const auto root_of = [&](const Name& n) { return restored.RootOf(n); };
-  std::map<Name, Name> index_tables;
-  for (const nlohmann::json& ix : plan.schema.value("indexes", nlohmann::json::array())) {
-    index_tables[{JsonString(ix, "schema"), JsonString(ix, "name")}] = {JsonString(ix, "schema"), JsonString(ix, "table")};
-  }
-  std::map<Name, Name> sequence_tables;
-  for (const nlohmann::json& q : plan.schema.value("sequences", nlohmann::json::array())) {
-    if (!JsonString(q, "table").empty()) {
-      sequence_tables[{JsonString(q, "schema"), JsonString(q, "name")}] = {
-          JsonString(q, "table_schema"), JsonString(q, "table")};
-    }
-  }
-  // Foreign keys by their archive tag ("table name"), with the table each references.
-  struct ForeignKey {
-    std::string table, name;
-    Name references;
-  };
-  std::map<Name, ForeignKey> fks;
-  for (const nlohmann::json& k : plan.schema.value("fks", nlohmann::json::array())) {
-    ForeignKey fk{JsonString(k, "table"), JsonString(k, "name"),
-                  {JsonString(k, "ref_schema"), JsonString(k, "ref_table")}};
-    if (fk.table.empty() || fk.name.empty() || fk.references.second.empty()) continue;
-    const Name tag{JsonString(k, "schema"), fk.table + " " + fk.name};
-    fks[tag] = std::move(fk);
-  }
+  const std::map<Name, Name> index_tables = IndexTables(plan);
+  const std::map<Name, Name> sequence_tables = SequenceTables(plan);
+  const std::map<Name, ForeignKey> fks = ForeignKeysByTag(plan);
   // Views, materialized views and SQL-standard functions needing a table this load does not
   // restore (left out of the dump, or --exclude) would fail pre-data: they are left out,
   // named, with what hangs on them (a view's indexes, triggers and rules through `excluded`,
   // comments and grants through `left_out_tags`).
   const auto missing_table = TablesNotRestored(
       plan.schema.value("dependents", nlohmann::json::array()), restored, false);
-  // A view or materialized view --exclude names (load leaves it out without a word).
-  const auto excluded_by_name = [&](const PgTocEntry& e) {
-    if (e.type != "VIEW" && e.type != "MATERIALIZED VIEW") return false;
-    const TableRef view{e.schema, e.name};
-    return std::any_of(plan.exclude_patterns.begin(), plan.exclude_patterns.end(),
-                       [&](const std::string& p) { return TablePatternMatches(p, view); });
-  };
-  std::set<Name> left_out_tags;  // (schema, "FUNCTION f(integer)"), as COMMENT and ACL name them
-  for (const PgTocEntry& e : toc) {
-    auto it = missing_table.find({e.catalog_oid, e.object_oid});
-    if (it == missing_table.end() || e.catalog_oid == 0 || excluded_by_name(e)) continue;
-    const bool relation = e.type == "VIEW" || e.type == "MATERIALIZED VIEW";
-    if (!relation && e.type != "FUNCTION" && e.type != "PROCEDURE" && e.type != "AGGREGATE") {
-      continue;
-    }
-    if (relation) excluded.insert({e.schema, e.name});
-    left_out_tags.insert({e.schema, e.type + " " + e.name});
-    if (relation) left_out_tags.insert({e.schema, "TABLE " + e.name});
-    if (skipped != nullptr) {
-      std::string kind = e.type;
-      std::transform(kind.begin(), kind.end(), kind.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      skipped->push_back(fmt::format(
-          "skipped PostgreSQL {} {}.{}: it needs {}.{}, which this load does not restore", kind,
-          e.schema, e.name, it->second.front().first, it->second.front().second));
-    }
-  }
+  const std::set<Name> left_out_tags =
+      LeaveOutDependents(toc, plan, missing_table, &excluded, skipped);
   std::vector<PgTocEntry> out;
   for (const PgTocEntry& e : toc) {
     if ((e.type == "COMMENT" || e.type == "ACL" || e.type == "SECURITY LABEL") &&
@@ -223,7 +256,7 @@ std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
         excluded.count({e.schema, e.name})) {
       continue;
     }
-    if (excluded_by_name(e)) continue;
+    if (ExcludedByName(e, plan)) continue;
     const Name owner = root_of(OwnerOf(e, index_tables, sequence_tables));
     if (!owner.first.empty() && excluded.count(owner)) continue;
     if (e.type == "FK CONSTRAINT") {

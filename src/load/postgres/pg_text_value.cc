@@ -220,6 +220,52 @@ class JsonArrayConverter {
   size_t pos_ = 0;
 };
 
+// The type cases of AppendPgText with more than a line (each called from one place).
+void AppendDateText(int32_t d, std::string* out) {
+  constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+  if (d == kMax) {
+    out->append("infinity");
+  } else if (d <= -kMax) {
+    out->append("-infinity");
+  } else {
+    std::string era;
+    AppendPgDate(d, out, &era);
+    out->append(era);
+  }
+}
+
+// `tz`: a timestamptz (its UTC offset written).
+void AppendTimestampText(int64_t t, bool tz, std::string* out) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (t == kMax) {
+    out->append("infinity");
+    return;
+  }
+  if (t <= -kMax) {
+    out->append("-infinity");
+    return;
+  }
+  int64_t days = t / 86400000000LL, rem = t % 86400000000LL;
+  if (rem < 0) {
+    rem += 86400000000LL;
+    --days;
+  }
+  std::string era;
+  AppendPgDate(days, out, &era);
+  out->push_back(' ');
+  AppendTime(rem, out);
+  if (tz) out->append("+00");
+  out->append(era);
+}
+
+void AppendUuidText(const Uuid& u, std::string* out) {
+  const uint8_t* b = u.bytes;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out->push_back('-');
+    fmt::format_to(std::back_inserter(*out), "{:02x}", b[i]);
+  }
+}
+
 }  // namespace
 
 void AppendCopyEscaped(std::string_view text, std::string* out) {
@@ -233,6 +279,32 @@ void AppendCopyEscaped(std::string_view text, std::string* out) {
     }
   }
 }
+
+namespace {
+
+// An array literal with every element quoted: {"1",NULL,"a \"b\""}.
+void AppendArrayLiteral(const ColumnVector& col, size_t row, std::string* out) {
+  const ColumnVector& elements = col.elements();
+  out->push_back('{');
+  for (uint64_t k = col.offsets()[row]; k < col.offsets()[row + 1]; ++k) {
+    if (k != col.offsets()[row]) out->push_back(',');
+    if (elements.IsNull(k)) {
+      out->append("NULL");
+      continue;
+    }
+    std::string text;
+    AppendPgText(elements, k, &text);
+    out->push_back('"');
+    for (char ch : text) {
+      if (ch == '"' || ch == '\\') out->push_back('\\');
+      out->push_back(ch);
+    }
+    out->push_back('"');
+  }
+  out->push_back('}');
+}
+
+}  // namespace
 
 void AppendPgText(const ColumnVector& col, size_t row, std::string* out) {
   auto append = [&](auto v) { fmt::format_to(std::back_inserter(*out), "{}", v); };
@@ -254,77 +326,14 @@ void AppendPgText(const ColumnVector& col, size_t row, std::string* out) {
       for (unsigned char ch : col.BytesAt(row)) fmt::format_to(std::back_inserter(*out), "{:02x}", ch);
       return;
     }
-    case TypeId::kDate: {
-      const int32_t d = col.ValueAt<int32_t>(row);
-      constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
-      if (d == kMax) {
-        out->append("infinity");
-      } else if (d <= -kMax) {
-        out->append("-infinity");
-      } else {
-        std::string era;
-        AppendPgDate(d, out, &era);
-        out->append(era);
-      }
-      return;
-    }
+    case TypeId::kDate: AppendDateText(col.ValueAt<int32_t>(row), out); return;
     case TypeId::kTime: AppendTime(col.ValueAt<int64_t>(row), out); return;
     case TypeId::kTimestamp:
-    case TypeId::kTimestampTz: {
-      const int64_t t = col.ValueAt<int64_t>(row);
-      constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-      if (t == kMax) {
-        out->append("infinity");
-        return;
-      }
-      if (t <= -kMax) {
-        out->append("-infinity");
-        return;
-      }
-      int64_t days = t / 86400000000LL, rem = t % 86400000000LL;
-      if (rem < 0) {
-        rem += 86400000000LL;
-        --days;
-      }
-      std::string era;
-      AppendPgDate(days, out, &era);
-      out->push_back(' ');
-      AppendTime(rem, out);
-      if (col.type().id == TypeId::kTimestampTz) out->append("+00");
-      out->append(era);
+    case TypeId::kTimestampTz:
+      AppendTimestampText(col.ValueAt<int64_t>(row), col.type().id == TypeId::kTimestampTz, out);
       return;
-    }
-    case TypeId::kUuid: {
-      const Uuid u = col.ValueAt<Uuid>(row);
-      const uint8_t* b = u.bytes;
-      for (int i = 0; i < 16; ++i) {
-        if (i == 4 || i == 6 || i == 8 || i == 10) out->push_back('-');
-        fmt::format_to(std::back_inserter(*out), "{:02x}", b[i]);
-      }
-      return;
-    }
-    case TypeId::kList: {
-      // An array literal with every element quoted: {"1",NULL,"a \"b\""}.
-      const ColumnVector& elements = col.elements();
-      out->push_back('{');
-      for (uint64_t k = col.offsets()[row]; k < col.offsets()[row + 1]; ++k) {
-        if (k != col.offsets()[row]) out->push_back(',');
-        if (elements.IsNull(k)) {
-          out->append("NULL");
-          continue;
-        }
-        std::string text;
-        AppendPgText(elements, k, &text);
-        out->push_back('"');
-        for (char ch : text) {
-          if (ch == '"' || ch == '\\') out->push_back('\\');
-          out->push_back(ch);
-        }
-        out->push_back('"');
-      }
-      out->push_back('}');
-      return;
-    }
+    case TypeId::kUuid: AppendUuidText(col.ValueAt<Uuid>(row), out); return;
+    case TypeId::kList: AppendArrayLiteral(col, row, out); return;
   }
 }
 

@@ -270,7 +270,17 @@ class PostgresTarget final : public TargetDatabase {
   // is neither a plain nor a partitioned table (it then takes the staging path).
   Result<std::optional<StagedTable>> PrepareDirect(PgConn& conn, const TablePlan& plan,
                                                    char relkind);
+  // The layout of the staging table: the existing table's column types to append to it
+  // (*computed marks its generated columns), else the dump's (its keys and identity columns
+  // into *staged).
+  Result<PgTableLayout> StagingLayout(PgConn& conn, const TablePlan& plan, StagedTable* staged,
+                                      std::vector<bool>* computed);
   Status Commit(PgConn& conn, const TablePlan& plan, const StagedTable& staged);
+  // Commit of --if-exists append: the staged rows inserted into the existing table.
+  Status CommitAppend(PgConn& conn, const TablePlan& plan, const StagedTable& staged);
+  // Builds the keys on the staging table under temporary names; returns (temporary, final).
+  Result<std::vector<std::pair<std::string, std::string>>> BuildStagedKeys(
+      PgConn& conn, const TablePlan& plan, const StagedTable& staged);
   // SET LOCAL lock_timeout = --lock-timeout. REQUIRES: in a transaction.
   Status SetLockTimeout(PgConn& conn);
   // `s`, or the clear line for a lock timeout on the existing table.
@@ -286,9 +296,85 @@ class PostgresTarget final : public TargetDatabase {
   PgSchemaRestorer restorer_;  // used by the load's own thread, before and after the tables
 };
 
+// The steps of PostgresTarget::Prepare that need nothing of the target.
+
+// Creates the staging table of `schema`'s columns but the `computed` ones, filling
+// staged->columns and staged->batch_columns.
+Status CreateStagingTable(PgConn& conn, const Schema& schema, const PgTableLayout& layout,
+                          const std::vector<bool>& computed, StagedTable* staged) {
+  std::string create = "CREATE TABLE " + staged->staging + " (";
+  for (size_t i = 0; i < schema.num_columns(); ++i) {
+    if (computed[i]) continue;
+    const Column& c = schema.column(i);
+    create += (staged->columns.empty() ? "" : ", ") + QuoteIdent(c.name) + " " +
+              layout.types[i] + layout.defaults[i];
+    staged->columns.push_back(QuoteIdent(c.name));
+    staged->batch_columns.push_back(i);
+    if (!c.nullable && !staged->append) create += " NOT NULL";
+  }
+  for (const std::string& check : layout.checks) create += ", " + check;  // checked row by row
+  create += ")";
+  return conn.ExecOne(create).WithContext("creating the staging table");
+}
+
+// Binary encodings by the staging table's real types; the rest is staged as text (its
+// columns altered to text, cast back at the commit). Fills staged->fields and ->casts.
+Status ChooseStagingEncodings(PgConn& conn, const Schema& schema, const std::string& name,
+                              StagedTable* staged) {
+  LD_ASSIGN_OR_RETURN(auto created, DescribeColumns(conn, staged->staging));
+  if (created.size() != staged->columns.size()) {
+    return Status::Internal(fmt::format("table {}: staging table has {} columns, expected {}",
+                                        name, created.size(), staged->columns.size()));
+  }
+  std::string to_text;
+  for (size_t k = 0; k < created.size(); ++k) {
+    const Column& c = schema.column(staged->batch_columns[k]);
+    PgEncodeField f;
+    f.name = c.name;
+    f.pg_type = created[k].format_type;
+    f.encoding = ChoosePgEncoding(c.type, created[k].type);
+    if (IsTextStaged(f.encoding)) {
+      staged->casts.emplace_back(staged->columns[k], created[k].format_type);
+      to_text += (to_text.empty() ? "" : ", ") + std::string("ALTER COLUMN ") +
+                 staged->columns[k] + " TYPE pg_catalog.text";
+    }
+    staged->fields.push_back(std::move(f));
+  }
+  if (to_text.empty()) return Status::OK();
+  return conn.ExecOne("ALTER TABLE " + staged->staging + " " + to_text)
+      .WithContext("table " + name);
+}
+
+Result<PgTableLayout> PostgresTarget::StagingLayout(PgConn& conn, const TablePlan& plan,
+                                                    StagedTable* staged,
+                                                    std::vector<bool>* computed) {
+  const std::string name = plan.target.QualifiedName();
+  const Schema& schema = plan.definition.schema;
+  PgTableLayout layout;
+  if (!staged->append) {
+    LD_ASSIGN_OR_RETURN(layout, PlanPgTableLayout(conn, plan, notes()));
+    staged->keys = std::move(layout.keys);
+    staged->identity_columns = std::move(layout.identity_columns);
+    return layout;
+  }
+  const std::string final_table = QuoteQualified(plan.target.schema, plan.target.name);
+  LD_ASSIGN_OR_RETURN(auto existing, DescribeColumns(conn, final_table));
+  LD_ASSIGN_OR_RETURN(auto matched, MatchDumpColumns(existing, schema, name));
+  for (size_t i = 0; i < matched.size(); ++i) {
+    (*computed)[i] = matched[i]->generated;
+    layout.types.push_back(matched[i]->format_type);
+    layout.defaults.emplace_back();
+  }
+  if (std::all_of(computed->begin(), computed->end(), [](bool c) { return c; })) {
+    return Status::InvalidArgument(fmt::format(
+        "table {}: every dumped column is generated in the existing table, nothing to append",
+        name));
+  }
+  return layout;
+}
+
 Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan) {
   const std::string name = plan.target.QualifiedName();
-  const std::string final_table = QuoteQualified(plan.target.schema, plan.target.name);
   const Schema& schema = plan.definition.schema;
   StagedTable staged;
   staged.staging_name = PgStagingTableName(plan.target.name);
@@ -322,70 +408,15 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
     LD_RETURN_IF_ERROR(
         context(conn.ExecOne("CREATE SCHEMA IF NOT EXISTS " + QuoteIdent(plan.target.schema))));
   }
-
-  // The type each column is created with in the staging table.
-  PgTableLayout layout;
   // Per dump column: left out of the staging table, its COPY and the INSERT, because the
   // existing table computes it (GENERATED ALWAYS AS ... STORED refuses a value), as a direct
   // load leaves it out.
   std::vector<bool> computed(schema.num_columns(), false);
-  if (staged.append) {
-    LD_ASSIGN_OR_RETURN(auto existing, DescribeColumns(conn, final_table));
-    LD_ASSIGN_OR_RETURN(auto matched, MatchDumpColumns(existing, schema, name));
-    for (size_t i = 0; i < matched.size(); ++i) {
-      computed[i] = matched[i]->generated;
-      layout.types.push_back(matched[i]->format_type);
-      layout.defaults.emplace_back();
-    }
-    if (std::all_of(computed.begin(), computed.end(), [](bool c) { return c; })) {
-      return Status::InvalidArgument(fmt::format(
-          "table {}: every dumped column is generated in the existing table, nothing to append",
-          name));
-    }
-  } else {
-    LD_ASSIGN_OR_RETURN(layout, PlanPgTableLayout(conn, plan, notes()));
-    staged.keys = std::move(layout.keys);
-    staged.identity_columns = std::move(layout.identity_columns);
-  }
-
+  LD_ASSIGN_OR_RETURN(const PgTableLayout layout,
+                      StagingLayout(conn, plan, &staged, &computed));
   LD_RETURN_IF_ERROR(context(conn.ExecOne("DROP TABLE IF EXISTS " + staged.staging)));
-  std::string create = "CREATE TABLE " + staged.staging + " (";
-  for (size_t i = 0; i < schema.num_columns(); ++i) {
-    if (computed[i]) continue;
-    const Column& c = schema.column(i);
-    create += (staged.columns.empty() ? "" : ", ") + QuoteIdent(c.name) + " " + layout.types[i] +
-              layout.defaults[i];
-    staged.columns.push_back(QuoteIdent(c.name));
-    staged.batch_columns.push_back(i);
-    if (!c.nullable && !staged.append) create += " NOT NULL";
-  }
-  for (const std::string& check : layout.checks) create += ", " + check;  // checked row by row
-  create += ")";
-  LD_RETURN_IF_ERROR(context(conn.ExecOne(create).WithContext("creating the staging table")));
-
-  // Binary encodings by the staging table's real types; the rest is staged as text.
-  LD_ASSIGN_OR_RETURN(auto created, DescribeColumns(conn, staged.staging));
-  if (created.size() != staged.columns.size()) {
-    return Status::Internal(fmt::format("table {}: staging table has {} columns, expected {}",
-                                        name, created.size(), staged.columns.size()));
-  }
-  std::string to_text;
-  for (size_t k = 0; k < created.size(); ++k) {
-    const Column& c = schema.column(staged.batch_columns[k]);
-    PgEncodeField f;
-    f.name = c.name;
-    f.pg_type = created[k].format_type;
-    f.encoding = ChoosePgEncoding(c.type, created[k].type);
-    if (IsTextStaged(f.encoding)) {
-      staged.casts.emplace_back(staged.columns[k], created[k].format_type);
-      to_text += (to_text.empty() ? "" : ", ") + std::string("ALTER COLUMN ") +
-                 staged.columns[k] + " TYPE pg_catalog.text";
-    }
-    staged.fields.push_back(std::move(f));
-  }
-  if (!to_text.empty()) {
-    LD_RETURN_IF_ERROR(context(conn.ExecOne("ALTER TABLE " + staged.staging + " " + to_text)));
-  }
+  LD_RETURN_IF_ERROR(context(CreateStagingTable(conn, schema, layout, computed, &staged)));
+  LD_RETURN_IF_ERROR(ChooseStagingEncodings(conn, schema, name, &staged));
   staged.copy_sql = CopySql(staged.staging, staged.columns);
   return staged;
 }
@@ -449,66 +480,12 @@ Status PostgresTarget::Analyze(PgConn& conn, const TablePlan& plan) {
   return Status::OK();
 }
 
-Status PostgresTarget::Commit(PgConn& conn, const TablePlan& plan, const StagedTable& staged) {
-  const std::string name = plan.target.QualifiedName();
+// The swap that moves a staged table into place: one transaction, one statement per call
+// (SQL, parameters). `key_names`: the keys' temporary and final names.
+std::vector<std::pair<std::string, std::vector<std::string>>> SwapStatements(
+    const TablePlan& plan, const StagedTable& staged,
+    const std::vector<std::pair<std::string, std::string>>& key_names) {
   const std::string final_table = QuoteQualified(plan.target.schema, plan.target.name);
-  auto context = [&](const Status& s, std::string_view step) {
-    return s.WithContext(fmt::format("table {}: {}", name, step));
-  };
-  if (staged.direct) return Analyze(conn, plan);  // every sink committed into the table
-  if (staged.append) {
-    std::string cols, select;
-    for (size_t i = 0; i < staged.columns.size(); ++i) {
-      cols += (i ? ", " : "") + staged.columns[i];
-      std::string expr = staged.columns[i];
-      for (const auto& [col, type] : staged.casts) {
-        if (col == staged.columns[i]) expr = "CAST(" + col + " AS " + type + ")";
-      }
-      select += (i ? ", " : "") + expr;
-    }
-    Status s = conn.ExecOne("BEGIN");
-    if (s.ok()) s = SetLockTimeout(conn);
-    if (s.ok()) {
-      s = conn.ExecOne("INSERT INTO " + final_table + " (" + cols +
-                       ") OVERRIDING SYSTEM VALUE SELECT " + select + " FROM " + staged.staging);
-    }
-    if (s.ok()) s = conn.ExecOne("DROP TABLE " + staged.staging);
-    if (s.ok()) s = conn.ExecOne("COMMIT");
-    LD_RETURN_IF_ERROR(context(LockTimeoutError(s, name), "appending the staged rows"));
-    return Analyze(conn, plan);
-  }
-  if (!staged.casts.empty()) {
-    std::string alter;
-    for (const auto& [col, type] : staged.casts) {
-      alter += (alter.empty() ? "" : ", ") + std::string("ALTER COLUMN ") + col + " TYPE " + type +
-               " USING CAST(" + col + " AS " + type + ")";
-    }
-    LD_RETURN_IF_ERROR(context(conn.ExecOne("ALTER TABLE " + staged.staging + " " + alter),
-                               "converting text-staged columns"));
-  }
-  // Keys are built on the staging table (outside the swap transaction, so the old
-  // table stays readable meanwhile) under temporary names, renamed in the swap.
-  const bool set_mem = !staged.keys.empty() && !options_.maintenance_work_mem.empty();
-  if (set_mem) {
-    LD_RETURN_IF_ERROR(
-        context(conn.ExecOne("SELECT pg_catalog.set_config('maintenance_work_mem', $1, false)",
-                             {options_.maintenance_work_mem}),
-                "setting maintenance_work_mem"));
-  }
-  std::vector<std::pair<std::string, std::string>> key_names;  // temporary, final
-  for (size_t i = 0; i < staged.keys.size(); ++i) {
-    const PgKey& key = staged.keys[i];
-    const std::string temp = PgIdentifierWithSuffix(staged.staging_name, fmt::format("_k{}", i));
-    const std::string sql = PgKeySql(key);
-    LD_RETURN_IF_ERROR(context(
-        conn.ExecOne("ALTER TABLE " + staged.staging + " ADD CONSTRAINT " + QuoteIdent(temp) +
-                     " " + sql),
-        "building " + sql));
-    key_names.emplace_back(temp, PgDefaultKeyName(plan.target.name, key));
-  }
-  if (set_mem) LD_RETURN_IF_ERROR(context(conn.ExecOne("RESET maintenance_work_mem"), "RESET"));
-
-  // The swap: one transaction, one statement per call.
   std::vector<std::pair<std::string, std::vector<std::string>>> swap;
   if (plan.if_exists == LoadIfExists::kReplace) {
     swap.push_back({"DROP TABLE IF EXISTS " + final_table, {}});
@@ -532,9 +509,86 @@ Status PostgresTarget::Commit(PgConn& conn, const TablePlan& plan, const StagedT
                     "greatest(coalesce(max(" + col + "), 0), 0) + 1, false) FROM " + final_table,
                     {final_table, column}});
   }
+  return swap;
+}
+
+Status PostgresTarget::CommitAppend(PgConn& conn, const TablePlan& plan,
+                                    const StagedTable& staged) {
+  const std::string name = plan.target.QualifiedName();
+  const std::string final_table = QuoteQualified(plan.target.schema, plan.target.name);
+  std::string cols, select;
+  for (size_t i = 0; i < staged.columns.size(); ++i) {
+    cols += (i ? ", " : "") + staged.columns[i];
+    std::string expr = staged.columns[i];
+    for (const auto& [col, type] : staged.casts) {
+      if (col == staged.columns[i]) expr = "CAST(" + col + " AS " + type + ")";
+    }
+    select += (i ? ", " : "") + expr;
+  }
   Status s = conn.ExecOne("BEGIN");
   if (s.ok()) s = SetLockTimeout(conn);
-  for (const auto& [sql, params] : swap) {
+  if (s.ok()) {
+    s = conn.ExecOne("INSERT INTO " + final_table + " (" + cols +
+                     ") OVERRIDING SYSTEM VALUE SELECT " + select + " FROM " + staged.staging);
+  }
+  if (s.ok()) s = conn.ExecOne("DROP TABLE " + staged.staging);
+  if (s.ok()) s = conn.ExecOne("COMMIT");
+  LD_RETURN_IF_ERROR(LockTimeoutError(s, name).WithContext(
+      fmt::format("table {}: appending the staged rows", name)));
+  return Analyze(conn, plan);
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> PostgresTarget::BuildStagedKeys(
+    PgConn& conn, const TablePlan& plan, const StagedTable& staged) {
+  const std::string name = plan.target.QualifiedName();
+  auto context = [&](const Status& s, std::string_view step) {
+    return s.WithContext(fmt::format("table {}: {}", name, step));
+  };
+  const bool set_mem = !staged.keys.empty() && !options_.maintenance_work_mem.empty();
+  if (set_mem) {
+    LD_RETURN_IF_ERROR(
+        context(conn.ExecOne("SELECT pg_catalog.set_config('maintenance_work_mem', $1, false)",
+                             {options_.maintenance_work_mem}),
+                "setting maintenance_work_mem"));
+  }
+  std::vector<std::pair<std::string, std::string>> key_names;  // temporary, final
+  for (size_t i = 0; i < staged.keys.size(); ++i) {
+    const PgKey& key = staged.keys[i];
+    const std::string temp = PgIdentifierWithSuffix(staged.staging_name, fmt::format("_k{}", i));
+    const std::string sql = PgKeySql(key);
+    LD_RETURN_IF_ERROR(context(
+        conn.ExecOne("ALTER TABLE " + staged.staging + " ADD CONSTRAINT " + QuoteIdent(temp) +
+                     " " + sql),
+        "building " + sql));
+    key_names.emplace_back(temp, PgDefaultKeyName(plan.target.name, key));
+  }
+  if (set_mem) LD_RETURN_IF_ERROR(context(conn.ExecOne("RESET maintenance_work_mem"), "RESET"));
+  return key_names;
+}
+
+Status PostgresTarget::Commit(PgConn& conn, const TablePlan& plan, const StagedTable& staged) {
+  const std::string name = plan.target.QualifiedName();
+  const std::string final_table = QuoteQualified(plan.target.schema, plan.target.name);
+  auto context = [&](const Status& s, std::string_view step) {
+    return s.WithContext(fmt::format("table {}: {}", name, step));
+  };
+  if (staged.direct) return Analyze(conn, plan);  // every sink committed into the table
+  if (staged.append) return CommitAppend(conn, plan, staged);
+  if (!staged.casts.empty()) {
+    std::string alter;
+    for (const auto& [col, type] : staged.casts) {
+      alter += (alter.empty() ? "" : ", ") + std::string("ALTER COLUMN ") + col + " TYPE " + type +
+               " USING CAST(" + col + " AS " + type + ")";
+    }
+    LD_RETURN_IF_ERROR(context(conn.ExecOne("ALTER TABLE " + staged.staging + " " + alter),
+                               "converting text-staged columns"));
+  }
+  // Keys are built on the staging table (outside the swap transaction, so the old
+  // table stays readable meanwhile) under temporary names, renamed in the swap.
+  LD_ASSIGN_OR_RETURN(auto key_names, BuildStagedKeys(conn, plan, staged));
+  Status s = conn.ExecOne("BEGIN");
+  if (s.ok()) s = SetLockTimeout(conn);
+  for (const auto& [sql, params] : SwapStatements(plan, staged, key_names)) {
     if (s.ok()) s = conn.ExecOne(sql, params);
   }
   if (s.ok()) s = conn.ExecOne("COMMIT");

@@ -227,13 +227,54 @@ bool HasTextAffinity(std::string_view declared_type) {
          t.find("TEXT") != std::string::npos;
 }
 
+namespace {
+
+// Binds `text`, kept alive in *scratch until the statement is stepped.
+int BindOwnedText(sqlite3_stmt* stmt, int param, std::string text, std::string* scratch) {
+  *scratch = std::move(text);
+  return sqlite3_bind_text(stmt, param, scratch->data(), static_cast<int>(scratch->size()),
+                           SQLITE_STATIC);
+}
+
+// The double whose shortest text is the float's (0.1f -> 0.1, not 0.100000001490116): reads
+// back as the same float, and looks like it. REQUIRES: f is not NaN.
+double FloatForSqlite(float f) {
+  double d = f;
+  if (std::isfinite(f)) {
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof(buf), f);
+    double parsed;
+    // Near FLT_MAX the shortest text can exceed it; the source would refuse that.
+    if (std::from_chars(buf, r.ptr, parsed).ec == std::errc() &&
+        static_cast<float>(parsed) == f &&
+        std::fabs(parsed) <= std::numeric_limits<float>::max()) {
+      d = parsed;
+    }
+  }
+  return d;
+}
+
+// A whole decimal in int64 range as an INTEGER (unless the column has text affinity), any
+// other as its text.
+int BindDecimal(sqlite3_stmt* stmt, int param, int128_t v, int scale, bool text_affinity,
+                std::string* scratch) {
+  if (!text_affinity && v % Pow10(scale) == 0) {
+    const int128_t whole = v / Pow10(scale);
+    if (whole >= std::numeric_limits<int64_t>::min() &&
+        whole <= std::numeric_limits<int64_t>::max()) {
+      return sqlite3_bind_int64(stmt, param, static_cast<int64_t>(whole));
+    }
+  }
+  return BindOwnedText(stmt, param, FormatDecimal(v, scale), scratch);
+}
+
+}  // namespace
+
 int BindSqliteValue(sqlite3_stmt* stmt, int param, const ColumnVector& column, size_t row,
                     bool text_affinity, std::string* scratch) {
   if (column.IsNull(row)) return sqlite3_bind_null(stmt, param);
   auto bind_text = [&](std::string text) {
-    *scratch = std::move(text);
-    return sqlite3_bind_text(stmt, param, scratch->data(), static_cast<int>(scratch->size()),
-                             SQLITE_STATIC);
+    return BindOwnedText(stmt, param, std::move(text), scratch);
   };
   switch (column.type().id) {
     case TypeId::kBool:
@@ -247,41 +288,18 @@ int BindSqliteValue(sqlite3_stmt* stmt, int param, const ColumnVector& column, s
     case TypeId::kInt64:
       return sqlite3_bind_int64(stmt, param, column.ValueAt<int64_t>(row));
     case TypeId::kFloat: {
-      // The double whose shortest text is the float's (0.1f -> 0.1, not
-      // 0.100000001490116): reads back as the same float, and looks like it.
       const float f = column.ValueAt<float>(row);
       if (std::isnan(f)) return sqlite3_bind_null(stmt, param);
-      double d = f;
-      if (std::isfinite(f)) {
-        char buf[32];
-        auto r = std::to_chars(buf, buf + sizeof(buf), f);
-        double parsed;
-        // Near FLT_MAX the shortest text can exceed it; the source would refuse that.
-        if (std::from_chars(buf, r.ptr, parsed).ec == std::errc() &&
-            static_cast<float>(parsed) == f &&
-            std::fabs(parsed) <= std::numeric_limits<float>::max()) {
-          d = parsed;
-        }
-      }
-      return sqlite3_bind_double(stmt, param, d);
+      return sqlite3_bind_double(stmt, param, FloatForSqlite(f));
     }
     case TypeId::kDouble: {
       const double d = column.ValueAt<double>(row);
       if (std::isnan(d)) return sqlite3_bind_null(stmt, param);
       return sqlite3_bind_double(stmt, param, d);
     }
-    case TypeId::kDecimal: {
-      const int128_t v = column.ValueAt<int128_t>(row);
-      const int scale = column.type().scale;
-      if (!text_affinity && v % Pow10(scale) == 0) {
-        const int128_t whole = v / Pow10(scale);
-        if (whole >= std::numeric_limits<int64_t>::min() &&
-            whole <= std::numeric_limits<int64_t>::max()) {
-          return sqlite3_bind_int64(stmt, param, static_cast<int64_t>(whole));
-        }
-      }
-      return bind_text(FormatDecimal(v, scale));
-    }
+    case TypeId::kDecimal:
+      return BindDecimal(stmt, param, column.ValueAt<int128_t>(row), column.type().scale,
+                         text_affinity, scratch);
     case TypeId::kString:
     case TypeId::kJson: {
       const std::string_view v = column.BytesAt(row);

@@ -235,6 +235,59 @@ Status PgCopyDecoder::DecodeArray(size_t column, const uint8_t* p, int32_t len,
   return Status::OK();
 }
 
+template <typename V>
+Status PgCopyDecoder::SpecialValue(size_t column, std::string_view what, V clamp_value,
+                                   bool infinity, ColumnVector* out) {
+  const auto policy_null = infinity ? options_.infinity == PgInfinityPolicy::kNull
+                                    : options_.numeric_special == PgNumericSpecialPolicy::kNull;
+  const auto policy_clamp = infinity && options_.infinity == PgInfinityPolicy::kClamp;
+  if (policy_clamp) {
+    out->Append(clamp_value);
+    return Status::OK();
+  }
+  if (policy_null) {
+    out->AppendNull();
+    ++nulled_values_;
+    return Status::OK();
+  }
+  return FieldError(column, fmt::format("{} is not representable ({})", what,
+                                        infinity ? "set the infinity policy to clamp or null"
+                                                 : "set the numeric special-value policy to "
+                                                   "null, or read numeric as string"));
+}
+
+// Numeric parsing already costs a call or two per value; this one adds little to it.
+Status PgCopyDecoder::DecodeNumeric(size_t column, const uint8_t* p, int32_t len,
+                                    ColumnVector* out) {
+  const PgFieldSpec& f = fields_[column];
+  PgNumericView v;
+  Status s = ParsePgNumeric(p, static_cast<size_t>(len), &v);
+  if (!s.ok()) return s.WithContext(fmt::format("table {}, column \"{}\", row {}",
+                                                options_.table, f.name, rows_ + 1));
+  if (f.wire == PgWire::kNumericText) {
+    PgNumericToString(v, &scratch_);
+    out->AppendBytes(scratch_);
+    return Status::OK();
+  }
+  if (f.wire == PgWire::kNumericDouble) {
+    out->Append<double>(PgNumericToDouble(v));
+    return Status::OK();
+  }
+  if (v.kind != PgNumericKind::kFinite) {
+    PgNumericToString(v, &scratch_);
+    return SpecialValue(column, fmt::format("numeric '{}' in a decimal column", scratch_),
+                        int128_t{0}, false, out);
+  }
+  int128_t unscaled;
+  s = PgNumericToDecimal(v, f.type.precision, f.type.scale, f.round, &unscaled);
+  if (!s.ok()) {
+    PgNumericToString(v, &scratch_);
+    return FieldError(column, fmt::format("value {} {}", scratch_, s.message()));
+  }
+  out->Append<int128_t>(unscaled);
+  return Status::OK();
+}
+
 Status PgCopyDecoder::DecodeField(size_t column, const uint8_t* p, int32_t len,
                                   ColumnVector* out, bool element) {
   const PgFieldSpec& f = fields_[column];
@@ -244,24 +297,6 @@ Status PgCopyDecoder::DecodeField(size_t column, const uint8_t* p, int32_t len,
     return Status::Corruption(fmt::format("table {}, column \"{}\", row {}: {} value of {} bytes",
                                           options_.table, f.name, rows_ + 1, WireName(f.wire), len));
   }
-  auto special = [&](std::string_view what, auto clamp_value, bool infinity) -> Status {
-    const auto policy_null = infinity ? options_.infinity == PgInfinityPolicy::kNull
-                                      : options_.numeric_special == PgNumericSpecialPolicy::kNull;
-    const auto policy_clamp = infinity && options_.infinity == PgInfinityPolicy::kClamp;
-    if (policy_clamp) {
-      out->Append(clamp_value);
-      return Status::OK();
-    }
-    if (policy_null) {
-      out->AppendNull();
-      ++nulled_values_;
-      return Status::OK();
-    }
-    return FieldError(column, fmt::format("{} is not representable ({})", what,
-                                          infinity ? "set the infinity policy to clamp or null"
-                                                   : "set the numeric special-value policy to "
-                                                     "null, or read numeric as string"));
-  };
   switch (f.wire) {
     case PgWire::kBool:
       out->Append<uint8_t>(p[0] != 0);
@@ -300,8 +335,8 @@ Status PgCopyDecoder::DecodeField(size_t column, const uint8_t* p, int32_t len,
     case PgWire::kDate: {
       const int32_t d = static_cast<int32_t>(Be32(p));
       constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
-      if (d == kMax) return special("date 'infinity'", kMax, true);
-      if (d == std::numeric_limits<int32_t>::min()) return special("date '-infinity'", -kMax, true);
+      if (d == kMax) return SpecialValue(column, "date 'infinity'", kMax, true, out);
+      if (d == std::numeric_limits<int32_t>::min()) return SpecialValue(column, "date '-infinity'", -kMax, true, out);
       const int64_t unix_days = static_cast<int64_t>(d) + kPgEpochDays;
       if (unix_days >= kMax || unix_days <= -kMax) return FieldError(column, "date out of range");
       out->Append<int32_t>(static_cast<int32_t>(unix_days));
@@ -310,9 +345,9 @@ Status PgCopyDecoder::DecodeField(size_t column, const uint8_t* p, int32_t len,
     case PgWire::kTimestamp: {
       const int64_t t = static_cast<int64_t>(Be64(p));
       constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-      if (t == kMax) return special("timestamp 'infinity'", kMax, true);
+      if (t == kMax) return SpecialValue(column, "timestamp 'infinity'", kMax, true, out);
       if (t == std::numeric_limits<int64_t>::min()) {
-        return special("timestamp '-infinity'", -kMax, true);
+        return SpecialValue(column, "timestamp '-infinity'", -kMax, true, out);
       }
       int64_t unix_us;
       if (__builtin_add_overflow(t, kPgEpochMicros, &unix_us) || unix_us == kMax) {
@@ -330,34 +365,7 @@ Status PgCopyDecoder::DecodeField(size_t column, const uint8_t* p, int32_t len,
     }
     case PgWire::kNumericDecimal:
     case PgWire::kNumericText:
-    case PgWire::kNumericDouble: {
-      PgNumericView v;
-      Status s = ParsePgNumeric(p, static_cast<size_t>(len), &v);
-      if (!s.ok()) return s.WithContext(fmt::format("table {}, column \"{}\", row {}",
-                                                    options_.table, f.name, rows_ + 1));
-      if (f.wire == PgWire::kNumericText) {
-        PgNumericToString(v, &scratch_);
-        out->AppendBytes(scratch_);
-        return Status::OK();
-      }
-      if (f.wire == PgWire::kNumericDouble) {
-        out->Append<double>(PgNumericToDouble(v));
-        return Status::OK();
-      }
-      if (v.kind != PgNumericKind::kFinite) {
-        PgNumericToString(v, &scratch_);
-        return special(fmt::format("numeric '{}' in a decimal column", scratch_), int128_t{0},
-                       false);
-      }
-      int128_t unscaled;
-      s = PgNumericToDecimal(v, f.type.precision, f.type.scale, f.round, &unscaled);
-      if (!s.ok()) {
-        PgNumericToString(v, &scratch_);
-        return FieldError(column, fmt::format("value {} {}", scratch_, s.message()));
-      }
-      out->Append<int128_t>(unscaled);
-      return Status::OK();
-    }
+    case PgWire::kNumericDouble: return DecodeNumeric(column, p, len, out);
   }
   return Status::Internal("unhandled PgWire");
 }

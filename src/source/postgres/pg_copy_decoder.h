@@ -93,6 +93,13 @@ class PgCopyDecoder {
   Status DecodeField(size_t column, const uint8_t* p, int32_t len, ColumnVector* out,
                      bool element = false);
   Status DecodeArray(size_t column, const uint8_t* p, int32_t len, ColumnVector* out);
+  // The numeric wires of DecodeField.
+  Status DecodeNumeric(size_t column, const uint8_t* p, int32_t len, ColumnVector* out);
+  // A value with no counterpart (an infinity, a numeric NaN): clamped to `clamp_value`,
+  // NULL or refused, as the policies say. Called only for such values.
+  template <typename V>
+  Status SpecialValue(size_t column, std::string_view what, V clamp_value, bool infinity,
+                      ColumnVector* out);
   Status FieldError(size_t column, std::string_view what) const;
   void Stash();  // copies the incomplete tail aside
 

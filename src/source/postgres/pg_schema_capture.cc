@@ -284,39 +284,34 @@ Result<std::string> ListWithPgRestore(const std::string& pg_dump_path,
   return std::move(listing.mutable_str());
 }
 
-}  // namespace
+// The steps of QueryPgSchemaFacts.
 
-Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& selected,
-                                         bool for_archive) {
-  PgSchemaFacts facts;
-  if (for_archive && !selected.every_table) {
-    const std::string sel = SelectedJson(selected.tables);
-    LD_ASSIGN_OR_RETURN(PgResult ex, conn.Query(kExcludedSql, {sel}));
-    for (int i = 0; i < PQntuples(ex.get()); ++i) {
-      facts.excluded.push_back(
-          TableRef{std::string(PgValue(ex.get(), i, 0)), std::string(PgValue(ex.get(), i, 1))});
-    }
-    LD_ASSIGN_OR_RETURN(PgResult schemas, conn.Query(kSchemasSql, {sel}));
-    const bool every_schema =
-        PQntuples(schemas.get()) == 0 || PgValue(schemas.get(), 0, 1) == "t";
-    for (int i = 0; i < PQntuples(schemas.get()) && !every_schema; ++i) {
-      facts.schemas.push_back(std::string(PgValue(schemas.get(), i, 0)));
-    }
-    if (!facts.schemas.empty()) {
-      LD_ASSIGN_OR_RETURN(PgResult ext,
-                          conn.Query(kExtensionsSql, {nlohmann::json(facts.schemas).dump()}));
-      for (int i = 0; i < PQntuples(ext.get()); ++i) {
-        facts.extensions.push_back(std::string(PgValue(ext.get(), i, 0)));
-      }
+// A selection of some tables: the tables left out, the schemas dumped (none: every one)
+// and their extensions.
+Status QuerySelectionScope(PgConn& conn, const SchemaSelection& selected,
+                           PgSchemaFacts* facts) {
+  const std::string sel = SelectedJson(selected.tables);
+  LD_ASSIGN_OR_RETURN(PgResult ex, conn.Query(kExcludedSql, {sel}));
+  for (int i = 0; i < PQntuples(ex.get()); ++i) {
+    facts->excluded.push_back(
+        TableRef{std::string(PgValue(ex.get(), i, 0)), std::string(PgValue(ex.get(), i, 1))});
+  }
+  LD_ASSIGN_OR_RETURN(PgResult schemas, conn.Query(kSchemasSql, {sel}));
+  const bool every_schema = PQntuples(schemas.get()) == 0 || PgValue(schemas.get(), 0, 1) == "t";
+  for (int i = 0; i < PQntuples(schemas.get()) && !every_schema; ++i) {
+    facts->schemas.push_back(std::string(PgValue(schemas.get(), i, 0)));
+  }
+  if (!facts->schemas.empty()) {
+    LD_ASSIGN_OR_RETURN(PgResult ext,
+                        conn.Query(kExtensionsSql, {nlohmann::json(facts->schemas).dump()}));
+    for (int i = 0; i < PQntuples(ext.get()); ++i) {
+      facts->extensions.push_back(std::string(PgValue(ext.get(), i, 0)));
     }
   }
-  // Exclusions outside the schemas dumped are moot (and would make the command long).
-  if (!facts.schemas.empty()) {
-    std::erase_if(facts.excluded, [&](const TableRef& t) {
-      return std::find(facts.schemas.begin(), facts.schemas.end(), t.schema) ==
-             facts.schemas.end();
-    });
-  }
+  return Status::OK();
+}
+
+Status QueryIndexes(PgConn& conn, PgSchemaFacts* facts) {
   const std::string nkey = conn.server_version() >= 110000 ? "indnkeyatts" : "indnatts";
   LD_ASSIGN_OR_RETURN(PgResult ix, conn.Query(fmt::format(fmt::runtime(kIndexesSql),
                                                           fmt::arg("nkey", nkey))));
@@ -331,8 +326,83 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& se
     if (!PQgetisnull(ix.get(), i, 5)) {
       index["columns"] = nlohmann::json::parse(std::string(PgValue(ix.get(), i, 5)), nullptr, false);
     }
-    facts.indexes.push_back(std::move(index));
+    facts->indexes.push_back(std::move(index));
   }
+  return Status::OK();
+}
+
+// The rows of `seqs` (kSequencesSql) whose sequences the archive holds: in a schema dumped,
+// and not the identity sequence of a table left out (pg_dump leaves it out with its table;
+// a serial's sequence stays, another table's default may draw from it). Reading the others
+// would reach into objects the dump does not cover, and one dropped meanwhile by someone
+// else would fail the read (and with it the dump).
+std::vector<int> SequencesInArchive(const PGresult* seqs, const PgSchemaFacts& facts) {
+  auto in_archive = [&](int row) {
+    const std::string_view schema = PgValue(seqs, row, 0);
+    if (!facts.schemas.empty() &&
+        std::find(facts.schemas.begin(), facts.schemas.end(), schema) == facts.schemas.end()) {
+      return false;
+    }
+    if (PQgetisnull(seqs, row, 3) || PgValue(seqs, row, 4) != "i") return true;
+    const TableRef owner{std::string(PgValue(seqs, row, 2)), std::string(PgValue(seqs, row, 3))};
+    return std::none_of(facts.excluded.begin(), facts.excluded.end(), [&](const TableRef& t) {
+      return t.schema == owner.schema && t.name == owner.name;
+    });
+  };
+  std::vector<int> kept;
+  for (int i = 0; i < PQntuples(seqs); ++i) {
+    if (in_archive(i)) kept.push_back(i);
+  }
+  return kept;
+}
+
+// The sequences the archive holds, with their values (kSequencesPerQuery per query).
+Status QuerySequences(PgConn& conn, PgSchemaFacts* facts) {
+  LD_ASSIGN_OR_RETURN(PgResult seqs, conn.Query(kSequencesSql));
+  const std::vector<int> kept = SequencesInArchive(seqs.get(), *facts);
+  const size_t n = kept.size();
+  for (size_t first = 0; first < n; first += kSequencesPerQuery) {
+    std::string sql;
+    const size_t last = std::min(n, first + kSequencesPerQuery);
+    for (size_t k = first; k < last; ++k) {
+      const int i = kept[k];
+      if (!sql.empty()) sql += " UNION ALL ";
+      sql += fmt::format("SELECT {}, last_value::pg_catalog.text, is_called FROM {}", i,
+                         QuoteQualified(PgValue(seqs.get(), i, 0), PgValue(seqs.get(), i, 1)));
+    }
+    auto queried = conn.Query(sql);
+    if (!queried.ok()) return queried.status().WithContext("reading the sequences' values");
+    PgResult values = std::move(queried).value();
+    for (int r = 0; r < PQntuples(values.get()); ++r) {
+      const int i = std::atoi(PQgetvalue(values.get(), r, 0));
+      facts->sequences.push_back({{"schema", std::string(PgValue(seqs.get(), i, 0))},
+                                  {"name", std::string(PgValue(seqs.get(), i, 1))},
+                                  {"table_schema", std::string(PgValue(seqs.get(), i, 2))},
+                                  {"table", std::string(PgValue(seqs.get(), i, 3))},
+                                  {"last_value", std::strtoll(PQgetvalue(values.get(), r, 1),
+                                                              nullptr, 10)},
+                                  {"is_called", PgValue(values.get(), r, 2) == "t"}});
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& selected,
+                                         bool for_archive) {
+  PgSchemaFacts facts;
+  if (for_archive && !selected.every_table) {
+    LD_RETURN_IF_ERROR(QuerySelectionScope(conn, selected, &facts));
+  }
+  // Exclusions outside the schemas dumped are moot (and would make the command long).
+  if (!facts.schemas.empty()) {
+    std::erase_if(facts.excluded, [&](const TableRef& t) {
+      return std::find(facts.schemas.begin(), facts.schemas.end(), t.schema) ==
+             facts.schemas.end();
+    });
+  }
+  LD_RETURN_IF_ERROR(QueryIndexes(conn, &facts));
   LD_ASSIGN_OR_RETURN(PgResult parts, conn.Query(kPartitionsSql));
   for (int i = 0; i < PQntuples(parts.get()); ++i) {
     facts.partitions.push_back({{"schema", std::string(PgValue(parts.get(), i, 0))},
@@ -363,53 +433,7 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& se
                                                      ? "AND p.prosqlbody IS NULL"
                                                      : ""))));
   facts.mentions = GroupByObject(mentions.get(), 1255);
-  LD_ASSIGN_OR_RETURN(PgResult seqs, conn.Query(kSequencesSql));
-  // Only the sequences the archive holds: in a schema dumped, and not the identity sequence
-  // of a table left out (pg_dump leaves it out with its table; a serial's sequence stays,
-  // another table's default may draw from it). Reading the others would reach into objects
-  // the dump does not cover, and one dropped meanwhile by someone else would fail the read
-  // (and with it the dump).
-  auto in_archive = [&](int row) {
-    const std::string_view schema = PgValue(seqs.get(), row, 0);
-    if (!facts.schemas.empty() &&
-        std::find(facts.schemas.begin(), facts.schemas.end(), schema) == facts.schemas.end()) {
-      return false;
-    }
-    if (PQgetisnull(seqs.get(), row, 3) || PgValue(seqs.get(), row, 4) != "i") return true;
-    const TableRef owner{std::string(PgValue(seqs.get(), row, 2)),
-                         std::string(PgValue(seqs.get(), row, 3))};
-    return std::none_of(facts.excluded.begin(), facts.excluded.end(), [&](const TableRef& t) {
-      return t.schema == owner.schema && t.name == owner.name;
-    });
-  };
-  std::vector<int> kept;
-  for (int i = 0; i < PQntuples(seqs.get()); ++i) {
-    if (in_archive(i)) kept.push_back(i);
-  }
-  const size_t n = kept.size();
-  for (size_t first = 0; first < n; first += kSequencesPerQuery) {
-    std::string sql;
-    const size_t last = std::min(n, first + kSequencesPerQuery);
-    for (size_t k = first; k < last; ++k) {
-      const int i = kept[k];
-      if (!sql.empty()) sql += " UNION ALL ";
-      sql += fmt::format("SELECT {}, last_value::pg_catalog.text, is_called FROM {}", i,
-                         QuoteQualified(PgValue(seqs.get(), i, 0), PgValue(seqs.get(), i, 1)));
-    }
-    auto queried = conn.Query(sql);
-    if (!queried.ok()) return queried.status().WithContext("reading the sequences' values");
-    PgResult values = std::move(queried).value();
-    for (int r = 0; r < PQntuples(values.get()); ++r) {
-      const int i = std::atoi(PQgetvalue(values.get(), r, 0));
-      facts.sequences.push_back({{"schema", std::string(PgValue(seqs.get(), i, 0))},
-                                 {"name", std::string(PgValue(seqs.get(), i, 1))},
-                                 {"table_schema", std::string(PgValue(seqs.get(), i, 2))},
-                                 {"table", std::string(PgValue(seqs.get(), i, 3))},
-                                 {"last_value", std::strtoll(PQgetvalue(values.get(), r, 1),
-                                                             nullptr, 10)},
-                                 {"is_called", PgValue(values.get(), r, 2) == "t"}});
-    }
-  }
+  LD_RETURN_IF_ERROR(QuerySequences(conn, &facts));
   return facts;
 }
 

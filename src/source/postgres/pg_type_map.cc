@@ -34,6 +34,65 @@ bool DecodeNumericTypmod(int32_t typmod, int* precision, int* scale) {
   return true;
 }
 
+namespace {
+
+// numeric: a decimal when its typmod fits one, else as options.numeric says.
+void MapNumeric(const PgColumnInfo& info, const PgTypeOptions& options, PgColumnMapping* m) {
+  int p = 0, s = 0;
+  if (DecodeNumericTypmod(info.base_typmod, &p, &s)) {
+    // numeric(p,-s) holds integers of p+s digits; numeric(p,s>p) holds |v| < 10^(p-s).
+    const int precision = s < 0 ? p - s : std::max(p, s);
+    const int scale = std::max(s, 0);
+    if (precision <= kMaxDecimalPrecision) {
+      Direct(m, PgWire::kNumericDecimal, LogicalType::Decimal(precision, scale));
+      return;
+    }
+  }
+  switch (options.numeric) {
+    case PgNumericPolicy::kString:
+      Direct(m, PgWire::kNumericText, LogicalType::Of(TypeId::kString));
+      return;
+    case PgNumericPolicy::kDouble:
+      Direct(m, PgWire::kNumericDouble, LogicalType::Of(TypeId::kDouble));
+      return;
+    case PgNumericPolicy::kDecimal:
+      Direct(m, PgWire::kNumericDecimal,
+             LogicalType::Decimal(kMaxDecimalPrecision, options.numeric_scale));
+      m->field.round = true;
+      return;
+  }
+}
+
+// An array column (base_category 'A'); m->select_expr is the quoted column name.
+void MapArray(const PgColumnInfo& info, const PgTypeOptions& options, PgColumnMapping* m) {
+  const std::string quoted = m->select_expr;
+  PgColumnInfo element;
+  element.name = info.name;
+  element.base_oid = info.element_oid;
+  element.base_typmod = info.base_typmod;
+  element.base_typtype = info.element_typtype;
+  element.base_category = info.element_category;
+  element.base_name = info.element_name;
+  if (info.array_as_text || info.element_oid == 0 || info.element_category == 'A') {
+    // Several dimensions or other bounds somewhere in the column: the exact text
+    // ('[0:1]={5,6}'), which load casts back to the array type.
+    Direct(m, PgWire::kText, LogicalType::Of(TypeId::kString));
+    m->select_expr = quoted + "::pg_catalog.text";
+    return;
+  }
+  // One-dimensional arrays from 1: a list of the element type's mapping; elements without
+  // a binary mapping are read as text (the array cast to text[]).
+  const PgColumnMapping em = MapPgColumn(element, options);
+  m->field.wire = em.field.wire;
+  m->field.round = em.field.round;
+  m->field.array = true;
+  m->column.type = LogicalType::List(em.column.type, true);
+  m->field.type = m->column.type;
+  if (em.select_expr != quoted) m->select_expr = quoted + "::pg_catalog.text[]";
+}
+
+}  // namespace
+
 PgColumnMapping MapPgColumn(const PgColumnInfo& info, const PgTypeOptions& options) {
   PgColumnMapping m;
   m.column.name = info.name;
@@ -67,58 +126,11 @@ PgColumnMapping MapPgColumn(const PgColumnInfo& info, const PgTypeOptions& optio
       Direct(&m, PgWire::kTimestamp, LogicalType::Of(TypeId::kTimestampTz));
       return m;
     case kUuidOid: Direct(&m, PgWire::kUuid, LogicalType::Of(TypeId::kUuid)); return m;
-    case kNumericOid: {
-      int p = 0, s = 0;
-      if (DecodeNumericTypmod(info.base_typmod, &p, &s)) {
-        // numeric(p,-s) holds integers of p+s digits; numeric(p,s>p) holds |v| < 10^(p-s).
-        const int precision = s < 0 ? p - s : std::max(p, s);
-        const int scale = std::max(s, 0);
-        if (precision <= kMaxDecimalPrecision) {
-          Direct(&m, PgWire::kNumericDecimal, LogicalType::Decimal(precision, scale));
-          return m;
-        }
-      }
-      switch (options.numeric) {
-        case PgNumericPolicy::kString:
-          Direct(&m, PgWire::kNumericText, LogicalType::Of(TypeId::kString));
-          return m;
-        case PgNumericPolicy::kDouble:
-          Direct(&m, PgWire::kNumericDouble, LogicalType::Of(TypeId::kDouble));
-          return m;
-        case PgNumericPolicy::kDecimal:
-          Direct(&m, PgWire::kNumericDecimal,
-                 LogicalType::Decimal(kMaxDecimalPrecision, options.numeric_scale));
-          m.field.round = true;
-          return m;
-      }
-      return m;
-    }
+    case kNumericOid: MapNumeric(info, options, &m); return m;
     default: break;
   }
   if (info.base_category == 'A') {
-    PgColumnInfo element;
-    element.name = info.name;
-    element.base_oid = info.element_oid;
-    element.base_typmod = info.base_typmod;
-    element.base_typtype = info.element_typtype;
-    element.base_category = info.element_category;
-    element.base_name = info.element_name;
-    if (info.array_as_text || info.element_oid == 0 || info.element_category == 'A') {
-      // Several dimensions or other bounds somewhere in the column: the exact text
-      // ('[0:1]={5,6}'), which load casts back to the array type.
-      Direct(&m, PgWire::kText, LogicalType::Of(TypeId::kString));
-      m.select_expr = quoted + "::pg_catalog.text";
-      return m;
-    }
-    // One-dimensional arrays from 1: a list of the element type's mapping; elements without
-    // a binary mapping are read as text (the array cast to text[]).
-    const PgColumnMapping em = MapPgColumn(element, options);
-    m.field.wire = em.field.wire;
-    m.field.round = em.field.round;
-    m.field.array = true;
-    m.column.type = LogicalType::List(em.column.type, true);
-    m.field.type = m.column.type;
-    if (em.select_expr != quoted) m.select_expr = quoted + "::pg_catalog.text[]";
+    MapArray(info, options, &m);
     return m;
   }
   if (info.base_typtype == 'e' || info.base_name == "citext") {

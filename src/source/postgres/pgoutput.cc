@@ -81,6 +81,57 @@ Status ReadTuple(Reader& r, std::vector<PgoutputValue>* out) {
   return Status::OK();
 }
 
+// The bodies of the Relation, Insert, Update and Delete messages.
+void ReadRelation(Reader& r, PgoutputRelation* rel) {
+  rel->oid = r.U32();
+  rel->schema = r.CString();
+  rel->name = r.CString();
+  rel->replica_identity = static_cast<char>(r.U8());
+  const uint16_t n = r.U16();
+  rel->columns.clear();
+  for (uint16_t i = 0; i < n && r.ok(); ++i) {
+    PgoutputColumn c;
+    c.key = (r.U8() & 1) != 0;
+    c.name = r.CString();
+    c.type_oid = r.U32();
+    c.typmod = static_cast<int32_t>(r.U32());
+    rel->columns.push_back(std::move(c));
+  }
+}
+
+Status ReadInsert(Reader& r, PgoutputMessage* out) {
+  out->relid = r.U32();
+  if (r.U8() != 'N') return Status::Corruption("pgoutput: Insert without a new tuple");
+  LD_RETURN_IF_ERROR(ReadTuple(r, &out->new_tuple));
+  out->old_kind = 0;
+  return Status::OK();
+}
+
+Status ReadUpdate(Reader& r, PgoutputMessage* out) {
+  out->relid = r.U32();
+  char kind = static_cast<char>(r.U8());
+  out->old_kind = 0;
+  out->old_tuple.clear();
+  if (kind == 'K' || kind == 'O') {
+    out->old_kind = kind;
+    LD_RETURN_IF_ERROR(ReadTuple(r, &out->old_tuple));
+    kind = static_cast<char>(r.U8());
+  }
+  if (kind != 'N') return Status::Corruption("pgoutput: Update without a new tuple");
+  return ReadTuple(r, &out->new_tuple);
+}
+
+Status ReadDelete(Reader& r, PgoutputMessage* out) {
+  out->relid = r.U32();
+  out->old_kind = static_cast<char>(r.U8());
+  if (out->old_kind != 'K' && out->old_kind != 'O') {
+    return Status::Corruption("pgoutput: Delete without an old tuple");
+  }
+  LD_RETURN_IF_ERROR(ReadTuple(r, &out->old_tuple));
+  out->new_tuple.clear();
+  return Status::OK();
+}
+
 }  // namespace
 
 std::string FormatLsn(uint64_t lsn) {
@@ -135,55 +186,10 @@ Status ParsePgoutputMessage(std::string_view bytes, PgoutputMessage* out) {
       r.CString();
       r.CString();
       break;
-    case 'R': {
-      PgoutputRelation& rel = out->relation;
-      rel.oid = r.U32();
-      rel.schema = r.CString();
-      rel.name = r.CString();
-      rel.replica_identity = static_cast<char>(r.U8());
-      const uint16_t n = r.U16();
-      rel.columns.clear();
-      for (uint16_t i = 0; i < n && r.ok(); ++i) {
-        PgoutputColumn c;
-        c.key = (r.U8() & 1) != 0;
-        c.name = r.CString();
-        c.type_oid = r.U32();
-        c.typmod = static_cast<int32_t>(r.U32());
-        rel.columns.push_back(std::move(c));
-      }
-      break;
-    }
-    case 'I': {
-      out->relid = r.U32();
-      if (r.U8() != 'N') return Status::Corruption("pgoutput: Insert without a new tuple");
-      LD_RETURN_IF_ERROR(ReadTuple(r, &out->new_tuple));
-      out->old_kind = 0;
-      break;
-    }
-    case 'U': {
-      out->relid = r.U32();
-      char kind = static_cast<char>(r.U8());
-      out->old_kind = 0;
-      out->old_tuple.clear();
-      if (kind == 'K' || kind == 'O') {
-        out->old_kind = kind;
-        LD_RETURN_IF_ERROR(ReadTuple(r, &out->old_tuple));
-        kind = static_cast<char>(r.U8());
-      }
-      if (kind != 'N') return Status::Corruption("pgoutput: Update without a new tuple");
-      LD_RETURN_IF_ERROR(ReadTuple(r, &out->new_tuple));
-      break;
-    }
-    case 'D': {
-      out->relid = r.U32();
-      out->old_kind = static_cast<char>(r.U8());
-      if (out->old_kind != 'K' && out->old_kind != 'O') {
-        return Status::Corruption("pgoutput: Delete without an old tuple");
-      }
-      LD_RETURN_IF_ERROR(ReadTuple(r, &out->old_tuple));
-      out->new_tuple.clear();
-      break;
-    }
+    case 'R': ReadRelation(r, &out->relation); break;
+    case 'I': LD_RETURN_IF_ERROR(ReadInsert(r, out)); break;
+    case 'U': LD_RETURN_IF_ERROR(ReadUpdate(r, out)); break;
+    case 'D': LD_RETURN_IF_ERROR(ReadDelete(r, out)); break;
     case 'T': {
       const uint32_t n = r.U32();
       r.U8();  // options (CASCADE, RESTART IDENTITY)

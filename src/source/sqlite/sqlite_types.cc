@@ -267,6 +267,77 @@ void AppendHex(std::string_view bytes, ColumnVector* out) {
   out->AppendBytes(s);
 }
 
+// The column types of DecodeSqliteValue without a helper above (each called from one place:
+// inlined). `v` is not NULL; `t` is its storage class.
+bool DecodeBool(sqlite3_value* v, int t, ColumnVector* out, std::string* why) {
+  int64_t i;
+  if (t == SQLITE_INTEGER && ((i = sqlite3_value_int64(v)) == 0 || i == 1)) {
+    out->Append(static_cast<uint8_t>(i));
+    return true;
+  }
+  if (t == SQLITE_TEXT) {
+    std::string_view s = ValueText(v);
+    if (EqualsNoCase(s, "true") || EqualsNoCase(s, "false")) {
+      out->Append(static_cast<uint8_t>(s.size() == 4));
+      return true;
+    }
+  }
+  return Fail(v, "a boolean (INTEGER 0/1 or TEXT true/false)", why);
+}
+
+bool DecodeFloating(sqlite3_value* v, int t, ColumnVector* out, std::string* why) {
+  if (t != SQLITE_INTEGER && t != SQLITE_FLOAT) return Fail(v, "a number", why);
+  const double d = t == SQLITE_INTEGER ? static_cast<double>(sqlite3_value_int64(v))
+                                       : sqlite3_value_double(v);
+  if (out->type().id == TypeId::kDouble) {
+    out->Append(d);
+    return true;
+  }
+  if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) {
+    return Fail(v, "in range for float", why);
+  }
+  out->Append(static_cast<float>(d));
+  return true;
+}
+
+bool DecodeString(sqlite3_value* v, int t, bool lax_text, ColumnVector* out,
+                  std::string* why) {
+  if (t == SQLITE_TEXT) {
+    std::string_view s = ValueText(v);
+    if (!IsValidUtf8(s)) return Fail(v, "valid UTF-8", why);
+    out->AppendBytes(s);
+  } else if (t == SQLITE_INTEGER) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof(buf), sqlite3_value_int64(v));
+    out->AppendBytes(std::string_view(buf, static_cast<size_t>(r.ptr - buf)));
+  } else if (t == SQLITE_FLOAT) {
+    char buf[kDoubleTextSize];
+    out->AppendBytes(DoubleToSqliteText(sqlite3_value_double(v), buf));
+  } else if (lax_text) {
+    AppendHex(ValueBlob(v), out);
+  } else {
+    return Fail(v, "text (BLOBs in text columns need --sqlite-type-mismatch=string)",
+                why);
+  }
+  return true;
+}
+
+bool DecodeUuid(sqlite3_value* v, int t, ColumnVector* out, std::string* why) {
+  if (t == SQLITE_BLOB && sqlite3_value_bytes(v) == 16) {
+    Uuid u;
+    std::memcpy(u.bytes, sqlite3_value_blob(v), 16);
+    out->Append(u);
+    return true;
+  }
+  if (t == SQLITE_TEXT) {
+    if (auto u = ParseUuidText(ValueText(v))) {
+      out->Append(*u);
+      return true;
+    }
+  }
+  return Fail(v, "a UUID (TEXT 8-4-4-4-12 hex digits or a 16-byte BLOB)", why);
+}
+
 }  // namespace
 
 SqliteTypeMapping MapSqliteDeclaredType(std::string_view declared) {
@@ -312,61 +383,15 @@ bool DecodeSqliteValue(sqlite3_value* v, bool lax_text, ColumnVector* out, std::
     return true;
   }
   switch (out->type().id) {
-    case TypeId::kBool: {
-      int64_t i;
-      if (t == SQLITE_INTEGER && ((i = sqlite3_value_int64(v)) == 0 || i == 1)) {
-        out->Append(static_cast<uint8_t>(i));
-        return true;
-      }
-      if (t == SQLITE_TEXT) {
-        std::string_view s = ValueText(v);
-        if (EqualsNoCase(s, "true") || EqualsNoCase(s, "false")) {
-          out->Append(static_cast<uint8_t>(s.size() == 4));
-          return true;
-        }
-      }
-      return Fail(v, "a boolean (INTEGER 0/1 or TEXT true/false)", why);
-    }
+    case TypeId::kBool: return DecodeBool(v, t, out, why);
     case TypeId::kInt8: return DecodeInt<int8_t>(v, out, why);
     case TypeId::kInt16: return DecodeInt<int16_t>(v, out, why);
     case TypeId::kInt32: return DecodeInt<int32_t>(v, out, why);
     case TypeId::kInt64: return DecodeInt<int64_t>(v, out, why);
     case TypeId::kFloat:
-    case TypeId::kDouble: {
-      if (t != SQLITE_INTEGER && t != SQLITE_FLOAT) return Fail(v, "a number", why);
-      const double d = t == SQLITE_INTEGER ? static_cast<double>(sqlite3_value_int64(v))
-                                           : sqlite3_value_double(v);
-      if (out->type().id == TypeId::kDouble) {
-        out->Append(d);
-        return true;
-      }
-      if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) {
-        return Fail(v, "in range for float", why);
-      }
-      out->Append(static_cast<float>(d));
-      return true;
-    }
+    case TypeId::kDouble: return DecodeFloating(v, t, out, why);
     case TypeId::kDecimal: return DecodeDecimal(v, out, why);
-    case TypeId::kString: {
-      if (t == SQLITE_TEXT) {
-        std::string_view s = ValueText(v);
-        if (!IsValidUtf8(s)) return Fail(v, "valid UTF-8", why);
-        out->AppendBytes(s);
-      } else if (t == SQLITE_INTEGER) {
-        char buf[24];
-        auto r = std::to_chars(buf, buf + sizeof(buf), sqlite3_value_int64(v));
-        out->AppendBytes(std::string_view(buf, static_cast<size_t>(r.ptr - buf)));
-      } else if (t == SQLITE_FLOAT) {
-        char buf[kDoubleTextSize];
-        out->AppendBytes(DoubleToSqliteText(sqlite3_value_double(v), buf));
-      } else if (lax_text) {
-        AppendHex(ValueBlob(v), out);
-      } else {
-        return Fail(v, "text (BLOBs in text columns need --sqlite-type-mismatch=string)",
-                    why);
-      }
-      return true;
-    }
+    case TypeId::kString: return DecodeString(v, t, lax_text, out, why);
     case TypeId::kBinary:
       if (t == SQLITE_BLOB) {
         out->AppendBytes(ValueBlob(v));
@@ -405,20 +430,7 @@ bool DecodeSqliteValue(sqlite3_value* v, bool lax_text, ColumnVector* out, std::
       return Fail(v, "a time (TEXT HH:MM[:SS[.ffffff]])", why);
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz: return DecodeTimestamp(v, out, why);
-    case TypeId::kUuid:
-      if (t == SQLITE_BLOB && sqlite3_value_bytes(v) == 16) {
-        Uuid u;
-        std::memcpy(u.bytes, sqlite3_value_blob(v), 16);
-        out->Append(u);
-        return true;
-      }
-      if (t == SQLITE_TEXT) {
-        if (auto u = ParseUuidText(ValueText(v))) {
-          out->Append(*u);
-          return true;
-        }
-      }
-      return Fail(v, "a UUID (TEXT 8-4-4-4-12 hex digits or a 16-byte BLOB)", why);
+    case TypeId::kUuid: return DecodeUuid(v, t, out, why);
   }
   *why = "unsupported column type";
   return false;
