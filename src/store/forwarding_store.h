@@ -78,4 +78,24 @@ class ForwardingReader : public ObjectReader {
   ObjectReader* const target_;
 };
 
+// Owns the target writer. Close() closes it; a wrapper destroyed unclosed aborts it by
+// destroying it (Abort()), before the wrapper's own destructor runs. Like every writer, a
+// concrete wrapper is created with MakeObjectWriter<Wrapper>(...).
+class ForwardingWriter : public ObjectWriter {
+ public:
+  explicit ForwardingWriter(std::unique_ptr<ObjectWriter> target) : target_(std::move(target)) {}
+
+  Status Append(std::string_view data) override { return target_->Append(data); }
+  uint64_t bytes_written() const override { return target_->bytes_written(); }
+  void MarkSectionEnd() override { target_->MarkSectionEnd(); }
+
+ protected:
+  ObjectWriter& target() { return *target_; }
+  Status DoClose() override { return target_->Close(); }
+  void Abort() override { target_.reset(); }  // the target aborts itself
+
+ private:
+  std::unique_ptr<ObjectWriter> target_;  // null once aborted
+};
+
 }  // namespace lakedump

@@ -2,42 +2,33 @@
 
 namespace lakedump {
 
-class FaultInjectionStore::Writer final : public ObjectWriter {
+class FaultInjectionStore::Writer : public ForwardingWriter {
  public:
   Writer(FaultInjectionStore* store, std::unique_ptr<ObjectWriter> inner)
-      : store_(store), inner_(std::move(inner)) {}
-  ~Writer() override {
-    if (!committed_) inner_.reset();  // the wrapped writer aborts first
-    store_->WriterEnded(committed_);
-  }
+      : ForwardingWriter(std::move(inner)), store_(store) {}
+  // After Abort() when unclosed: the wrapped writer aborts first.
+  ~Writer() override { store_->WriterEnded(closed()); }
 
   Status Append(std::string_view data) override {
     if (!status_.ok()) return status_;
     Status s = store_->Hit(FaultPoint::kAppend);
-    if (s.ok()) s = inner_->Append(data);
+    if (s.ok()) s = ForwardingWriter::Append(data);
     if (!s.ok()) status_ = s;  // sticky, like every ByteSink
     return s;
   }
-  uint64_t bytes_written() const override { return inner_->bytes_written(); }
 
-  Status Close() override {
-    if (committed_) return Status::OK();
+ protected:
+  Status DoClose() override {
     if (!status_.ok()) return status_;
     Status s = store_->Hit(FaultPoint::kClose);
-    if (s.ok()) s = inner_->Close();
-    if (!s.ok()) {
-      status_ = s;
-      return s;
-    }
-    committed_ = true;
+    if (s.ok()) s = ForwardingWriter::DoClose();
+    if (!s.ok()) status_ = s;
     return s;
   }
 
  private:
   FaultInjectionStore* const store_;
-  std::unique_ptr<ObjectWriter> inner_;
   Status status_;
-  bool committed_ = false;
 };
 
 class FaultInjectionStore::Reader final : public ForwardingReader {
@@ -120,7 +111,7 @@ Result<std::unique_ptr<ObjectWriter>> FaultInjectionStore::NewWriter(std::string
     std::lock_guard lock(mu_);
     ++opened_;
   }
-  return std::unique_ptr<ObjectWriter>(new Writer(this, std::move(inner)));
+  return MakeObjectWriter<Writer>(this, std::move(inner));
 }
 
 Result<std::unique_ptr<ObjectReader>> FaultInjectionStore::NewReader(std::string_view key) {

@@ -45,7 +45,7 @@ class MemoryStore final : public ObjectStore {
   class Writer;
   // AlreadyExists (and nothing changed) when create_only and the key exists.
   Status Commit(std::string key, std::shared_ptr<const std::string> data, bool create_only);
-  void WriterEnded(bool committed);
+  void WriterAborted();
 
   const std::string name_;
   mutable std::mutex mu_;
