@@ -37,7 +37,7 @@ Status HashingReader::HashUpTo(uint64_t end) {
   constexpr uint64_t kChunk = 8 << 20;
   while (hashed_ < end) {
     const uint64_t n = std::min(kChunk, end - hashed_);
-    LD_RETURN_IF_ERROR(inner_->ReadAt(hashed_, n, &gap_));
+    LD_RETURN_IF_ERROR(target()->ReadAt(hashed_, n, &gap_));
     hasher_.Update(gap_);
     if (sha_) sha_->Update(gap_);
     hashed_ += n;
@@ -49,7 +49,7 @@ Status HashingReader::ReadAt(uint64_t offset, uint64_t length, std::string* out)
   if (offset > hashed_ && offset - hashed_ <= kMaxGapRead) {
     LD_RETURN_IF_ERROR(HashUpTo(std::min(offset, end_)));
   }
-  LD_RETURN_IF_ERROR(inner_->ReadAt(offset, length, out));
+  LD_RETURN_IF_ERROR(target()->ReadAt(offset, length, out));
   const uint64_t end = std::min(offset + out->size(), end_);
   if (offset <= hashed_ && end > hashed_) {
     const std::string_view fresh = std::string_view(*out).substr(hashed_ - offset, end - hashed_);

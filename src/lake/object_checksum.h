@@ -11,6 +11,7 @@
 
 #include "base/checksum.h"
 #include "base/status.h"
+#include "store/forwarding_store.h"
 #include "store/object_store.h"
 
 namespace lakedump {
@@ -32,16 +33,15 @@ Result<ObjectDigests> HashObjectDigests(ObjectReader& reader, uint64_t size, boo
 // them; whatever of the section was not hashed on the way is read at Verify()
 // time. So a consumer that reads a whole file (or a row group) in order checks it
 // for the cost of the hash. Reads outside the section pass through unhashed.
-class HashingReader final : public ObjectReader {
+class HashingReader final : public ForwardingReader {
  public:
   // With `sha256`, the bytes also go through SHA-256 (signed dumps): the reader then
   // hashes the whole object and StartSection() must not be called.
   explicit HashingReader(ObjectReader* inner, bool sha256 = false)
-      : inner_(inner), end_(inner->size()) {
+      : ForwardingReader(inner), end_(inner->size()) {
     if (sha256) sha_ = std::make_unique<Sha256Hasher>();
   }
 
-  uint64_t size() const override { return inner_->size(); }
   Status ReadAt(uint64_t offset, uint64_t length, std::string* out) override;
 
   // Starts hashing the section [offset, offset + bytes) afresh (what was hashed so far is
@@ -58,7 +58,6 @@ class HashingReader final : public ObjectReader {
  private:
   Status HashUpTo(uint64_t end);  // reads and hashes [hashed_, end)
 
-  ObjectReader* const inner_;
   Xxh64Hasher hasher_;
   std::unique_ptr<Sha256Hasher> sha_;  // whole object only (no sections)
   uint64_t hashed_ = 0;  // bytes [section start, hashed_) are in hasher_

@@ -8,6 +8,13 @@ namespace lakedump {
 
 std::string Md5Etag(std::string_view bytes) { return Md5Hex(bytes); }
 
+Status ObjectWriter::Close() {
+  if (closed_) return Status::OK();
+  LD_RETURN_IF_ERROR(DoClose());
+  closed_ = true;
+  return Status::OK();
+}
+
 Status ObjectStore::PutObject(std::string_view key, std::string_view data, WriteOptions options) {
   LD_ASSIGN_OR_RETURN(auto writer, NewWriter(key, options));
   LD_RETURN_IF_ERROR(writer->Append(data));

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/byte_sink.h"
@@ -43,11 +44,65 @@ std::string Md5Etag(std::string_view bytes);
 
 // Writes one object; Append() comes from ByteSink. Nothing is visible under the
 // key until Close() returns OK. Destroying the writer without a successful
-// Close() aborts it (S3: AbortMultipartUpload; local: unlink the temp file).
+// Close() aborts it (S3: AbortMultipartUpload; local: unlink the temp file;
+// memory: drop the bytes), whatever the backend.
+//
+// The seam owns that rule. A backend implements DoClose() and Abort(), and its
+// store creates it with MakeObjectWriter<Backend>(...), whose final class
+// AbortOnDestroy<Backend> calls Abort() from its destructor unless Close() has
+// succeeded (a base destructor cannot call a virtual: the backend is already
+// gone). A backend class stays abstract until wrapped so (AbortsOnDestroy() is
+// implemented there only), so a new backend cannot forget the abort.
 class ObjectWriter : public ByteSink {
  public:
-  virtual Status Close() = 0;
+  // Makes the object visible (the backend's DoClose()). Once it has succeeded,
+  // OK again without doing anything.
+  Status Close();
+
+ protected:
+  // True once Close() has succeeded.
+  bool closed() const { return closed_; }
+  // The backend's close; called by Close() until it succeeds.
+  virtual Status DoClose() = 0;
+  // Removes what the unfinished write left (a temp file, a multipart upload).
+  // Called at most once, while the writer is destroyed without a successful
+  // Close(), with the backend still whole. Must do nothing where nothing is left
+  // (a failed Close() may have cleaned up already).
+  virtual void Abort() = 0;
+
+ private:
+  template <typename W>
+  friend class AbortOnDestroy;
+  // Only AbortOnDestroy can name it, so only it can implement AbortsOnDestroy().
+  class DestroyKey {
+    DestroyKey() = default;
+    template <typename W>
+    friend class AbortOnDestroy;
+  };
+  virtual void AbortsOnDestroy(DestroyKey) = 0;
+  void AbortIfUnclosed() {
+    if (!closed_) Abort();
+  }
+
+  bool closed_ = false;
 };
+
+// A backend writer W that aborts when destroyed unclosed; see ObjectWriter.
+template <typename W>
+class AbortOnDestroy final : public W {
+ public:
+  using W::W;
+  ~AbortOnDestroy() override { this->AbortIfUnclosed(); }
+
+ private:
+  void AbortsOnDestroy(ObjectWriter::DestroyKey) override {}
+};
+
+// How a store creates a writer of backend W (an ObjectWriter subclass).
+template <typename W, typename... Args>
+std::unique_ptr<ObjectWriter> MakeObjectWriter(Args&&... args) {
+  return std::make_unique<AbortOnDestroy<W>>(std::forward<Args>(args)...);
+}
 
 // Reads one object by ranges.
 class ObjectReader {

@@ -8,37 +8,34 @@
 
 #include <string>
 
-#include "store/object_store.h"
+#include "store/forwarding_store.h"
 
 namespace lakedump {
 
-class PrefixStore final : public ObjectStore {
+class PrefixStore final : public ForwardingStore {
  public:
   // REQUIRES: prefix is empty or ends with '/'.
   PrefixStore(ObjectStore* target, std::string prefix)
-      : target_(target), prefix_(std::move(prefix)) {}
+      : ForwardingStore(target), prefix_(std::move(prefix)) {}
 
+  // Every call that names a key; the rest (Stats, SyncWritten...) is forwarded as is.
   Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
                                                   WriteOptions options = {}) override {
-    return target_->NewWriter(prefix_ + std::string(key), options);
+    return target()->NewWriter(prefix_ + std::string(key), options);
   }
   Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override {
-    return target_->NewReader(prefix_ + std::string(key));
+    return target()->NewReader(prefix_ + std::string(key));
   }
   Result<WholeObject> ReadWhole(std::string_view key, std::optional<uint64_t> max_bytes) override {
-    return target_->ReadWhole(prefix_ + std::string(key), max_bytes);
+    return target()->ReadWhole(prefix_ + std::string(key), max_bytes);
   }
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Result<ObjectInfo> Head(std::string_view key) override;
   Status Delete(std::span<const std::string> keys) override;
   std::string Describe() const override;
-  StoreStats Stats() const override { return target_->Stats(); }
-  Status SyncWritten() override { return target_->SyncWritten(); }
-  bool create_only_is_atomic() const override { return target_->create_only_is_atomic(); }
 
  private:
-  ObjectStore* target_;
-  std::string prefix_;
+  const std::string prefix_;
 };
 
 }  // namespace lakedump

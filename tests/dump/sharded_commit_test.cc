@@ -22,6 +22,7 @@
 #include "lake/manifest.h"
 #include "fakes/fake_database.h"
 #include "lake/object_keys.h"
+#include "store/forwarding_store.h"
 #include "store/memory/memory_store.h"
 
 namespace lakedump {
@@ -111,43 +112,36 @@ ExportService::RemoteUnitRunner TwoShards(FakeDatabase* worker_db, ObjectStore* 
 
 // Forwards to another store; counts the reads of _table.json objects and, with
 // list_etags = false, lists no ETags (as a local folder lists). Thread-safe.
-class TableJsonReadCounter final : public ObjectStore {
+class TableJsonReadCounter final : public ForwardingStore {
  public:
   TableJsonReadCounter(ObjectStore* target, bool list_etags)
-      : target_(target), list_etags_(list_etags) {}
-  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
-                                                  WriteOptions options = {}) override {
-    return target_->NewWriter(key, options);
-  }
+      : ForwardingStore(target), list_etags_(list_etags) {}
   Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override {
     Count(key);
-    return target_->NewReader(key);
+    return target()->NewReader(key);
   }
   Result<WholeObject> ReadWhole(std::string_view key, std::optional<uint64_t> max_bytes) override {
     Count(key);
-    return target_->ReadWhole(key, max_bytes);
+    return target()->ReadWhole(key, max_bytes);
   }
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override {
-    LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> listed, target_->List(prefix));
+    LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> listed, target()->List(prefix));
     if (!list_etags_) {
       for (ObjectInfo& o : listed) o.etag.clear();
     }
     return listed;
   }
   Result<ObjectInfo> Head(std::string_view key) override {
-    LD_ASSIGN_OR_RETURN(ObjectInfo info, target_->Head(key));
+    LD_ASSIGN_OR_RETURN(ObjectInfo info, target()->Head(key));
     if (!list_etags_) info.etag.clear();
     return info;
   }
-  Status Delete(std::span<const std::string> keys) override { return target_->Delete(keys); }
-  std::string Describe() const override { return target_->Describe(); }
   int table_json_reads() const { return reads_.load(); }
 
  private:
   void Count(std::string_view key) {
     if (key.ends_with("_table.json")) reads_ += 1;
   }
-  ObjectStore* const target_;
   const bool list_etags_;
   std::atomic<int> reads_{0};
 };

@@ -2,57 +2,46 @@
 
 namespace lakedump {
 
-class FaultInjectionStore::Writer final : public ObjectWriter {
+class FaultInjectionStore::Writer : public ForwardingWriter {
  public:
   Writer(FaultInjectionStore* store, std::unique_ptr<ObjectWriter> inner)
-      : store_(store), inner_(std::move(inner)) {}
-  ~Writer() override {
-    if (!committed_) inner_.reset();  // the wrapped writer aborts first
-    store_->WriterEnded(committed_);
-  }
+      : ForwardingWriter(std::move(inner)), store_(store) {}
+  // After Abort() when unclosed: the wrapped writer aborts first.
+  ~Writer() override { store_->WriterEnded(closed()); }
 
   Status Append(std::string_view data) override {
     if (!status_.ok()) return status_;
     Status s = store_->Hit(FaultPoint::kAppend);
-    if (s.ok()) s = inner_->Append(data);
+    if (s.ok()) s = ForwardingWriter::Append(data);
     if (!s.ok()) status_ = s;  // sticky, like every ByteSink
     return s;
   }
-  uint64_t bytes_written() const override { return inner_->bytes_written(); }
 
-  Status Close() override {
-    if (committed_) return Status::OK();
+ protected:
+  Status DoClose() override {
     if (!status_.ok()) return status_;
     Status s = store_->Hit(FaultPoint::kClose);
-    if (s.ok()) s = inner_->Close();
-    if (!s.ok()) {
-      status_ = s;
-      return s;
-    }
-    committed_ = true;
+    if (s.ok()) s = ForwardingWriter::DoClose();
+    if (!s.ok()) status_ = s;
     return s;
   }
 
  private:
   FaultInjectionStore* const store_;
-  std::unique_ptr<ObjectWriter> inner_;
   Status status_;
-  bool committed_ = false;
 };
 
-class FaultInjectionStore::Reader final : public ObjectReader {
+class FaultInjectionStore::Reader final : public ForwardingReader {
  public:
   Reader(FaultInjectionStore* store, std::unique_ptr<ObjectReader> inner)
-      : store_(store), inner_(std::move(inner)) {}
-  uint64_t size() const override { return inner_->size(); }
+      : ForwardingReader(std::move(inner)), store_(store) {}
   Status ReadAt(uint64_t offset, uint64_t length, std::string* out) override {
     LD_RETURN_IF_ERROR(store_->Hit(FaultPoint::kRead));
-    return inner_->ReadAt(offset, length, out);
+    return ForwardingReader::ReadAt(offset, length, out);
   }
 
  private:
   FaultInjectionStore* const store_;
-  std::unique_ptr<ObjectReader> inner_;
 };
 
 void FaultInjectionStore::FailNth(FaultPoint point, int n, Status status) {
@@ -117,33 +106,33 @@ Result<std::unique_ptr<ObjectWriter>> FaultInjectionStore::NewWriter(std::string
     std::lock_guard lock(mu_);
     if (failing_key_ && failing_key_->first == key) return failing_key_->second;
   }
-  LD_ASSIGN_OR_RETURN(auto inner, target_->NewWriter(key, options));
+  LD_ASSIGN_OR_RETURN(auto inner, target()->NewWriter(key, options));
   {
     std::lock_guard lock(mu_);
     ++opened_;
   }
-  return std::unique_ptr<ObjectWriter>(new Writer(this, std::move(inner)));
+  return MakeObjectWriter<Writer>(this, std::move(inner));
 }
 
 Result<std::unique_ptr<ObjectReader>> FaultInjectionStore::NewReader(std::string_view key) {
   LD_RETURN_IF_ERROR(Hit(FaultPoint::kNewReader));
-  LD_ASSIGN_OR_RETURN(auto inner, target_->NewReader(key));
+  LD_ASSIGN_OR_RETURN(auto inner, target()->NewReader(key));
   return std::unique_ptr<ObjectReader>(new Reader(this, std::move(inner)));
 }
 
 Result<std::vector<ObjectInfo>> FaultInjectionStore::List(std::string_view prefix) {
   LD_RETURN_IF_ERROR(Hit(FaultPoint::kList));
-  return target_->List(prefix);
+  return target()->List(prefix);
 }
 
 Result<ObjectInfo> FaultInjectionStore::Head(std::string_view key) {
   LD_RETURN_IF_ERROR(Hit(FaultPoint::kHead));
-  return target_->Head(key);
+  return target()->Head(key);
 }
 
 Status FaultInjectionStore::Delete(std::span<const std::string> keys) {
   LD_RETURN_IF_ERROR(Hit(FaultPoint::kDelete));
-  return target_->Delete(keys);
+  return target()->Delete(keys);
 }
 
 }  // namespace lakedump

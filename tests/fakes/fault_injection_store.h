@@ -13,7 +13,7 @@
 #include <string>
 #include <utility>
 
-#include "store/object_store.h"
+#include "store/forwarding_store.h"
 
 namespace lakedump {
 
@@ -30,9 +30,9 @@ enum class FaultPoint : uint8_t {
 };
 inline constexpr size_t kFaultPointCount = 8;
 
-class FaultInjectionStore final : public ObjectStore {
+class FaultInjectionStore final : public ForwardingStore {
  public:
-  explicit FaultInjectionStore(ObjectStore* target) : target_(target) {}
+  explicit FaultInjectionStore(ObjectStore* target) : ForwardingStore(target) {}
 
   // The nth call (1-based, counted from the store's creation) at `point` fails
   // with `status` instead of reaching the wrapped store. n = 0 never fails.
@@ -60,9 +60,10 @@ class FaultInjectionStore final : public ObjectStore {
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Result<ObjectInfo> Head(std::string_view key) override;
   Status Delete(std::span<const std::string> keys) override;
-  std::string Describe() const override { return target_->Describe(); }
-  Status SyncWritten() override { return target_->SyncWritten(); }
-  bool create_only_is_atomic() const override { return target_->create_only_is_atomic(); }
+  // Reads through NewReader(), so that whole-object reads meet the read faults too.
+  Result<WholeObject> ReadWhole(std::string_view key, std::optional<uint64_t> max_bytes) override {
+    return ObjectStore::ReadWhole(key, max_bytes);
+  }
 
  private:
   class Writer;
@@ -76,7 +77,6 @@ class FaultInjectionStore final : public ObjectStore {
   Status Hit(FaultPoint point);
   void WriterEnded(bool committed);
 
-  ObjectStore* const target_;
   mutable std::mutex mu_;
   std::array<int, kFaultPointCount> calls_{};                   // guarded by mu_
   std::array<std::optional<Rule>, kFaultPointCount> rules_{};  // guarded by mu_

@@ -13,6 +13,7 @@
 #include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
 #include "integration/pg_test_util.h"
+#include "store/forwarding_store.h"
 #include "store/memory/memory_store.h"
 
 namespace lakedump {
@@ -29,28 +30,18 @@ using testing_pg::ScratchSchema;
 
 // Forwards to a MemoryStore; runs `hook` once, at the first writer whose key
 // contains `trigger` (from the dump's table task, mid-dump).
-class HookStore final : public ObjectStore {
+class HookStore final : public ForwardingStore {
  public:
   HookStore(ObjectStore* target, std::string trigger, std::function<void()> hook)
-      : target_(target), trigger_(std::move(trigger)), hook_(std::move(hook)) {}
+      : ForwardingStore(target), trigger_(std::move(trigger)), hook_(std::move(hook)) {}
   Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
                                                   WriteOptions options = {}) override {
     if (key.find(trigger_) != std::string_view::npos && !fired_.exchange(true)) hook_();
-    return target_->NewWriter(key, options);
+    return target()->NewWriter(key, options);
   }
-  Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override {
-    return target_->NewReader(key);
-  }
-  Result<std::vector<ObjectInfo>> List(std::string_view prefix) override {
-    return target_->List(prefix);
-  }
-  Result<ObjectInfo> Head(std::string_view key) override { return target_->Head(key); }
-  Status Delete(std::span<const std::string> keys) override { return target_->Delete(keys); }
-  std::string Describe() const override { return target_->Describe(); }
   bool fired() const { return fired_; }
 
  private:
-  ObjectStore* const target_;
   const std::string trigger_;
   std::function<void()> hook_;
   std::atomic<bool> fired_{false};

@@ -14,6 +14,7 @@
 #include "fakes/fake_database.h"
 #include "fakes/fake_target_database.h"
 #include "load/load_service.h"
+#include "store/forwarding_store.h"
 #include "store/memory/memory_store.h"
 
 namespace lakedump {
@@ -22,9 +23,9 @@ namespace {
 using json = nlohmann::json;
 
 // Wraps a store and records every ReadAt (key, offset, length). Thread-safe.
-class ReadCountingStore final : public ObjectStore {
+class ReadCountingStore final : public ForwardingStore {
  public:
-  explicit ReadCountingStore(ObjectStore* target) : target_(target) {}
+  explicit ReadCountingStore(ObjectStore* target) : ForwardingStore(target) {}
 
   // How many times each byte of `key` was read, for bytes [0, size).
   std::vector<int> Coverage(const std::string& key, uint64_t size) const {
@@ -38,42 +39,33 @@ class ReadCountingStore final : public ObjectStore {
     return times;
   }
 
-  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
-                                                  WriteOptions options) override {
-    return target_->NewWriter(key, options);
-  }
   Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override {
-    LD_ASSIGN_OR_RETURN(auto inner, target_->NewReader(key));
+    LD_ASSIGN_OR_RETURN(auto inner, target()->NewReader(key));
     return std::unique_ptr<ObjectReader>(new Reader(this, std::string(key), std::move(inner)));
   }
-  Result<std::vector<ObjectInfo>> List(std::string_view prefix) override {
-    return target_->List(prefix);
+  // Through NewReader(), so that whole-object reads are recorded too.
+  Result<WholeObject> ReadWhole(std::string_view key, std::optional<uint64_t> max_bytes) override {
+    return ObjectStore::ReadWhole(key, max_bytes);
   }
-  Result<ObjectInfo> Head(std::string_view key) override { return target_->Head(key); }
-  Status Delete(std::span<const std::string> keys) override { return target_->Delete(keys); }
-  std::string Describe() const override { return target_->Describe(); }
 
  private:
-  class Reader final : public ObjectReader {
+  class Reader final : public ForwardingReader {
    public:
     Reader(ReadCountingStore* store, std::string key, std::unique_ptr<ObjectReader> inner)
-        : store_(store), key_(std::move(key)), inner_(std::move(inner)) {}
-    uint64_t size() const override { return inner_->size(); }
+        : ForwardingReader(std::move(inner)), store_(store), key_(std::move(key)) {}
     Status ReadAt(uint64_t offset, uint64_t length, std::string* out) override {
       {
         std::lock_guard<std::mutex> lock(store_->mu_);
         store_->reads_[key_].push_back({offset, length});
       }
-      return inner_->ReadAt(offset, length, out);
+      return ForwardingReader::ReadAt(offset, length, out);
     }
 
    private:
     ReadCountingStore* const store_;
     const std::string key_;
-    std::unique_ptr<ObjectReader> inner_;
   };
 
-  ObjectStore* const target_;
   mutable std::mutex mu_;
   std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>> reads_;  // guarded by mu_
 };

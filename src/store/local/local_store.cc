@@ -75,7 +75,7 @@ std::string_view BaseName(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-class LocalWriter final : public ObjectWriter {
+class LocalWriter : public ObjectWriter {
  public:
   // `pending` non-null: deferred sync, Close() only records the path there.
   LocalWriter(LocalFileOps* ops, int fd, std::string temp_path, std::string final_path,
@@ -89,13 +89,9 @@ class LocalWriter final : public ObjectWriter {
     buffer_.reserve(LocalStore::kWriteBufferSize);
   }
 
-  ~LocalWriter() override {
-    if (!committed_) Abort();
-  }
-
   Status Append(std::string_view data) override {
     if (!status_.ok()) return status_;
-    if (committed_ || fd_ < 0) return Status::Internal("append after Close: " + final_path_);
+    if (closed() || fd_ < 0) return Status::Internal("append after Close: " + final_path_);
     bytes_ += data.size();
     const size_t cap = LocalStore::kWriteBufferSize;
     if (!buffer_.empty()) {
@@ -113,8 +109,8 @@ class LocalWriter final : public ObjectWriter {
 
   uint64_t bytes_written() const override { return bytes_; }
 
-  Status Close() override {
-    if (committed_) return Status::OK();
+ protected:
+  Status DoClose() override {
     if (!status_.ok()) return status_;
     LD_RETURN_IF_ERROR(Flush());
     if (pending_ == nullptr) {
@@ -137,7 +133,6 @@ class LocalWriter final : public ObjectWriter {
       temp_path_.clear();
       std::lock_guard lock(pending_->mu);
       pending_->paths.push_back(final_path_);
-      committed_ = true;
       return Status::OK();
     }
     // From here the temp file is gone; a failed directory sync removes the final
@@ -148,8 +143,15 @@ class LocalWriter final : public ObjectWriter {
       temp_path_.clear();
       return Fail(std::move(s));
     }
-    committed_ = true;
     return Status::OK();
+  }
+
+  // Idempotent: also how a failure removes the temp file at once (Fail).
+  void Abort() override {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
+    temp_path_.clear();
   }
 
  private:
@@ -198,13 +200,6 @@ class LocalWriter final : public ObjectWriter {
     return err == 0 ? Status::OK() : ErrnoStatus(err, "fsync directory", dir);
   }
 
-  void Abort() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-    if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
-    temp_path_.clear();
-  }
-
   LocalFileOps* const ops_;
   const bool create_only_;
   int fd_;
@@ -215,7 +210,6 @@ class LocalWriter final : public ObjectWriter {
   uint64_t file_bytes_ = 0;      // bytes handed to the file so far
   uint64_t writeback_from_ = 0;  // where the next StartWriteback begins
   Status status_;  // sticky first error
-  bool committed_ = false;
   const std::shared_ptr<LocalStore::PendingSyncs> pending_;
 };
 
@@ -359,9 +353,8 @@ Result<std::unique_ptr<ObjectWriter>> LocalStore::NewWriter(std::string_view key
     int fd = -1;
     const int err = ops_->Open(temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kFileMode, &fd);
     if (err == 0) {
-      return std::unique_ptr<ObjectWriter>(
-          new LocalWriter(ops_, fd, std::move(temp_path), std::move(final_path), pending_,
-                          options.create_only));
+      return MakeObjectWriter<LocalWriter>(ops_, fd, std::move(temp_path), std::move(final_path),
+                                           pending_, options.create_only);
     }
     if (err != EEXIST || attempt == 5) return ErrnoStatus(err, "create", final_path);
   }

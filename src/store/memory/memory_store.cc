@@ -6,35 +6,29 @@
 
 namespace lakedump {
 
-class MemoryStore::Writer final : public ObjectWriter {
+class MemoryStore::Writer : public ObjectWriter {
  public:
   Writer(MemoryStore* store, std::string key, WriteOptions options)
       : store_(store), key_(std::move(key)), options_(options) {}
-  ~Writer() override {
-    if (!closed_) store_->WriterEnded(/*committed=*/false);
-  }
 
   Status Append(std::string_view data) override {
-    if (closed_) return Status::Internal("append after Close: " + key_);
+    if (closed()) return Status::Internal("append after Close: " + key_);
     data_.append(data);
     return Status::OK();
   }
   uint64_t bytes_written() const override { return data_.size(); }
 
-  Status Close() override {
-    if (closed_) return Status::OK();
-    LD_RETURN_IF_ERROR(store_->Commit(key_, std::make_shared<const std::string>(data_),
-                                      options_.create_only));
-    closed_ = true;
-    return Status::OK();
+ protected:
+  Status DoClose() override {
+    return store_->Commit(key_, std::make_shared<const std::string>(data_), options_.create_only);
   }
+  void Abort() override { store_->WriterAborted(); }
 
  private:
   MemoryStore* const store_;
   const std::string key_;
   const WriteOptions options_;
   std::string data_;
-  bool closed_ = false;
 };
 
 namespace {
@@ -73,10 +67,10 @@ Status MemoryStore::Commit(std::string key, std::shared_ptr<const std::string> d
   return Status::OK();
 }
 
-void MemoryStore::WriterEnded(bool committed) {
+void MemoryStore::WriterAborted() {
   std::lock_guard lock(mu_);
   --open_;
-  if (!committed) ++aborted_;
+  ++aborted_;
 }
 
 Result<std::unique_ptr<ObjectWriter>> MemoryStore::NewWriter(std::string_view key,
@@ -86,7 +80,7 @@ Result<std::unique_ptr<ObjectWriter>> MemoryStore::NewWriter(std::string_view ke
     std::lock_guard lock(mu_);
     ++open_;
   }
-  return std::unique_ptr<ObjectWriter>(new Writer(this, std::string(key), options));
+  return MakeObjectWriter<Writer>(this, std::string(key), options);
 }
 
 Result<std::unique_ptr<ObjectReader>> MemoryStore::NewReader(std::string_view key) {

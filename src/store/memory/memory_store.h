@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "store/forwarding_store.h"
 #include "store/object_store.h"
 
 namespace lakedump {
@@ -44,7 +45,7 @@ class MemoryStore final : public ObjectStore {
   class Writer;
   // AlreadyExists (and nothing changed) when create_only and the key exists.
   Status Commit(std::string key, std::shared_ptr<const std::string> data, bool create_only);
-  void WriterEnded(bool committed);
+  void WriterAborted();
 
   const std::string name_;
   mutable std::mutex mu_;
@@ -63,31 +64,15 @@ std::shared_ptr<MemoryStore> NamedMemoryStore(std::string_view name);
 // Forgets every named store (tests call it between cases).
 void ClearNamedMemoryStores();
 
-// An ObjectStore that forwards to a shared store; what OpenStore("memory://x")
-// returns. Thread-safe when the target is.
-class SharedStoreRef final : public ObjectStore {
+// An ObjectStore that forwards to a shared store, which it keeps alive; what
+// OpenStore("memory://x") returns. Thread-safe when the target is.
+class SharedStoreRef final : public ForwardingStore {
  public:
-  explicit SharedStoreRef(std::shared_ptr<ObjectStore> target) : target_(std::move(target)) {}
-  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
-                                                  WriteOptions options = {}) override {
-    return target_->NewWriter(key, options);
-  }
-  Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override {
-    return target_->NewReader(key);
-  }
-  Result<WholeObject> ReadWhole(std::string_view key, std::optional<uint64_t> max_bytes) override {
-    return target_->ReadWhole(key, max_bytes);
-  }
-  Result<std::vector<ObjectInfo>> List(std::string_view prefix) override {
-    return target_->List(prefix);
-  }
-  Result<ObjectInfo> Head(std::string_view key) override { return target_->Head(key); }
-  Status Delete(std::span<const std::string> keys) override { return target_->Delete(keys); }
-  bool create_only_is_atomic() const override { return target_->create_only_is_atomic(); }
-  std::string Describe() const override { return target_->Describe(); }
+  explicit SharedStoreRef(std::shared_ptr<ObjectStore> target)
+      : ForwardingStore(target.get()), keep_alive_(std::move(target)) {}
 
  private:
-  const std::shared_ptr<ObjectStore> target_;
+  const std::shared_ptr<ObjectStore> keep_alive_;
 };
 
 }  // namespace lakedump

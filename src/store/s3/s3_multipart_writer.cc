@@ -45,11 +45,13 @@ S3MultipartWriter::S3MultipartWriter(S3Client* client, ThreadPool* upload_pool,
       options_(std::move(options)) {}
 
 S3MultipartWriter::~S3MultipartWriter() {
-  if (!closed_) {
-    if (status_.ok()) status_ = Status::Cancelled("writer destroyed before Close");
-    AbortUpload();
-  }
   if (current_) buffers_->Put(std::move(current_->buffer));
+}
+
+void S3MultipartWriter::Abort() {
+  if (closed_) return;
+  if (status_.ok()) status_ = Status::Cancelled("writer destroyed before Close");
+  AbortUpload();
 }
 
 Status S3MultipartWriter::StartPart() {
@@ -193,7 +195,7 @@ void S3MultipartWriter::ResolveUploadId() {
   upload_id_future_ = {};
 }
 
-Status S3MultipartWriter::Close() {
+Status S3MultipartWriter::DoClose() {
   if (closed_) return Status::OK();
   if (!status_.ok()) return status_;
   const std::string location = "s3://" + client_->bucket() + "/" + key_;

@@ -57,7 +57,7 @@ struct MultipartWriterOptions {
 // The size of part `part_number` (1-based) for a base part size.
 uint64_t PartSizeFor(uint64_t base, int part_number, bool equal_parts);
 
-class S3MultipartWriter final : public ObjectWriter {
+class S3MultipartWriter : public ObjectWriter {
  public:
   S3MultipartWriter(S3Client* client, ThreadPool* upload_pool, PartBufferPool* buffers,
                     MemoryBudget* budget, std::string key, MultipartWriterOptions options);
@@ -65,12 +65,16 @@ class S3MultipartWriter final : public ObjectWriter {
 
   Status Append(std::string_view data) override;
   uint64_t bytes_written() const override { return bytes_written_; }
-  Status Close() override;
 
   int parts() const { return next_part_ - 1; }
   // The multipart upload's id ("" before the first part, or when creating it
   // failed); waits for the first part's task to create it.
   std::string upload_id() const;
+
+ protected:
+  Status DoClose() override;
+  // Unless the upload completed: waits for the parts in flight, then aborts the upload.
+  void Abort() override;
 
  private:
   struct Part {
@@ -103,7 +107,7 @@ class S3MultipartWriter final : public ObjectWriter {
   // Set by the first part's task (upload_parallelism > 0); read by the others.
   std::shared_future<Result<std::string>> upload_id_future_;
   Status status_;
-  bool closed_ = false;
+  bool closed_ = false;  // the object is complete (a failed HEAD may still fail Close())
   bool aborted_ = false;
   std::unique_ptr<TaskGroup> uploads_;  // when upload_parallelism > 0
 

@@ -91,8 +91,8 @@ class S3Store final : public ObjectStore {
     w.equal_parts = options_.s3.equal_parts;
     w.stop = options_.stop;
     w.unaborted = &unaborted_;
-    return std::unique_ptr<ObjectWriter>(std::make_unique<S3MultipartWriter>(
-        &client_, &upload_pool_, &buffers_, budget_, url_.prefix + std::string(key), w));
+    return MakeObjectWriter<S3MultipartWriter>(&client_, &upload_pool_, &buffers_, budget_,
+                                               url_.prefix + std::string(key), w);
   }
 
   Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override {
