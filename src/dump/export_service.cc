@@ -28,7 +28,7 @@
 
 namespace lakedump {
 
-using Clock = std::chrono::system_clock;
+using WallClock = std::chrono::system_clock;  // not lakedump::Clock (base/clock.h)
 
 namespace {
 // Units estimated at fewer batches than this are read and encoded in turn.
@@ -78,7 +78,7 @@ struct ExportService::TableState {
   std::vector<DataFile> files;       // GUARDED_BY(mu)
   Schema schema;                     // GUARDED_BY(mu): from the first unit opened
   bool have_schema = false;          // GUARDED_BY(mu)
-  Clock::time_point started;         // GUARDED_BY(mu)
+  WallClock::time_point started;         // GUARDED_BY(mu)
   bool started_set = false;          // GUARDED_BY(mu)
   std::optional<TableManifest> manifest;  // set once committed or reused
   std::string manifest_key;               // where: its _table.json or _table-<run>.json
@@ -242,7 +242,7 @@ Status ExportService::ExportUnit(TableState* state, const WorkUnit& unit, std::s
   {
     std::lock_guard<std::mutex> lock(state->mu);
     if (!state->started_set) {
-      state->started = Clock::now();
+      state->started = WallClock::now();
       state->started_set = true;
     }
   }
@@ -336,7 +336,7 @@ Status ExportService::CommitTable(TableState* state) {
     m.schema = state->schema;
     m.files = std::move(state->files);
     m.started_at = FormatUtc(state->started);
-    m.seconds = std::chrono::duration<double>(Clock::now() - state->started).count();
+    m.seconds = std::chrono::duration<double>(WallClock::now() - state->started).count();
   }
   // Keep the source's declared types where the stream's schema lacks them.
   if (def.schema.num_columns() == m.schema.num_columns()) {
@@ -363,7 +363,7 @@ Status ExportService::CommitTable(TableState* state) {
     m.rows += f.rows;
     m.bytes += f.bytes;
   }
-  m.finished_at = FormatUtc(Clock::now());
+  m.finished_at = FormatUtc(WallClock::now());
   if (iceberg_ != nullptr) {
     // The table's Iceberg metadata, beside its _table.json and the next tables. Over a
     // committed dump its fixed-name objects wait for the new manifest (RunLeased).
@@ -617,7 +617,7 @@ Result<nlohmann::json> ExportService::CaptureSchema(const SchemaSelection& selec
 }
 
 Result<DumpResult> ExportService::Run(std::stop_token stop) {
-  const auto started = Clock::now();
+  const auto started = WallClock::now();
   TraceSpan dump_span(trace_, "dump", "dump");
   if (options_.table_parallelism < 1) {
     return Status::InvalidArgument("--table-parallelism must be at least 1");
@@ -628,6 +628,7 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   lease_options.renew_interval = options_.lease_renew_interval;
   lease_options.wait = options_.wait_for_lock;
   lease_options.take_over_stale = options_.if_exists == IfExists::kResume;
+  lease_options.clock = options_.clock;
   {
     TraceSpan lease_span(trace_, "lease", "phase");
     LD_ASSIGN_OR_RETURN(lease_, DumpLease::Acquire(lease_store_ ? lease_store_ : store_, run_id_,
@@ -650,7 +651,7 @@ Result<DumpResult> ExportService::Run(std::stop_token stop) {
   return result;
 }
 
-Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_point started) {
+Result<DumpResult> ExportService::RunLeased(std::stop_token stop, WallClock::time_point started) {
   // The run's phases, one after the other, as spans of the trace (category "phase").
   std::optional<TraceSpan> phase;
   const auto enter = [&](const char* name) {
@@ -811,7 +812,7 @@ Result<DumpResult> ExportService::RunLeased(std::stop_token stop, Clock::time_po
     run["tables"] = run["tables"].get<int>() + 1;
   }
   for (auto& [id, run] : runs) d.snapshots.push_back(std::move(run));
-  const auto finished = Clock::now();
+  const auto finished = WallClock::now();
   d.finished_at = FormatUtc(finished);
   d.seconds = std::chrono::duration<double>(finished - started).count();
 

@@ -19,7 +19,7 @@
 namespace lakedump {
 namespace {
 
-using Clock = std::chrono::system_clock;
+using WallClock = std::chrono::system_clock;  // not lakedump::Clock (base/clock.h)
 
 // Fault points for the tests of exactly-once (docs/incremental.md): with
 // LAKEDUMP_FAULT=<point> the process dies there, as a crash would.
@@ -82,7 +82,7 @@ Result<uint64_t> Redump(ObjectStore* store, const IncrementRequest& request,
 Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_store,
                                      const DumpManifest& base, const IncrementRequest& request,
                                      std::stop_token stop) {
-  const auto started = Clock::now();
+  const auto started = WallClock::now();
   LD_ASSIGN_OR_RETURN(IncrementalBase inc, ParseIncrementalBase(base));
   if (request.dump.table_format != TableFormat::kParquet) {
     return Status::InvalidArgument(
@@ -94,6 +94,7 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
   lease_options.wait = request.dump.wait_for_lock;
   // A dead increment's lease is taken over once stale: the slot is where it resumes from.
   lease_options.take_over_stale = true;
+  lease_options.clock = request.dump.clock;
   LD_ASSIGN_OR_RETURN(std::unique_ptr<DumpLease> lease,
                       DumpLease::Acquire(lease_store, run_id, lease_options, stop));
   struct Release {
@@ -283,7 +284,7 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
   if (stop.stop_requested()) return Status::Cancelled("interrupted");
   LD_ASSIGN_OR_RETURN(PgSlotState after, QueryPgSlot(*conn, inc.slot));
   m.retained_wal_bytes = after.retained_wal_bytes;
-  const auto finished = Clock::now();
+  const auto finished = WallClock::now();
   m.finished_at = FormatUtc(finished);
   m.seconds = std::chrono::duration<double>(finished - started).count();
 

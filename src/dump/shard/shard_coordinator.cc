@@ -217,7 +217,7 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
   const nlohmann::json described = db.Describe();
   ShardPlan sp;
   sp.dump_id = dump_id;
-  sp.created_at = FormatUtc(std::chrono::system_clock::now());
+  sp.created_at = FormatUtc(options.clock->WallNow());
   // --no-snapshot: the plan names none (the workers each take their own).
   const bool no_snapshot = OptionsSayNoSnapshot(options.matching);
   if (!no_snapshot) {
@@ -251,7 +251,7 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
   }
   plan_span.reset();
 
-  const auto plan_written = SteadyClock::now();
+  const auto plan_written = options.clock->Now();
   const auto deadline = plan_written + options.shard_timeout;
   std::vector<bool> taken(static_cast<size_t>(options.shards), false);
   std::vector<std::set<std::string>> planned(sp.shards.size());
@@ -330,27 +330,27 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
     if (done == taken.size()) break;
     // Units finished by the shards still running, committed before their reports.
     bool read_progress = false;
-    if (!progress_due.empty() && SteadyClock::now() >= next_progress_round) {
+    if (!progress_due.empty() && options.clock->Now() >= next_progress_round) {
       read_progress = true;
       SteadyClock::duration reading{0};  // the listing and the reads, not the commits
       for (const auto& [o, rk] : progress_due) {
         if (taken[rk.shard]) continue;  // its report came in this round
         TraceSpan span(options.trace, fmt::format("progress of shard {}", rk.shard), "shard");
-        const auto read_started = SteadyClock::now();
+        const auto read_started = options.clock->Now();
         std::vector<UnitOutput> units =
             UnitsFromProgress(store, o, rk, dump_id, planned[static_cast<size_t>(rk.shard)],
                               list_all, passed, stop);
         progress_read[o.key] = ListedVersion(o);
-        reading += SteadyClock::now() - read_started;
+        reading += options.clock->Now() - read_started;
         if (!units.empty()) LD_RETURN_IF_ERROR(sink(passed.Fresh(std::move(units))));
       }
-      next_progress_round = SteadyClock::now() + std::max<SteadyClock::duration>(
+      next_progress_round = options.clock->Now() + std::max<SteadyClock::duration>(
                                                      options.progress_interval, 3 * reading);
     }
     // The snapshot's session must live for the workers to import it (--no-snapshot: released
     // already, so OK).
     LD_RETURN_IF_ERROR(db.CheckSnapshotHeld());
-    if (SteadyClock::now() >= deadline) {
+    if (options.clock->Now() >= deadline) {
       std::string missing;
       for (size_t i = 0; i < taken.size(); ++i) {
         if (!taken[i]) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", i);
@@ -366,8 +366,9 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
     // A progress object says its worker is running and finishing units: its report may come
     // any moment (a worker queued for hours writes none, and is polled slowly).
     const bool due = done > 0 || !progress_read.empty() ||
-                     SteadyClock::now() - plan_written < options.fast_poll_window;
-    if (!SleepFor(due ? options.fast_poll_interval : options.poll_interval, stop)) {
+                     options.clock->Now() - plan_written < options.fast_poll_window;
+    if (!options.clock->SleepFor(due ? options.fast_poll_interval : options.poll_interval,
+                                 stop)) {
       return Status::Cancelled("interrupted");
     }
   }

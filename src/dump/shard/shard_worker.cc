@@ -18,11 +18,9 @@
 namespace lakedump {
 namespace {
 
-using SteadyClock = std::chrono::steady_clock;
-
 Result<ShardPlan> WaitForPlan(ObjectStore& store, const WorkerOptions& worker,
                               std::stop_token stop) {
-  const auto started = SteadyClock::now();
+  const auto started = worker.clock->Now();
   const auto deadline = started + worker.plan_timeout;
   for (;;) {
     auto text = store.GetObject(kShardPlanKey, kMaxShardDocumentBytes);
@@ -30,7 +28,7 @@ Result<ShardPlan> WaitForPlan(ObjectStore& store, const WorkerOptions& worker,
     if (text.status().code() != Code::kNotFound) {
       return text.status().WithContext(std::string(kShardPlanKey));
     }
-    if (SteadyClock::now() >= deadline) {
+    if (worker.clock->Now() >= deadline) {
       const bool committed = store.GetObject(kManifestKey, kMaxMetadataBytes).ok();
       return Status::NotFound(fmt::format(
           "no {} in {} within --plan-timeout: {}", kShardPlanKey, store.Describe(),
@@ -38,8 +36,8 @@ Result<ShardPlan> WaitForPlan(ObjectStore& store, const WorkerOptions& worker,
                     : "start the coordinator (lakedump dump SRC DEST --shards N --coordinate) "
                       "first, with the same DEST"));
     }
-    const bool early = SteadyClock::now() - started < worker.fast_poll_window;
-    if (!SleepFor(early ? worker.fast_poll_interval : worker.poll_interval, stop)) {
+    const bool early = worker.clock->Now() - started < worker.fast_poll_window;
+    if (!worker.clock->SleepFor(early ? worker.fast_poll_interval : worker.poll_interval, stop)) {
       return Status::Cancelled("interrupted");
     }
   }
@@ -55,11 +53,11 @@ bool CommittedAlready(ObjectStore& store, const std::string& dump_id) {
 
 // The coordinator is alive while it renews its lease: a worker whose coordinator is gone
 // would dump for nothing.
-Status CheckCoordinatorAlive(ObjectStore& store, const std::string& dump_id,
+Status CheckCoordinatorAlive(ObjectStore& store, const std::string& dump_id, Clock& clock,
                              bool* coordinator_gone) {
   auto holder = ReadLease(store);
   if (!holder.ok() && holder.status().code() != Code::kNotFound) return holder.status();
-  const auto now = std::chrono::system_clock::now();
+  const auto now = clock.WallNow();
   if (!holder.ok() || holder->run_id != dump_id || holder->IsStale(now)) {
     *coordinator_gone = true;
     return Status::Unavailable(fmt::format(
@@ -131,7 +129,8 @@ Result<std::vector<UnitOutput>> RunUnitsWithProgress(Database& db, ObjectStore& 
       .shard = worker.shard,
       .attempt = attempt,
       .interval = worker.progress_interval,
-      .log = worker.warn});
+      .log = worker.warn,
+      .clock = worker.clock});
   ExportService service(&db, &store, options);
   service.set_run_id(attempt);
   service.set_trace(worker.trace);
@@ -177,13 +176,13 @@ Result<WorkerResult> RunPlanned(Database& db, ObjectStore& store, const DumpOpti
   {
     TraceSpan span(worker.trace, "check snapshot and coordinator", "shard");
     LD_RETURN_IF_ERROR(db.CheckSnapshotHeld());
-    LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, coordinator_gone));
+    LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, *worker.clock, coordinator_gone));
   }
   ShardReport report;
   report.dump_id = plan.dump_id;
   report.shard = worker.shard;
   report.attempt = attempt;
-  report.finished_at = FormatUtc(std::chrono::system_clock::now());
+  report.finished_at = FormatUtc(worker.clock->WallNow());
   WorkerResult result;
   result.dump_id = plan.dump_id;
   result.attempt = attempt;
@@ -252,7 +251,7 @@ Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const Dump
     }
     return result;
   }
-  LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, coordinator_gone));
+  LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, *worker.clock, coordinator_gone));
   if (OptionsSayNoSnapshot(plan.options)) {
     // --no-snapshot: a snapshot of this worker's own (its units agree with each other, not
     // with the other workers').
@@ -299,7 +298,7 @@ Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const Dump
     failed.dump_id = plan.dump_id;
     failed.shard = worker.shard;
     failed.attempt = attempt;
-    failed.finished_at = FormatUtc(std::chrono::system_clock::now());
+    failed.finished_at = FormatUtc(worker.clock->WallNow());
     failed.failed = true;
     failed.error = ran.status().ToString();
     if (auto text = SerializeShardReport(failed); text.ok()) {
