@@ -16,8 +16,8 @@ Result<ProgressMode> ParseProgressMode(std::string_view text) {
 }
 
 ProgressReporter::ProgressReporter(const DumpProgress* progress, ProgressMode mode,
-                                   std::FILE* out)
-    : progress_(progress), out_(out) {
+                                   std::FILE* out, Clock* clock)
+    : progress_(progress), out_(out), clock_(clock) {
   tty_ = isatty(fileno(out)) != 0;
   enabled_ = mode != ProgressMode::kNone;
   if (mode == ProgressMode::kPlain) tty_ = false;
@@ -27,7 +27,7 @@ ProgressReporter::ProgressReporter(const DumpProgress* progress, ProgressMode mo
 ProgressReporter::~ProgressReporter() { Stop(); }
 
 void ProgressReporter::Start() {
-  start_ = std::chrono::steady_clock::now();
+  start_ = clock_->Now();
   if (!enabled_ || thread_.joinable()) return;
   thread_ = std::thread([this] { Loop(); });
 }
@@ -49,13 +49,9 @@ std::string ProgressReporter::Line(double elapsed) const {
 }
 
 void ProgressReporter::Loop() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_) {
-    cv_.wait_for(lock, interval_, [this] { return stop_; });
-    if (stop_) break;
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const std::string line = Line(elapsed);
+  const std::stop_token stop = stop_source_.get_token();
+  while (clock_->SleepFor(interval_, stop)) {
+    const std::string line = Line(clock_->SecondsSince(start_));
     if (tty_) {
       std::fprintf(out_, "\r\033[K%s", line.c_str());
     } else {
@@ -71,7 +67,7 @@ void ProgressReporter::Stop() {
     if (stop_) return;
     stop_ = true;
   }
-  cv_.notify_all();
+  stop_source_.request_stop();
   if (thread_.joinable()) thread_.join();
   if (enabled_ && tty_) {
     std::fprintf(out_, "\r\033[K");

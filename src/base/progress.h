@@ -6,15 +6,16 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
+#include <stop_token>
 #include <string>
 #include <thread>
 
 #include <string_view>
 
+#include "base/clock.h"
 #include "base/status.h"
 
 namespace lakedump {
@@ -36,8 +37,10 @@ struct DumpProgress {
 
 class ProgressReporter {
  public:
-  // kAuto picks the terminal form when `out` is a TTY.
-  ProgressReporter(const DumpProgress* progress, ProgressMode mode, std::FILE* out = stderr);
+  // kAuto picks the terminal form when `out` is a TTY. The interval and the elapsed time are
+  // read from `clock` (borrowed; it must outlive the reporter).
+  ProgressReporter(const DumpProgress* progress, ProgressMode mode, std::FILE* out = stderr,
+                   Clock* clock = &SystemClock());
   ~ProgressReporter();  // Stop()s
   ProgressReporter(const ProgressReporter&) = delete;
   ProgressReporter& operator=(const ProgressReporter&) = delete;
@@ -55,11 +58,12 @@ class ProgressReporter {
   std::FILE* out_;
   bool enabled_;
   bool tty_;
+  Clock* const clock_;
   std::chrono::milliseconds interval_;
-  std::chrono::steady_clock::time_point start_;
+  Clock::TimePoint start_;
   std::mutex mu_;
-  std::condition_variable cv_;
   bool stop_ = false;  // GUARDED_BY(mu_)
+  std::stop_source stop_source_;  // Stop() wakes the loop's sleep on the clock
   std::thread thread_;
 };
 

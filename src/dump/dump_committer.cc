@@ -19,7 +19,7 @@
 
 namespace lakedump {
 
-using Clock = std::chrono::system_clock;
+using WallClock = std::chrono::system_clock;  // not lakedump::Clock (base/clock.h)
 
 namespace {
 
@@ -87,7 +87,7 @@ struct DumpCommitter::TableState {
   std::vector<DataFile> files;       // GUARDED_BY(mu)
   Schema schema;                     // GUARDED_BY(mu): from the first unit in
   bool have_schema = false;          // GUARDED_BY(mu)
-  Clock::time_point started;         // GUARDED_BY(mu)
+  WallClock::time_point started;         // GUARDED_BY(mu)
   bool started_set = false;          // GUARDED_BY(mu)
   std::optional<TableManifest> manifest;  // set once committed or reused
   std::string manifest_key;               // where: its _table.json or _table-<run>.json
@@ -291,7 +291,7 @@ void DumpCommitter::TableStarted(size_t i) {
   TableState& state = *states_[i];
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.started_set) {
-    state.started = Clock::now();
+    state.started = WallClock::now();
     state.started_set = true;
   }
 }
@@ -382,7 +382,7 @@ Result<TableManifest> DumpCommitter::MakeTableManifest(TableState* state) {
     m.schema = state->schema;
     m.files = std::move(state->files);
     m.started_at = FormatUtc(state->started);
-    m.seconds = std::chrono::duration<double>(Clock::now() - state->started).count();
+    m.seconds = std::chrono::duration<double>(WallClock::now() - state->started).count();
   }
   // Keep the source's declared types where the stream's schema lacks them.
   if (def.schema.num_columns() == m.schema.num_columns()) {
@@ -409,7 +409,7 @@ Result<TableManifest> DumpCommitter::MakeTableManifest(TableState* state) {
     m.rows += f.rows;
     m.bytes += f.bytes;
   }
-  m.finished_at = FormatUtc(Clock::now());
+  m.finished_at = FormatUtc(WallClock::now());
   return m;
 }
 
@@ -444,7 +444,7 @@ DumpManifest DumpCommitter::BuildManifest(nlohmann::json schema, TimePoint start
     d.total_bytes += t.bytes;
   }
   d.snapshots = SnapshotsOf(tables);
-  const auto finished = Clock::now();
+  const auto finished = WallClock::now();
   d.finished_at = FormatUtc(finished);
   d.seconds = std::chrono::duration<double>(finished - started).count();
   d.sha256 = !options_.sign_key.empty();

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/clock.h"
 #include "base/progress.h"
 #include "format/parquet/parquet_writer.h"
 #include "store/store_options.h"
@@ -91,6 +92,8 @@ struct DumpOptions {
   // --sign-key-file's bytes (never recorded or printed); empty = an unsigned dump. Signed:
   // SHA-256 of every object in the metadata, and _manifest.sig (dump/signature.h).
   std::string sign_key;
+  // The lease's renewals and waits read this clock (borrowed; tests pass a FakeClock).
+  Clock* clock = &SystemClock();
 };
 
 // The options as recorded in _manifest.json (no credentials).

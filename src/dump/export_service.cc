@@ -15,7 +15,7 @@
 
 namespace lakedump {
 
-using Clock = std::chrono::system_clock;
+using WallClock = std::chrono::system_clock;  // not lakedump::Clock (base/clock.h)
 
 namespace {
 
@@ -142,7 +142,7 @@ Result<DumpResult> ExportService::RunSharded(const RemoteUnitRunner& runner,
 
 Result<DumpResult> ExportService::RunWithLease(const RemoteUnitRunner* remote,
                                                std::stop_token stop) {
-  const auto started = Clock::now();
+  const auto started = WallClock::now();
   TraceSpan dump_span(trace_, "dump", "dump");
   if (options_.table_parallelism < 1) {
     return Status::InvalidArgument("--table-parallelism must be at least 1");
@@ -153,6 +153,7 @@ Result<DumpResult> ExportService::RunWithLease(const RemoteUnitRunner* remote,
   lease_options.renew_interval = options_.lease_renew_interval;
   lease_options.wait = options_.wait_for_lock;
   lease_options.take_over_stale = options_.if_exists == IfExists::kResume;
+  lease_options.clock = options_.clock;
   ObjectStore& lease_store = lease_store_ ? *lease_store_ : *store_;
   std::unique_ptr<DumpLease> lease;
   {

@@ -12,9 +12,9 @@
 namespace lakedump {
 namespace {
 
-using Clock = std::chrono::system_clock;
+using WallClock = std::chrono::system_clock;
 
-int64_t UnixMs(Clock::time_point t) {
+int64_t UnixMs(WallClock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
 }
 
@@ -27,19 +27,16 @@ std::string HostName() {
 }  // namespace
 
 bool SleepFor(std::chrono::milliseconds d, std::stop_token stop) {
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::unique_lock lock(mu);
-  return !cv.wait_for(lock, stop, d, [] { return false; }) && !stop.stop_requested();
+  return SystemClock().SleepFor(d, stop);
 }
 
-std::string LeaseHolder::Describe(Clock::time_point now) const {
+std::string LeaseHolder::Describe(WallClock::time_point now) const {
   const double ago = static_cast<double>(UnixMs(now) - renewed_unix_ms) / 1000.0;
   return fmt::format("run {} (host {}, pid {}, started {}, renewed {:.0f}s ago)", run_id, host,
                      pid, started_at, ago);
 }
 
-bool LeaseHolder::IsStale(Clock::time_point now) const {
+bool LeaseHolder::IsStale(WallClock::time_point now) const {
   const int64_t interval = renew_interval_ms > 0 ? renew_interval_ms : 10'000;
   if (UnixMs(now) - renewed_unix_ms > kStaleRenewals * interval) return true;
   // A holder on this host whose process is gone (killed) will never renew.
@@ -87,7 +84,7 @@ Result<LeaseHolder> ReadLease(ObjectStore& store) {
 
 DumpLease::DumpLease(ObjectStore* store, LeaseHolder self, LeaseOptions options)
     : store_(store), options_(options), self_(std::move(self)) {
-  last_renewal_ = std::chrono::steady_clock::now();
+  last_renewal_ = options_.clock->Now();
 }
 
 Result<std::unique_ptr<DumpLease>> DumpLease::Acquire(ObjectStore* store, std::string run_id,
@@ -96,15 +93,15 @@ Result<std::unique_ptr<DumpLease>> DumpLease::Acquire(ObjectStore* store, std::s
   self.run_id = std::move(run_id);
   self.host = HostName();
   self.pid = static_cast<int64_t>(::getpid());
-  self.started_at = FormatUtc(Clock::now());
+  Clock& clock = *options.clock;
+  self.started_at = FormatUtc(clock.WallNow());
   self.renew_interval_ms = options.renew_interval.count();
-  const auto give_up = options.wait ? std::chrono::steady_clock::now() + *options.wait
-                                    : std::chrono::steady_clock::time_point::max();
+  const auto give_up = options.wait ? clock.Now() + *options.wait : Clock::TimePoint::max();
   const std::string dest = store->Describe();
   std::optional<LeaseHolder> taken_over;
   for (;;) {
     if (stop.stop_requested()) return Status::Cancelled("interrupted while waiting for the lease");
-    self.renewed_unix_ms = UnixMs(Clock::now());
+    self.renewed_unix_ms = UnixMs(clock.WallNow());
     const std::string body = ToJson(self).dump(2) + "\n";
     Status put = store->PutObject(kLeaseKey, body, WriteOptions{.create_only = true});
     std::optional<LeaseHolder> holder;
@@ -115,7 +112,7 @@ Result<std::unique_ptr<DumpLease>> DumpLease::Acquire(ObjectStore* store, std::s
       if (!holder) continue;  // released meanwhile: try again at once
       // A create whose reply was lost and was sent again finds itself.
       if (holder->run_id == self.run_id) put = Status::OK();
-      if (!put.ok() && options.take_over_stale && holder->IsStale(Clock::now())) {
+      if (!put.ok() && options.take_over_stale && holder->IsStale(clock.WallNow())) {
         // Replace it (a plain write), then read back below like any non-atomic create.
         LD_RETURN_IF_ERROR(store->PutObject(kLeaseKey, body));
         taken_over = holder;
@@ -139,7 +136,7 @@ Result<std::unique_ptr<DumpLease>> DumpLease::Acquire(ObjectStore* store, std::s
         read_back = probe.ok();
       }
       if (read_back) {
-        if (!SleepFor(options.settle, stop)) return Status::Cancelled("interrupted");
+        if (!clock.SleepFor(options.settle, stop)) return Status::Cancelled("interrupted");
         auto current = ReadLease(*store);
         if (!current.ok() && current.status().code() != Code::kNotFound) return current.status();
         if (!current.ok() || current->run_id != self.run_id) {
@@ -154,8 +151,8 @@ Result<std::unique_ptr<DumpLease>> DumpLease::Acquire(ObjectStore* store, std::s
         return lease;
       }
     }
-    const auto now = Clock::now();
-    if (std::chrono::steady_clock::now() >= give_up) {
+    const auto now = clock.WallNow();
+    if (clock.Now() >= give_up) {
       const bool stale = holder->IsStale(now);
       return Status::AlreadyExists(fmt::format(
           "{} is being written by another lakedump: {}{}", dest, holder->Describe(now),
@@ -163,7 +160,7 @@ Result<std::unique_ptr<DumpLease>> DumpLease::Acquire(ObjectStore* store, std::s
                   "resume"
                 : options.wait ? "; wait for it, or pass --wait-for-lock" : ""));
     }
-    if (!SleepFor(std::chrono::milliseconds(500), stop)) {
+    if (!clock.SleepFor(std::chrono::milliseconds(500), stop)) {
       return Status::Cancelled("interrupted while waiting for the lease");
     }
   }
@@ -172,14 +169,14 @@ Result<std::unique_ptr<DumpLease>> DumpLease::Acquire(ObjectStore* store, std::s
 DumpLease::~DumpLease() { Release().IgnoreError(); }
 
 void DumpLease::RenewLoop(std::stop_token stop) {
-  std::unique_lock lock(mu_);
-  while (!stop.stop_requested()) {
-    static_cast<void>(cv_.wait_for(lock, stop, options_.renew_interval, [] { return false; }));
-    if (stop.stop_requested() || !lost_.empty()) return;
-    lock.unlock();
+  while (options_.clock->SleepFor(options_.renew_interval, stop)) {
+    {
+      std::lock_guard lock(mu_);
+      if (!lost_.empty()) return;
+    }
     Status s = RenewOnce();
-    lock.lock();
-    if (s.ok()) last_renewal_ = std::chrono::steady_clock::now();
+    std::lock_guard lock(mu_);
+    if (s.ok()) last_renewal_ = options_.clock->Now();
     // A failed renewal is tried again next time; CheckHeld() fails once
     // renewals have failed for too long.
   }
@@ -196,10 +193,10 @@ Status DumpLease::RenewOnce() {
     return current.status();
   }
   if (current->run_id != self_.run_id) {
-    lost_ = "the lease was taken over by " + current->Describe(Clock::now());
+    lost_ = "the lease was taken over by " + current->Describe(options_.clock->WallNow());
     return Status::OK();
   }
-  self_.renewed_unix_ms = UnixMs(Clock::now());
+  self_.renewed_unix_ms = UnixMs(options_.clock->WallNow());
   return store_->PutObject(kLeaseKey, ToJson(self_).dump(2) + "\n");
 }
 
@@ -208,7 +205,7 @@ Status DumpLease::CheckHeld() {
   std::lock_guard lock(mu_);
   const std::string dest = store_->Describe();
   if (current.ok() && current->run_id != self_.run_id) {
-    lost_ = "the lease was taken over by " + current->Describe(Clock::now());
+    lost_ = "the lease was taken over by " + current->Describe(options_.clock->WallNow());
   } else if (!current.ok() && current.status().code() == Code::kNotFound) {
     lost_ = "the lease was deleted by someone else";
   } else if (!current.ok()) {
@@ -217,7 +214,7 @@ Status DumpLease::CheckHeld() {
   if (!lost_.empty()) {
     return Status::AlreadyExists(fmt::format("{} is no longer this run's to write: {}", dest, lost_));
   }
-  const auto since = std::chrono::steady_clock::now() - last_renewal_;
+  const auto since = options_.clock->Now() - last_renewal_;
   if (since > kStaleRenewals * options_.renew_interval) {
     return Status::AlreadyExists(fmt::format(
         "could not renew the lease on {} for {}s: another run may have taken it over", dest,
@@ -233,7 +230,6 @@ Status DumpLease::Release() {
     released_ = true;
   }
   renewer_.request_stop();
-  cv_.notify_all();
   if (renewer_.joinable()) renewer_.join();
   auto current = ReadLease(*store_);
   if (!current.ok()) {

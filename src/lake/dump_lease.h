@@ -21,7 +21,6 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -31,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/clock.h"
 #include "base/status.h"
 #include "lake/object_keys.h"
 #include "store/object_store.h"
@@ -47,6 +47,9 @@ struct LeaseOptions {
   bool take_over_stale = false;  // --if-exists resume
   // Read-back delay where create-only is not atomic (S3).
   std::chrono::milliseconds settle{1500};
+  // Renewals, staleness, waits and the lease's timestamps read this clock (borrowed; it must
+  // outlive the lease).
+  Clock* clock = &SystemClock();
 };
 
 // What a lease file says about its holder.
@@ -68,7 +71,8 @@ nlohmann::json ToJson(const LeaseHolder& holder);
 Result<LeaseHolder> ParseLease(std::string_view text);
 // The lease as stored now; NotFound when there is none (an unreadable one: a stale holder).
 Result<LeaseHolder> ReadLease(ObjectStore& store);
-// Sleeps up to `d`; false when `stop` was requested.
+// Sleeps up to `d` on SystemClock(); false when `stop` was requested. Code that has a Clock
+// calls its SleepFor() instead.
 bool SleepFor(std::chrono::milliseconds d, std::stop_token stop);
 
 class DumpLease {
@@ -98,10 +102,9 @@ class DumpLease {
   ObjectStore* const store_;
   const LeaseOptions options_;
   std::mutex mu_;
-  std::condition_variable_any cv_;
   LeaseHolder self_;                                   // guarded by mu_ (renewed_unix_ms)
   std::string lost_;                                   // guarded by mu_: why it is no longer ours
-  std::chrono::steady_clock::time_point last_renewal_; // guarded by mu_
+  Clock::TimePoint last_renewal_;                      // guarded by mu_
   bool released_ = false;                              // guarded by mu_
   std::optional<LeaseHolder> taken_over_;
   std::jthread renewer_;  // last: stops before the rest is destroyed

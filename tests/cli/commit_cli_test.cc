@@ -15,7 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/clock.h"
 #include "fakes/cli_run.h"
+#include "fakes/fs_events.h"
 #include "fakes/temp_dir.h"
 
 namespace lakedump {
@@ -111,8 +113,9 @@ TEST_F(CommitCliTest, ADumpAndAResumeOverlappingLeaveOneGoodDump) {
 TEST_F(CommitCliTest, AStaleLeaseIsTakenOverOnlyByResume) {
   const std::string dest = dir_.Sub("stale");
   fs::create_directories(dest);
+  // The binary judges the lease by the real clock.
   const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
+                          SystemClock().WallNow().time_since_epoch())
                           .count();
   const json lease = {{"format", "lakedump-dump"}, {"kind", "lease"},
                       {"run_id", "20261201T000000Z-deadbeef"}, {"host", "elsewhere"},
@@ -160,10 +163,7 @@ TEST_F(CommitCliTest, SigintDeletesTheLeaseAndKeepsTheOldDump) {
           static_cast<char*>(nullptr));
     _exit(127);
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!fs::exists(dest + "/_lease.json") && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  WaitForFiles(dest, /*recursive=*/false, pid, [&] { return fs::exists(dest + "/_lease.json"); });
   kill(pid, SIGINT);
   int status = 0;
   waitpid(pid, &status, 0);

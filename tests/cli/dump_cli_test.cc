@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fakes/cli_run.h"
+#include "fakes/fs_events.h"
 #include "fakes/temp_dir.h"
 
 namespace lakedump {
@@ -277,18 +278,16 @@ TEST_F(DumpCliTest, SigkillThenResumeGivesTheSameRowsAsAFreshDump) {
           "--table-parallelism", "1", "--progress", "none", static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Kill once a few tables have committed.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  for (;;) {
+  // Kill once a few tables have committed (or the run is over: skipped below).
+  WaitForFiles(dest, /*recursive=*/true, pid, [&] {
     int committed = 0;
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(dest, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (it->path().filename() == "_table.json") ++committed;
     }
-    if (committed >= 5 || std::chrono::steady_clock::now() > deadline) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+    return committed >= 5;
+  });
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);

@@ -209,7 +209,7 @@ TEST(HostileCliTest, FifoInADumpFailsPromptlyNamingIt) {
   const std::string table_json = tmp.Sub("dump/main/t/_table.json");
   fs::remove(table_json);
   ASSERT_EQ(::mkfifo(table_json.c_str(), 0644), 0);
-  const auto start = std::chrono::steady_clock::now();
+  // Each run is killed past 20 s: a hang fails it (code 137).
   for (const std::string& args :
        {"ls --ddl " + Quote(tmp.Sub("dump")), "verify " + Quote(tmp.Sub("dump")),
         "load " + Quote(tmp.Sub("dump")) + " " + Quote(tmp.Sub("target.sqlite"))}) {
@@ -218,7 +218,6 @@ TEST(HostileCliTest, FifoInADumpFailsPromptlyNamingIt) {
     EXPECT_THAT(r.err, HasSubstr("_table.json")) << args;
     EXPECT_THAT(r.err, HasSubstr("not a regular file")) << args;
   }
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }
 
 // The finding: `ls --ddl` printed escape codes raw, which can hide SQL from a reviewer.

@@ -24,6 +24,7 @@
 
 #include "base/checksum.h"
 #include "fakes/cli_run.h"
+#include "fakes/fs_events.h"
 #include "fakes/temp_dir.h"
 #include "source/sqlite/sqlite_database.h"
 #include "source/sqlite/sqlite_text.h"
@@ -319,7 +320,9 @@ TEST_F(LoadCliTest, KilledMidwayThenReplaceRecovers) {
   Db src(db_);
   std::map<std::string, int64_t> rows;
   for (const std::string& t : src.Tables()) rows[t] = src.Count(t);
-  for (int delay_ms : {30, 80, 150}) {
+  // Killed after the 1st, 4th and 16th batch of changes to the target's files (the journal
+  // and the database: early, midway, late), not after a time.
+  for (int changes : {1, 4, 16}) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
@@ -327,7 +330,8 @@ TEST_F(LoadCliTest, KilledMidwayThenReplaceRecovers) {
             "replace", "--batch-rows", "500", "--progress", "none", static_cast<char*>(nullptr));
       _exit(127);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    int seen = -1;  // the first check comes before any change
+    WaitForFiles(dir_.path(), /*recursive=*/false, pid, [&] { return ++seen >= changes; });
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
@@ -337,7 +341,7 @@ TEST_F(LoadCliTest, KilledMidwayThenReplaceRecovers) {
     for (const std::string& name : db.Tables()) {
       if (name.rfind("_lakedump_load_", 0) == 0) continue;  // staging: dropped by the next run
       ASSERT_TRUE(rows.count(name)) << name;
-      EXPECT_EQ(db.Count(name), rows[name]) << name << " after a kill at " << delay_ms << " ms";
+      EXPECT_EQ(db.Count(name), rows[name]) << name << " after a kill at change " << changes;
     }
   }
   RunResult r = RunLd("load " + dump_ + " " + target + " --if-exists replace", dir_);

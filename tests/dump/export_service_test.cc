@@ -5,12 +5,14 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <set>
 #include <thread>
 
 #include "lake/object_keys.h"
 #include "fakes/fake_database.h"
 #include "fakes/fault_injection_store.h"
+#include "fakes/sync.h"
 #include "store/memory/memory_store.h"
 #include "store/object_key.h"
 
@@ -227,40 +229,46 @@ TEST(ExportServiceTest, FailedManifestWriteLeavesNoManifest) {
 
 TEST(ExportServiceTest, FirstFailureCancelsOtherTables) {
   FakeDatabase db;
+  // slow's read is under way (its second batch waits until bad reads, and fails) when bad
+  // fails: the failure stops it long before its 1M rows (2000 batches).
+  Gate bad_reads;
+  std::atomic<uint64_t> slow_read{0};
   FakeTable slow{TableRef{"main", "slow"}, 1000000};
-  slow.batch_delay = std::chrono::milliseconds(20);
+  slow.before_batch = [&](uint64_t row) {
+    if (row > 0) bad_reads.Wait();
+    slow_read = row;
+  };
   db.AddTable(slow);
   FakeTable bad{TableRef{"main", "bad"}, 100};
   bad.fail_at_row = 50;
+  bad.before_batch = [&](uint64_t) { bad_reads.Open(); };
   db.AddTable(bad);
   MemoryStore store("t6");
-  const auto start = std::chrono::steady_clock::now();
   ExportService service(&db, &store, SmallOptions());
   auto r = service.Run();
-  const auto took = std::chrono::steady_clock::now() - start;
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("fake read failure at row 50"), std::string::npos);
-  EXPECT_LT(took, std::chrono::seconds(5));  // slow would take 40 s
+  EXPECT_LT(slow_read.load(), 900000u);  // cancelled, not read to its end
   EXPECT_FALSE(HasKey(store, kManifestKey));
   EXPECT_EQ(store.open_writers(), 0);
 }
 
 TEST(ExportServiceTest, StopTokenCancels) {
   FakeDatabase db;
+  std::stop_source stop;
+  std::atomic<uint64_t> slow_read{0};
   FakeTable slow{TableRef{"main", "slow"}, 1000000};
-  slow.batch_delay = std::chrono::milliseconds(10);
+  slow.before_batch = [&](uint64_t row) {
+    slow_read = row;
+    if (row == 1000) stop.request_stop();  // the stop comes in the middle of the read
+  };
   db.AddTable(slow);
   MemoryStore store("t7");
-  std::stop_source stop;
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    stop.request_stop();
-  });
   ExportService service(&db, &store, SmallOptions());
   auto r = service.Run(stop.get_token());
-  canceller.join();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Code::kCancelled);
+  EXPECT_LT(slow_read.load(), 900000u);  // not read to its end
   EXPECT_FALSE(HasKey(store, kManifestKey));
   EXPECT_EQ(store.open_writers(), 0);
 }

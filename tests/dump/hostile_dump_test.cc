@@ -15,6 +15,7 @@
 #include "lake/object_keys.h"
 #include "lake/verifier.h"
 #include "fakes/fake_database.h"
+#include "fakes/fault_injection_store.h"
 #include "fakes/temp_dir.h"
 #include "format/parquet_craft.h"
 #include "store/local/local_store.h"
@@ -122,22 +123,23 @@ TEST(HostileDumpTest, OversizedManifestIsRefusedFromItsSize) {
     DumpTables(store->get(), {FakeTable{TableRef{"main", "t"}, 10}});
   }
   ASSERT_EQ(::truncate(dir.Sub("_manifest.json").c_str(), 3ll << 30), 0);
-  auto store = LocalStore::Open(dir.path());
-  ASSERT_TRUE(store.ok());
-  const auto start = std::chrono::steady_clock::now();
-  auto m = ReadDumpManifest(**store);
+  auto local = LocalStore::Open(dir.path());
+  ASSERT_TRUE(local.ok());
+  FaultInjectionStore store(local->get());  // counts the reads
+  auto m = ReadDumpManifest(store);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), Code::kCorruption);
   EXPECT_THAT(m.status().message(), HasSubstr("more than the"));
-  auto report = Verify(**store, {});
+  EXPECT_EQ(store.calls(FaultPoint::kRead), 0);  // refused from its size: not a byte read
+  auto report = Verify(store, {});
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   ASSERT_FALSE(report->ok());
   EXPECT_EQ(report->problems[0].kind, "manifest");
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 // The finding: a data file of no columns claiming 2^62 rows (its _table.json and manifest
-// agreeing, checksums valid) made `verify --deep` spin. It is refused at once.
+// agreeing, checksums valid) made `verify --deep` spin. It is refused at once (a spin would
+// hang this test: ctest's timeout fails it).
 TEST(HostileDumpTest, ZeroColumnFileClaimingRowsFailsVerifyPromptly) {
   MemoryStore store;
   const TableRef ref{"main", "t"};
@@ -173,14 +175,12 @@ TEST(HostileDumpTest, ZeroColumnFileClaimingRowsFailsVerifyPromptly) {
   m["totals"]["bytes"] = crafted.size();
   ASSERT_TRUE(store.PutObject(kManifestKey, m.dump()).ok());
 
-  const auto start = std::chrono::steady_clock::now();
   VerifyOptions o;
   o.deep = true;
   auto report = Verify(store, o);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   ASSERT_FALSE(report->ok());
   EXPECT_THAT(ProblemsOf(*report), HasSubstr("has no columns")) << ProblemsOf(*report);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
 // A long partition value (past NAME_MAX) makes a shortened folder; the data file entry keeps

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/clock.h"
 #include "dump/export_service.h"
 #include "dump/iceberg/iceberg_commit.h"
 #include "dump/iceberg/iceberg_expire.h"
@@ -201,8 +202,9 @@ TEST(IcebergHistoryTest, ExpireOlderThanKeepsRecentSnapshots) {
   DumpRows(store, 100, Options(IfExists::kOverwrite));
   ExpireOptions o;
   o.older_than = std::chrono::hours(1);
+  // The snapshots were stamped by the real clock (iceberg_commit.cc).
   o.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                 std::chrono::system_clock::now().time_since_epoch())
+                 SystemClock().WallNow().time_since_epoch())
                  .count();
   auto r = ExpireIcebergSnapshots(store, o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "fakes/sync.h"
 #include "lake/metadata_io.h"
 
 namespace lakedump {
@@ -138,18 +139,19 @@ TEST(MetadataIoTest, WidthIsPerTaskClampedToItsBounds) {
 
 TEST(MetadataIoTest, RunsEveryCallAtMostWidthAtOnce) {
   std::atomic<int> running{0}, most{0}, calls{0};
+  Rendezvous width(4);  // the calls wait until 4 of them run at once
   Status s = ForEachMetadataIo(50, 4, [&](size_t) {
     const int now = ++running;
     for (int seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    width.Arrive();
     --running;
     ++calls;
     return Status::OK();
   });
   EXPECT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(calls.load(), 50);
-  EXPECT_LE(most.load(), 4);
+  EXPECT_EQ(most.load(), 4);
 }
 
 TEST(MetadataIoTest, TheFirstErrorStopsTheCallsNotStarted) {

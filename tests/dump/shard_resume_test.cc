@@ -25,6 +25,7 @@
 #include "dump/shard/shard_plan.h"
 #include "dump/shard/shard_progress.h"
 #include "dump/shard/shard_worker.h"
+#include "fakes/fake_clock.h"
 #include "fakes/fake_database.h"
 #include "format/codec/codec.h"
 #include "store/memory/memory_store.h"
@@ -85,9 +86,11 @@ struct Attempt {
 
 // Runs shard `shard` of `shards` against `store`. `stop_at_open`: the attempt is interrupted
 // (as by SIGTERM) when it opens its n-th unit (0: never). `fail_table`: see AddTables.
-// `at_first_open` runs when the attempt opens its first unit (may be empty).
+// `at_first_open` runs when the attempt opens its first unit (may be empty). `clock`: the
+// worker's (its coordinator's, which it checks the lease of).
 Attempt RunAttempt(ObjectStore* store, int shard, int shards, int stop_at_open = 0,
-                   int fail_table = 0, std::function<void()> at_first_open = {}) {
+                   int fail_table = 0, std::function<void()> at_first_open = {},
+                   Clock* clock = &SystemClock()) {
   Attempt a;
   SharedSnapshotDatabase db;
   AddTables(&db, fail_table);
@@ -105,6 +108,7 @@ Attempt RunAttempt(ObjectStore* store, int shard, int shards, int stop_at_open =
   w.plan_timeout = 30s;
   w.fast_poll_interval = 10ms;
   w.poll_interval = 10ms;
+  w.clock = clock;
   w.matching = Matching();
   w.log = [&](const std::string& line) {
     std::lock_guard<std::mutex> lock(mu);
@@ -186,10 +190,21 @@ bool Logged(const Attempt& a, const std::string& what) {
   return false;
 }
 
-// The coordinator of a one-shard dump into `store`, on a thread of its own: Join() returns
-// its outcome. It reads progress objects as soon as they change.
+DumpOptions OptionsOn(Clock* clock) {
+  DumpOptions o = Options();
+  o.clock = clock;
+  return o;
+}
+
+// The coordinator of a one-shard dump into `store`, on a thread of its own, on a fake clock:
+// it polls (every 10 ms of fake time) only when the test runs a Round() (Join() runs them
+// until it is done, and returns its outcome). It reads progress objects as soon as they
+// change. The workers run on the same clock (RunAttempt(..., &coordinator.clock)).
 struct CoordinatorThread {
-  explicit CoordinatorThread(MemoryStore* store) : service(&db, store, Options()) {
+  // Asleep on the clock while the coordinator waits: its poll and its lease's renewer.
+  static constexpr size_t kSleepers = 2;
+
+  explicit CoordinatorThread(MemoryStore* store) : service(&db, store, OptionsOn(&clock)) {
     AddTables(&db);
     co.shards = 1;
     co.matching = Matching();
@@ -197,23 +212,40 @@ struct CoordinatorThread {
     co.fast_poll_interval = 10ms;
     co.progress_interval = 10ms;
     co.shard_timeout = 60s;
+    co.clock = &clock;
     thread = std::thread([this, store] {
-      committed = service.RunSharded([this, store](const DumpPlan& plan,
-                                                   const ExportService::RemoteUnitSink& sink,
-                                                   std::stop_token stop) {
-        return RunShardCoordinator(*store, db, service.run_id(), plan, co, sink, &taken_files,
-                                   stop);
-      });
+      committed = service.RunSharded(
+          [this, store](const DumpPlan& plan, const ExportService::RemoteUnitSink& sink,
+                        std::stop_token stop) {
+            return RunShardCoordinator(*store, db, service.run_id(), plan, co, sink,
+                                       &taken_files, stop);
+          },
+          stop.get_token());
+      done.request_stop();
     });
+    // Its plan is written once it polls.
+    EXPECT_TRUE(clock.WaitForSleepers(kSleepers, done.get_token()))
+        << committed.status().ToString();
   }
   ~CoordinatorThread() {
+    stop.request_stop();  // a test that failed early does not wait for the shard timeout
     if (thread.joinable()) thread.join();
   }
+  // One poll of the coordinator: false once it is done.
+  bool Round() {
+    if (!clock.WaitForSleepers(kSleepers, done.get_token())) return false;
+    clock.Advance(10ms);
+    return true;
+  }
   const Result<DumpResult>& Join() {
+    while (Round()) {
+    }
     thread.join();
     return committed;
   }
 
+  FakeClock clock;
+  std::stop_source stop, done;
   SharedSnapshotDatabase db;
   CoordinatorOptions co;
   std::set<std::string> taken_files;
@@ -256,7 +288,7 @@ TEST(ShardResumeTest,
   const std::set<std::string>& taken_files = coordinator.taken_files;
 
   // The first attempt finishes 3 units, then is interrupted while it reads the 4th.
-  Attempt first = RunAttempt(&store, 0, 1, /*stop_at_open=*/4);
+  Attempt first = RunAttempt(&store, 0, 1, /*stop_at_open=*/4, 0, {}, &coordinator.clock);
   ASSERT_FALSE(first.result.ok());
   EXPECT_EQ(first.result.status().code(), Code::kCancelled) << first.result.status().ToString();
   auto progress = ProgressObjects(store, 0);
@@ -270,7 +302,7 @@ TEST(ShardResumeTest,
   EXPECT_TRUE(store.List("_shards/0/failed-")->empty());
 
   // The retry reads only the other units and reports all of them.
-  Attempt second = RunAttempt(&store, 0, 1);
+  Attempt second = RunAttempt(&store, 0, 1, 0, 0, {}, &coordinator.clock);
   ASSERT_TRUE(second.result.ok()) << second.result.status().ToString();
   EXPECT_EQ(second.result->units, static_cast<uint64_t>(kUnits));
   EXPECT_EQ(second.result->taken_over_units, 3u);
@@ -317,7 +349,7 @@ TEST(ShardResumeTest, TheTablesAProgressObjectCompletesAreCommittedBeforeTheRepo
   CoordinatorThread coordinator(&store);
   // The first attempt finishes the 4 ranges of main.big and main.t6 (the plan's order), then
   // is interrupted: its progress object names those 5 units.
-  Attempt first = RunAttempt(&store, 0, 1, /*stop_at_open=*/6);
+  Attempt first = RunAttempt(&store, 0, 1, /*stop_at_open=*/6, 0, {}, &coordinator.clock);
   ASSERT_FALSE(first.result.ok());
   auto progress = ProgressObjects(store, 0);
   ASSERT_EQ(progress.size(), 1u);
@@ -327,10 +359,9 @@ TEST(ShardResumeTest, TheTablesAProgressObjectCompletesAreCommittedBeforeTheRepo
   // other table, and no manifest.
   const std::string big_key = TableManifestKey(TableRef{"main", "big"});
   const std::string t6_key = TableManifestKey(TableRef{"main", "t6"});
-  const auto deadline = std::chrono::steady_clock::now() + 20s;
-  while ((!store.Head(big_key).ok() || !store.Head(t6_key).ok()) &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(10ms);
+  for (int round = 0; round < 100 && (!store.Head(big_key).ok() || !store.Head(t6_key).ok());
+       ++round) {
+    ASSERT_TRUE(coordinator.Round()) << coordinator.committed.status().ToString();
   }
   ASSERT_TRUE(store.Head(big_key).ok());
   ASSERT_TRUE(store.Head(t6_key).ok());
@@ -341,7 +372,7 @@ TEST(ShardResumeTest, TheTablesAProgressObjectCompletesAreCommittedBeforeTheRepo
   // Another attempt that does not take them over (their progress object gone, as when two
   // attempts run at once) reads and reports every unit itself.
   ASSERT_TRUE(store.Delete(std::vector<std::string>{progress.begin()->first}).ok());
-  Attempt second = RunAttempt(&store, 0, 1);
+  Attempt second = RunAttempt(&store, 0, 1, 0, 0, {}, &coordinator.clock);
   ASSERT_TRUE(second.result.ok()) << second.result.status().ToString();
   EXPECT_EQ(second.result->taken_over_units, 0u);
   EXPECT_EQ(second.opened.size(), static_cast<size_t>(kUnits));
@@ -408,14 +439,16 @@ TEST(ShardResumeTest, ProgressWrittenWhileTheAttemptRunsAndNoWriteWithNothingNew
   MemoryStore data("data");
   MemoryStore store("progress");
   const std::string attempt = NewAttemptId("20261202T080000Z-0a1b2c3d", 2);
+  FakeClock clock;
   ShardProgressWriter writer(ProgressWriterOptions{.data_store = &data,
                                                    .store = &store,
                                                    .dump_id = "20261202T080000Z-0a1b2c3d",
                                                    .shard = 2,
                                                    .attempt = attempt,
                                                    .interval = 10ms,
-                                                   .log = {}});
-  std::this_thread::sleep_for(50ms);
+                                                   .log = {},
+                                                   .clock = &clock});
+  for (int round = 0; round < 5; ++round) clock.AdvanceRound(10ms, 1);
   EXPECT_EQ(writer.writes(), 0u);  // nothing finished, nothing written
   UnitOutput u;
   u.table = TableRef{"public", "big"};
@@ -427,13 +460,14 @@ TEST(ShardResumeTest, ProgressWrittenWhileTheAttemptRunsAndNoWriteWithNothingNew
                              .xxh64 = "0123456789abcdef"});
   writer.Add(u);
   const std::string key = ShardProgressKey(2, attempt);
-  for (int i = 0; i < 500 && !store.Head(key).ok(); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_FALSE(store.Head(key).ok());  // written at the next interval, not at once
+  clock.AdvanceRound(10ms, 1);
   auto text = store.GetObject(key);
   ASSERT_TRUE(text.ok()) << "no periodic write";
   auto parsed = ParseShardProgress(*text, key);
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(UnitsOf(*parsed), std::set<std::string>{"public.big#3"});
-  std::this_thread::sleep_for(50ms);
+  for (int round = 0; round < 5; ++round) clock.AdvanceRound(10ms, 1);
   EXPECT_EQ(writer.writes(), 1u);  // unchanged since: not written again
   EXPECT_TRUE(writer.Stop(true).ok());
   EXPECT_EQ(writer.writes(), 1u);
@@ -598,10 +632,6 @@ TEST(ShardResumeTest, ForgedProgressObjectsCommitNothingBeforeTheReport) {
   MemoryStore store("forged-early");
   CoordinatorThread coordinator(&store);
   const std::string dump_id = coordinator.service.run_id();
-  const auto deadline = std::chrono::steady_clock::now() + 20s;
-  while (!store.Head(kShardPlanKey).ok() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(10ms);
-  }
   ASSERT_TRUE(store.Head(kShardPlanKey).ok());
   // Progress objects of attempts of this dump's shard 0 that no worker wrote. The first is
   // well-formed, but t1's file has another size than recorded and t3's is missing; the second
@@ -637,12 +667,12 @@ TEST(ShardResumeTest, ForgedProgressObjectsCommitNothingBeforeTheReport) {
   Put(&store, refused, forged);
   EXPECT_FALSE(ParseShardProgress(*store.GetObject(refused), "forged").ok());
   // The coordinator reads them (every 10 ms here) and commits none of those tables.
-  std::this_thread::sleep_for(300ms);
+  for (int round = 0; round < 30; ++round) ASSERT_TRUE(coordinator.Round());
   for (const char* t : {"t1", "t2", "t3", "t4"}) {
     EXPECT_FALSE(store.Head(TableManifestKey(TableRef{"main", t})).ok()) << t;
   }
   // The real attempt's report commits them, with its own files.
-  Attempt real = RunAttempt(&store, 0, 1);
+  Attempt real = RunAttempt(&store, 0, 1, 0, 0, {}, &coordinator.clock);
   ASSERT_TRUE(real.result.ok()) << real.result.status().ToString();
   ASSERT_TRUE(coordinator.Join().ok()) << coordinator.committed.status().ToString();
   const CommittedDump dump = ReadCommitted(store);

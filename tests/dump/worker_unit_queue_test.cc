@@ -15,6 +15,7 @@
 
 #include "dump/unit_exporter.h"
 #include "fakes/fake_database.h"
+#include "fakes/sync.h"
 #include "lake/object_keys.h"
 #include "store/memory/memory_store.h"
 
@@ -98,7 +99,24 @@ TEST(WorkerUnitQueueTest, LargeIsPerUnitNotPerTable) {
 
 TEST(WorkerUnitQueueTest, AWorkerWithTwoThreadsRunsASmallTableBesideTheFirstRange) {
   FakeDatabase db;
-  db.AddTable(FakeTable{TableRef{"main", "big"}, 4000, -1, std::chrono::milliseconds(50), 4});
+  // The first range reads while the small tables are opened beside it: its batches wait until
+  // all three are.
+  std::mutex mu;
+  std::vector<std::string> opened;
+  Event small_opened;
+  const auto all_small = [&] {
+    int n = 0;
+    for (const std::string& u : opened) n += u[0] == 't';
+    return n == 3;
+  };
+  db.AddTable(FakeTable{TableRef{"main", "big"}, 4000, -1,
+                        [&](uint64_t) {
+                          small_opened.WaitUntil([&] {
+                            std::lock_guard<std::mutex> lock(mu);
+                            return all_small();
+                          });
+                        },
+                        4});
   for (int i = 1; i <= 3; ++i) db.AddTable(FakeTable{TableRef{"main", fmt::format("t{}", i)}, 10});
   std::vector<WorkUnit> units;
   for (int i = 0; i < 4; ++i) {
@@ -111,11 +129,11 @@ TEST(WorkerUnitQueueTest, AWorkerWithTwoThreadsRunsASmallTableBesideTheFirstRang
   ASSERT_EQ(split.size(), 4u);
   for (int i = 0; i < 4; ++i) units[i].range_predicate = split[i].range_predicate;
 
-  std::mutex mu;
-  std::vector<std::string> opened;
   db.set_on_open([&](const WorkUnit& u) {
-    std::lock_guard<std::mutex> lock(mu);
-    opened.push_back(fmt::format("{}#{}", u.table.ref.name, u.index));
+    small_opened.Notify([&] {
+      std::lock_guard<std::mutex> lock(mu);
+      opened.push_back(fmt::format("{}#{}", u.table.ref.name, u.index));
+    });
   });
   MemoryStore store("queue");
   DumpOptions o;
@@ -131,7 +149,8 @@ TEST(WorkerUnitQueueTest, AWorkerWithTwoThreadsRunsASmallTableBesideTheFirstRang
     for (const DataFile& f : u.files) rows += f.rows;
   }
   EXPECT_EQ(rows, 4030u);
-  // The first range (10 batches of 50 ms) and, beside it, the small tables: never two
+  // The first range (10 batches, held until the small tables open) and, beside it, the small
+  // tables: never two
   // ranges read at once while they wait (all three are opened before the second range; the
   // two threads open their first units in either order).
   ASSERT_EQ(opened.size(), 7u);

@@ -1,7 +1,5 @@
 #include "fakes/fake_database.h"
 
-#include <thread>
-
 namespace lakedump {
 namespace {
 
@@ -12,7 +10,7 @@ class FakeSource : public TableSource {
   const Schema& schema() const override { return schema_; }
   Status Next(size_t max_rows, RowBatch* batch) override {
     batch->Reset(schema_);
-    if (table_->batch_delay.count() > 0) std::this_thread::sleep_for(table_->batch_delay);
+    if (table_->before_batch) table_->before_batch(next_);
     for (size_t n = 0; n < max_rows && next_ < end_; ++n, ++next_) {
       if (table_->fail_at_row >= 0 && next_ == static_cast<uint64_t>(table_->fail_at_row)) {
         return Status::IOError("fake read failure at row " + std::to_string(next_) + " of " +

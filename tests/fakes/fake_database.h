@@ -1,6 +1,7 @@
 // FakeDatabase: an in-memory Database for unit tests. Each table generates
 // deterministic rows (id int64, name string, amount double with some nulls,
-// day date); a table can fail at a given row or sleep per batch. Queries are
+// day date); a table can fail at a given row or run a hook before each batch
+// (to hold a read until an event, or to act at a given point of it). Queries are
 // "SELECT * FROM <table>" over the fake tables; any other SQL fails like a
 // syntax error. Thread-safe (the configuration is fixed before use).
 #pragma once
@@ -21,7 +22,9 @@ struct FakeTable {
   TableRef ref;
   uint64_t rows = 0;
   int64_t fail_at_row = -1;                  // Next() fails when this row would be produced
-  std::chrono::milliseconds batch_delay{0};  // sleep per batch (for cancellation tests)
+  // Runs before each batch with the index of its first row (e.g. blocks on a test's gate, or
+  // stops the run once a read is under way). May be empty.
+  std::function<void(uint64_t)> before_batch = {};
   int units = 1;                             // Split() returns this many ranges
   std::string partition_values = "abc";      // "name" column cycles over these letters
   // Columns named otherwise (old name -> new name), e.g. to change a table between dumps.

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <thread>
 
+#include "base/clock.h"
 #include "store/s3/sigv4.h"
 
 namespace lakedump {
@@ -108,7 +109,7 @@ Result<HttpResponse> FakeHttpTransport::Send(const HttpRequest& request, std::st
   while (now > prev && !max_concurrent_.compare_exchange_weak(prev, now)) {
   }
   RecordedRequest recorded{request.method, request.url, request.headers, std::string(request.body)};
-  if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
+  if (before_send_) before_send_(recorded);
   std::optional<HttpResponse> scripted;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -166,7 +167,7 @@ Result<HttpResponse> FakeS3Server::Handle(const RecordedRequest& r) {
     }
     int n = std::stoi(q["partNumber"]);
     it->second[n] = r.body;
-    last_part_[q["uploadId"]] = std::chrono::system_clock::now();
+    last_part_[q["uploadId"]] = SystemClock().WallNow();  // a server's clock: the real one
     HttpResponse resp = Xml(200, "");
     resp.headers.emplace_back("etag", "\"etag-" + std::to_string(n) + "\"");
     return resp;

@@ -39,8 +39,11 @@ class FakeHttpTransport final : public HttpTransport {
   void Push(long status, std::string body = "",
             std::vector<std::pair<std::string, std::string>> headers = {});
 
-  // Each Send sleeps this long (to observe concurrency).
-  void set_delay(std::chrono::milliseconds delay) { delay_ = delay; }
+  // Runs in each Send before it answers, while the request counts as in flight (e.g. holds
+  // requests until several are in flight, to observe concurrency). May be empty.
+  void set_before_send(std::function<void(const RecordedRequest&)> hook) {
+    before_send_ = std::move(hook);
+  }
 
   Result<HttpResponse> Send(const HttpRequest& request, std::stop_token stop) override;
 
@@ -49,7 +52,7 @@ class FakeHttpTransport final : public HttpTransport {
 
  private:
   Handler handler_;
-  std::chrono::milliseconds delay_{0};
+  std::function<void(const RecordedRequest&)> before_send_;
   mutable std::mutex mu_;
   std::deque<HttpResponse> script_;        // GUARDED_BY(mu_)
   std::vector<RecordedRequest> requests_;  // GUARDED_BY(mu_)

@@ -85,7 +85,7 @@ Result<std::unique_ptr<TableSink>> FakeTargetDatabase::OpenSink(const TablePlan&
 }
 
 Status FakeTargetDatabase::OnAppend(const std::string& name, const RowBatch& batch) {
-  if (append_delay_.count() > 0) std::this_thread::sleep_for(append_delay_);
+  if (before_append_) before_append_(name);
   std::lock_guard<std::mutex> lock(mu_);
   const int n = ++appends_[name];
   if (auto it = fail_append_.find(name); it != fail_append_.end() && it->second.first == n) {

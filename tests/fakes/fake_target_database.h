@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,7 +43,11 @@ class FakeTargetDatabase final : public TargetDatabase {
   void FailAppend(const std::string& qualified_name, int n, Status status);
   void FailPrepare(const std::string& qualified_name, Status status);
   // Every Append sleeps this long (for cancellation tests).
-  void set_append_delay(std::chrono::milliseconds d) { append_delay_ = d; }
+  // Runs before each batch is appended, with the table's name, outside the fake's lock (e.g.
+  // holds appends until several streams run, or stops the load midway).
+  void set_before_append(std::function<void(const std::string&)> hook) {
+    before_append_ = std::move(hook);
+  }
 
   // Snapshot of a table's state (by target qualified name); nullptr if never
   // seen.
@@ -64,7 +69,7 @@ class FakeTargetDatabase final : public TargetDatabase {
   void OnSinkClosed(const std::string& name, bool finished);
 
   const int max_sinks_;
-  std::chrono::milliseconds append_delay_{0};
+  std::function<void(const std::string&)> before_append_;
   mutable std::mutex mu_;
   std::map<std::string, TableState> tables_;
   std::map<std::string, uint64_t> existing_;

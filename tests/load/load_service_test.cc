@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "fakes/fake_database.h"
 #include "fakes/fake_target_database.h"
 #include "fakes/fault_injection_store.h"
+#include "fakes/sync.h"
 #include "store/memory/memory_store.h"
 
 namespace lakedump {
@@ -132,7 +134,11 @@ TEST_F(LoadServiceTest, OneStreamLoadsEveryFileThroughOneSink) {
 // Few files for the streams: they share the files' row groups, each row exactly once.
 TEST_F(LoadServiceTest, FewFilesAreSplitIntoRowGroupsAcrossStreams) {
   FakeTargetDatabase target(/*max_sinks=*/4);
-  target.set_append_delay(std::chrono::milliseconds(2));  // both streams get work
+  // Both streams get work: main.a's appends wait until two streams append to it at once.
+  Rendezvous two_streams(2);
+  target.set_before_append([&](const std::string& table) {
+    if (table == "main.a") two_streams.Arrive();
+  });
   LoadOptions o = Options();
   o.file_parallelism = 3;  // main.a: 3 files < 4 per stream: its 9 row groups are the units
   auto r = Load(&target, o);
@@ -190,7 +196,6 @@ TEST_F(LoadServiceTest, SchemaMapRenamesTargetSchema) {
 
 TEST_F(LoadServiceTest, FirstFailureCancelsTheRestAndAbortsTheTable) {
   FakeTargetDatabase target;
-  target.set_append_delay(std::chrono::milliseconds(5));
   target.FailAppend("main.a", 3, Status::IOError("injected disk full"));
   LoadOptions o = Options();
   o.table_parallelism = 1;  // a runs first (manifest order), b and c never start
@@ -210,7 +215,6 @@ TEST_F(LoadServiceTest, FirstFailureCancelsTheRestAndAbortsTheTable) {
 
 TEST_F(LoadServiceTest, FailureInParallelAbortsEveryUncommittedTable) {
   FakeTargetDatabase target;
-  target.set_append_delay(std::chrono::milliseconds(5));
   target.FailAppend("main.b", 2, Status::IOError("injected"));
   auto r = Load(&target, Options());
   ASSERT_FALSE(r.ok());
@@ -405,20 +409,14 @@ TEST_F(LoadServiceTest, StopBeforeStartLoadsNothing) {
 
 TEST_F(LoadServiceTest, StopMidwayAbortsTablesInFlight) {
   FakeTargetDatabase target;
-  target.set_append_delay(std::chrono::milliseconds(20));
   std::stop_source stop;
-  LoadService service(&store_, &target, Options());
-  std::thread stopper([&] {
-    // Stop once table a has rows staged (not on a timer: sanitizers slow the start).
-    for (int i = 0; i < 5000; ++i) {
-      auto a = target.Table("main.a");
-      if (a != nullptr && a->staged_rows > 0) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    stop.request_stop();
+  // Stop once table a has rows staged: at its second append (the first one's rows are staged).
+  std::atomic<int> a_appends{0};
+  target.set_before_append([&](const std::string& table) {
+    if (table == "main.a" && ++a_appends == 2) stop.request_stop();
   });
+  LoadService service(&store_, &target, Options());
   auto r = service.Run(stop.get_token());
-  stopper.join();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Code::kCancelled) << r.status().ToString();
   auto a = target.Table("main.a");

@@ -8,6 +8,7 @@
 
 #include "source/sqlite/sqlite_database.h"
 #include "source/sqlite/sqlite_types.h"
+#include "fakes/sync.h"
 #include "source/sqlite_test_util.h"
 
 namespace lakedump {
@@ -491,51 +492,70 @@ void CheckConsistentUnderConcurrentWrites(bool wal) {
   setup.Exec("CREATE TABLE a(x INTEGER); CREATE TABLE b(x INTEGER);"
              "INSERT INTO a VALUES (0); INSERT INTO b VALUES (0);");
 
-  std::atomic<bool> stop{false};
-  std::atomic<int> commits{0};
+  // The writer and the test meet on events (commits, refusals, a pause), never on a timer.
+  std::atomic<bool> stop{false}, hold{false}, held{false};
+  std::atomic<int> commits{0}, refusals{0};
+  Event events;
   std::thread writer([&] {
     Writer w(path);
     sqlite3_busy_timeout(w.db(), 2);
-    for (int i = 1; i <= 20000 && !stop.load(); ++i) {
-      if (w.TryExec("BEGIN IMMEDIATE") != SQLITE_OK) continue;
+    for (int i = 1; !stop.load(); ++i) {
+      if (hold.load()) {
+        // Paused while the dump takes its snapshot: a writer in a tight loop would starve a
+        // reader taking its SHARED lock in rollback-journal mode (its PENDING lock shuts new
+        // readers out); real writers pause.
+        held = true;
+        events.Notify();
+        events.WaitUntil([&] { return !hold.load() || stop.load(); });
+        held = false;
+      }
       const std::string ins = fmt::format("INSERT INTO a VALUES ({0}); INSERT INTO b VALUES ({0})", i);
-      if (w.TryExec(ins) != SQLITE_OK || w.TryExec("COMMIT") != SQLITE_OK) {
-        w.TryExec("ROLLBACK");  // releases the PENDING lock a failed COMMIT keeps
+      if (w.TryExec("BEGIN IMMEDIATE") != SQLITE_OK) {
+        ++refusals;
+        events.Notify();
         continue;
       }
-      commits.fetch_add(1);
-      // A writer in a tight loop would starve readers in rollback-journal mode
-      // (its PENDING lock shuts new readers out); real writers pause.
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      if (w.TryExec(ins) != SQLITE_OK || w.TryExec("COMMIT") != SQLITE_OK) {
+        w.TryExec("ROLLBACK");  // releases the PENDING lock a failed COMMIT keeps
+        ++refusals;
+        events.Notify();
+        continue;
+      }
+      ++commits;
+      events.Notify();
+      std::this_thread::yield();
     }
   });
   struct Joiner {
     std::atomic<bool>& stop;
+    Event& events;
     std::thread& t;
     ~Joiner() {
       stop = true;
+      events.Notify();
       t.join();
     }
-  } joiner{stop, writer};
-  const auto warmup = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (commits.load() < 20 && std::chrono::steady_clock::now() < warmup) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ASSERT_GE(commits.load(), 20) << "the writer never got going";
+  } joiner{stop, events, writer};
+  ASSERT_TRUE(events.WaitUntil([&] { return commits.load() >= 20; }))
+      << "the writer never got going";
 
+  hold = true;
+  ASSERT_TRUE(events.WaitUntil([&] { return held.load(); }));
   auto db = MustOpen(path);
   ASSERT_NE(db, nullptr);
   ASSERT_TRUE(db->BeginSnapshot().ok());
   const int at_snapshot = commits.load();
+  const int refused_at_snapshot = refusals.load();
+  events.Notify([&] { hold = false; });
   EXPECT_EQ(db->Describe()["journal_mode"], wal ? "wal" : "delete");
 
   const Rows a = ReadTable(*db, "a");
-  // Give the writer time to commit (WAL) or to be refused (rollback journal).
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (wal && commits.load() < at_snapshot + 50 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // Let the writer commit (WAL) or be refused (rollback journal) a number of times.
+  if (wal) {
+    EXPECT_TRUE(events.WaitUntil([&] { return commits.load() >= at_snapshot + 50; }));
+  } else {
+    EXPECT_TRUE(events.WaitUntil([&] { return refusals.load() >= refused_at_snapshot + 20; }));
   }
-  if (!wal) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const Rows b = ReadTable(*db, "b");
   const int during = commits.load() - at_snapshot;
   EXPECT_EQ(a, b);
@@ -547,11 +567,8 @@ void CheckConsistentUnderConcurrentWrites(bool wal) {
   }
   db.reset();
   const int before_release = commits.load();
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (commits.load() < before_release + 10 && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  EXPECT_GE(commits.load(), before_release + 10) << "writers proceed once the dump is over";
+  EXPECT_TRUE(events.WaitUntil([&] { return commits.load() >= before_release + 10; }))
+      << "writers proceed once the dump is over";
 }
 
 TEST(SqliteConsistencyTest, RollbackJournalMode) { CheckConsistentUnderConcurrentWrites(false); }

@@ -10,7 +10,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 
+#include "fakes/sync.h"
 #include "fakes/temp_dir.h"
 #include "store/local/beneath.h"
 #include "store/local/local_store.h"
@@ -89,16 +91,29 @@ TEST(LocalStoreBeneathTest, FifoIsRefusedPromptly) {
   fs::create_directories(dir.Sub("dump/main/t"));
   ASSERT_EQ(::mkfifo(dir.Sub("dump/main/t/_table.json").c_str(), 0644), 0);
   auto store = OpenOrDie(dir.Sub("dump"));
-  const auto start = std::chrono::steady_clock::now();
-  auto reader = store->NewReader("main/t/_table.json");
-  ASSERT_FALSE(reader.ok());
-  EXPECT_THAT(reader.status().message(), HasSubstr("not a regular file"));
-  EXPECT_THAT(reader.status().message(), HasSubstr("main/t/_table.json"));
-  EXPECT_FALSE(store->Head("main/t/_table.json").ok());
-  auto listed = store->List("");
-  ASSERT_FALSE(listed.ok());
-  EXPECT_THAT(listed.status().message(), HasSubstr("not a regular file"));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  // On a thread of its own: a store that opened the FIFO would block there, waiting for a
+  // writer. The test then fails, and releases it by opening the FIFO's other end.
+  auto calls = std::async(std::launch::async, [&] {
+    auto reader = store->NewReader("main/t/_table.json");
+    EXPECT_FALSE(reader.ok());
+    if (!reader.ok()) {
+      EXPECT_THAT(reader.status().message(), HasSubstr("not a regular file"));
+      EXPECT_THAT(reader.status().message(), HasSubstr("main/t/_table.json"));
+    }
+    EXPECT_FALSE(store->Head("main/t/_table.json").ok());
+    auto listed = store->List("");
+    EXPECT_FALSE(listed.ok());
+    if (!listed.ok()) {
+      EXPECT_THAT(listed.status().message(), HasSubstr("not a regular file"));
+    }
+  });
+  const bool returned = calls.wait_for(kEventLimit) == std::future_status::ready;
+  if (!returned) {
+    const int fd = ::open(dir.Sub("dump/main/t/_table.json").c_str(), O_RDWR | O_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+  }
+  calls.get();
+  EXPECT_TRUE(returned) << "a call blocked on the FIFO";
 }
 
 // The root itself may be a symlink (the user named it), and ordinary objects still work.

@@ -4,11 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
+#include <future>
+#include <memory>
 #include <random>
 #include <set>
 
 #include "base/memory_budget.h"
 #include "fakes/fake_http_transport.h"
+#include "fakes/sync.h"
 #include "store/s3/s3_store.h"
 #include "store/s3/sigv4.h"
 
@@ -33,7 +37,7 @@ class S3WriterTest : public ::testing::Test {
                                     std::stop_token stop = {}) {
     auto transport = std::make_unique<FakeHttpTransport>(server_.AsHandler());
     transport_ = transport.get();
-    transport_->set_delay(delay_);
+    transport_->set_before_send(before_send_);
     StoreOptions o;
     o.s3.endpoint = "http://fake:1";
     o.s3.access_key_id = "AKID";
@@ -59,8 +63,16 @@ class S3WriterTest : public ::testing::Test {
 
   FakeS3Server server_;
   FakeHttpTransport* transport_ = nullptr;
-  std::chrono::milliseconds delay_{0};
+  // Runs in each request before the fake server answers it (may be empty).
+  std::function<void(const RecordedRequest&)> before_send_;
 };
+
+// Holds the part uploads until `n` of them are in flight at once.
+std::function<void(const RecordedRequest&)> PartsMeet(std::shared_ptr<Rendezvous> parts) {
+  return [parts](const RecordedRequest& r) {
+    if (r.HasQuery("partNumber")) parts->Arrive();
+  };
+}
 
 TEST_F(S3WriterTest, SmallObjectIsOnePut) {
   auto store = Open(4);
@@ -105,8 +117,8 @@ TEST_F(S3WriterTest, PartsAreNumberedAndCompleteInOrder) {
 }
 
 TEST_F(S3WriterTest, ParallelismBoundIsRespected) {
-  delay_ = std::chrono::milliseconds(150);
   for (int p : {0, 1, 2, 4}) {
+    before_send_ = PartsMeet(std::make_shared<Rendezvous>(std::max(p, 1)));
     auto store = Open(p);
     ASSERT_TRUE(store->PutObject("obj", Bytes(5 * kPart + 1, 9)).ok());
     EXPECT_LE(transport_->max_concurrent(), std::max(p, 1)) << p;
@@ -117,17 +129,22 @@ TEST_F(S3WriterTest, ParallelismBoundIsRespected) {
 }
 
 TEST_F(S3WriterTest, CreateMultipartUploadDoesNotBlockTheProducer) {
-  delay_ = std::chrono::milliseconds(1000);
+  // The server answers nothing until the gate opens.
+  Gate server;
+  before_send_ = [&server](const RecordedRequest&) { server.Wait(); };
   auto store = Open(2);
   auto writer = store->NewWriter("obj");
   ASSERT_TRUE(writer.ok());
   std::string data = Bytes(3 * kPart + 3, 8);
-  const auto t0 = std::chrono::steady_clock::now();
   // The 2nd and 3rd parts' bytes flush parts 1 and 2: with P = 2 neither waits
-  // for CreateMultipartUpload (1 s here) nor for an UploadPart (copying 10 MiB
-  // into fresh part buffers takes up to about 0.35 s on a loaded machine).
-  ASSERT_TRUE((*writer)->Append(std::string_view(data).substr(0, 2 * kPart + 1)).ok());
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(700));
+  // for CreateMultipartUpload nor for an UploadPart, which are all unanswered here.
+  auto append = std::async(std::launch::async, [&] {
+    return (*writer)->Append(std::string_view(data).substr(0, 2 * kPart + 1));
+  });
+  const bool returned = append.wait_for(kEventLimit) == std::future_status::ready;
+  server.Open();
+  ASSERT_TRUE(returned) << "Append waited for the server";
+  ASSERT_TRUE(append.get().ok());
   ASSERT_TRUE((*writer)->Append(std::string_view(data).substr(2 * kPart + 1)).ok());
   ASSERT_TRUE((*writer)->Close().ok());
   EXPECT_EQ(server_.objects().at("pre/obj"), data);
@@ -140,7 +157,7 @@ TEST_F(S3WriterTest, CreateMultipartUploadDoesNotBlockTheProducer) {
 }
 
 TEST_F(S3WriterTest, BudgetBlocksTheProducer) {
-  delay_ = std::chrono::milliseconds(20);
+  before_send_ = PartsMeet(std::make_shared<Rendezvous>(2));  // the budget's 2 parts in flight
   MemoryBudget budget(2 * kPart);
   auto store = Open(8, &budget);
   std::string data = Bytes(6 * kPart + 7, 4);

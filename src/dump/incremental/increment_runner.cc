@@ -19,7 +19,7 @@
 namespace lakedump {
 namespace {
 
-using Clock = std::chrono::system_clock;
+using WallClock = std::chrono::system_clock;  // not lakedump::Clock (base/clock.h)
 
 // Fault points for the tests of exactly-once (docs/incremental.md): with
 // LAKEDUMP_FAULT=<point> the process dies there, as a crash would.
@@ -77,6 +77,7 @@ Result<std::unique_ptr<DumpLease>> AcquireIncrementLease(ObjectStore* lease_stor
   lease_options.renew_interval = options.lease_renew_interval;
   lease_options.wait = options.wait_for_lock;
   lease_options.take_over_stale = true;
+  lease_options.clock = options.clock;
   return DumpLease::Acquire(lease_store, run_id, lease_options, stop);
 }
 
@@ -345,7 +346,7 @@ Status WriteIncrement(ObjectStore* store, PgConn& conn, const DumpManifest& base
 Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_store,
                                      const DumpManifest& base, const IncrementRequest& request,
                                      std::stop_token stop) {
-  const auto started = Clock::now();
+  const auto started = WallClock::now();
   LD_ASSIGN_OR_RETURN(IncrementalBase inc, ParseIncrementalBase(base));
   if (request.dump.table_format != TableFormat::kParquet) {
     return Status::InvalidArgument(
@@ -379,7 +380,7 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
   if (stop.stop_requested()) return Status::Cancelled("interrupted");
   LD_ASSIGN_OR_RETURN(PgSlotState after, QueryPgSlot(*conn, inc.slot));
   m.retained_wal_bytes = after.retained_wal_bytes;
-  const auto finished = Clock::now();
+  const auto finished = WallClock::now();
   m.finished_at = FormatUtc(finished);
   m.seconds = std::chrono::duration<double>(finished - started).count();
 

@@ -215,7 +215,7 @@ Result<ShardPlan> WriteShardPlan(ObjectStore& store, Database& db, const std::st
   const nlohmann::json described = db.Describe();
   ShardPlan sp;
   sp.dump_id = dump_id;
-  sp.created_at = FormatUtc(std::chrono::system_clock::now());
+  sp.created_at = FormatUtc(options.clock->WallNow());
   // --no-snapshot: the plan names none (the workers each take their own).
   if (!no_snapshot) {
     sp.snapshot_id = described.value("snapshot_id", "");
@@ -273,7 +273,7 @@ class ReportWaiter {
 
   // Rounds until every shard's report is in.
   Status Run(std::stop_token stop) {
-    const auto plan_written = SteadyClock::now();
+    const auto plan_written = options_.clock->Now();
     const auto deadline = plan_written + options_.shard_timeout;
     next_progress_round_ = plan_written;
     for (;;) {
@@ -283,15 +283,16 @@ class ReportWaiter {
       // The snapshot's session must live for the workers to import it (--no-snapshot:
       // released already, so OK).
       LD_RETURN_IF_ERROR(db_.CheckSnapshotHeld());
-      if (SteadyClock::now() >= deadline) return TimedOut();
+      if (options_.clock->Now() >= deadline) return TimedOut();
       // After a round of progress objects (reads, HEADs and commits: tenths of a second), a
       // report may have come in meanwhile: look again at once (the next round is paced).
       if (read_progress) continue;
       // A progress object says its worker is running and finishing units: its report may
       // come any moment (a worker queued for hours writes none, and is polled slowly).
       const bool due = done_ > 0 || !progress_read_.empty() ||
-                       SteadyClock::now() - plan_written < options_.fast_poll_window;
-      if (!SleepFor(due ? options_.fast_poll_interval : options_.poll_interval, stop)) {
+                       options_.clock->Now() - plan_written < options_.fast_poll_window;
+      if (!options_.clock->SleepFor(due ? options_.fast_poll_interval : options_.poll_interval,
+                                    stop)) {
         return Status::Cancelled("interrupted");
       }
     }
@@ -336,7 +337,7 @@ class ReportWaiter {
     if (!round_units.empty()) LD_RETURN_IF_ERROR(sink_(std::move(round_units)));
     if (done_ == taken_.size()) return false;
     // Units finished by the shards still running, committed before their reports.
-    if (progress_due.empty() || SteadyClock::now() < next_progress_round_) return false;
+    if (progress_due.empty() || options_.clock->Now() < next_progress_round_) return false;
     LD_RETURN_IF_ERROR(ReadProgress(progress_due, list_all, stop));
     return true;
   }
@@ -387,15 +388,15 @@ class ReportWaiter {
     for (const auto& [o, rk] : progress_due) {
       if (taken_[rk.shard]) continue;  // its report came in this round
       TraceSpan span(options_.trace, fmt::format("progress of shard {}", rk.shard), "shard");
-      const auto read_started = SteadyClock::now();
+      const auto read_started = options_.clock->Now();
       std::vector<UnitOutput> units =
           UnitsFromProgress(store_, o, rk, sp_.dump_id, planned_[static_cast<size_t>(rk.shard)],
                             list_all, passed_, stop);
       progress_read_[o.key] = ListedVersion(o);
-      reading += SteadyClock::now() - read_started;
+      reading += options_.clock->Now() - read_started;
       if (!units.empty()) LD_RETURN_IF_ERROR(sink_(passed_.Fresh(std::move(units))));
     }
-    next_progress_round_ = SteadyClock::now() + std::max<SteadyClock::duration>(
+    next_progress_round_ = options_.clock->Now() + std::max<SteadyClock::duration>(
                                                     options_.progress_interval, 3 * reading);
     return Status::OK();
   }

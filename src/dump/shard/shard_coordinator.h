@@ -25,6 +25,7 @@
 
 #include "dump/planner.h"
 #include "dump/shard/shard_plan.h"
+#include "base/clock.h"
 #include "base/trace.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
@@ -50,6 +51,8 @@ struct CoordinatorOptions {
   std::function<void(const std::string&)> log;
   // Spans of the plan's write and of each report's check (--trace); may be null. Borrowed.
   TraceRecorder* trace = nullptr;
+  // The timeout, the polls and the plan's created_at read this clock (borrowed).
+  Clock* clock = &SystemClock();
 };
 
 // Passes each shard's units to `sink` as soon as its report is taken and checked, or before,

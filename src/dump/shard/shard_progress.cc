@@ -58,7 +58,7 @@ ShardProgressWriter::ShardProgressWriter(ProgressWriterOptions options)
     // next writes out (one interval per 256 KiB written), so that on the attempt's link they
     // stay a small share of its data.
     std::chrono::milliseconds wait = options_.interval;
-    while (SleepFor(wait, stop)) {
+    while (options_.clock->SleepFor(wait, stop)) {
       Result<size_t> written = WriteIfChanged();
       const size_t bytes = written.ok() ? *written : 0;
       wait = std::max(options_.interval,
@@ -98,7 +98,7 @@ Result<size_t> ShardProgressWriter::WriteIfChanged() {
   progress.dump_id = options_.dump_id;
   progress.shard = options_.shard;
   progress.attempt = options_.attempt;
-  progress.finished_at = FormatUtc(std::chrono::system_clock::now());
+  progress.finished_at = FormatUtc(options_.clock->WallNow());
   const size_t units = progress.units.size();
   size_t bytes = 0;
   Status written = [&]() -> Status {

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/status.h"
 #include "dump/shard/shard_plan.h"
 #include "store/object_store.h"
@@ -41,6 +42,8 @@ struct ProgressWriterOptions {
   std::string attempt;
   std::chrono::milliseconds interval{10'000};
   LogFn log;  // may be empty
+  // The interval and the document's finished_at read this clock (borrowed).
+  Clock* clock = &SystemClock();
 };
 
 // Records the units one attempt finishes and writes them to its progress object: every

@@ -18,11 +18,9 @@
 namespace lakedump {
 namespace {
 
-using SteadyClock = std::chrono::steady_clock;
-
 Result<ShardPlan> WaitForPlan(ObjectStore& store, const WorkerOptions& worker,
                               std::stop_token stop) {
-  const auto started = SteadyClock::now();
+  const auto started = worker.clock->Now();
   const auto deadline = started + worker.plan_timeout;
   for (;;) {
     auto text = store.GetObject(kShardPlanKey, kMaxShardDocumentBytes);
@@ -30,7 +28,7 @@ Result<ShardPlan> WaitForPlan(ObjectStore& store, const WorkerOptions& worker,
     if (text.status().code() != Code::kNotFound) {
       return text.status().WithContext(std::string(kShardPlanKey));
     }
-    if (SteadyClock::now() >= deadline) {
+    if (worker.clock->Now() >= deadline) {
       const bool committed = store.GetObject(kManifestKey, kMaxMetadataBytes).ok();
       return Status::NotFound(fmt::format(
           "no {} in {} within --plan-timeout: {}", kShardPlanKey, store.Describe(),
@@ -38,8 +36,8 @@ Result<ShardPlan> WaitForPlan(ObjectStore& store, const WorkerOptions& worker,
                     : "start the coordinator (lakedump dump SRC DEST --shards N --coordinate) "
                       "first, with the same DEST"));
     }
-    const bool early = SteadyClock::now() - started < worker.fast_poll_window;
-    if (!SleepFor(early ? worker.fast_poll_interval : worker.poll_interval, stop)) {
+    const bool early = worker.clock->Now() - started < worker.fast_poll_window;
+    if (!worker.clock->SleepFor(early ? worker.fast_poll_interval : worker.poll_interval, stop)) {
       return Status::Cancelled("interrupted");
     }
   }
@@ -55,11 +53,11 @@ bool CommittedAlready(ObjectStore& store, const std::string& dump_id) {
 
 // The coordinator is alive while it renews its lease: a worker whose coordinator is gone
 // would dump for nothing.
-Status CheckCoordinatorAlive(ObjectStore& store, const std::string& dump_id,
+Status CheckCoordinatorAlive(ObjectStore& store, const std::string& dump_id, Clock& clock,
                              bool* coordinator_gone) {
   auto holder = ReadLease(store);
   if (!holder.ok() && holder.status().code() != Code::kNotFound) return holder.status();
-  const auto now = std::chrono::system_clock::now();
+  const auto now = clock.WallNow();
   if (!holder.ok() || holder->run_id != dump_id || holder->IsStale(now)) {
     *coordinator_gone = true;
     return Status::Unavailable(fmt::format(
@@ -131,7 +129,8 @@ Result<std::vector<UnitOutput>> RunUnitsWithProgress(Database& db, ObjectStore& 
       .shard = worker.shard,
       .attempt = attempt,
       .interval = worker.progress_interval,
-      .log = worker.warn});
+      .log = worker.warn,
+      .clock = worker.clock});
   // The attempt's id names its data files.
   const UnitExporter exporter(&db, &store, options, attempt, /*progress=*/nullptr, worker.trace);
   auto outputs = ExportWorkerUnits(
@@ -176,13 +175,13 @@ Result<WorkerResult> RunPlanned(Database& db, ObjectStore& store, const DumpOpti
   {
     TraceSpan span(worker.trace, "check snapshot and coordinator", "shard");
     LD_RETURN_IF_ERROR(db.CheckSnapshotHeld());
-    LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, coordinator_gone));
+    LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, *worker.clock, coordinator_gone));
   }
   ShardReport report;
   report.dump_id = plan.dump_id;
   report.shard = worker.shard;
   report.attempt = attempt;
-  report.finished_at = FormatUtc(std::chrono::system_clock::now());
+  report.finished_at = FormatUtc(worker.clock->WallNow());
   WorkerResult result;
   result.dump_id = plan.dump_id;
   result.attempt = attempt;
@@ -272,12 +271,12 @@ Status TakeSnapshot(Database& db, const ObjectStore& store, const ShardPlan& pla
 // Tells the coordinator that attempt `attempt` failed with `error`, so that it fails now
 // rather than at its timeout (best effort: the store may be what failed).
 void WriteFailureReport(ObjectStore& store, const ShardPlan& plan, int shard,
-                        const std::string& attempt, const Status& error) {
+                        const std::string& attempt, const Status& error, Clock& clock) {
   ShardReport failed;
   failed.dump_id = plan.dump_id;
   failed.shard = shard;
   failed.attempt = attempt;
-  failed.finished_at = FormatUtc(std::chrono::system_clock::now());
+  failed.finished_at = FormatUtc(clock.WallNow());
   failed.failed = true;
   failed.error = error.ToString();
   if (auto text = SerializeShardReport(failed); text.ok()) {
@@ -308,7 +307,7 @@ Result<WorkerResult> RunAttempt(Database& db, ObjectStore& store, const DumpOpti
   }
   if (!ran.ok() && !stop.stop_requested() && !*coordinator_gone &&
       ran.status().code() != Code::kCancelled) {
-    WriteFailureReport(store, plan, worker.shard, attempt, ran.status());
+    WriteFailureReport(store, plan, worker.shard, attempt, ran.status(), *worker.clock);
   }
   return ran;
 }
@@ -332,7 +331,7 @@ Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const Dump
   LD_RETURN_IF_ERROR(CheckPlanJoinable(plan, worker, store));
   LD_ASSIGN_OR_RETURN(std::optional<WorkerResult> done, NothingToDo(store, plan, worker.shard));
   if (done) return std::move(*done);
-  LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, coordinator_gone));
+  LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, *worker.clock, coordinator_gone));
   LD_RETURN_IF_ERROR(TakeSnapshot(db, store, plan, coordinator_gone));
   const std::string attempt = NewAttemptId(plan.dump_id, worker.shard);
   if (worker.log) {

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/dump_options.h"
+#include "base/clock.h"
 #include "base/trace.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
@@ -50,6 +51,9 @@ struct WorkerOptions {
   // The coordinator commits the tables a progress object completes while the shards still
   // run, and a retry takes its units over: often enough that little is left for the end.
   std::chrono::milliseconds progress_interval{2'000};
+  // The plan's wait, the polls, the progress object's interval and the lease's age read this
+  // clock (borrowed).
+  Clock* clock = &SystemClock();
 };
 
 enum class WorkerOutcome {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <thread>
 
 #include "source/postgres/pgoutput.h"
 
@@ -30,17 +29,17 @@ Result<PgSlotState> QueryPgSlot(PgConn& conn, const std::string& slot) {
   return st;
 }
 
-Result<uint64_t> PgCurrentWalLsn(PgConn& conn) {
+Result<uint64_t> PgCurrentWalLsn(PgConn& conn, Clock& clock) {
   LD_ASSIGN_OR_RETURN(PgResult w, conn.Query("SELECT pg_catalog.pg_current_wal_insert_lsn()::text"));
   LD_ASSIGN_OR_RETURN(const uint64_t written, ParseLsn(PgValue(w.get(), 0, 0)));
   // Asynchronous commits reach the disk within a few wal_writer_delay: wait for them.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const auto deadline = clock.Now() + std::chrono::seconds(10);
   for (;;) {
     LD_ASSIGN_OR_RETURN(PgResult f, conn.Query("SELECT pg_catalog.pg_current_wal_flush_lsn()::text"));
     LD_ASSIGN_OR_RETURN(const uint64_t flushed, ParseLsn(PgValue(f.get(), 0, 0)));
     if (flushed >= written) return written;
-    if (std::chrono::steady_clock::now() > deadline) return flushed;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (clock.Now() > deadline) return flushed;
+    clock.SleepFor(std::chrono::milliseconds(20), {});
   }
 }
 
@@ -49,8 +48,8 @@ Status AdvancePgSlot(PgConn& conn, const std::string& slot, uint64_t lsn) {
                       {slot, FormatLsn(lsn)});
 }
 
-Status DropPgSlot(PgConn& conn, const std::string& slot, int wait_seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait_seconds);
+Status DropPgSlot(PgConn& conn, const std::string& slot, int wait_seconds, Clock& clock) {
+  const auto deadline = clock.Now() + std::chrono::seconds(wait_seconds);
   for (;;) {
     LD_ASSIGN_OR_RETURN(PgSlotState st, QueryPgSlot(conn, slot));
     if (!st.exists) return Status::OK();
@@ -59,13 +58,13 @@ Status DropPgSlot(PgConn& conn, const std::string& slot, int wait_seconds) {
       if (s.ok()) return s;
       // Taken by a connection meanwhile, or dropped by another session: look again.
     }
-    if (std::chrono::steady_clock::now() > deadline) {
+    if (clock.Now() > deadline) {
       return Status::Unavailable(fmt::format(
           "replication slot {} is still in use after {} s; drop it with SELECT "
           "pg_drop_replication_slot('{}') once its connection is gone",
           slot, wait_seconds, slot));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    clock.SleepFor(std::chrono::milliseconds(200), {});
   }
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/clock.h"
 #include "source/postgres/pg_conn.h"
 
 namespace lakedump {
@@ -29,12 +30,13 @@ Result<PgSlotState> QueryPgSlot(PgConn& conn, const std::string& slot);
 // position): a transaction committed asynchronously (synchronous_commit = off) is visible
 // before its commit record is written. And logical decoding reads only flushed WAL: a commit
 // past the flush point would be neither decoded now nor, once the slot moved, later.
-Result<uint64_t> PgCurrentWalLsn(PgConn& conn);
+Result<uint64_t> PgCurrentWalLsn(PgConn& conn, Clock& clock = SystemClock());
 // pg_replication_slot_advance(slot, lsn): the slot's changes before `lsn` are gone.
 Status AdvancePgSlot(PgConn& conn, const std::string& slot, uint64_t lsn);
 // Drops the slot once no connection holds it (waits up to `wait_seconds`); a slot that does
 // not exist is fine.
-Status DropPgSlot(PgConn& conn, const std::string& slot, int wait_seconds = 30);
+Status DropPgSlot(PgConn& conn, const std::string& slot, int wait_seconds = 30,
+                  Clock& clock = SystemClock());
 
 // Calls fn(lsn, message) for each pgoutput message (binary tuples, protocol version 1) of
 // the transactions the slot holds that committed before `upto`, in commit order, with

@@ -1,7 +1,6 @@
 #include "store/s3/retry.h"
 
 #include <algorithm>
-#include <condition_variable>
 
 namespace lakedump {
 
@@ -34,21 +33,15 @@ std::chrono::milliseconds RetryPolicy::throttle_delay() const {
   return throttle_;
 }
 
-Status RetryPolicy::Sleep(std::chrono::milliseconds delay, std::stop_token stop) {
-  if (delay.count() <= 0)
-    return stop.stop_requested() ? Status::Cancelled("cancelled") : Status::OK();
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::unique_lock<std::mutex> lock(mu);
-  cv.wait_for(lock, stop, delay, [] { return false; });
-  return stop.stop_requested() ? Status::Cancelled("cancelled") : Status::OK();
+Status RetryPolicy::Sleep(std::chrono::milliseconds delay, std::stop_token stop) const {
+  return options_.clock->SleepFor(delay, stop) ? Status::OK() : Status::Cancelled("cancelled");
 }
 
 Status RetryState::Failed(const Status& last, bool throttled, std::stop_token stop) {
   if (!last.retryable()) return last;
   if (throttled) policy_->OnThrottled();
   const RetryOptions& o = policy_->options();
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = o.clock->Now();
   if (attempt_ == 1) first_failure_ = now;
   if (attempt_ >= o.max_attempts) {
     return Status::Unavailable(last.message() + " (gave up after " + std::to_string(attempt_) +
@@ -67,7 +60,7 @@ Status RetryState::Failed(const Status& last, bool throttled, std::stop_token st
   }
   ++attempt_;
   policy_->OnRetry();
-  return RetryPolicy::Sleep(delay, stop);
+  return policy_->Sleep(delay, stop);
 }
 
 }  // namespace lakedump

@@ -12,6 +12,7 @@
 #include <random>
 #include <stop_token>
 
+#include "base/clock.h"
 #include "base/status.h"
 
 namespace lakedump {
@@ -25,6 +26,8 @@ struct RetryOptions {
   // on each throttle up to max_throttle, halved on each success.
   std::chrono::milliseconds throttle_step{50};
   std::chrono::milliseconds max_throttle{5000};
+  // Backoff sleeps and the budget read this clock (borrowed; it outlives every policy).
+  Clock* clock = &SystemClock();
 };
 
 class RetryPolicy {
@@ -44,8 +47,8 @@ class RetryPolicy {
   void OnThrottled();
   std::chrono::milliseconds throttle_delay() const;
 
-  // Sleeps, waking early (Cancelled) when stop fires.
-  static Status Sleep(std::chrono::milliseconds delay, std::stop_token stop);
+  // Sleeps on options().clock, waking early (Cancelled) when stop fires.
+  Status Sleep(std::chrono::milliseconds delay, std::stop_token stop) const;
 
   uint64_t retries() const { return retries_.load(); }
   uint64_t throttles() const { return throttles_.load(); }
@@ -72,7 +75,7 @@ class RetryState {
  private:
   RetryPolicy* const policy_;
   int attempt_ = 1;
-  std::chrono::steady_clock::time_point first_failure_{};
+  Clock::TimePoint first_failure_{};
 };
 
 }  // namespace lakedump

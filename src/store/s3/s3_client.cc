@@ -192,7 +192,7 @@ Result<HttpResponse> S3Client::Execute(const Request& request, std::stop_token s
   const std::string location = Location(request.key);
   RetryState state(policy != nullptr ? policy : retry_);
   for (;;) {
-    LD_RETURN_IF_ERROR(RetryPolicy::Sleep(retry_->throttle_delay(), stop));
+    LD_RETURN_IF_ERROR(retry_->Sleep(retry_->throttle_delay(), stop));
     Result<HttpResponse> response = SendOnce(request, stop);
     bool throttled = false;
     Status last;
