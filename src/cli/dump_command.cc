@@ -127,6 +127,32 @@ int ReportDumpFailure(const DumpArgs& a, const Status& s, bool started_writing) 
   return PrintError(s, code);
 }
 
+// The run's trace, the store its lease lives in, the increment's block of the manifest (an
+// incremental base) and the cleanup of unfinished writes, as `a` asks. The pointers are
+// borrowed and must outlive the service's run.
+void ConfigureExportService(const DumpArgs& a,
+                            const std::optional<IncrementalBasePlan>& base_plan,
+                            TraceRecorder* trace, ObjectStore* lease_store,
+                            const StoreOptions& lease_store_options, ExportService* service) {
+  service->set_trace(trace);
+  service->set_lease_store(lease_store);
+  if (base_plan) {
+    service->set_manifest_hook(
+        [&base_plan](DumpManifest* d) { return AddIncrementalBlock(*base_plan, d); });
+  }
+  service->set_unfinished_write_cleaner(
+      [&a, lease_store, &lease_store_options](std::vector<std::string>* removed) {
+        return RemoveUnfinishedWrites(a.dest, *lease_store, lease_store_options, removed);
+      });
+}
+
+// Writes the trace to `path` when one was recorded (a failure is reported, not fatal).
+void WriteTrace(TraceRecorder* trace, const std::string& path) {
+  if (trace == nullptr) return;
+  Status ts = trace->WriteFile(path);
+  if (!ts.ok()) PrintError(ts, kExitFailed);
+}
+
 int RunDump(const DumpArgs& a) {
   auto options = BuildOptions(a);
   if (!options.ok()) return PrintError(options.status(), kExitUsage);
@@ -173,15 +199,8 @@ int RunDump(const DumpArgs& a) {
   std::unique_ptr<TraceRecorder> trace;
   if (!a.trace.empty()) trace = std::make_unique<TraceRecorder>();
   ExportService service(db->get(), store.get(), *options);
-  service.set_trace(trace.get());
-  service.set_lease_store(lease_store.get());
-  if (base_plan) {
-    service.set_manifest_hook(
-        [&](DumpManifest* d) { return AddIncrementalBlock(*base_plan, d); });
-  }
-  service.set_unfinished_write_cleaner([&](std::vector<std::string>* removed) {
-    return RemoveUnfinishedWrites(a.dest, *lease_store, lease_store_options, removed);
-  });
+  ConfigureExportService(a, base_plan, trace.get(), lease_store.get(), lease_store_options,
+                         &service);
   std::optional<ShardCoordinatorGlue> coordinator;
   if (a.coordinate) {
     coordinator.emplace(a, *options, store.get(), db->get(), no_snapshot_db, &service,
@@ -193,10 +212,7 @@ int RunDump(const DumpArgs& a) {
   Result<DumpResult> result =
       coordinator ? coordinator->Run(interrupt.token()) : service.Run(interrupt.token());
   reporter.Stop();
-  if (trace) {
-    Status ts = trace->WriteFile(a.trace);
-    if (!ts.ok()) PrintError(ts, kExitFailed);
-  }
+  WriteTrace(trace.get(), a.trace);
   if (!result.ok()) {
     abandon_base();
     // Through the store handle that the interrupt does not cancel.
