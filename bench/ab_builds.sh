@@ -63,28 +63,26 @@ seed2_dump() {  # BUILD PREFIX
 
 echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# A: $A ($("$A/lakedump" --version 2>&1 | head -1)); B: $B ($("$B/lakedump" --version 2>&1 | head -1))"
+seed() {  # seed NAME LABEL DUMP_FUNCTION: RUNS pairs, then the medians and the ratio
+  local ta="" tb="" a b run
+  for run in $(seq "$RUNS"); do
+    read -r a b <<<"$(pair "$1" "$run" "$3")"
+    ta+=" $a" tb+=" $b"
+    echo "$1 run $run: A $a B $b" >&2
+  done
+  report "$1 ($2)" "$ta" "$tb"
+}
+
 if [ "$WHICH" = seed1 ] || [ "$WHICH" = both ]; then
   [ -s "$SEED_CACHE/demo_300000.sqlite" ] ||
     "$B/lakedump" demo "$SEED_CACHE/demo_300000.sqlite" --rows 300000 --force >/dev/null
-  ta="" tb=""
-  for run in $(seq "$RUNS"); do
-    read -r a b <<<"$(pair seed1 "$run" seed1_dump)"
-    ta+=" $a" tb+=" $b"
-    echo "seed1 run $run: A $a B $b" >&2
-  done
-  report "seed1 (300,000 rows, near link, P=${P1:-3})" "$ta" "$tb"
+  seed seed1 "300,000 rows, near link, P=${P1:-3}" seed1_dump
 fi
 if [ "$WHICH" = seed2 ] || [ "$WHICH" = both ]; then
   DB=lakedump_small_bench
   BENCH_DSN=$(pg_db_dsn $DB)
   pg_ensure_db $DB
   pg_ensure_small_tables "$BENCH_DSN" "${TABLES:-1000}" "${ROWS:-100}"
-  ta="" tb=""
-  for run in $(seq "$RUNS"); do
-    read -r a b <<<"$(pair seed2 "$run" seed2_dump)"
-    ta+=" $a" tb+=" $b"
-    echo "seed2 run $run: A $a B $b" >&2
-  done
-  report "seed2 (${TABLES:-1000} tables x ${ROWS:-100} rows, near link, -j${P2:-16})" "$ta" "$tb"
+  seed seed2 "${TABLES:-1000} tables x ${ROWS:-100} rows, near link, -j${P2:-16}" seed2_dump
 fi
 /usr/bin/aws --endpoint-url "$S3_ENDPOINT" s3 rm --quiet --recursive "s3://$S3_BUCKET/ab-$stamp/" || true

@@ -26,10 +26,6 @@ std::string HostName() {
 
 }  // namespace
 
-bool SleepFor(std::chrono::milliseconds d, std::stop_token stop) {
-  return SystemClock().SleepFor(d, stop);
-}
-
 std::string LeaseHolder::Describe(WallClock::time_point now) const {
   const double ago = static_cast<double>(UnixMs(now) - renewed_unix_ms) / 1000.0;
   return fmt::format("run {} (host {}, pid {}, started {}, renewed {:.0f}s ago)", run_id, host,

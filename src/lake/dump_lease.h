@@ -71,9 +71,6 @@ nlohmann::json ToJson(const LeaseHolder& holder);
 Result<LeaseHolder> ParseLease(std::string_view text);
 // The lease as stored now; NotFound when there is none (an unreadable one: a stale holder).
 Result<LeaseHolder> ReadLease(ObjectStore& store);
-// Sleeps up to `d` on SystemClock(); false when `stop` was requested. Code that has a Clock
-// calls its SleepFor() instead.
-bool SleepFor(std::chrono::milliseconds d, std::stop_token stop);
 
 class DumpLease {
  public:

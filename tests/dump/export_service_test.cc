@@ -11,6 +11,7 @@
 
 #include "lake/object_keys.h"
 #include "fakes/fake_database.h"
+#include "fakes/small_dump_options.h"
 #include "fakes/fault_injection_store.h"
 #include "fakes/sync.h"
 #include "store/memory/memory_store.h"
@@ -19,14 +20,7 @@
 namespace lakedump {
 namespace {
 
-DumpOptions SmallOptions() {
-  DumpOptions o;
-  o.table_parallelism = 3;
-  o.batch_rows = 500;
-  o.parquet.row_group_rows = 1000;
-  o.progress = ProgressMode::kNone;
-  return o;
-}
+DumpOptions SmallOptions() { return SmallDumpOptions(3); }
 
 FakeDatabase Tables(uint64_t rows = 3000) {
   FakeDatabase db;

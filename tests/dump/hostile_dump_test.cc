@@ -15,6 +15,7 @@
 #include "lake/object_keys.h"
 #include "lake/verifier.h"
 #include "fakes/fake_database.h"
+#include "fakes/small_dump_options.h"
 #include "fakes/fault_injection_store.h"
 #include "fakes/temp_dir.h"
 #include "format/parquet_craft.h"
@@ -27,14 +28,7 @@ namespace {
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
-DumpOptions SmallOptions() {
-  DumpOptions o;
-  o.table_parallelism = 2;
-  o.batch_rows = 500;
-  o.parquet.row_group_rows = 400;
-  o.progress = ProgressMode::kNone;
-  return o;
-}
+DumpOptions SmallOptions() { return SmallDumpOptions(2, 500, 400); }
 
 void DumpTables(ObjectStore* store, const std::vector<FakeTable>& tables,
                 DumpOptions options = SmallOptions()) {

@@ -27,6 +27,7 @@
 #include "dump/shard/shard_worker.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_database.h"
+#include "fakes/small_dump_options.h"
 #include "format/codec/codec.h"
 #include "store/memory/memory_store.h"
 
@@ -65,14 +66,8 @@ std::map<std::string, uint64_t> ExpectedRows() {
   return rows;
 }
 
-DumpOptions Options() {
-  DumpOptions o;
-  o.table_parallelism = 1;  // the units in the plan's order, one at a time
-  o.batch_rows = 500;
-  o.parquet.row_group_rows = 1000;
-  o.progress = ProgressMode::kNone;
-  return o;
-}
+// The units in the plan's order, one at a time.
+DumpOptions Options() { return SmallDumpOptions(/*table_parallelism=*/1); }
 
 nlohmann::json Matching() { return ShardMatchingOptions(Options(), nlohmann::json::object()); }
 

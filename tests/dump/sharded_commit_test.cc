@@ -21,6 +21,7 @@
 #include "dump/unit_exporter.h"
 #include "lake/manifest.h"
 #include "fakes/fake_database.h"
+#include "fakes/small_dump_options.h"
 #include "lake/object_keys.h"
 #include "store/forwarding_store.h"
 #include "store/memory/memory_store.h"
@@ -41,14 +42,7 @@ class CountingDatabase : public FakeDatabase {
   std::atomic<int> checks_{0};
 };
 
-DumpOptions Options() {
-  DumpOptions o;
-  o.table_parallelism = 2;
-  o.batch_rows = 500;
-  o.parquet.row_group_rows = 1000;
-  o.progress = ProgressMode::kNone;
-  return o;
-}
+DumpOptions Options() { return SmallDumpOptions(); }
 
 constexpr int kTables = 40;
 

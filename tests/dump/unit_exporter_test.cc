@@ -9,20 +9,14 @@
 #include <vector>
 
 #include "fakes/fake_database.h"
+#include "fakes/small_dump_options.h"
 #include "lake/object_keys.h"
 #include "store/memory/memory_store.h"
 
 namespace lakedump {
 namespace {
 
-DumpOptions Options() {
-  DumpOptions o;
-  o.table_parallelism = 2;
-  o.batch_rows = 100;
-  o.parquet.row_group_rows = 1000;
-  o.progress = ProgressMode::kNone;
-  return o;
-}
+DumpOptions Options() { return SmallDumpOptions(2, 100); }
 
 WorkUnit UnitOf(const TableRef& ref, uint64_t rows, int index = 0, int count = 1) {
   WorkUnit u;
