@@ -102,7 +102,8 @@ class IncrementalSlotTest : public ::testing::Test {
     Sql(fmt::format("SELECT 1 FROM pg_create_logical_replication_slot('{}', 'pgoutput')", slot));
     ASSERT_TRUE(testing_pg::RunSqlIn(
         *src_, fmt::format("CREATE PUBLICATION {} FOR TABLE t; "
-                           "INSERT INTO t SELECT g, 'w' FROM generate_series(101, 200) g",
+                           "INSERT INTO t SELECT (SELECT max(id) FROM t) + g, 'w' "
+                           "FROM generate_series(1, 100) g",
                            pub)));
   }
   // Both refusals leave the other consumer's slot where it was and its publication there.
