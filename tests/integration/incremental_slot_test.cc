@@ -183,6 +183,35 @@ TEST_F(IncrementalSlotTest, AnotherConsumersSlotNamedInTheManifestIsLeftAlone) {
   EXPECT_TRUE(SlotExists(own));
 }
 
+// A new base over an incremental base drops the old base's own slot and publication, but
+// leaves another consumer's that a replaced manifest names (with a warning).
+TEST_F(IncrementalSlotTest, NewBaseDropsOnlyTheOldBasesOwnSlot) {
+  ASSERT_EQ(Dump().code, 0);
+  const std::string first = Manifest()["incremental"]["slot"];
+  RunResult again = RunLakedump(fmt::format("dump {} {} --incremental --progress none "
+                                            "--if-exists overwrite",
+                                            Quote(src_->conninfo()), Quote(dest_)),
+                                tmp_, 300);
+  ASSERT_EQ(again.code, 0) << again.err;
+  const std::string second = Manifest()["incremental"]["slot"];
+  EXPECT_NE(second, first);
+  EXPECT_FALSE(SlotExists(first));
+  EXPECT_FALSE(PublicationExists(first));
+  EXPECT_TRUE(SlotExists(second));
+  MakeOtherConsumer("consumer_slots29", "consumer_pub29");
+  NameInManifest("consumer_slots29", "consumer_pub29");
+  const std::string before = ConfirmedFlush("consumer_slots29");
+  RunResult third = RunLakedump(fmt::format("dump {} {} --incremental --progress none "
+                                            "--if-exists overwrite",
+                                            Quote(src_->conninfo()), Quote(dest_)),
+                                tmp_, 300);
+  ASSERT_EQ(third.code, 0) << third.err;
+  EXPECT_NE(third.err.find("was left alone"), std::string::npos) << third.err;
+  EXPECT_TRUE(SlotExists("consumer_slots29"));
+  EXPECT_TRUE(PublicationExists("consumer_pub29"));
+  EXPECT_EQ(ConfirmedFlush("consumer_slots29"), before);
+}
+
 // A replaced manifest naming a host (the fake server): neither gc --drop-slot (with or without
 // --source) nor an increment connects to it, and the password never reaches it.
 TEST_F(IncrementalSlotTest, HostNamedInTheManifestIsNeverContacted) {
