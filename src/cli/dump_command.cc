@@ -137,6 +137,7 @@ void ConfigureExportService(const DumpArgs& a,
   service->set_trace(trace);
   service->set_lease_store(lease_store);
   if (base_plan) {
+    service->set_run_id(base_plan->dump_id);
     service->set_manifest_hook(
         [&base_plan](DumpManifest* d) { return AddIncrementalBlock(*base_plan, d); });
   }

@@ -121,14 +121,20 @@ std::optional<int> PrepareIncrementalDump(const DumpArgs& a, const DumpOptions& 
   if (Status s = ParsePgNumericPolicy(a.pg_numeric, &types); !s.ok()) {
     return PrintError(s.WithContext("--pg-numeric"), kExitUsage);
   }
+  // The base this one overwrites: its slot goes when it is lakedump's (never by its name alone).
+  const DumpManifest* replaced =
+      manifest.ok() && !manifest->incremental.is_null() ? &*manifest : nullptr;
   auto plan = PrepareIncrementalBase(
       a.source, 10, options, types,
       {{"numeric", a.pg_numeric}, {"infinity", a.pg_infinity}, {"numeric_nan", a.pg_numeric_nan}},
-      probe->Describe());
+      replaced);
   if (!plan.ok()) {
     return PrintError(plan.status(), plan.status().code() == Code::kInvalidArgument
                                          ? kExitUsage
                                          : kExitFailed);
+  }
+  for (const std::string& w : plan->warnings) {
+    std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(w).c_str());
   }
   *base_plan = std::move(*plan);
   return std::nullopt;

@@ -36,7 +36,7 @@ struct GcArgs {
   bool expire_snapshots = false;
   int retain_last = 1;
   bool drop_slot = false;
-  std::string source;  // --source: where the slot is (default: the base's recorded source)
+  std::string source;  // --source: where the slot is (required with --drop-slot)
   S3Flags s3;
 };
 
@@ -105,38 +105,30 @@ int SweepShardAttempts(ObjectStore* store) {
   return kExitOk;
 }
 
-// --drop-slot: the replication slot and publication of the incremental dump at DEST.
+// --drop-slot: the replication slot and publication of the incremental dump at DEST, on the
+// source the user names with --source (never a host the manifest names).
 int RunDropSlot(const GcArgs& a, ObjectStore& store) {
+  if (a.source.empty()) {
+    return PrintError(Status::InvalidArgument(
+                          "gc --drop-slot needs --source CONNINFO: the database the slot is on "
+                          "(lakedump never connects where a dump says)"),
+                      kExitUsage);
+  }
   auto manifest = ReadDumpManifest(store);
   if (!manifest.ok()) return PrintError(manifest.status(), kExitFailed);
   auto base = ParseIncrementalBase(*manifest);
   if (!base.ok()) {
     return PrintError(base.status().WithContext(store.Describe()), kExitUsage);
   }
-  std::string conninfo = a.source;
-  if (conninfo.empty()) {
-    // The base records where it was read from (never a password: libpq finds it in
-    // PGPASSWORD or ~/.pgpass).
-    auto quote = [](const std::string& v) {
-      std::string out = "'";
-      for (char c : v) {
-        if (c == '\\' || c == '\'') out += '\\';
-        out += c;
-      }
-      return out + "'";
-    };
-    const nlohmann::json& src = manifest->source;
-    for (const char* k : {"host", "port", "user", "database"}) {
-      const std::string v = src.value(k, std::string());
-      if (v.empty()) continue;
-      conninfo += fmt::format("{}={} ", std::string(k) == "database" ? "dbname" : k, quote(v));
-    }
+  auto dropped = DropIncrementalSlot(a.source, 10, *manifest, *base);
+  if (!dropped.ok()) {
+    return PrintError(dropped.status(), ExitCodeForStatus(dropped.status()));
   }
-  if (Status s = DropIncrementalSlot(conninfo, 10, *base); !s.ok()) {
-    return PrintError(s, kExitFailed);
-  }
-  std::printf("dropped replication slot %s and publication %s: no more increments can be made "
-              "for %s (a new base: dump --incremental --if-exists overwrite)\n",
+  std::printf(*dropped ? "dropped replication slot %s and publication %s: no more increments "
+                         "can be made for %s (a new base: dump --incremental --if-exists "
+                         "overwrite)\n"
+                       : "replication slot %s and publication %s were gone already: nothing "
+                         "to drop for %s\n",
               base->slot.c_str(), base->publication.c_str(), store.Describe().c_str());
   return kExitOk;
 }
@@ -194,13 +186,13 @@ CommandEntry AddGcCommand(CLI::App& parent) {
                 "on the source (a slot left behind keeps WAL forever); no more increments")
       ->excludes(expire);
   app->add_option("--source", a->source,
-                  "with --drop-slot: the source's connection string (default: host, port, "
-                  "user and database recorded in the base dump)");
+                  "with --drop-slot (required): the source's connection string, as given to "
+                  "dump; checked to reach the database the base was dumped from");
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"
       "  lakedump gc s3://bucket/dumps/app\n"
-      "  lakedump gc ./replica-dump --drop-slot\n"
+      "  lakedump gc ./replica-dump --drop-slot --source postgres://app@db/app\n"
       "  lakedump gc ./lakedump-demo --older-than 0s\n"
       "  lakedump gc ./iceberg-dump --expire-snapshots --retain-last 2\n"
       "  lakedump gc s3://bucket/dumps --older-than 10m --endpoint http://127.0.0.1:7480");

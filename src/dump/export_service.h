@@ -74,6 +74,9 @@ class ExportService {
   }
   // This run's id: data file names, run_id in _table.json, dump_id.
   const std::string& run_id() const { return run_id_; }
+  // Runs with `id` (a NewRunId) instead of a fresh one: an incremental base, whose slot is
+  // named after its dump id before the dump starts. Call before Run().
+  void set_run_id(std::string id) { run_id_ = std::move(id); }
   // Counters for a progress display; valid for the service's lifetime.
   const DumpProgress& progress() const { return progress_; }
 

@@ -18,6 +18,7 @@
 #include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
 #include "integration/own_pg_server.h"
+#include "integration/pg_slot_cleanup.h"
 #include "integration/pg_test_util.h"
 
 namespace lakedump {
@@ -30,32 +31,12 @@ using testing_cli::RunResult;
 using testing_pg::AdminConn;
 using testing_pg::OwnPgServer;
 using testing_pg::ScratchDatabase;
+using testing_pg::SlotCleanup;
 
 std::string PgBin() {
   const char* bin = std::getenv("LD_TEST_PG_BIN");
   return bin && *bin ? bin : "/usr/lib/postgresql/15/bin";
 }
-
-// Drops the replication slots of a database when the test ends (before the database goes:
-// a database with a slot cannot be dropped).
-class SlotCleanup {
- public:
-  SlotCleanup(PgConn* admin, std::string db) : admin_(admin), db_(std::move(db)) {}
-  ~SlotCleanup() {
-    for (int i = 0; i < 50; ++i) {
-      auto r = admin_->Query(
-          "SELECT count(pg_drop_replication_slot(slot_name)) FILTER (WHERE NOT active), "
-          "count(*) FILTER (WHERE active) FROM pg_replication_slots WHERE database = $1",
-          {db_});
-      if (!r.ok() || PgValue(r->get(), 0, 1) == "0") break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  }
-
- private:
-  PgConn* admin_;
-  std::string db_;
-};
 
 // The rows of every table as pg_dump --data-only prints them, sorted (physical order
 // differs between a source and its replica).

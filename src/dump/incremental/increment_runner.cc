@@ -11,6 +11,7 @@
 #include "dump/export_service.h"
 #include "dump/incremental/change_capture.h"
 #include "dump/incremental/pg_incremental_tables.h"
+#include "dump/incremental/slot_ownership.h"
 #include "lake/object_keys.h"
 #include "source/postgres/pg_slot.h"
 #include "source/postgres/pgoutput.h"
@@ -365,6 +366,7 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
                       PgConn::Connect(request.conninfo, request.pg.connect_timeout_seconds));
   LD_RETURN_IF_ERROR(CheckLogicalWal(*conn));
   LD_RETURN_IF_ERROR(CheckSameDatabase(*conn, base, inc));
+  LD_RETURN_IF_ERROR(CheckIncrementSlotOwned(*conn, base.dump_id, inc));
   const uint64_t start = previous.empty() ? inc.consistent_point : previous.back().end_lsn;
   LD_RETURN_IF_ERROR(CatchUpSlot(*conn, inc, start));
   LD_ASSIGN_OR_RETURN(const uint64_t end, PgCurrentWalLsn(*conn));

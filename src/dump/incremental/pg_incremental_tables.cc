@@ -4,14 +4,9 @@
 
 #include <map>
 
-#include "base/checksum.h"
 #include "dump/planner.h"
 
 namespace lakedump {
-
-std::string IncrementalSlotName(std::string_view dest) {
-  return "lakedump_" + Xxh64Hex(dest);
-}
 
 std::string ExactTablePattern(const TableRef& ref) {
   std::string out;
@@ -230,19 +225,21 @@ Status RemoveFromPublication(PgConn& conn, const std::string& name,
 }
 
 Status CreateIncrementalPublication(PgConn& conn, const std::string& name,
-                                    const std::vector<IncrementalTable>& tables) {
+                                    const std::vector<IncrementalTable>& tables,
+                                    const std::string& comment) {
   std::string list;
   for (const IncrementalTable& t : tables) {
     if (t.mode != IncrementalMode::kChanges) continue;
     if (!list.empty()) list += ", ";
     list += QuoteQualified(t.ref.schema, t.ref.name);
   }
-  std::string sql = "DROP PUBLICATION IF EXISTS " + QuoteIdent(name) + "; CREATE PUBLICATION " +
-                    QuoteIdent(name);
+  // One simple query: one implicit transaction, the publication never without its comment.
+  std::string sql = "CREATE PUBLICATION " + QuoteIdent(name);
   if (!list.empty()) {
     sql += " FOR TABLE " + list;
     if (conn.server_version() >= 130000) sql += " WITH (publish_via_partition_root = true)";
   }
+  sql += "; COMMENT ON PUBLICATION " + QuoteIdent(name) + " IS " + QuoteLiteral(comment);
   return conn.Exec(sql).WithContext("creating publication " + name);
 }
 

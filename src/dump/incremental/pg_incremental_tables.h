@@ -14,10 +14,6 @@
 
 namespace lakedump {
 
-// The slot's and publication's name for a destination: "lakedump_" + 16 hex digits of a
-// hash of its description (one chain of increments per DEST).
-std::string IncrementalSlotName(std::string_view dest);
-
 // The glob that `dump --tables` matches against exactly this table (fnmatch escapes).
 std::string ExactTablePattern(const TableRef& ref);
 
@@ -37,10 +33,13 @@ Result<std::vector<IncrementalTable>> DescribeIncrementalTables(
     PgConn& conn, const std::vector<TableRef>& refs, const PgTypeOptions& types,
     std::vector<PgTablePlan>* plans = nullptr);
 
-// DROP PUBLICATION IF EXISTS, then CREATE PUBLICATION for the kChanges tables (an empty
-// publication when there is none), partitioned tables published through their root.
+// CREATE PUBLICATION for the kChanges tables (an empty publication when there is none),
+// partitioned tables published through their root, with COMMENT ON PUBLICATION `comment` in
+// the same transaction (the ownership marker, dump/incremental/slot_ownership.h). A
+// publication of that name already there is an error, never dropped.
 Status CreateIncrementalPublication(PgConn& conn, const std::string& name,
-                                    const std::vector<IncrementalTable>& tables);
+                                    const std::vector<IncrementalTable>& tables,
+                                    const std::string& comment);
 Status DropIncrementalPublication(PgConn& conn, const std::string& name);
 // ALTER PUBLICATION ... DROP TABLE for the tables of `oids` that are still in it (a run that
 // died after removing them, before its commit, left them out already).
