@@ -84,8 +84,10 @@ int RunIncrementCommand(const DumpArgs& a, const DumpOptions& options, SourceOpt
   for (const TableRef& t : m.dropped) {
     std::printf("dropped from the source: %s\n", t.QualifiedName().c_str());
   }
-  std::printf("replication slot %s retains %s of WAL (lakedump gc --drop-slot removes it)\n",
-              m.slot.c_str(), FormatBytes(m.retained_wal_bytes).c_str());
+  std::printf(
+      "replication slot %s retains %s of WAL (lakedump gc DEST --drop-slot --source SOURCE "
+      "removes it)\n",
+      m.slot.c_str(), FormatBytes(m.retained_wal_bytes).c_str());
   return kExitOk;
 }
 
