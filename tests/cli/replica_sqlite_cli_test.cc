@@ -146,7 +146,8 @@ TEST(ReplicaSqliteCliTest, AForgedIndexViewOrTriggerEntryIsRefused) {
        "restoring index \"items_qty\": the recorded SQL may only CREATE INDEX "
        "\"items_qty\" ON \"items\" (refused: ATTACH"},
       {"view", "big_items", fmt::format("VACUUM INTO '{}'", copy),
-       "restoring view \"big_items\": the recorded SQL may only CREATE VIEW"},
+       "restoring view \"big_items\": the recorded SQL is not CREATE VIEW \"big_items\" "
+       "(refused)"},
       {"trigger", "items_log", "DROP TABLE pairs",
        "restoring trigger \"items_log\": the recorded SQL may only CREATE TRIGGER"},
       {"index", "items_big", "PRAGMA writable_schema = 1", "(refused: PRAGMA writable_schema)"},
@@ -158,7 +159,7 @@ TEST(ReplicaSqliteCliTest, AForgedIndexViewOrTriggerEntryIsRefused) {
        "CREATE TRIGGER items_log AFTER INSERT ON pairs BEGIN DELETE FROM items; END",
        "(refused: CREATE_TRIGGER items_log)"},
       {"view", "big_items", "CREATE TEMP VIEW big_items AS SELECT 1",
-       "(refused: CREATE_TEMP_VIEW big_items)"},
+       "(refused: INSERT sqlite_temp_master)"},
   };
   for (size_t i = 0; i < attacks.size(); ++i) {
     const Attack& a = attacks[i];
