@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -43,6 +45,33 @@ std::vector<std::string> ChildEnvironment(const SubprocessSpec& spec) {
   return out;
 }
 
+// The descriptors N > 2 that "/dev/fd/N" names in `text` (TempFile's paths).
+void AddNamedFds(std::string_view text, std::set<int>* fds) {
+  constexpr std::string_view kPrefix = "/dev/fd/";
+  for (size_t at = text.find(kPrefix); at != std::string_view::npos;
+       at = text.find(kPrefix, at + 1)) {
+    int n = 0;
+    size_t i = at + kPrefix.size();
+    const size_t digits = i;
+    while (i < text.size() && i - digits < 6 && text[i] >= '0' && text[i] <= '9') {
+      n = n * 10 + (text[i++] - '0');
+    }
+    if (i > digits && n > 2) fds->insert(n);
+  }
+}
+
+// A descriptor the child is told to open as /dev/fd/N (an unnamed TempFile) stays open in
+// it: dup2 onto itself clears close-on-exec in the child only (POSIX 2024, glibc 2.29+).
+void PassNamedFds(const SubprocessSpec& spec, posix_spawn_file_actions_t* actions) {
+  std::set<int> named;
+  for (const std::string& a : spec.argv) AddNamedFds(a, &named);
+  for (const auto& [k, v] : spec.env) AddNamedFds(v, &named);
+  AddNamedFds(spec.stdin_path, &named);
+  for (int fd : named) {
+    if (::fcntl(fd, F_GETFD) >= 0) posix_spawn_file_actions_adddup2(actions, fd, fd);
+  }
+}
+
 }  // namespace
 
 Result<SubprocessOutcome> RunSubprocess(const SubprocessSpec& spec, ByteSink* out) {
@@ -59,6 +88,7 @@ Result<SubprocessOutcome> RunSubprocess(const SubprocessSpec& spec, ByteSink* ou
   posix_spawn_file_actions_addopen(&actions, 0, in.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out_w.fd, 1);
   posix_spawn_file_actions_adddup2(&actions, err_w.fd, 2);
+  PassNamedFds(spec, &actions);
 
   std::vector<char*> argv;
   for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));

@@ -1,7 +1,9 @@
 // RunSubprocess: runs an external program (pg_dump, pg_restore) without a shell,
 // streams its standard output into a ByteSink and keeps the tail of its standard
 // error for the error message. Extra environment variables (a password) go to the
-// child only, never into argv.
+// child only, never into argv. A "/dev/fd/N" (an unnamed TempFile) named in argv, the
+// extra environment or stdin_path is open in the child as descriptor N (it is
+// close-on-exec in this process, so no other child inherits it).
 //
 // Thread-safe (each call owns its pipes and child); blocks until the child exits.
 #pragma once

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "base/json_nesting.h"
 #include "lake/no_snapshot.h"
 #include "lake/object_keys.h"
 #include "store/object_key.h"
@@ -55,39 +56,11 @@ Status CheckFormat(const json& j, std::string_view what) {
   return Status::OK();
 }
 
-// Deepest nesting of arrays and objects in `text` (outside strings). nlohmann's parser is
-// iterative, but copying, comparing and dumping a value recurse once per level: a document
-// nested tens of thousands deep would overflow the stack (found by tests/fuzz/manifest_fuzz).
-size_t NestingDepth(std::string_view text) {
-  size_t depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 // Real manifests nest 4 levels deep (source/options hold flat objects).
 constexpr size_t kMaxNesting = 64;
 
 Result<json> ParseJson(std::string_view text, std::string_view what) {
-  if (NestingDepth(text) > kMaxNesting) {
+  if (JsonNestingDepth(text) > kMaxNesting) {
     return Status::Corruption(fmt::format(
         "{}: nested more than {} levels deep (not a lakedump file)", what, kMaxNesting));
   }

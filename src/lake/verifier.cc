@@ -56,6 +56,7 @@ struct Counters {
   std::atomic<uint64_t> files{0};
   std::atomic<uint64_t> bytes{0};
   std::atomic<uint64_t> rows{0};
+  MemoryBudget* decompression = nullptr;  // every file's decompression buffers (--deep)
 };
 
 // One data file to check, with what its table recorded.
@@ -165,6 +166,7 @@ void CheckFile(ObjectStore& store, const FileCheck& job, const VerifyOptions& op
   if (!CheckFileBytes(r, f, size, options, problems, counters)) return;
   ParquetReaderOptions ro;
   ro.name = f.key;
+  ro.budget = counters->decompression;
   auto parquet = ParquetReader::Open(
       r.size(),
       [&r](uint64_t offset, uint64_t len, std::string* out) { return r.ReadAt(offset, len, out); },
@@ -522,6 +524,8 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
   }
 
   Counters counters;
+  MemoryBudget decompression(options.decompression_memory);
+  counters.decompression = &decompression;
   LD_RETURN_IF_ERROR(CheckFiles(store, jobs, options, &problems, &counters));
   report.files += counters.files;
   report.bytes += counters.bytes;

@@ -17,7 +17,8 @@
 //
 // Every problem found is reported (not just the first). Files are checked in parallel; memory is
 // bounded by `parallelism` x (one 8 MiB hash buffer, or one footer plus one row group's column
-// chunks and one batch in --deep).
+// chunks and one batch in --deep), and in --deep every decompression buffer draws from one
+// budget of decompression_memory bytes.
 //
 // Verify() is a free function; the report is a value. Thread-safe with respect to the store.
 #pragma once
@@ -30,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "format/parquet/parquet_reader.h"
 #include "store/object_store.h"
 
 namespace lakedump {
@@ -38,6 +40,9 @@ struct VerifyOptions {
   bool deep = false;     // decode every page of every file
   int parallelism = 4;   // files checked at once (>= 1)
   size_t batch_rows = 8192;
+  // --deep: one budget for the decompression buffers of every file decoded at once
+  // (ParquetReaderOptions::budget); a row group declaring more is a "data" problem.
+  uint64_t decompression_memory = kDefaultDecompressionMemory;
   std::stop_token stop;  // cancels the run (Verify returns Cancelled)
   // --require-signature's key (never printed): the dump must be signed with it
   // (dump/signature.h): _manifest.sig matches _manifest.json, every _table.json and data file

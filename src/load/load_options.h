@@ -10,6 +10,7 @@
 
 #include "base/status.h"
 #include "base/progress.h"
+#include "format/parquet/parquet_reader.h"
 #include "load/target_database.h"
 #include "store/store_options.h"
 
@@ -30,6 +31,9 @@ struct LoadOptions {
   LoadIfExists if_exists = LoadIfExists::kFail;
   // Rows read from a Parquet file per batch (never crossing a row group).
   size_t batch_rows = 16384;
+  // One budget for the decompression buffers of every data file read at once
+  // (ParquetReaderOptions::budget): a row group declaring more fails its table.
+  uint64_t decompression_memory = kDefaultDecompressionMemory;
   ProgressMode progress = ProgressMode::kNone;
   StoreOptions store;  // for opening the dump's store (the CLI does)
   // The dump's schema is code (docs/dump-format.md, "Threat model"): DEFAULT expressions,

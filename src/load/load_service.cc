@@ -155,7 +155,10 @@ TableRef MapTargetTable(const TableRef& source,
 }
 
 LoadService::LoadService(ObjectStore* store, TargetDatabase* target, LoadOptions options)
-    : store_(store), target_(target), options_(std::move(options)) {}
+    : store_(store),
+      target_(target),
+      options_(std::move(options)),
+      decompression_(options_.decompression_memory) {}
 
 Result<std::vector<LoadService::TableTask>> LoadService::Plan(const DumpManifest& manifest) {
   LD_RETURN_IF_ERROR(CheckLoadOptions(options_, manifest));
@@ -618,6 +621,7 @@ Status LoadService::Open(TableLoad& load, size_t index, FileCheck check, OpenFil
   if (check == FileCheck::kSections) hashing->StartSection(file.footer->offset, file.footer->bytes);
   ParquetReaderOptions ro;
   ro.name = file.key;
+  ro.budget = &decompression_;
   auto parquet = ParquetReader::Open(
       reader->size(),
       [this, reader, &load](uint64_t offset, uint64_t len, std::string* out) {

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "base/memory_budget.h"
 #include "base/status.h"
 #include "base/thread_pool.h"
 #include "lake/manifest.h"
@@ -123,6 +124,7 @@ class LoadService {
   ObjectStore* store_;
   TargetDatabase* target_;
   LoadOptions options_;
+  MemoryBudget decompression_;  // options_.decompression_memory, for every file's reader
   DumpProgress progress_;
   ThreadPool* file_pool_ = nullptr;  // during Run()
   std::atomic<bool> started_loading_{false};

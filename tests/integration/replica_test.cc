@@ -397,6 +397,53 @@ TEST_F(ReplicaTest, PgDumpTooOldFailsInOneLineAndTheFallbackWorks) {
   }
 }
 
+// Issue 29: the schema archive and the --use-list that pg_restore reads never have a name in
+// the temp directory: a pg_restore wrapper lists $TMPDIR each time it runs, and finds it
+// empty; pg_restore reads them as /dev/fd/N (unnamed files only lakedump holds open), and
+// nothing is left after the load.
+TEST_F(ReplicaTest, TheArchiveAndItsListAreNeverNamedInTheTempDir) {
+  const std::string dump = dir_.Sub("d");
+  ASSERT_EQ(Dump(dump).code, 0);
+  const char* server_bin = std::getenv("LD_TEST_PG_BIN");
+  const std::string real_bin = server_bin ? server_bin : "/usr/lib/postgresql/15/bin";
+  const std::string bin = dir_.Sub("bin"), tmp = dir_.Sub("tmp"), log = dir_.Sub("seen.log");
+  std::filesystem::create_directories(bin);
+  std::filesystem::create_directories(tmp);
+  WriteFile(bin + "/pg_restore",
+            "#!/bin/sh\n{ echo \"args: $*\"; ls -A \"$TMPDIR\"; echo --; } >> " + Quote(log) +
+                "\nexec " + Quote(real_bin + "/pg_restore") + " \"$@\"\n");
+  std::filesystem::permissions(bin + "/pg_restore", std::filesystem::perms::owner_all);
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  ::setenv("TMPDIR", tmp.c_str(), 1);
+  ScratchDatabase replica(admin_.get());
+  RunResult l = Load(dump, replica, "--trust-dump --pg-bin-dir " + Quote(bin));
+  if (old) {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  ASSERT_EQ(l.code, 0) << l.out << l.err;
+  const std::string seen = ReadFile(log);
+  size_t runs = 0;
+  std::istringstream lines(seen);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("args: ")) {
+      ++runs;
+      if (line.find("--version") == std::string::npos) {
+        EXPECT_NE(line.find("/dev/fd/"), std::string::npos) << line;
+      }
+    } else {
+      EXPECT_EQ(line, "--") << "a file in the temp directory while pg_restore ran:\n" << seen;
+    }
+  }
+  EXPECT_GE(runs, 3u) << seen;  // --list, pre-data, post-data
+  EXPECT_TRUE(std::filesystem::is_empty(tmp));
+  auto dst = PgConn::Connect(replica.conninfo(), 10);
+  ASSERT_TRUE(dst.ok());
+  EXPECT_EQ(QueryOne(**dst, "SELECT count(*) > 0 FROM shop.orders"), "t");
+}
+
 // The dump lists its archive in process (no pg_restore, issue 11's cost): a pg_restore that
 // fails is never run, and the objects are exactly those `pg_restore --list` shows, a comment
 // on the database (which it leaves out) included.

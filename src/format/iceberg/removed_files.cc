@@ -88,8 +88,8 @@ struct EntryReader {
   std::string_view location;
   std::string prefix;  // location + "/"
   bool partitioned;
-  AvroJson partition_type;                // the partition field's union, if partitioned
-  std::map<std::string, AvroJson> names;  // named Avro types seen while skipping
+  const avro::AvroSchema* schema;  // the container's, compiled
+  uint32_t partition_type;         // its node of the partition field's union, if partitioned
 
   // The entry of `record`, or nullopt for a DELETED one.
   Result<std::optional<RemovedEntry>> Read(std::string_view record) {
@@ -109,7 +109,7 @@ struct EntryReader {
       avro::AvroDecoder peek(record.substr(begin));
       LD_ASSIGN_OR_RETURN(int64_t branch, peek.ReadLong());
       partition_null = branch == 0;
-      LD_RETURN_IF_ERROR(d.Skip(partition_type, &names));
+      LD_RETURN_IF_ERROR(d.Skip(*schema, partition_type));
     }
     LD_ASSIGN_OR_RETURN(int64_t record_count, d.ReadLong());
     if (status == 2) return std::optional<RemovedEntry>();  // already deleted
@@ -176,14 +176,21 @@ Result<RemovedManifest> LiveEntriesOf(std::string_view bytes, const ManifestRef&
     if (it != container->metadata.end()) out.header.emplace_back(key, it->second);
   }
   out.partition_spec_id = ref.partition_spec_id;
-  EntryReader reader{what, ref, location, std::string(location) + "/", false, AvroJson(), {}};
+  EntryReader reader{what, ref, location, std::string(location) + "/", false,
+                     &container->compiled, 0};
   if (!(*partition)["fields"].empty()) {
     const AvroJson& field = (*partition)["fields"][0];
-    reader.partition_type = field.is_object() ? field.value("type", AvroJson()) : AvroJson();
-    const AvroJson& type = reader.partition_type;
+    const AvroJson type = field.is_object() ? field.value("type", AvroJson()) : AvroJson();
     if (!type.is_array() || type.size() != 2 || type[0] != "null") {
       return Bad(what, "its partition field is not optional");
     }
+    // The same field in the compiled schema: manifest_entry.data_file.partition's first.
+    const avro::AvroSchema& s = container->compiled;
+    std::optional<uint32_t> node = s.FieldType(s.root(), 4);
+    if (node) node = s.FieldType(*node, 3);
+    if (node) node = s.FieldType(*node, 0);
+    if (!node) return Bad(what, "its partition field is not in its schema");
+    reader.partition_type = *node;
     out.partitioned = reader.partitioned = true;
     out.partition_floating = type[1] == "float" || type[1] == "double";
   }

@@ -189,12 +189,20 @@ int64_t MaxCompressionRatio(lakedump::CodecKind kind) {
   return 1;
 }
 
+uint64_t DecompressionBound(const lakedump::Codec* codec, int64_t chunk_uncompressed_bytes) {
+  if (codec == nullptr) return 0;
+  if (chunk_uncompressed_bytes <= 0) return static_cast<uint64_t>(kMaxPageBytes);
+  return static_cast<uint64_t>(std::min(chunk_uncompressed_bytes, kMaxPageBytes));
+}
+
 void ColumnChunkReader::Reset(int64_t num_rows, const lakedump::Codec* codec,
                               std::string context, int64_t chunk_uncompressed_bytes) {
   // A page buffer grown for one large page is given back when the last chunk needed far less,
-  // so one odd row group does not pin its peak for the rest of the file.
+  // so one odd row group does not pin its peak for the rest of the file; and when it is over
+  // what this chunk may use, so that it stays within what the reader reserved for it.
   constexpr size_t kKeepBelow = 16u << 20;
-  if (decompressed_.size() > kKeepBelow && decompressed_.size() > 2 * largest_page_) {
+  if ((decompressed_.size() > kKeepBelow && decompressed_.size() > 2 * largest_page_) ||
+      decompressed_.size() > DecompressionBound(codec, chunk_uncompressed_bytes)) {
     std::string().swap(decompressed_);
   }
   largest_page_ = 0;

@@ -36,6 +36,11 @@ inline constexpr int64_t kPageBytesWithoutRatioCheck = 8ll << 20;
 // snappy and LZ4 cannot exceed theirs (~22 and ~255), DEFLATE ~1032; zstd's reaches ~32000 on
 // runs of one byte, which a real writer's large pages (dictionary- or delta-encoded) never hold.
 int64_t MaxCompressionRatio(lakedump::CodecKind kind);
+// The most a chunk's decompression buffer grows to: its total_uncompressed_size (which bounds
+// each page's declared size; <= 0: unknown), never over kMaxPageBytes; 0 uncompressed (pages
+// are read in place). ParquetReader reserves the sum over a row group's chunks from its
+// memory budget before decompressing any.
+uint64_t DecompressionBound(const lakedump::Codec* codec, int64_t chunk_uncompressed_bytes);
 
 class ColumnChunkReader {
  public:

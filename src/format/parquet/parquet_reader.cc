@@ -79,7 +79,10 @@ class ParquetReader::Impl {
   Status Next(size_t max_rows, RowBatch* batch) {
     PrepareBatch(batch);
     while (rg_rows_left_ == 0) {
-      if (next_rg_ >= meta_.row_groups.size()) return Status::OK();
+      if (next_rg_ >= meta_.row_groups.size()) {
+        lease_.Reset();  // the file is read: its decompression memory goes back
+        return Status::OK();
+      }
       LD_RETURN_IF_ERROR(OpenRowGroup(next_rg_++));
     }
     const size_t rows = static_cast<size_t>(std::min<int64_t>(
@@ -148,6 +151,7 @@ class ParquetReader::Impl {
                                                                options_.verify_crc));
       }
     }
+    uint64_t need = 0;  // what the row group's chunks may decompress into
     for (size_t r = 0; r < selected_.size(); ++r) {
       const size_t i = selected_[r];
       const FieldInfo& f = all_fields_[i];
@@ -178,8 +182,27 @@ class ParquetReader::Impl {
         return Status::Corruption(ctx + ": short read");
       }
       readers_[r]->Reset(rg.num_rows, codec, ctx, m.total_uncompressed_size);
+      need += parquet::DecompressionBound(codec, m.total_uncompressed_size);
     }
+    LD_RETURN_IF_ERROR(Reserve(g, need));
     rg_rows_left_ = rg.num_rows;
+    return Status::OK();
+  }
+
+  // Holds `need` bytes of the budget for row group g (the previous row group's given back
+  // first, so a reader never waits while holding any).
+  Status Reserve(size_t g, uint64_t need) {
+    lease_.Reset();
+    MemoryBudget* budget = options_.budget != nullptr ? options_.budget : &own_budget_;
+    if (need > budget->capacity()) {
+      return Status::Corruption(fmt::format(
+          "{}: row group {}: its compressed column chunks declare {} bytes uncompressed, over "
+          "the {}-byte memory budget for decompression (refused)",
+          name_, g, need, budget->capacity()));
+    }
+    if (need == 0) return Status::OK();
+    LD_RETURN_IF_ERROR(budget->Acquire(need));
+    lease_ = BudgetLease(budget, need);
     return Status::OK();
   }
 
@@ -195,6 +218,8 @@ class ParquetReader::Impl {
   size_t next_rg_ = 0;
   int64_t rg_rows_left_ = 0;
   std::vector<std::unique_ptr<ColumnChunkReader>> readers_;
+  MemoryBudget own_budget_{kDefaultDecompressionMemory};
+  BudgetLease lease_;  // declared after the budget: released before it is destroyed
 };
 
 ParquetReader::ParquetReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -8,7 +8,12 @@
 // the file, column and row group -- never a crash or a read past the file.
 //
 // Memory: the footer, plus for the row group being read one column chunk per
-// selected column and one decoded page per column.
+// selected column and one decoded page per column. Decompression draws from a
+// MemoryBudget: before a row group is read, the reader reserves what its compressed
+// chunks may decompress into (each chunk's total_uncompressed_size, at most
+// kMaxPageBytes: a page may not declare more), waiting while other readers of the same
+// budget hold it; a row group that declares more than the whole budget is refused with
+// one line before anything is allocated.
 // Ownership: the reader owns its read_at callback (which may borrow a store
 // reader or a buffer that must outlive the reader). Not thread-safe.
 #pragma once
@@ -20,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/memory_budget.h"
 #include "base/status.h"
 #include "format/parquet/parquet_metadata.h"
 #include "table/row_batch.h"
@@ -35,7 +41,13 @@ struct ParquetReaderOptions {
   bool verify_crc = true;
   // Names the file in error messages.
   std::string name;
+  // Decompression buffers draw from it (shared by the readers of one load or verify;
+  // borrowed). Null: the reader's own, of kDefaultDecompressionMemory.
+  MemoryBudget* budget = nullptr;
 };
+
+// The default budget for decompression buffers of one load or verify.
+inline constexpr uint64_t kDefaultDecompressionMemory = uint64_t{1} << 30;
 
 class ParquetReader {
  public:

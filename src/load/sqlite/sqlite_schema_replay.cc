@@ -5,16 +5,20 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "lake/table_selection.h"
 #include "load/schema_subset.h"
+#include "load/sqlite/sqlite_guard.h"
 #include "source/sqlite/sqlite_connection.h"
 
 namespace lakedump {
 namespace {
 
-// Prepares `sql` as exactly one statement and runs it to completion.
-Status RunOne(sqlite3* db, const std::string& sql, std::string_view what) {
+// Prepares `sql` as exactly one statement and runs it to completion (`run` false: only
+// prepares it, which is when SQLite's authorizer sees what it does).
+Status RunOne(sqlite3* db, const std::string& sql, std::string_view what, bool run = true) {
   sqlite3_stmt* raw = nullptr;
   const char* tail = nullptr;
   int rc = sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw, &tail);
@@ -27,20 +31,53 @@ Status RunOne(sqlite3* db, const std::string& sql, std::string_view what) {
           fmt::format("{}: the recorded SQL holds more than one statement (refused)", what));
     }
   }
+  if (!run) return Status::OK();
   while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
   }
   return rc == SQLITE_DONE ? Status::OK() : SqliteStatus(db, rc, what);
+}
+
+// Runs (or with `run` false only prepares) a recorded index, view or trigger under an
+// authorizer that allows creating that one object under its recorded name (an index or
+// trigger on its recorded table) and nothing else: a forged entry's ATTACH, VACUUM INTO,
+// DROP, PRAGMA or other statement is InvalidArgument naming the entry.
+Status ReplayObject(sqlite3* db, std::string_view kind, const nlohmann::json& o, bool run) {
+  const std::string name = JsonString(o, "name");
+  const std::string what = fmt::format("restoring {} \"{}\"", kind, name);
+  const SchemaObject object = kind == "index" ? SchemaObject::kIndex
+                              : kind == "view" ? SchemaObject::kView
+                                               : SchemaObject::kTrigger;
+  const std::string table = object == SchemaObject::kView ? "" : JsonString(o, "table");
+  SchemaAuthorizer guard(db, object, name, table);
+  const Status ran = RunOne(db, JsonString(o, "sql"), what, run);
+  const std::string claim =
+      object == SchemaObject::kView
+          ? fmt::format("CREATE VIEW \"{}\"", name)
+          : fmt::format("CREATE {} \"{}\" ON \"{}\"", object == SchemaObject::kIndex ? "INDEX" : "TRIGGER",
+                        name, table);
+  if (!guard.denied().empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: the recorded SQL may only {} (refused: {})", what, claim, guard.denied()));
+  }
+  LD_RETURN_IF_ERROR(ran);
+  if (!guard.created()) {
+    return Status::InvalidArgument(
+        fmt::format("{}: the recorded SQL is not {} (refused)", what, claim));
+  }
+  return Status::OK();
 }
 
 bool TrustedSqlite(const SchemaRestorePlan& plan) {
   return JsonString(plan.schema, "schema_from") == "sqlite_schema" && plan.trusted;
 }
 
-Status ReplayRecorded(sqlite3* db, const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) {
+// The recorded indexes, views and triggers the load restores, in replay order: indexes, then
+// views (in creation order), then triggers.
+std::vector<std::pair<std::string, nlohmann::json>> ObjectsToReplay(const SchemaRestorePlan& plan) {
   std::set<std::string> tables;
   for (const TableRef& t : plan.tables) tables.insert(t.name);
   const nlohmann::json objects = plan.schema.value("objects", nlohmann::json::array());
-  // Indexes, then views (in creation order), then triggers.
+  std::vector<std::pair<std::string, nlohmann::json>> out;
   for (const char* kind : {"index", "view", "trigger"}) {
     for (const nlohmann::json& o : objects) {
       if (JsonString(o, "type") != kind) continue;
@@ -54,9 +91,55 @@ Status ReplayRecorded(sqlite3* db, const SchemaRestorePlan& plan, SchemaRestoreO
       } else if (!tables.count(JsonString(o, "table"))) {
         continue;
       }
-      LD_RETURN_IF_ERROR(RunOne(db, JsonString(o, "sql"), fmt::format("restoring {} \"{}\"", kind, name)));
+      out.emplace_back(kind, o);
+    }
+  }
+  return out;
+}
+
+// Runs the recorded CREATE TABLE of each table the load restores.
+Status CreateTables(sqlite3* db, const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) {
+  std::set<std::string> tables;
+  for (const TableRef& t : plan.tables) tables.insert(t.name);
+  for (const nlohmann::json& o : plan.schema.value("objects", nlohmann::json::array())) {
+    const std::string name = JsonString(o, "name");
+    if (JsonString(o, "type") != "table" || !tables.count(name)) continue;
+    LD_RETURN_IF_ERROR(RunOne(db, JsonString(o, "sql"), fmt::format("creating table \"{}\"", name)));
+    if (out != nullptr) {
+      out->created.push_back(TableRef{"main", name});
       ++out->restored;
     }
+  }
+  return Status::OK();
+}
+
+// Before any table is created or loaded: every recorded index, view and trigger the replay
+// will run is prepared under its authorizer against the recorded tables, created in a
+// savepoint that is rolled back. A forged entry is refused then, with nothing left behind.
+Status PrecheckObjects(sqlite3* db, const SchemaRestorePlan& plan) {
+  const auto objects = ObjectsToReplay(plan);
+  if (objects.empty()) return Status::OK();
+  LD_RETURN_IF_ERROR(RunOne(db, "SAVEPOINT lakedump_precheck", "checking the recorded schema"));
+  Status s = CreateTables(db, plan, nullptr);
+  // An object that fails to prepare for another reason (a view on a view not yet created)
+  // does not stop the others' checks.
+  for (size_t i = 0; s.ok() && i < objects.size(); ++i) {
+    const Status one = ReplayObject(db, objects[i].first, objects[i].second, /*run=*/false);
+    if (one.code() == Code::kInvalidArgument) s = one;
+  }
+  const Status back = RunOne(db, "ROLLBACK TO lakedump_precheck", "checking the recorded schema");
+  const Status released = RunOne(db, "RELEASE lakedump_precheck", "checking the recorded schema");
+  // A refusal counts; any other failure shows again, in its place, when the schema is replayed.
+  if (s.code() == Code::kInvalidArgument) return s;
+  return back.ok() ? released : back;
+}
+
+Status ReplayRecorded(sqlite3* db, const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) {
+  std::set<std::string> tables;
+  for (const TableRef& t : plan.tables) tables.insert(t.name);
+  for (const auto& [kind, o] : ObjectsToReplay(plan)) {
+    LD_RETURN_IF_ERROR(ReplayObject(db, kind, o, /*run=*/true));
+    ++out->restored;
   }
   const nlohmann::json sequences = plan.schema.value("sqlite_sequence", nlohmann::json::array());
   for (const nlohmann::json& q : sequences) {
@@ -121,13 +204,8 @@ Status CreateRecordedSqliteTables(sqlite3* db, const SchemaRestorePlan& plan,
           name));
     }
   }
-  for (const nlohmann::json& o : plan.schema.value("objects", nlohmann::json::array())) {
-    const std::string name = JsonString(o, "name");
-    if (JsonString(o, "type") != "table" || !tables.count(name)) continue;
-    LD_RETURN_IF_ERROR(RunOne(db, JsonString(o, "sql"), fmt::format("creating table \"{}\"", name)));
-    out->created.push_back(TableRef{"main", name});
-    ++out->restored;
-  }
+  LD_RETURN_IF_ERROR(PrecheckObjects(db, plan));
+  LD_RETURN_IF_ERROR(CreateTables(db, plan, out));
   out->method = "sqlite_schema";
   return Status::OK();
 }
