@@ -65,8 +65,10 @@ Status CheckOneFile(ObjectStore& store, const DataFile& f, bool sha256, std::str
 
 bool IsCatalogTable(const TableRef& t) {
   const std::string& s = t.schema;
+  // SQLite reserves sqlite_* in its schemas (a PostgreSQL table may be named so).
+  const bool sqlite_schema = s == "main" || s == "temp";
   return s == "pg_catalog" || s == "information_schema" || s.starts_with("pg_toast") ||
-         s.starts_with("pg_temp") || t.name.starts_with("sqlite_");
+         s.starts_with("pg_temp") || (sqlite_schema && t.name.starts_with("sqlite_"));
 }
 
 Status CheckPlanWithinSelection(Database& db, const DumpOptions& options, const ShardPlan& plan) {

@@ -20,7 +20,8 @@
 namespace lakedump {
 
 // True for a table of a database's own catalog, which no dump reads: PostgreSQL's pg_catalog,
-// information_schema, pg_toast* and pg_temp* schemas, SQLite's sqlite_* tables.
+// information_schema, pg_toast* and pg_temp* schemas, SQLite's sqlite_* tables (in main or
+// temp).
 bool IsCatalogTable(const TableRef& table);
 
 // OK when every unit of `plan` (every shard's, not only this worker's) is one this worker's

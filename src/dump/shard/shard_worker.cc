@@ -36,7 +36,10 @@ std::string CommittedWithoutPlan(ObjectStore& store, const WorkerOptions& worker
   auto text = store.GetObject(kManifestKey, kMaxMetadataBytes);
   if (!text.ok()) return "";
   auto m = ParseDumpManifest(*text, kManifestKey);
-  if (!m.ok() || !m->options.is_object() || m->options.value("shards", 0) != worker.shards) {
+  if (!m.ok() || !m->options.is_object()) return "";
+  auto shards = m->options.find("shards");
+  if (shards == m->options.end() || !shards->is_number_integer() ||
+      shards->get<int64_t>() != worker.shards) {
     return "";
   }
   for (const char* k : {"tables", "exclude", "queries", "compression", "compression_level",
@@ -60,7 +63,7 @@ Result<std::optional<ShardPlan>> WaitForPlan(ObjectStore& store, const DumpOptio
                                              std::stop_token stop) {
   const auto started = worker.clock->Now();
   const auto deadline = started + worker.plan_timeout;
-  for (;;) {
+  for (bool first = true;;) {
     auto text = store.GetObject(kShardPlanKey, kMaxShardDocumentBytes);
     if (text.ok()) {
       LD_ASSIGN_OR_RETURN(ShardPlan plan, ReadPlan(*text, options));
@@ -69,16 +72,21 @@ Result<std::optional<ShardPlan>> WaitForPlan(ObjectStore& store, const DumpOptio
     if (text.status().code() != Code::kNotFound) {
       return text.status().WithContext(std::string(kShardPlanKey));
     }
-    if (*committed = CommittedWithoutPlan(store, worker); !committed->empty()) {
-      return std::optional<ShardPlan>();
+    // Late (the first look) or waiting long: has the dump been committed? (Not on every fast
+    // poll: the manifest may be large.)
+    const bool early = worker.clock->Now() - started < worker.fast_poll_window;
+    if (first || !early) {
+      if (*committed = CommittedWithoutPlan(store, worker); !committed->empty()) {
+        return std::optional<ShardPlan>();
+      }
     }
+    first = false;
     if (worker.clock->Now() >= deadline) {
       return Status::NotFound(fmt::format(
           "no {} in {} within --plan-timeout: start the coordinator (lakedump dump SRC DEST "
           "--shards N --coordinate) first, with the same DEST",
           kShardPlanKey, store.Describe()));
     }
-    const bool early = worker.clock->Now() - started < worker.fast_poll_window;
     if (!worker.clock->SleepFor(early ? worker.fast_poll_interval : worker.poll_interval, stop)) {
       return Status::Cancelled("interrupted");
     }
