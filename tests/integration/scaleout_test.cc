@@ -427,8 +427,10 @@ TEST_F(ScaleOutTest, KilledCoordinatorThenResumeWithShardsCommitsAndALateWorkerE
   EXPECT_NE(cr.out.find(fmt::format("({} reused)", kept)), std::string::npos) << cr.out;
   EXPECT_EQ(ManifestRows(d), at_snapshot);
   bool dead_files = false;  // the dead run's units are reused, with their files
-  for (const json& t : json::parse(d.Get("_manifest.json"))["tables"]) {
-    for (const json& f : json::parse(d.Get(t["key"].get<std::string>()))["files"]) {
+  const json manifest = json::parse(d.Get("_manifest.json"));
+  for (const json& t : manifest["tables"]) {
+    const json table = json::parse(d.Get(t["key"].get<std::string>()));
+    for (const json& f : table["files"]) {
       dead_files |= f["key"].get<std::string>().find(dead_dump) != std::string::npos;
     }
   }
