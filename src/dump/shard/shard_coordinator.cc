@@ -194,11 +194,25 @@ std::vector<UnitOutput> UnitsFromProgress(ObjectStore& store, const ObjectInfo& 
   if (candidates.empty()) return out;
   auto sizes = SizesOf(store, FilesOf(candidates), listed, stop);
   if (!sizes.ok()) return out;
+  std::vector<const UnitOutput*> sized;
   for (const UnitOutput* u : candidates) {
-    if (!WhyNotTakenOver(*u, rk.attempt, dump_id, *sizes).empty()) continue;
-    // Committed only once read back (a hint that does not check out waits for the report).
-    if (!CheckReportFiles(store, {u}, options, o.key, stop).ok()) continue;
-    out.push_back(*u);
+    if (WhyNotTakenOver(*u, rk.attempt, dump_id, *sizes).empty()) sized.push_back(u);
+  }
+  // Committed only once read back (a hint that does not check out waits for the report):
+  // read_back_width units at a time, each unit's files one after the other.
+  std::vector<char> read_back(sized.size(), 0);
+  ForEachMetadataIo(
+      sized.size(), options.read_back_width,
+      [&](size_t i) {
+        read_back[i] = CheckFilesReadBack(store, FilesOf({sized[i]}), !options.sign_key.empty(),
+                                          /*width=*/1, o.key, stop)
+                           .ok();
+        return Status::OK();
+      },
+      stop)
+      .IgnoreError();
+  for (size_t i = 0; i < sized.size(); ++i) {
+    if (read_back[i]) out.push_back(*sized[i]);
   }
   return out;
 }
