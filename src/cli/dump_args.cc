@@ -140,8 +140,6 @@ const std::vector<DumpFlagRule>& DumpFlagRules() {
        "--shards N: add --coordinate (the coordinator) or --shard I|auto (a worker)", kExitUsage},
       {[](A a, O o) { return a.sharded() && o.table_format == TableFormat::kIceberg; },
        "--table-format iceberg cannot be combined with --shards", kExitUsage},
-      {[](A a, O o) { return a.coordinate && o.if_exists == IfExists::kResume; },
-       "--if-exists resume cannot be combined with --shards (use fail or overwrite)", kExitUsage},
       {[](A a, O) { return a.no_snapshot && !a.sharded(); },
        "--no-snapshot is for sharded dumps (--shards N): a dump on one machine reads one "
        "snapshot",

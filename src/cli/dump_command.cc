@@ -383,7 +383,9 @@ const char* DumpFooter() {
       "--if-exists resume takes it over.\n"
       "Sharded (docs/scale-out.md; PostgreSQL, or SQLite on a shared filesystem):\n"
       "  lakedump dump postgres://db/app s3://b/app --shards 4 --coordinate   # one of these\n"
-      "  lakedump dump postgres://db/app s3://b/app --shards 4 --shard auto   # and N workers\n\n"
+      "  lakedump dump postgres://db/app s3://b/app --shards 4 --shard auto   # and N workers\n"
+      "  lakedump dump postgres://db/app s3://b/app --shards 4 --coordinate --if-exists resume"
+      "   # after a killed coordinator\n\n"
       "Exit codes: 0 complete, 1 failed (nothing committed by this run: an earlier dump at "
       "DEST stays as it was), 2 bad usage, 3 (a worker) the coordinator and its snapshot are "
       "gone.";

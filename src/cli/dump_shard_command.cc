@@ -149,6 +149,7 @@ ShardCoordinatorGlue::ShardCoordinatorGlue(const DumpArgs& a, const DumpOptions&
   options_.trace = trace;
   options_.shard_timeout = *ParseDuration(a.shard_timeout);
   options_.matching = MatchingOptions(a, options);
+  options_.sign_key = options.sign_key;
   options_.log = LogLines(options.progress);
   if (no_snapshot_db) {
     // Sharded dumps take no other manifest hook (--incremental is refused with --shards).

@@ -105,6 +105,19 @@ int SweepShardAttempts(ObjectStore* store) {
   return kExitOk;
 }
 
+// A sharded dump's coordinator that died before its commit: its lease and plan go, so that a
+// dump can start there again (docs/scale-out.md).
+int RemoveDeadCoordinatorLease(ObjectStore* store) {
+  std::string removed;
+  if (Status s = RemoveDeadShardLease(*store, SystemClock(), &removed); !s.ok()) {
+    return PrintError(s, kExitFailed);
+  }
+  if (!removed.empty()) {
+    std::printf("removed the lease and plan of a dead coordinator: %s\n", removed.c_str());
+  }
+  return kExitOk;
+}
+
 // --drop-slot: the replication slot and publication of the incremental dump at DEST, on the
 // source the user names with --source (never a host the manifest names).
 int RunDropSlot(const GcArgs& a, ObjectStore& store) {
@@ -146,6 +159,7 @@ int RunGc(const GcArgs& a) {
                      std::chrono::duration_cast<std::chrono::milliseconds>(*age));
   }
   if (int rc = SweepShardAttempts(store.get()); rc != kExitOk) return rc;
+  if (int rc = RemoveDeadCoordinatorLease(store.get()); rc != kExitOk) return rc;
   if (!a.dest.starts_with("s3://")) return RunLocalGc(a, store.get(), seconds);
   StoreOptions options;
   if (Status s = ApplyS3Flags(a.s3, &options.s3); !s.ok()) return PrintError(s, kExitUsage);
@@ -164,8 +178,9 @@ CommandEntry AddGcCommand(CLI::App& parent) {
   auto a = std::make_shared<GcArgs>();
   CLI::App* app = parent.add_subcommand(
       "gc",
-      "Clean what killed runs left: incomplete S3 multipart uploads, local temp files, and "
-      "the files of shard attempts a sharded dump does not use.");
+      "Clean what killed runs left: incomplete S3 multipart uploads, local temp files, "
+      "the files of shard attempts a sharded dump does not use, and the lease and plan of a "
+      "sharded dump's dead coordinator.");
   app->add_option("DEST", a->dest, "s3://bucket/prefix, file:///dir or a folder path")
       ->required();
   CLI::Option* older_than = AddSizeOption(

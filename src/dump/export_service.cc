@@ -216,6 +216,7 @@ Result<DumpResult> ExportService::RunLeased(DumpCommitter& committer, DumpLease&
   // Iceberg metadata writers, beside the table tasks.
   exporter.set_iceberg(committer.StartIceberg(stop));
   Status ran;
+  result.reused_tables = reused;
   if (remote != nullptr) {
     // Each shard's tables are committed as its report comes in; after the last, every
     // planned unit must be in.
@@ -223,7 +224,6 @@ Result<DumpResult> ExportService::RunLeased(DumpCommitter& committer, DumpLease&
     ran = RunRemoteUnits(committer, plan, *remote, started, stop);
   } else {
     phase.Enter("tables");
-    result.reused_tables = reused;
     ran = RunLocalUnits(committer, exporter, &pool, stop);
   }
   // Its error first: a table task refused by a failed writer group only says Cancelled.
@@ -319,8 +319,18 @@ Status ExportService::RunRemoteUnits(DumpCommitter& committer, const DumpPlan& p
   std::vector<const PlannedTable*> planned;
   for (const PlannedTable& t : plan.tables) planned.push_back(&t);
   UnitOutputGatherer gatherer(std::move(planned));
+  // --if-exists resume: the tables reused from an earlier run (a dead coordinator's, whose
+  // workers' units it had committed) are not planned for the workers again.
+  DumpPlan remaining;
+  for (size_t t = 0; t < plan.tables.size(); ++t) {
+    if (committer.committed(t)) {
+      gatherer.MarkCommitted(t);
+    } else {
+      remaining.tables.push_back(plan.tables[t]);
+    }
+  }
   LD_RETURN_IF_ERROR(runner(
-      plan,
+      remaining,
       [&](std::vector<UnitOutput> outputs) {
         return committer.AddRemoteUnits(&gatherer, std::move(outputs), stop);
       },

@@ -20,7 +20,10 @@ bool SameColumns(const Schema& a, const Schema& b) {
 }  // namespace
 
 UnitOutputGatherer::UnitOutputGatherer(std::vector<const PlannedTable*> tables)
-    : tables_(std::move(tables)), gathered_(tables_.size()), reported_(tables_.size(), 0) {
+    : tables_(std::move(tables)),
+      gathered_(tables_.size()),
+      reported_(tables_.size(), 0),
+      committed_(tables_.size(), false) {
   for (size_t i = 0; i < tables_.size(); ++i) {
     by_table_[{tables_[i]->info.ref.schema, tables_[i]->info.ref.name}] = i;
   }
@@ -32,7 +35,7 @@ Result<std::vector<size_t>> UnitOutputGatherer::Add(std::vector<UnitOutput> outp
   for (UnitOutput& out : outputs) {
     auto it = by_table_.find({out.table.schema, out.table.name});
     const std::string name = out.table.QualifiedName();
-    if (it == by_table_.end() || out.unit < 0 ||
+    if (it == by_table_.end() || committed_[it->second] || out.unit < 0 ||
         out.unit >= static_cast<int>(tables_[it->second]->units.size()) ||
         !seen_.insert({out.table.schema, out.table.name, out.unit}).second) {
       failed_ = Status::Corruption(
@@ -54,6 +57,11 @@ Result<std::vector<size_t>> UnitOutputGatherer::Add(std::vector<UnitOutput> outp
   }
   std::sort(completed.begin(), completed.end());
   return completed;
+}
+
+void UnitOutputGatherer::MarkCommitted(size_t table) {
+  committed_[table] = true;
+  reported_[table] = tables_[table]->units.size();
 }
 
 GatheredTable UnitOutputGatherer::Take(size_t table) { return std::move(gathered_[table]); }

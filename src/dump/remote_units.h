@@ -39,6 +39,9 @@ class UnitOutputGatherer {
   // reported, or when the units of a table read different columns (names or types); after an
   // error the gatherer takes nothing more.
   Result<std::vector<size_t>> Add(std::vector<UnitOutput> outputs);
+  // Table `table` is committed already (--if-exists resume reused it): no unit of it is
+  // expected, and any reported is refused as not planned.
+  void MarkCommitted(size_t table);
   // The table's gathered units, moved out. REQUIRES: `table` returned by Add, taken once.
   GatheredTable Take(size_t table);
   // Corruption naming the first table with a planned unit nobody reported.
@@ -49,6 +52,7 @@ class UnitOutputGatherer {
   std::map<std::pair<std::string, std::string>, size_t> by_table_;
   std::vector<GatheredTable> gathered_;
   std::vector<size_t> reported_;  // units in, per table
+  std::vector<bool> committed_;   // per table: reused, expects no unit
   std::set<std::tuple<std::string, std::string, int>> seen_;
   Status failed_;
 };

@@ -41,6 +41,7 @@ ShardPlan SamplePlan() {
   q.table.schema = "query";
   q.is_query = true;
   p.shards = {{big0, q}, {big1, Unit("small", 1)}};
+  p.attempt_tokens = {NewAttemptToken(), NewAttemptToken()};
   return p;
 }
 
@@ -117,6 +118,23 @@ TEST(ShardPlanTest, HostilePlansAreCorruptionNamingTheProblem) {
   j = good;
   j["source"] = "postgres://user:secret@host/db";
   expect_corrupt(Text(j), "objects");
+}
+
+TEST(ShardPlanTest, AttemptTokensRoundTripAndMustCoverEveryShard) {
+  const ShardPlan p = SamplePlan();
+  auto parsed = ParseShardPlan(Text(ToJson(p)), "_plan.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->attempt_tokens, p.attempt_tokens);
+  EXPECT_NE(p.attempt_tokens[0], p.attempt_tokens[1]);
+  nlohmann::json j = ToJson(p);
+  j["attempt_tokens"].erase(1);
+  EXPECT_EQ(ParseShardPlan(Text(j), "_plan.json").status().code(), Code::kCorruption);
+  j = ToJson(p);
+  j["attempt_tokens"][0] = "../../x";
+  EXPECT_EQ(ParseShardPlan(Text(j), "_plan.json").status().code(), Code::kCorruption);
+  j = ToJson(p);
+  j.erase("attempt_tokens");
+  EXPECT_EQ(ParseShardPlan(Text(j), "_plan.json").status().code(), Code::kCorruption);
 }
 
 TEST(ShardPlanTest, NoSnapshotPlanNamesNoSnapshot) {
@@ -248,6 +266,7 @@ ShardReport SampleReport() {
   r.shard = 1;
   r.attempt = NewAttemptId(r.dump_id, 1);
   r.finished_at = "2026-12-01T12:01:00.000Z";
+  r.token = "00112233aabbccdd";
   UnitOutput u;
   u.table = TableRef{"public", "big"};
   u.unit = 1;
@@ -394,6 +413,43 @@ TEST(ShardPlanTest, OptionsMismatchNamesTheFirstDifference) {
   EXPECT_NE(OptionsMismatch(a, c).find("tables"), std::string::npos);
   EXPECT_NE(OptionsMismatch(c, a).find("tables"), std::string::npos);
   EXPECT_NE(OptionsMismatch("x", a), "");
+}
+
+// A signed dump's plan, reports and progress objects carry the key's MAC: a worker or
+// coordinator holding the key refuses one written by anyone else (an attacker who can write
+// to the bucket but does not hold the key), or edited after.
+TEST(ShardPlanTest, SignedDocumentsAreRefusedWithoutTheKeysMac) {
+  const std::string key(32, 'k');
+  const std::string other(32, 'o');
+  const ShardPlan p = SamplePlan();
+  auto signed_plan = SerializeShardPlan(p, key);
+  ASSERT_TRUE(signed_plan.ok());
+  EXPECT_TRUE(ParseShardPlan(*signed_plan, "_plan.json", key).ok());
+  auto expect_denied = [](const Status& s, std::string_view needle) {
+    EXPECT_EQ(s.code(), Code::kPermissionDenied) << s.ToString();
+    EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
+  };
+  // Unsigned (a planted plan), signed with another key, or edited after.
+  expect_denied(ParseShardPlan(*SerializeShardPlan(p), "_plan.json", key).status(), "missing");
+  expect_denied(ParseShardPlan(*SerializeShardPlan(p, other), "_plan.json", key).status(),
+                "not the key's");
+  nlohmann::json edited = nlohmann::json::parse(*signed_plan);
+  edited["shards"][1][1]["schema"] = "pg_catalog";
+  edited["shards"][1][1]["table"] = "pg_authid";
+  expect_denied(ParseShardPlan(edited.dump(), "_plan.json", key).status(), "not the key's");
+
+  ShardReport r = SampleReport();
+  EXPECT_TRUE(ParseShardReport(*SerializeShardReport(r, key), "report", key).ok());
+  expect_denied(ParseShardReport(*SerializeShardReport(r), "report", key).status(), "missing");
+  expect_denied(ParseShardReport(*SerializeShardReport(r, other), "report", key).status(),
+                "not the key's");
+  EXPECT_TRUE(ParseShardProgress(*SerializeShardProgress(r, key), "progress", key).ok());
+  expect_denied(ParseShardProgress(*SerializeShardProgress(r), "progress", key).status(),
+                "missing");
+  // A report's token must be one: nothing else passes.
+  r.token = "not a token";
+  EXPECT_EQ(ParseShardReport(*SerializeShardReport(r), "report").status().code(),
+            Code::kCorruption);
 }
 
 }  // namespace

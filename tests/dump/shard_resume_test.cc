@@ -2,7 +2,9 @@
 // shard"): an attempt records its finished units in _shards/<I>/progress-<attempt>.json.zst; the
 // next attempt of the shard takes over the units whose files are there as recorded, runs only
 // the others, and reports all of them; the coordinator commits exactly those files, and the
-// sweep after the commit keeps them. Forged progress objects are not trusted.
+// sweep after the commit keeps them. Forged progress objects are not trusted. Also the rest of
+// the trust model of a sharded dump (ShardTrustTest): planted plans, forged reports, a late
+// worker, a restart after a dead coordinator, gc of its lease.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -25,6 +27,7 @@
 #include "dump/shard/shard_plan.h"
 #include "dump/shard/shard_progress.h"
 #include "dump/shard/shard_worker.h"
+#include "dump/unit_exporter.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_database.h"
 #include "fakes/small_dump_options.h"
@@ -137,7 +140,8 @@ class PlannedDump {
       for (const WorkUnit& u : split) units.push_back(ToPlannedUnit(u));
     }
     sp.shards = AssignUnits(std::move(units), shards);
-    EXPECT_TRUE(store->PutObject(kShardPlanKey, *SerializeMetadata(ToJson(sp), "plan")).ok());
+    for (int i = 0; i < shards; ++i) sp.attempt_tokens.push_back(NewAttemptToken());
+    EXPECT_TRUE(store->PutObject(kShardPlanKey, *SerializeShardPlan(sp)).ok());
     auto lease = DumpLease::Acquire(store, dump_id_, LeaseOptions{});
     EXPECT_TRUE(lease.ok()) << lease.status().ToString();
     if (lease.ok()) lease_ = std::move(*lease);
@@ -440,6 +444,7 @@ TEST(ShardResumeTest, ProgressWrittenWhileTheAttemptRunsAndNoWriteWithNothingNew
                                                    .dump_id = "20261202T080000Z-0a1b2c3d",
                                                    .shard = 2,
                                                    .attempt = attempt,
+                                                   .token = "0123456789abcdef",
                                                    .interval = 10ms,
                                                    .log = {},
                                                    .clock = &clock});
@@ -636,6 +641,8 @@ TEST(ShardResumeTest, ForgedProgressObjectsCommitNothingBeforeTheReport) {
   forged.dump_id = dump_id;
   forged.shard = 0;
   forged.finished_at = "2026-12-02T08:00:00.000Z";
+  // The token is no secret: whoever can write the bucket reads it from the plan.
+  forged.token = ParseShardPlan(*store.GetObject(kShardPlanKey), "plan")->attempt_tokens[0];
   auto unit = [&](const std::string& table, const std::string& key, uint64_t bytes) {
     UnitOutput u{TableRef{"main", table}, 0, FakeDatabase::TableSchema(), {}};
     u.files.push_back(DataFile{.key = key, .rows = 10, .bytes = bytes,
@@ -689,6 +696,339 @@ TEST(ShardResumeTest, AnAttemptStillRunningWhenTheDumpIsCommittedWithAnotherIsDo
   EXPECT_EQ(late.result->dump_id, dump.dump_id());
   EXPECT_TRUE(Logged(late, "are left for lakedump gc")) << testing::PrintToString(late.log);
   EXPECT_FALSE(late.failure.coordinator_gone && !late.result.ok());
+}
+
+
+// ---- Shard files are data, never commands (docs/scale-out.md, "Trust") ----
+
+// A plan an attacker who can write DEST planted, with a fresh lease of the dump it names:
+// matching options and source (both readable from earlier dumps), `units` for shard 0.
+struct PlantedPlan {
+  PlantedPlan(MemoryStore* store, const FakeDatabase& db, const DumpOptions& options,
+              std::vector<PlannedUnit> units, std::string_view key = {})
+      : dump_id(NewRunId()) {
+    ShardPlan sp;
+    sp.dump_id = dump_id;
+    sp.created_at = "2026-12-02T08:00:00.000Z";
+    sp.snapshot_id = "00000003-0000001B-1";
+    sp.source = db.Identity();
+    sp.options = ShardMatchingOptions(options, nlohmann::json::object());
+    sp.shards = {std::move(units)};
+    sp.attempt_tokens = {NewAttemptToken()};
+    EXPECT_TRUE(store->PutObject(kShardPlanKey, *SerializeShardPlan(sp, key)).ok());
+    auto held = DumpLease::Acquire(store, dump_id, LeaseOptions{});
+    EXPECT_TRUE(held.ok()) << held.status().ToString();
+    if (held.ok()) lease = std::move(*held);
+  }
+  std::string dump_id;
+  std::unique_ptr<DumpLease> lease;
+};
+
+PlannedUnit WholeTable(const std::string& schema, const std::string& name) {
+  PlannedUnit u;
+  u.table = TableRef{schema, name};
+  u.estimated_rows = 10;
+  u.estimated_bytes = 100;
+  return u;
+}
+
+// A worker with `options` on `db` against `store`, on a clock that moves as it sleeps.
+Attempt RunWorkerWith(ObjectStore* store, FakeDatabase& db, const DumpOptions& options,
+                      FakeClock* clock) {
+  Attempt a;
+  WorkerOptions w;
+  w.shards = 1;
+  w.plan_timeout = 30s;
+  w.clock = clock;
+  w.matching = ShardMatchingOptions(options, nlohmann::json::object());
+  w.log = [&](const std::string& line) { a.log.push_back(line); };
+  db.set_on_open([&](const WorkUnit& u) { a.opened.insert(UnitName(u.table.ref, u.index)); });
+  a.result = RunShardWorker(db, *store, options, w, &a.failure, {});
+  return a;
+}
+
+std::set<std::string> Keys(MemoryStore& store) {
+  std::set<std::string> keys;
+  const std::vector<ObjectInfo> listed = *store.List("");
+  for (const ObjectInfo& o : listed) keys.insert(o.key);
+  return keys;
+}
+
+TEST(ShardTrustTest, APlantedPlanNamingACatalogOrUnselectedTableIsRefusedNothingWritten) {
+  struct Case {
+    const char* name;
+    PlannedUnit unit;
+    std::vector<std::string> exclude;  // the worker's --exclude (the plan copies its options)
+    const char* why;
+  };
+  const std::vector<Case> cases = {
+      {"password hashes", WholeTable("pg_catalog", "pg_authid"), {}, "a catalog table"},
+      {"information_schema", WholeTable("information_schema", "tables"), {}, "catalog"},
+      {"toast", WholeTable("pg_toast", "pg_toast_1260"), {}, "catalog"},
+      {"sqlite internals", WholeTable("main", "sqlite_master"), {}, "catalog"},
+      {"excluded", WholeTable("main", "t1"), {"main.t1"}, "--exclude leaves out"},
+      {"not listed", WholeTable("secret", "keys"), {}, "not a table this source lists"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    MemoryStore store(c.name);
+    SharedSnapshotDatabase db;
+    AddTables(&db);
+    // The role can read them (but one the source does not list for a dump): only the
+    // worker's own selection keeps them out.
+    const bool listed = c.unit.table.schema != "secret";
+    if (listed) db.AddTable(FakeTable{c.unit.table, 3});
+    DumpOptions options = Options();
+    options.exclude = c.exclude;
+    PlantedPlan planted(&store, db, options, {WholeTable("main", "t2"), c.unit});
+    const std::set<std::string> before = Keys(store);
+    FakeClock clock(FakeClock::kAutoAdvance);
+    Attempt a = RunWorkerWith(&store, db, options, &clock);
+    ASSERT_FALSE(a.result.ok());
+    EXPECT_EQ(a.result.status().code(), Code::kInvalidArgument);  // exit 2
+    EXPECT_FALSE(a.failure.started);
+    EXPECT_NE(a.result.status().message().find(c.unit.table.QualifiedName()), std::string::npos)
+        << a.result.status().message();
+    EXPECT_NE(a.result.status().message().find(c.why), std::string::npos)
+        << a.result.status().message();
+    EXPECT_EQ(a.result.status().message().find('\n'), std::string::npos);
+    EXPECT_TRUE(a.opened.empty());
+    EXPECT_EQ(Keys(store), before);  // no file, no report, no progress object
+  }
+}
+
+TEST(ShardTrustTest, ASignedWorkerRefusesAPlanWithoutItsKeysMac) {
+  MemoryStore store("unsigned plan");
+  SharedSnapshotDatabase db;
+  AddTables(&db);
+  DumpOptions options = Options();
+  options.sign_key = std::string(32, 'k');
+  // Every unit the worker's selection allows, but not written by the key's holder.
+  PlantedPlan planted(&store, db, options, {WholeTable("main", "t1")}, std::string(32, 'x'));
+  const std::set<std::string> before = Keys(store);
+  FakeClock clock(FakeClock::kAutoAdvance);
+  Attempt a = RunWorkerWith(&store, db, options, &clock);
+  ASSERT_FALSE(a.result.ok());
+  EXPECT_EQ(a.result.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(a.result.status().message().find("--sign-key-file"), std::string::npos)
+      << a.result.status().message();
+  EXPECT_EQ(Keys(store), before);
+}
+
+TEST(ShardTrustTest, APlanNotOfTheRunHoldingTheLeaseIsRefused) {
+  MemoryStore store("other lease");
+  SharedSnapshotDatabase db;
+  AddTables(&db);
+  PlantedPlan planted(&store, db, Options(), {WholeTable("main", "t1")});
+  ASSERT_TRUE(planted.lease->Release().ok());
+  auto other = DumpLease::Acquire(&store, NewRunId(), LeaseOptions{});
+  ASSERT_TRUE(other.ok());
+  const std::set<std::string> before = Keys(store);
+  FakeClock clock(FakeClock::kAutoAdvance);
+  Attempt a = RunWorkerWith(&store, db, Options(), &clock);
+  ASSERT_FALSE(a.result.ok());
+  EXPECT_EQ(a.result.status().code(), Code::kInvalidArgument);
+  EXPECT_FALSE(a.failure.coordinator_gone);
+  EXPECT_NE(a.result.status().message().find("the run holding"), std::string::npos)
+      << a.result.status().message();
+  EXPECT_EQ(Keys(store), before);
+}
+
+void CopyObjects(MemoryStore& from, MemoryStore* to, const std::set<std::string>& except) {
+  const std::vector<ObjectInfo> listed = *from.List("");
+  for (const ObjectInfo& o : listed) {
+    if (except.contains(o.key)) continue;
+    ASSERT_TRUE(to->PutObject(o.key, *from.GetObject(o.key)).ok()) << o.key;
+  }
+}
+
+// A report written by someone other than the attempt the coordinator handed the shard to, or
+// naming files that are not what it says: the coordinator refuses it and commits nothing.
+TEST(ShardTrustTest, AForgedReportIsRefusedAndNothingIsCommitted) {
+  struct Case {
+    const char* name;
+    // Edits the genuine report (parsed) and the genuine files in `store`.
+    std::function<void(ShardReport*, MemoryStore*)> forge;
+    const char* why;
+  };
+  const std::vector<Case> cases = {
+      {"an attempt token not handed out",
+       [](ShardReport* r, MemoryStore*) { r->token = NewAttemptToken(); },
+       "attempt token"},
+      {"a file's bytes replaced (same size)",
+       [](ShardReport* r, MemoryStore* s) {
+         const std::string key = r->units[0].files[0].key;
+         std::string bytes = *s->GetObject(key);
+         bytes[bytes.size() / 2] ^= 0x5a;
+         ASSERT_TRUE(s->PutObject(key, bytes).ok());
+       },
+       "checksum"},
+      {"a checksum that is not the file's",
+       [](ShardReport* r, MemoryStore*) { r->units[0].files[0].xxh64 = "0123456789abcdef"; },
+       "checksum"},
+      {"more rows than the file holds",
+       [](ShardReport* r, MemoryStore*) { r->units[1].files[0].rows += 1000; }, "rows"},
+      {"a size that is not the file's",
+       [](ShardReport* r, MemoryStore*) { r->units[2].files[0].bytes += 1; }, "bytes"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    MemoryStore store(c.name);
+    CoordinatorThread coordinator(&store);
+    // The genuine attempt runs against a copy of DEST (the plan and the lease), so that the
+    // coordinator sees only what the attacker puts in DEST.
+    MemoryStore genuine("genuine");
+    CopyObjects(store, &genuine, {});
+    Attempt real = RunAttempt(&genuine, 0, 1, 0, 0, {}, &coordinator.clock);
+    ASSERT_TRUE(real.result.ok()) << real.result.status().ToString();
+    auto reports = genuine.List("_shards/0/report-");
+    ASSERT_EQ(reports->size(), 1u);
+    const std::string report_key = reports->front().key;
+    auto report = ParseShardReport(*genuine.GetObject(report_key), "report");
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    std::set<std::string> not_copied = Keys(store);
+    not_copied.insert(report_key);
+    const std::vector<ObjectInfo> progress = *genuine.List("_shards/0/progress-");
+    for (const ObjectInfo& o : progress) not_copied.insert(o.key);
+    CopyObjects(genuine, &store, not_copied);
+    c.forge(&*report, &store);
+    ASSERT_TRUE(store.PutObject(report_key, *SerializeShardReport(*report)).ok());
+
+    const Result<DumpResult>& result = coordinator.Join();
+    ASSERT_FALSE(result.ok());
+    EXPECT_NE(result.status().message().find(c.why), std::string::npos)
+        << result.status().message();
+    EXPECT_NE(result.status().message().find(report_key), std::string::npos)
+        << result.status().message();
+    EXPECT_FALSE(store.Head(kManifestKey).ok());
+    const std::vector<TableInfo> tables = *coordinator.db.ListTables();
+    for (const TableInfo& t : tables) {
+      EXPECT_FALSE(store.Head(TableManifestKey(t.ref)).ok()) << t.ref.QualifiedName();
+    }
+  }
+}
+
+// A worker started after the commit (its plan gone): done at once, not after --plan-timeout.
+TEST(ShardTrustTest, AWorkerStartedAfterTheCommitExitsAtOnce) {
+  MemoryStore store("late");
+  DumpOptions committed_with = Options();
+  committed_with.shards = 1;
+  DumpManifest m;
+  m.dump_id = NewRunId();
+  m.options = DumpOptionsToJson(committed_with);
+  ASSERT_TRUE(store.PutObject(kManifestKey, ToJson(m).dump(2)).ok());
+  SharedSnapshotDatabase db;
+  AddTables(&db);
+  FakeClock clock(FakeClock::kAutoAdvance);
+  Attempt late = RunWorkerWith(&store, db, Options(), &clock);
+  ASSERT_TRUE(late.result.ok()) << late.result.status().ToString();
+  EXPECT_EQ(late.result->outcome, WorkerOutcome::kAlreadyCommitted);
+  EXPECT_EQ(late.result->dump_id, m.dump_id);
+  EXPECT_EQ(clock.sleeps(), 0u);  // it did not wait for a plan
+  EXPECT_TRUE(late.opened.empty());
+
+  // A coordinator that holds the lease is about to write its plan: the worker waits for it
+  // (here until --plan-timeout, in fake time: nobody writes one).
+  auto lease = DumpLease::Acquire(&store, NewRunId(), LeaseOptions{});
+  ASSERT_TRUE(lease.ok());
+  FakeClock waiting_clock(FakeClock::kAutoAdvance);
+  Attempt early = RunWorkerWith(&store, db, Options(), &waiting_clock);
+  ASSERT_FALSE(early.result.ok());
+  EXPECT_EQ(early.result.status().code(), Code::kNotFound);
+  EXPECT_GT(waiting_clock.sleeps(), 0u);
+  // Another dump's manifest (other options) is not this worker's either.
+  ASSERT_TRUE((*lease)->Release().ok());
+  DumpOptions other = Options();
+  other.exclude = {"main.t1"};
+  FakeClock other_clock(FakeClock::kAutoAdvance);
+  Attempt unrelated = RunWorkerWith(&store, db, other, &other_clock);
+  EXPECT_FALSE(unrelated.result.ok());
+}
+
+// A coordinator killed (its lease left behind, stale) after its workers' units completed some
+// tables: `--if-exists resume` takes the lease over, reuses those tables and plans only the
+// others for the workers.
+TEST(ShardTrustTest, ResumeAfterADeadCoordinatorReusesTheTablesItCommitted) {
+  MemoryStore store("dead coordinator");
+  std::string dead_run;
+  std::set<std::string> first_tables;
+  {
+    SharedSnapshotDatabase db;
+    AddTables(&db);
+    ExportService first(&db, &store, Options());
+    dead_run = first.run_id();
+    auto ran = first.RunSharded(
+        [&](const DumpPlan& plan, const ExportService::RemoteUnitSink& sink,
+            std::stop_token stop) -> Status {
+          // The workers finish the first half of the tables, then the coordinator dies.
+          std::vector<WorkUnit> units;
+          for (size_t t = 0; t < plan.tables.size() / 2; ++t) {
+            first_tables.insert(plan.tables[t].info.ref.QualifiedName());
+            for (const WorkUnit& u : plan.tables[t].units) units.push_back(u);
+          }
+          const UnitExporter exporter(&db, &store, Options(), NewAttemptId(dead_run, 0));
+          LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs,
+                              ExportWorkerUnits(exporter, units, {}, stop));
+          LD_RETURN_IF_ERROR(sink(std::move(outputs)));
+          return Status::Unavailable("killed");
+        });
+    ASSERT_FALSE(ran.ok());
+  }
+  ASSERT_FALSE(first_tables.empty());
+  // SIGKILL leaves the lease, never renewed again.
+  LeaseHolder dead{dead_run, "another-host", 4242, "2026-12-02T08:00:00.000Z", 0, 10'000};
+  ASSERT_TRUE(store.PutObject(kLeaseKey, ToJson(dead).dump()).ok());
+
+  SharedSnapshotDatabase db;
+  AddTables(&db);
+  // The takeover's read-back wait (and the lease's renewals) pass in fake time.
+  FakeClock clock(FakeClock::kAutoAdvance);
+  DumpOptions resume = OptionsOn(&clock);
+  resume.if_exists = IfExists::kResume;
+  ExportService second(&db, &store, resume);
+  std::set<std::string> planned_again;
+  auto ran = second.RunSharded([&](const DumpPlan& plan, const ExportService::RemoteUnitSink& sink,
+                                   std::stop_token stop) -> Status {
+    std::vector<WorkUnit> units;
+    for (const PlannedTable& t : plan.tables) {
+      planned_again.insert(t.info.ref.QualifiedName());
+      for (const WorkUnit& u : t.units) units.push_back(u);
+    }
+    const UnitExporter exporter(&db, &store, Options(), NewAttemptId(second.run_id(), 0));
+    LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs,
+                        ExportWorkerUnits(exporter, units, {}, stop));
+    return sink(std::move(outputs));
+  });
+  ASSERT_TRUE(ran.ok()) << ran.status().ToString();
+  EXPECT_EQ(ran->reused_tables, first_tables.size());
+  for (const std::string& t : first_tables) EXPECT_FALSE(planned_again.contains(t)) << t;
+  EXPECT_EQ(planned_again.size() + first_tables.size(), ExpectedRows().size());
+  EXPECT_EQ(ReadCommitted(store).rows, ExpectedRows());
+}
+
+TEST(ShardTrustTest, GcRemovesTheLeaseAndPlanOfADeadCoordinatorOnly) {
+  FakeClock clock;
+  MemoryStore store("gc");
+  PlannedDump dump(&store, 1);
+  std::string removed;
+  // Its coordinator is alive: left alone.
+  ASSERT_TRUE(RemoveDeadShardLease(store, clock, &removed).ok());
+  EXPECT_EQ(removed, "");
+  EXPECT_TRUE(store.Head(kLeaseKey).ok());
+  // Dead: not renewed for far longer than kStaleRenewals intervals.
+  LeaseHolder dead{dump.dump_id(), "another-host", 4242, "2026-12-02T08:00:00.000Z", 0, 10'000};
+  ASSERT_TRUE(store.PutObject(kLeaseKey, ToJson(dead).dump()).ok());
+  ASSERT_TRUE(RemoveDeadShardLease(store, clock, &removed).ok());
+  EXPECT_NE(removed.find(dump.dump_id()), std::string::npos) << removed;
+  EXPECT_FALSE(store.Head(kLeaseKey).ok());
+  EXPECT_FALSE(store.Head(kShardPlanKey).ok());
+  // A dead lease of another run than the plan's (not a coordinator's): left alone.
+  PlannedDump other(&store, 1);
+  dead.run_id = NewRunId();
+  ASSERT_TRUE(store.PutObject(kLeaseKey, ToJson(dead).dump()).ok());
+  ASSERT_TRUE(RemoveDeadShardLease(store, clock, &removed).ok());
+  EXPECT_EQ(removed, "");
+  EXPECT_TRUE(store.Head(kLeaseKey).ok());
 }
 
 }  // namespace

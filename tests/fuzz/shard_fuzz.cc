@@ -54,7 +54,9 @@ void WriteSeeds(const char* dir) {
                   1 << 20, false};
   PlannedUnit small{TableRef{"public", "small"}, 0, 1, "", 10, 100, false};
   plan.shards = {{big}, {small}};
+  plan.attempt_tokens = {"0123456789abcdef", "fedcba9876543210"};
   ShardReport report;
+  report.token = plan.attempt_tokens[1];
   report.dump_id = plan.dump_id;
   report.shard = 1;
   report.attempt = std::string(kDumpId) + "-s1-00c0ffee";

@@ -378,6 +378,132 @@ TEST_F(ScaleOutTest, KilledCoordinatorFailsTheWorkersClearly) {
   EXPECT_FALSE(d.Exists("_manifest.json"));
 }
 
+// A coordinator SIGKILLed after one shard's tables were committed: a plain run is refused
+// (the dead lease), `--if-exists resume --shards 2` takes the lease over, reuses those tables
+// and commits the rest; a worker started after that commit exits 0 at once.
+TEST_F(ScaleOutTest, KilledCoordinatorThenResumeWithShardsCommitsAndALateWorkerExitsAtOnce) {
+  MakeTables(6, 20000);
+  const Dest d = LocalDest();
+  Background c(Common(d) + " --shards 2 --coordinate --shard-timeout 150s", tmp_, "coordinator");
+  ASSERT_TRUE(WaitUntil([&] { return d.Exists("_plan.json"); }, 60s)) << c.Wait(1s).err;
+  const std::string dead_dump = json::parse(d.Get("_plan.json"))["dump_id"];
+  RunResult w0 = RunLakedump(Common(d) + " --shards 2 --shard 0", tmp_, 120);
+  ASSERT_EQ(w0.code, 0) << w0.err;
+  auto committed_tables = [&] {
+    size_t n = 0;
+    for (const std::string& k : d.Keys(schema_->name())) n += k.ends_with("_table.json");
+    return n;
+  };
+  ASSERT_TRUE(WaitUntil([&] { return committed_tables() > 0; }, 60s));
+  c.Signal(SIGKILL);
+  c.Wait();
+  const size_t kept = committed_tables();
+  EXPECT_FALSE(d.Exists("_manifest.json"));
+  EXPECT_TRUE(d.Exists("_lease.json"));
+
+  const auto at_snapshot = Counts(6);
+  Background again(Common(d) + " --shards 2 --coordinate --if-exists resume --shard-timeout 150s",
+                   tmp_, "again");
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        const json p = json::parse(d.Get("_plan.json"), nullptr, false);
+        return p.is_object() && p["dump_id"] != dead_dump;
+      },
+      60s))
+      << again.Wait(1s).err;
+  // Only the tables not committed before are planned again.
+  const json plan = json::parse(d.Get("_plan.json"));
+  std::set<std::string> planned;
+  for (const json& shard : plan["shards"]) {
+    for (const json& u : shard) planned.insert(u["table"].get<std::string>());
+  }
+  EXPECT_EQ(planned.size() + kept, 7u) << plan["shards"].dump();
+  Background a(Common(d) + " --shards 2 --shard 0", tmp_, "a");
+  Background b(Common(d) + " --shards 2 --shard 1", tmp_, "b");
+  EXPECT_EQ(a.Wait().code, 0);
+  EXPECT_EQ(b.Wait().code, 0);
+  const RunResult cr = again.Wait();
+  ASSERT_EQ(cr.code, 0) << cr.err;
+  EXPECT_NE(cr.out.find(fmt::format("({} reused)", kept)), std::string::npos) << cr.out;
+  EXPECT_EQ(ManifestRows(d), at_snapshot);
+  bool dead_files = false;  // the dead run's units are reused, with their files
+  const json manifest = json::parse(d.Get("_manifest.json"));
+  for (const json& t : manifest["tables"]) {
+    const json table = json::parse(d.Get(t["key"].get<std::string>()));
+    for (const json& f : table["files"]) {
+      dead_files |= f["key"].get<std::string>().find(dead_dump) != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(dead_files);
+  const RunResult v = RunLakedump("verify " + Quote(d.url) + " --deep", tmp_, 300);
+  EXPECT_EQ(v.code, 0) << v.out << v.err;
+
+  // A worker of that dump started only now: done at once (not after --plan-timeout).
+  const auto started = std::chrono::steady_clock::now();
+  const RunResult late = RunLakedump(Common(d) + " --shards 2 --shard 1 --plan-timeout 10m",
+                                     tmp_, 60);
+  EXPECT_EQ(late.code, 0) << late.err;
+  EXPECT_NE(late.out.find("is committed already: nothing to do"), std::string::npos)
+      << late.out;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 30s);
+}
+
+// gc removes the lease and plan a killed coordinator left, and only those.
+TEST_F(ScaleOutTest, GcRemovesADeadCoordinatorsLease) {
+  MakeTables(2, 1000);
+  const Dest d = LocalDest();
+  Background c(Common(d) + " --shards 2 --coordinate", tmp_, "coordinator");
+  ASSERT_TRUE(WaitUntil([&] { return d.Exists("_plan.json"); }, 60s)) << c.Wait(1s).err;
+  const RunResult live = RunLakedump("gc " + Quote(d.url), tmp_);
+  EXPECT_EQ(live.code, 0) << live.err;
+  EXPECT_TRUE(d.Exists("_lease.json"));  // its coordinator is alive
+  c.Signal(SIGKILL);
+  c.Wait();
+  const RunResult gc = RunLakedump("gc " + Quote(d.url), tmp_);
+  EXPECT_EQ(gc.code, 0) << gc.err;
+  EXPECT_NE(gc.out.find("removed the lease and plan of a dead coordinator"), std::string::npos)
+      << gc.out;
+  EXPECT_FALSE(d.Exists("_lease.json"));
+  EXPECT_FALSE(d.Exists("_plan.json"));
+  // A sharded dump starts there again without --if-exists resume.
+  RunResult coordinator;
+  std::vector<RunResult> workers;
+  RunSharded(d, 2, [] {}, &coordinator, &workers, "");
+  EXPECT_EQ(coordinator.code, 0) << coordinator.err;
+}
+
+// An attacker who can write DEST edits the live plan (the coordinator's lease is fresh, the
+// options and source match) to have a worker dump pg_catalog.pg_authid: refused with one
+// line, exit 2, nothing written.
+TEST_F(ScaleOutTest, APlanEditedToNameACatalogTableIsRefusedNothingWritten) {
+  MakeTables(2, 1000);
+  const Dest d = LocalDest();
+  Background c(Common(d) + " --shards 1 --coordinate --shard-timeout 60s", tmp_, "coordinator");
+  ASSERT_TRUE(WaitUntil([&] { return d.Exists("_plan.json"); }, 60s)) << c.Wait(1s).err;
+  json plan = json::parse(d.Get("_plan.json"));
+  plan["shards"][0][0]["schema"] = "pg_catalog";
+  plan["shards"][0][0]["table"] = "pg_authid";
+  plan["shards"][0][0].erase("range");
+  plan["shards"][0][0]["unit"] = 0;
+  plan["shards"][0][0]["count"] = 1;
+  testing_cli::WriteFile(d.url + "/_plan.json", plan.dump());
+  auto keys = [&] {  // what is stored (not the lease's renewal in flight)
+    std::set<std::string> k;
+    for (const std::string& key : d.Keys("")) {
+      if (key.find(".tmp-") == std::string::npos) k.insert(key);
+    }
+    return k;
+  };
+  const auto before = keys();
+  const RunResult w = RunLakedump(Common(d) + " --shards 1 --shard 0", tmp_, 60);
+  ExpectOneLineError(w, 2, "pg_catalog.pg_authid");
+  EXPECT_EQ(keys(), before);
+  EXPECT_FALSE(std::filesystem::exists(d.url + "/pg_catalog"));
+  c.Signal(SIGTERM);
+  c.Wait();
+  EXPECT_FALSE(d.Exists("_manifest.json"));
+}
+
 TEST_F(ScaleOutTest, AWorkerWhoseStoreFailsFailsTheCoordinator) {
   MakeTables(4, 1000);
   const Dest d = LocalDest();

@@ -10,6 +10,7 @@
 #include "lake/manifest.h"
 #include "lake/metadata_io.h"
 #include "lake/no_snapshot.h"
+#include "dump/shard/shard_checks.h"
 #include "dump/shard/shard_progress.h"
 
 namespace lakedump {
@@ -119,23 +120,12 @@ std::vector<const DataFile*> FilesOf(const std::vector<const UnitOutput*>& units
   return files;
 }
 
-// Every file of `units` (of report `key`) exists with its recorded size.
+// Every file of `units` (of report `key`) reads back as recorded: size, checksums, rows.
 Status CheckReportFiles(ObjectStore& store, const std::vector<const UnitOutput*>& units,
-                        const ListOnce& listed,
-                        std::string_view key, std::stop_token stop) {
-  const std::vector<const DataFile*> files = FilesOf(units);
-  LD_ASSIGN_OR_RETURN(Listing sizes, SizesOf(store, files, listed, stop));
-  for (const DataFile* f : files) {
-    auto it = sizes.find(f->key);
-    if (it == sizes.end()) {
-      return Status::Corruption(fmt::format("{}: file {} is missing", key, f->key));
-    }
-    if (it->second != f->bytes) {
-      return Status::Corruption(fmt::format("{}: file {} has {} bytes, the report says {}", key,
-                                            f->key, it->second, f->bytes));
-    }
-  }
-  return Status::OK();
+                        const CoordinatorOptions& options, std::string_view key,
+                        std::stop_token stop) {
+  return CheckFilesReadBack(store, FilesOf(units), !options.sign_key.empty(),
+                            options.read_back_width, key, stop);
 }
 
 // ", 3 units taken over from earlier attempts" for a retry's report; "" otherwise.
@@ -178,17 +168,20 @@ class PassedUnits {
 // that does not read, parse or match its name gives nothing (its shard's report still comes),
 // and the files of a unit whose names are not its attempt's are never asked for.
 std::vector<UnitOutput> UnitsFromProgress(ObjectStore& store, const ObjectInfo& o,
-                                          const ReportKey& rk, const std::string& dump_id,
+                                          const ReportKey& rk, const ShardPlan& sp,
                                           const std::set<std::string>& planned,
-                                          const ListOnce& listed,
-                                          const PassedUnits& passed, std::stop_token stop) {
+                                          const ListOnce& listed, const PassedUnits& passed,
+                                          const CoordinatorOptions& options,
+                                          std::stop_token stop) {
+  const std::string& dump_id = sp.dump_id;
   std::vector<UnitOutput> out;
   if (o.size > kMaxShardDocumentBytes) return out;
   auto text = store.GetObject(o.key, kMaxShardDocumentBytes);
   if (!text.ok()) return out;
-  auto progress = ParseShardProgress(*text, o.key);
+  auto progress = ParseShardProgress(*text, o.key, options.sign_key);
   if (!progress.ok() || progress->dump_id != dump_id || progress->shard != rk.shard ||
-      progress->attempt != rk.attempt || progress->failed) {
+      progress->attempt != rk.attempt || progress->failed ||
+      progress->token != sp.attempt_tokens[static_cast<size_t>(rk.shard)]) {
     return out;
   }
   std::vector<const UnitOutput*> candidates;
@@ -201,8 +194,25 @@ std::vector<UnitOutput> UnitsFromProgress(ObjectStore& store, const ObjectInfo& 
   if (candidates.empty()) return out;
   auto sizes = SizesOf(store, FilesOf(candidates), listed, stop);
   if (!sizes.ok()) return out;
+  std::vector<const UnitOutput*> sized;
   for (const UnitOutput* u : candidates) {
-    if (WhyNotTakenOver(*u, rk.attempt, dump_id, *sizes).empty()) out.push_back(*u);
+    if (WhyNotTakenOver(*u, rk.attempt, dump_id, *sizes).empty()) sized.push_back(u);
+  }
+  // Committed only once read back (a hint that does not check out waits for the report):
+  // read_back_width units at a time, each unit's files one after the other.
+  std::vector<char> read_back(sized.size(), 0);
+  ForEachMetadataIo(
+      sized.size(), options.read_back_width,
+      [&](size_t i) {
+        read_back[i] = CheckFilesReadBack(store, FilesOf({sized[i]}), !options.sign_key.empty(),
+                                          /*width=*/1, o.key, stop)
+                           .ok();
+        return Status::OK();
+      },
+      stop)
+      .IgnoreError();
+  for (size_t i = 0; i < sized.size(); ++i) {
+    if (read_back[i]) out.push_back(*sized[i]);
   }
   return out;
 }
@@ -233,7 +243,9 @@ Result<ShardPlan> WriteShardPlan(ObjectStore& store, Database& db, const std::st
     for (const WorkUnit& u : t.units) units.push_back(ToPlannedUnit(u));
   }
   sp.shards = AssignUnits(std::move(units), options.shards);
-  LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(ToJson(sp), kShardPlanKey));
+  // The attempt tokens this plan hands out: only documents carrying their shard's count.
+  for (int i = 0; i < options.shards; ++i) sp.attempt_tokens.push_back(NewAttemptToken());
+  LD_ASSIGN_OR_RETURN(std::string text, SerializeShardPlan(sp, options.sign_key));
   // Under this run's lease nobody else writes here: a plan still there is a dead
   // coordinator's (--if-exists overwrite), and goes.
   const std::string plan_key(kShardPlanKey);
@@ -301,7 +313,8 @@ class ReportWaiter {
  private:
   using ProgressDue = std::vector<std::pair<ObjectInfo, ReportKey>>;
 
-  // One listing of the reports: takes every new report (their units to the sink together),
+  // One listing of the reports: takes every new report (their units to the sink together,
+  // once their files read back as reported),
   // then, once done, reads the progress objects that changed. Returns whether it read them.
   Result<bool> Round(std::stop_token stop) {
     LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> reports, store_.List(kShardReportsPrefix));
@@ -332,7 +345,7 @@ class ReportWaiter {
         continue;
       }
       if (!seen_.insert(o.key).second) continue;
-      LD_RETURN_IF_ERROR(TakeReport(o, *rk, list_all, &round_units, stop));
+      LD_RETURN_IF_ERROR(TakeReport(o, *rk, &round_units, stop));
     }
     if (!round_units.empty()) LD_RETURN_IF_ERROR(sink_(std::move(round_units)));
     if (done_ == taken_.size()) return false;
@@ -344,17 +357,23 @@ class ReportWaiter {
 
   // Report `o` read, checked against its name and the plan, its files checked; its units
   // not passed before go to *round_units.
-  Status TakeReport(const ObjectInfo& o, const ReportKey& rk, const ListOnce& list_all,
+  Status TakeReport(const ObjectInfo& o, const ReportKey& rk,
                     std::vector<UnitOutput>* round_units, std::stop_token stop) {
     TraceSpan check_span(options_.trace, fmt::format("check report of shard {}", rk.shard),
                          "shard");
     std::optional<TraceSpan> step(std::in_place, options_.trace, "read report", "shard");
     LD_ASSIGN_OR_RETURN(std::string body, store_.GetObject(o.key, kMaxShardDocumentBytes));
-    LD_ASSIGN_OR_RETURN(ShardReport r, ParseShardReport(body, o.key));
+    LD_ASSIGN_OR_RETURN(ShardReport r, ParseShardReport(body, o.key, options_.sign_key));
     step.emplace(options_.trace, "check report files", "shard");
     if (r.dump_id != sp_.dump_id || r.shard != rk.shard || r.attempt != rk.attempt ||
         r.failed != rk.failed) {
       return Status::Corruption(fmt::format("{}: its content does not match its name", o.key));
+    }
+    if (r.token != sp_.attempt_tokens[static_cast<size_t>(r.shard)]) {
+      return Status::Corruption(fmt::format(
+          "{}: refused: attempt {} does not carry the attempt token this coordinator handed out "
+          "for shard {}",
+          o.key, r.attempt, r.shard));
     }
     if (r.failed) {
       return Status::IOError(fmt::format("shard {} failed (attempt {}): {}", r.shard,
@@ -366,7 +385,7 @@ class ReportWaiter {
     for (const UnitOutput& u : r.units) {
       if (!passed_.Contains(UnitName(u.table, u.unit))) fresh.push_back(&u);
     }
-    LD_RETURN_IF_ERROR(CheckReportFiles(store_, fresh, list_all, o.key, stop));
+    LD_RETURN_IF_ERROR(CheckReportFiles(store_, fresh, options_, o.key, stop));
     ++done_;
     if (options_.log) {
       options_.log(fmt::format("shard {} reported (attempt {}{}); {} of {} shards done",
@@ -390,8 +409,8 @@ class ReportWaiter {
       TraceSpan span(options_.trace, fmt::format("progress of shard {}", rk.shard), "shard");
       const auto read_started = options_.clock->Now();
       std::vector<UnitOutput> units =
-          UnitsFromProgress(store_, o, rk, sp_.dump_id, planned_[static_cast<size_t>(rk.shard)],
-                            list_all, passed_, stop);
+          UnitsFromProgress(store_, o, rk, sp_, planned_[static_cast<size_t>(rk.shard)],
+                            list_all, passed_, options_, stop);
       progress_read_[o.key] = ListedVersion(o);
       reading += options_.clock->Now() - read_started;
       if (!units.empty()) LD_RETURN_IF_ERROR(sink_(passed_.Fresh(std::move(units))));
@@ -458,6 +477,30 @@ Status SweepShardLeftovers(ObjectStore& store, const std::string& dump_id,
   *deleted = gone.size();
   if (gone.empty()) return Status::OK();
   return store.Delete(gone);
+}
+
+Status RemoveDeadShardLease(ObjectStore& store, Clock& clock, std::string* removed) {
+  removed->clear();
+  auto holder = ReadLease(store);
+  if (!holder.ok()) {
+    return holder.status().code() == Code::kNotFound ? Status::OK() : holder.status();
+  }
+  const auto now = clock.WallNow();
+  if (!holder->IsStale(now)) return Status::OK();
+  auto text = store.GetObject(kShardPlanKey, kMaxShardDocumentBytes);
+  if (!text.ok()) return text.status().code() == Code::kNotFound ? Status::OK() : text.status();
+  auto plan = ParseShardPlan(*text, kShardPlanKey);
+  if (!plan.ok() || plan->dump_id != holder->run_id) return Status::OK();
+  // Read again: a run that took the lease over meanwhile keeps it.
+  auto again = ReadLease(store);
+  if (!again.ok() || again->run_id != holder->run_id ||
+      again->renewed_unix_ms != holder->renewed_unix_ms) {
+    return Status::OK();
+  }
+  const std::string keys[] = {std::string(kLeaseKey), std::string(kShardPlanKey)};
+  LD_RETURN_IF_ERROR(store.Delete(keys));
+  *removed = holder->Describe(now);
+  return Status::OK();
 }
 
 }  // namespace lakedump

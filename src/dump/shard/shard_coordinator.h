@@ -47,6 +47,12 @@ struct CoordinatorOptions {
   // reports (at least 3 times as long as the last such read took: a listing of DEST).
   std::chrono::milliseconds progress_interval{2000};
   nlohmann::json matching;  // ShardMatchingOptions()
+  // A signed dump's key (--sign-key-file's bytes; "" unsigned): the plan carries its MAC, and
+  // only reports and progress objects with the key's MAC are accepted.
+  std::string sign_key;
+  // How many of the workers' files are read back at once (each file whole: its checksums,
+  // then its footer's row count) before their units are committed.
+  size_t read_back_width = 8;
   // Progress lines ("shard 2 done ..."); may be empty.
   std::function<void(const std::string&)> log;
   // Spans of the plan's write and of each report's check (--trace); may be null. Borrowed.
@@ -58,8 +64,11 @@ struct CoordinatorOptions {
 // Passes each shard's units to `sink` as soon as its report is taken and checked, or before,
 // as its progress objects show them finished (on the caller's thread, one call at a time),
 // and returns once every shard's report is in and all of its units have been passed (with a
-// snapshot only: under --no-snapshot only reports are read). Errors: a shard's failure report (IOError naming the shard and its
-// error), a malformed report or one naming missing files (Corruption), the timeout
+// snapshot only: under --no-snapshot only reports are read). A unit is passed only once each
+// of its files was read back and found as reported (size, checksums, rows). Errors: a shard's
+// failure report (IOError naming the shard and its error), a malformed report, one without the
+// attempt token the plan handed out for its shard, one naming files that do not read back as
+// it says (Corruption; a signed dump: one without the key's MAC, PermissionDenied), the timeout
 // (Unavailable naming the shards missing), the snapshot's session gone, `stop` (Cancelled),
 // and the sink's own. Adds to *taken_files the keys of every file the reports taken name (a
 // retry's report may name files of its shard's earlier attempts, which it took over).
@@ -75,5 +84,13 @@ Status RunShardCoordinator(ObjectStore& store, Database& db, const std::string& 
 // Sets *deleted to how many objects went.
 Status SweepShardLeftovers(ObjectStore& store, const std::string& dump_id,
                            const std::set<std::string>& kept_files, uint64_t* deleted);
+
+// `lakedump gc`: a dead coordinator's lease. When DEST's lease is stale (not renewed for
+// kStaleRenewals of its intervals by `clock`, or its holder's pid gone on this host) and DEST
+// holds that run's _plan.json (a sharded dump's coordinator, dead before its commit), deletes
+// the lease and the plan, so that any dump can start there again. The lease is read again just
+// before it goes and left alone when it changed (a run took it over). Sets *removed to the dead
+// holder's description, "" when nothing went.
+Status RemoveDeadShardLease(ObjectStore& store, Clock& clock, std::string* removed);
 
 }  // namespace lakedump

@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "base/sha256.h"
 #include "base/utf8.h"
 #include "lake/no_snapshot.h"
 #include "lake/object_keys.h"
@@ -20,9 +21,13 @@ using json = nlohmann::json;
 constexpr std::string_view kPlanFormat = "lakedump-shard-plan";
 constexpr std::string_view kReportFormat = "lakedump-shard-report";
 constexpr std::string_view kProgressFormat = "lakedump-shard-progress";
-// 2: reports and progress objects stored zstd-compressed (kShardDocumentSuffix). A worker and
-// a coordinator of different versions refuse each other's documents by this number.
-constexpr int kPlanVersion = 2;
+// 2: reports and progress objects stored zstd-compressed (kShardDocumentSuffix). 3: attempt
+// tokens handed out by the plan, carried by every report and progress object; "mac" in a
+// signed dump's documents. A worker and a coordinator of different versions refuse each
+// other's documents by this number.
+constexpr int kPlanVersion = 3;
+constexpr std::string_view kMacField = "mac";
+constexpr size_t kTokenHexDigits = 16;
 constexpr size_t kMaxIdBytes = 128;
 constexpr size_t kMaxRangeBytes = 1024;
 constexpr int kMaxUnitsPerTable = 100000;
@@ -55,6 +60,37 @@ Status Guard(std::string_view what, Fn&& fn) {
   } catch (const std::exception& e) {
     return Status::Corruption(fmt::format("{}: malformed: {}", what, e.what()));
   }
+}
+
+// HMAC-SHA256 under `key` of document `j` (of format `format`) without its "mac".
+std::string DocumentMac(std::string_view key, std::string_view format, json j) {
+  j.erase(std::string(kMacField));
+  return HmacSha256Hex(key, fmt::format("lakedump-shard-mac\n{}\n{}", format, j.dump()));
+}
+
+void AddMac(std::string_view key, std::string_view format, json* j) {
+  if (!key.empty()) (*j)[std::string(kMacField)] = DocumentMac(key, format, *j);
+}
+
+// Without a key: OK. With one: the document's "mac" must be the key's.
+Status CheckMac(std::string_view key, std::string_view format, const json& j,
+                std::string_view what) {
+  if (key.empty()) return Status::OK();
+  auto it = j.find(kMacField);
+  if (it == j.end() || !it->is_string() ||
+      !ConstantTimeEquals(it->get<std::string>(), DocumentMac(key, format, j))) {
+    return Status::PermissionDenied(fmt::format(
+        "{}: {} not by the holder of this dump's --sign-key-file (its \"mac\" is {})", what,
+        format == kPlanFormat ? "written" : "reported",
+        it == j.end() ? "missing" : "not the key's"));
+  }
+  return Status::OK();
+}
+
+bool IsToken(std::string_view s) {
+  return s.size() == kTokenHexDigits && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
 }
 
 bool IsId(std::string_view s) {
@@ -201,14 +237,23 @@ nlohmann::json ToJson(const ShardPlan& plan) {
   json j = {{"format", kPlanFormat},       {"version", kPlanVersion},
             {"dump_id", plan.dump_id},     {"created_at", plan.created_at},
             {"snapshot_id", plan.snapshot_id}, {"source", plan.source},
-            {"options", plan.options},     {"shards", std::move(shards)}};
+            {"options", plan.options},     {"shards", std::move(shards)},
+            {"attempt_tokens", plan.attempt_tokens}};
   // For a reader's eye; what counts is options.no_snapshot.
   if (OptionsSayNoSnapshot(plan.options)) j[kNoSnapshotKey] = true;
   return j;
 }
 
-Result<ShardPlan> ParseShardPlan(std::string_view text, std::string_view what) {
+Result<std::string> SerializeShardPlan(const ShardPlan& plan, std::string_view key) {
+  json j = ToJson(plan);
+  AddMac(key, kPlanFormat, &j);
+  return SerializeMetadata(j, kShardPlanKey);
+}
+
+Result<ShardPlan> ParseShardPlan(std::string_view text, std::string_view what,
+                                 std::string_view key) {
   LD_ASSIGN_OR_RETURN(json j, ParseDocument(text, kPlanFormat, what));
+  LD_RETURN_IF_ERROR(CheckMac(key, kPlanFormat, j, what));
   ShardPlan plan;
   LD_RETURN_IF_ERROR(Guard(what, [&]() -> Status {
     LD_RETURN_IF_ERROR(CheckId(j, "dump_id", what, &plan.dump_id));
@@ -252,9 +297,21 @@ Result<ShardPlan> ParseShardPlan(std::string_view text, std::string_view what) {
       }
       plan.shards.push_back(std::move(units));
     }
+    plan.attempt_tokens = j.at("attempt_tokens").get<std::vector<std::string>>();
+    if (plan.attempt_tokens.size() != plan.shards.size() ||
+        !std::all_of(plan.attempt_tokens.begin(), plan.attempt_tokens.end(), IsToken)) {
+      return Status::Corruption(fmt::format(
+          "{}: \"attempt_tokens\" must give each shard one token of {} hex digits", what,
+          kTokenHexDigits));
+    }
     return Status::OK();
   }));
   return plan;
+}
+
+std::string NewAttemptToken() {
+  std::random_device rd;
+  return fmt::format("{:08x}{:08x}", static_cast<uint32_t>(rd()), static_cast<uint32_t>(rd()));
 }
 
 std::string ShardReportKey(int shard, std::string_view attempt, bool failed) {
@@ -312,7 +369,8 @@ struct ShardDocumentKind {
 constexpr ShardDocumentKind kReportKind{kReportFormat, "finished_at", false};
 constexpr ShardDocumentKind kProgressKind{kProgressFormat, "written_at", true};
 
-Result<std::string> SerializeShardDocument(const ShardReport& r, const ShardDocumentKind& kind) {
+Result<std::string> SerializeShardDocument(const ShardReport& r, const ShardDocumentKind& kind,
+                                           std::string_view key) {
   json units = json::array();
   for (const UnitOutput& u : r.units) {
     TableManifest t;
@@ -329,8 +387,10 @@ Result<std::string> SerializeShardDocument(const ShardReport& r, const ShardDocu
   json j = {{"format", kind.format}, {"version", kPlanVersion},
             {"dump_id", r.dump_id},  {"shard", r.shard},
             {"attempt", r.attempt},  {kind.time_field, r.finished_at},
-            {"failed", r.failed},    {"units", std::move(units)}};
+            {"failed", r.failed},    {"units", std::move(units)},
+            {"token", r.token}};
   if (r.failed) j["error"] = r.error;
+  AddMac(key, kind.format, &j);
   LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(j, "shard report", /*indent=*/-1));
   LD_ASSIGN_OR_RETURN(std::unique_ptr<Codec> zstd, MakeCodec(CodecKind::kZstd));
   std::string stored;
@@ -339,7 +399,7 @@ Result<std::string> SerializeShardDocument(const ShardReport& r, const ShardDocu
 }
 
 Result<ShardReport> ParseShardDocument(std::string_view stored, std::string_view what,
-                                       const ShardDocumentKind& kind) {
+                                       const ShardDocumentKind& kind, std::string_view key) {
   // Bounded before anything is allocated for it: the stored size, then the size it declares.
   if (stored.size() > kMaxShardDocumentBytes) {
     return Status::Corruption(fmt::format("{}: larger than {} bytes", what,
@@ -357,6 +417,7 @@ Result<ShardReport> ParseShardDocument(std::string_view stored, std::string_view
     return Status::Corruption(fmt::format("{}: {}", what, s.message()));
   }
   LD_ASSIGN_OR_RETURN(json j, ParseDocument(text, kind.format, what));
+  LD_RETURN_IF_ERROR(CheckMac(key, kind.format, j, what));
   ShardReport r;
   LD_RETURN_IF_ERROR(Guard(what, [&]() -> Status {
     LD_RETURN_IF_ERROR(CheckId(j, "dump_id", what, &r.dump_id));
@@ -373,6 +434,10 @@ Result<ShardReport> ParseShardDocument(std::string_view stored, std::string_view
                                             what, r.attempt, r.shard, r.dump_id));
     }
     r.finished_at = j.at(kind.time_field).get<std::string>();
+    r.token = j.at("token").get<std::string>();
+    if (!IsToken(r.token)) {
+      return Status::Corruption(fmt::format("{}: \"token\" is not an attempt token", what));
+    }
     r.failed = j.at("failed").get<bool>();
     r.error = j.value("error", "");
     for (const json& u : j.at("units")) {
@@ -410,20 +475,22 @@ Result<ShardReport> ParseShardDocument(std::string_view stored, std::string_view
 
 }  // namespace
 
-Result<std::string> SerializeShardReport(const ShardReport& report) {
-  return SerializeShardDocument(report, kReportKind);
+Result<std::string> SerializeShardReport(const ShardReport& report, std::string_view key) {
+  return SerializeShardDocument(report, kReportKind, key);
 }
 
-Result<ShardReport> ParseShardReport(std::string_view text, std::string_view what) {
-  return ParseShardDocument(text, what, kReportKind);
+Result<ShardReport> ParseShardReport(std::string_view text, std::string_view what,
+                                     std::string_view key) {
+  return ParseShardDocument(text, what, kReportKind, key);
 }
 
-Result<std::string> SerializeShardProgress(const ShardReport& progress) {
-  return SerializeShardDocument(progress, kProgressKind);
+Result<std::string> SerializeShardProgress(const ShardReport& progress, std::string_view key) {
+  return SerializeShardDocument(progress, kProgressKind, key);
 }
 
-Result<ShardReport> ParseShardProgress(std::string_view text, std::string_view what) {
-  return ParseShardDocument(text, what, kProgressKind);
+Result<ShardReport> ParseShardProgress(std::string_view text, std::string_view what,
+                                       std::string_view key) {
+  return ParseShardDocument(text, what, kProgressKind, key);
 }
 
 Result<int> ShardIndexFromEnv(GetEnvFn getenv_fn) {

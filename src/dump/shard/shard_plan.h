@@ -56,7 +56,15 @@ struct ShardPlan {
   nlohmann::json source;    // Database::Identity(): what a worker's source must equal
   nlohmann::json options;   // ShardMatchingOptions(): what a worker's options must equal
   std::vector<std::vector<PlannedUnit>> shards;  // units per shard, largest first
+  // Per shard, the attempt token the coordinator hands out with this plan (16 hex digits,
+  // fresh for each plan): every attempt of the shard carries it in its report and progress
+  // objects, and the coordinator (and a retry taking units over) accepts only documents that
+  // carry the one handed out for their shard in the plan they work for.
+  std::vector<std::string> attempt_tokens;
 };
+
+// A fresh attempt token (16 hex digits).
+std::string NewAttemptToken();
 
 // The work units of a table (WorkUnit) as plan entries.
 PlannedUnit ToPlannedUnit(const WorkUnit& unit);
@@ -68,10 +76,17 @@ PlannedUnit ToPlannedUnit(const WorkUnit& unit);
 std::vector<std::vector<PlannedUnit>> AssignUnits(std::vector<PlannedUnit> units, int shards);
 
 nlohmann::json ToJson(const ShardPlan& plan);
+// The stored form of the plan (JSON). With `key` (a signed dump's --sign-key-file bytes), it
+// carries "mac": HMAC-SHA256 under the key of the plan without it, so that a worker holding
+// the key knows the plan is its coordinator's.
+Result<std::string> SerializeShardPlan(const ShardPlan& plan, std::string_view key = {});
 // Corruption naming `what` and the field for anything malformed: not JSON, another format,
 // shards outside 1..kMaxShards, a unit index outside its count, a unit named twice, an id
-// with characters other than [0-9A-Za-z-], a table name that is empty or not UTF-8.
-Result<ShardPlan> ParseShardPlan(std::string_view text, std::string_view what);
+// with characters other than [0-9A-Za-z-], a table name that is empty or not UTF-8, an
+// attempt token missing for a shard. With `key`: PermissionDenied when its "mac" is missing or
+// not the key's.
+Result<ShardPlan> ParseShardPlan(std::string_view text, std::string_view what,
+                                 std::string_view key = {});
 
 // The options that shape the dump's data and that every worker must share with the
 // coordinator: table selection, queries, compression, row groups, file size, partitioning,
@@ -101,6 +116,7 @@ struct ShardReport {
   bool failed = false;
   std::string error;  // failed: the worker's one-line error
   std::vector<UnitOutput> units;
+  std::string token;  // the plan's attempt token for this shard (ShardPlan::attempt_tokens)
 };
 
 // "_shards/<I>/report-<attempt>.json.zst" or "_shards/<I>/failed-<attempt>.json.zst".
@@ -117,22 +133,27 @@ std::string AttemptOfKey(std::string_view key, std::string_view dump_id);
 // "<schema>.<table>#<unit>": a unit's name in messages and sets.
 std::string UnitName(const TableRef& table, int unit);
 
-// The stored form of a report (compact JSON, zstd-compressed: kShardDocumentSuffix).
-Result<std::string> SerializeShardReport(const ShardReport& report);
+// The stored form of a report (compact JSON, zstd-compressed: kShardDocumentSuffix). With
+// `key` (a signed dump), the JSON carries "mac", as the plan's (SerializeShardPlan).
+Result<std::string> SerializeShardReport(const ShardReport& report, std::string_view key = {});
 // Of the stored form, bounded (kMaxShardDocumentBytes, stored and decompressed) before it is
 // decompressed; then as ParseShardPlan; the attempt must be one of the report's shard and
 // dump, and each unit's files must lie under its table's folder and carry, in their names,
 // the id of an attempt of the same shard of the same dump: this one's, or an earlier one's
 // whose units this attempt took over (a retry resumes). No attempt can claim another shard's
-// or another dump's files.
-Result<ShardReport> ParseShardReport(std::string_view text, std::string_view what);
+// or another dump's files. With `key`: PermissionDenied when the "mac" is missing or not the
+// key's (a report written by someone who does not hold the dump's key).
+Result<ShardReport> ParseShardReport(std::string_view text, std::string_view what,
+                                     std::string_view key = {});
 
 // A progress object (ShardProgressKey): the units an attempt has finished so far, written
 // while it runs and when it stops, so that a retry of the shard can take them over. The same
 // shape as a report (format "lakedump-shard-progress", "written_at" for "finished_at"); its
 // files must all carry its own attempt's id.
-Result<std::string> SerializeShardProgress(const ShardReport& progress);
-Result<ShardReport> ParseShardProgress(std::string_view text, std::string_view what);
+Result<std::string> SerializeShardProgress(const ShardReport& progress,
+                                           std::string_view key = {});
+Result<ShardReport> ParseShardProgress(std::string_view text, std::string_view what,
+                                       std::string_view key = {});
 
 // The shard index from the first of JOB_COMPLETION_INDEX (Kubernetes Indexed Job),
 // SLURM_ARRAY_TASK_ID (Slurm job array), AWS_BATCH_JOB_ARRAY_INDEX (AWS Batch) that is set.

@@ -98,11 +98,12 @@ Result<size_t> ShardProgressWriter::WriteIfChanged() {
   progress.dump_id = options_.dump_id;
   progress.shard = options_.shard;
   progress.attempt = options_.attempt;
+  progress.token = options_.token;
   progress.finished_at = FormatUtc(options_.clock->WallNow());
   const size_t units = progress.units.size();
   size_t bytes = 0;
   Status written = [&]() -> Status {
-    LD_ASSIGN_OR_RETURN(std::string text, SerializeShardProgress(progress));
+    LD_ASSIGN_OR_RETURN(std::string text, SerializeShardProgress(progress, options_.sign_key));
     bytes = text.size();
     // The files it names must be durable before anything names them.
     LD_RETURN_IF_ERROR(options_.data_store->SyncWritten());
@@ -124,9 +125,11 @@ Result<size_t> ShardProgressWriter::WriteIfChanged() {
   return written.WithContext(key_);
 }
 
-Result<TakenOverUnits> TakeOverEarlierAttempts(ObjectStore& store, const std::string& dump_id,
-                                               int shard, const std::vector<PlannedUnit>& planned,
+Result<TakenOverUnits> TakeOverEarlierAttempts(ObjectStore& store, const EarlierAttempts& earlier,
+                                               const std::vector<PlannedUnit>& planned,
                                                const LogFn& log) {
+  const std::string& dump_id = earlier.dump_id;
+  const int shard = earlier.shard;
   TakenOverUnits out;
   const std::string folder = fmt::format("{}{}/progress-", kShardReportsPrefix, shard);
   const std::string progress_prefix = folder + ShardAttemptPrefix(dump_id, shard);
@@ -158,7 +161,7 @@ Result<TakenOverUnits> TakeOverEarlierAttempts(ObjectStore& store, const std::st
       ignore(text.status().message());
       continue;
     }
-    auto progress = ParseShardProgress(*text, o.key);
+    auto progress = ParseShardProgress(*text, o.key, earlier.sign_key);
     if (!progress.ok()) {
       ignore(progress.status().message());
       continue;
@@ -166,6 +169,10 @@ Result<TakenOverUnits> TakeOverEarlierAttempts(ObjectStore& store, const std::st
     if (progress->dump_id != dump_id || progress->shard != shard || progress->attempt != attempt ||
         progress->failed) {
       ignore("its content does not match its name");
+      continue;
+    }
+    if (progress->token != earlier.token) {
+      ignore("it does not carry the attempt token the plan hands out for this shard");
       continue;
     }
     for (UnitOutput& unit : progress->units) {

@@ -40,6 +40,8 @@ struct ProgressWriterOptions {
   std::string dump_id;
   int shard = 0;
   std::string attempt;
+  std::string token;     // the plan's attempt token for this shard (ShardPlan::attempt_tokens)
+  std::string sign_key;  // a signed dump's key: the object carries its MAC ("" unsigned)
   std::chrono::milliseconds interval{10'000};
   LogFn log;  // may be empty
   // The interval and the document's finished_at read this clock (borrowed).
@@ -100,13 +102,22 @@ struct TakenOverUnits {
   std::map<std::string, size_t> attempts;  // units kept per earlier attempt
 };
 
-// The units of `planned` (shard `shard` of dump `dump_id`) that earlier attempts of the
-// shard finished, by their progress objects, kept when they pass the checks above (one
-// listing of DEST confirms the files). Whatever does not pass is left out, to run again, with
+// Who may hand units over: attempts of shard `shard` of dump `dump_id` that carry `token`
+// (the plan's attempt token for the shard) and, in a signed dump (`sign_key`), the key's MAC.
+struct EarlierAttempts {
+  std::string dump_id;
+  int shard = 0;
+  std::string token;
+  std::string sign_key;
+};
+
+// The units of `planned` that earlier attempts (`earlier`) of the shard finished, by their
+// progress objects, kept when they pass the checks above (one listing of DEST confirms the
+// files). Whatever does not pass is left out, to run again, with
 // one line to `log` (may be empty) per progress object or unit left out. A unit two earlier
 // attempts finished is taken from the first of them by key. Errors: the store's listings.
-Result<TakenOverUnits> TakeOverEarlierAttempts(ObjectStore& store, const std::string& dump_id,
-                                               int shard, const std::vector<PlannedUnit>& planned,
+Result<TakenOverUnits> TakeOverEarlierAttempts(ObjectStore& store, const EarlierAttempts& earlier,
+                                               const std::vector<PlannedUnit>& planned,
                                                const LogFn& log);
 
 }  // namespace lakedump

@@ -11,6 +11,7 @@
 #include "lake/dump_lease.h"
 #include "lake/manifest.h"
 #include "lake/no_snapshot.h"
+#include "dump/shard/shard_checks.h"
 #include "dump/shard/shard_plan.h"
 #include "dump/shard/shard_progress.h"
 #include "dump/unit_exporter.h"
@@ -18,25 +19,74 @@
 namespace lakedump {
 namespace {
 
-Result<ShardPlan> WaitForPlan(ObjectStore& store, const WorkerOptions& worker,
-                              std::stop_token stop) {
+// The plan as this worker reads it: a plan that does not parse, or (signed dump) is not
+// its key holder's, is refused (InvalidArgument: nothing is written).
+Result<ShardPlan> ReadPlan(std::string_view text, const DumpOptions& options) {
+  auto plan = ParseShardPlan(text, kShardPlanKey, options.sign_key);
+  if (!plan.ok()) {
+    return Status::InvalidArgument(fmt::format("refused: {}", plan.status().message()));
+  }
+  return plan;
+}
+
+// Whether DEST holds, with no plan, the committed dump this worker's shard belonged to: a
+// sharded dump of as many shards, with this worker's data options, and no live run holding
+// the lease (a coordinator that is starting holds it before its plan). Its dump id, or "".
+std::string CommittedWithoutPlan(ObjectStore& store, const WorkerOptions& worker) {
+  auto text = store.GetObject(kManifestKey, kMaxMetadataBytes);
+  if (!text.ok()) return "";
+  auto m = ParseDumpManifest(*text, kManifestKey);
+  if (!m.ok() || !m->options.is_object()) return "";
+  auto shards = m->options.find("shards");
+  if (shards == m->options.end() || !shards->is_number_integer() ||
+      shards->get<int64_t>() != worker.shards) {
+    return "";
+  }
+  for (const char* k : {"tables", "exclude", "queries", "compression", "compression_level",
+                        "row_group_rows", "row_group_bytes", "file_size", "partition_by",
+                        "table_format"}) {
+    auto mine = worker.matching.find(k);
+    auto theirs = m->options.find(k);
+    if (mine != worker.matching.end() && theirs != m->options.end() && *mine != *theirs) {
+      return "";
+    }
+  }
+  auto holder = ReadLease(store);
+  if (holder.ok() && !holder->IsStale(worker.clock->WallNow())) return "";
+  return m->dump_id;
+}
+
+// The plan, once it appears; or, when DEST holds the committed dump this worker was late for
+// (CommittedWithoutPlan), nullopt with its id in *committed.
+Result<std::optional<ShardPlan>> WaitForPlan(ObjectStore& store, const DumpOptions& options,
+                                             const WorkerOptions& worker, std::string* committed,
+                                             std::stop_token stop) {
   const auto started = worker.clock->Now();
   const auto deadline = started + worker.plan_timeout;
-  for (;;) {
+  for (bool first = true;;) {
     auto text = store.GetObject(kShardPlanKey, kMaxShardDocumentBytes);
-    if (text.ok()) return ParseShardPlan(*text, kShardPlanKey);
+    if (text.ok()) {
+      LD_ASSIGN_OR_RETURN(ShardPlan plan, ReadPlan(*text, options));
+      return std::optional<ShardPlan>(std::move(plan));
+    }
     if (text.status().code() != Code::kNotFound) {
       return text.status().WithContext(std::string(kShardPlanKey));
     }
-    if (worker.clock->Now() >= deadline) {
-      const bool committed = store.GetObject(kManifestKey, kMaxMetadataBytes).ok();
-      return Status::NotFound(fmt::format(
-          "no {} in {} within --plan-timeout: {}", kShardPlanKey, store.Describe(),
-          committed ? "it holds a committed dump (whose coordinator removed its plan)"
-                    : "start the coordinator (lakedump dump SRC DEST --shards N --coordinate) "
-                      "first, with the same DEST"));
-    }
+    // Late (the first look) or waiting long: has the dump been committed? (Not on every fast
+    // poll: the manifest may be large.)
     const bool early = worker.clock->Now() - started < worker.fast_poll_window;
+    if (first || !early) {
+      if (*committed = CommittedWithoutPlan(store, worker); !committed->empty()) {
+        return std::optional<ShardPlan>();
+      }
+    }
+    first = false;
+    if (worker.clock->Now() >= deadline) {
+      return Status::NotFound(fmt::format(
+          "no {} in {} within --plan-timeout: start the coordinator (lakedump dump SRC DEST "
+          "--shards N --coordinate) first, with the same DEST",
+          kShardPlanKey, store.Describe()));
+    }
     if (!worker.clock->SleepFor(early ? worker.fast_poll_interval : worker.poll_interval, stop)) {
       return Status::Cancelled("interrupted");
     }
@@ -67,6 +117,20 @@ Status CheckCoordinatorAlive(ObjectStore& store, const std::string& dump_id, Clo
         !holder.ok()              ? "no lease at the destination"
         : holder->run_id != dump_id ? "the lease is another run's"
                                     : "its lease is stale: " + holder->Describe(now)));
+  }
+  return Status::OK();
+}
+
+// Joining: a live run holds DEST and the plan is not its (a plan its coordinator did not
+// write): refused. No lease or a stale one is CheckCoordinatorAlive's (exit 3).
+Status CheckPlanIsLeaseHolders(ObjectStore& store, const std::string& dump_id, Clock& clock) {
+  auto holder = ReadLease(store);
+  if (!holder.ok() && holder.status().code() != Code::kNotFound) return holder.status();
+  const auto now = clock.WallNow();
+  if (holder.ok() && holder->run_id != dump_id && !holder->IsStale(now)) {
+    return Status::InvalidArgument(fmt::format(
+        "{} refused: it is of dump {}, but the run holding {} is {}", kShardPlanKey, dump_id,
+        kLeaseKey, holder->Describe(now)));
   }
   return Status::OK();
 }
@@ -119,6 +183,7 @@ Result<std::vector<UnitOutput>> RunUnitsWithProgress(Database& db, ObjectStore& 
                                                      const WorkerOptions& worker,
                                                      const std::string& dump_id,
                                                      const std::string& attempt,
+                                                     const std::string& token,
                                                      const std::vector<WorkUnit>& units,
                                                      std::stop_token stop) {
   if (units.empty()) return std::vector<UnitOutput>();
@@ -128,6 +193,8 @@ Result<std::vector<UnitOutput>> RunUnitsWithProgress(Database& db, ObjectStore& 
       .dump_id = dump_id,
       .shard = worker.shard,
       .attempt = attempt,
+      .token = token,
+      .sign_key = options.sign_key,
       .interval = worker.progress_interval,
       .log = worker.warn,
       .clock = worker.clock});
@@ -147,11 +214,14 @@ Result<WorkerResult> RunPlanned(Database& db, ObjectStore& store, const DumpOpti
                                 std::stop_token stop) {
   std::optional<TraceSpan> phase(std::in_place, worker.trace, "resolve units", "phase");
   const std::vector<PlannedUnit>& planned = plan.shards[worker.shard];
+  const std::string& token = plan.attempt_tokens[worker.shard];
   LD_ASSIGN_OR_RETURN(std::vector<WorkUnit> units, ResolveUnits(db, options, planned));
   // A retry: what earlier attempts of this shard finished is kept, not dumped again.
-  LD_ASSIGN_OR_RETURN(TakenOverUnits taken,
-                      TakeOverEarlierAttempts(store, plan.dump_id, worker.shard, planned,
-                                              worker.warn));
+  LD_ASSIGN_OR_RETURN(
+      TakenOverUnits taken,
+      TakeOverEarlierAttempts(store,
+                              EarlierAttempts{plan.dump_id, worker.shard, token, options.sign_key},
+                              planned, worker.warn));
   if (!taken.units.empty() && worker.log) {
     std::string from;
     for (const auto& [earlier, n] : taken.attempts) {
@@ -166,7 +236,7 @@ Result<WorkerResult> RunPlanned(Database& db, ObjectStore& store, const DumpOpti
   phase.emplace(worker.trace, "units", "phase");
   LD_ASSIGN_OR_RETURN(std::vector<UnitOutput> outputs,
                       RunUnitsWithProgress(db, store, options, worker, plan.dump_id, attempt,
-                                           units, stop));
+                                           token, units, stop));
   const uint64_t taken_over = taken.units.size();
   for (UnitOutput& u : taken.units) outputs.push_back(std::move(u));
   phase.emplace(worker.trace, "report", "phase");
@@ -181,6 +251,7 @@ Result<WorkerResult> RunPlanned(Database& db, ObjectStore& store, const DumpOpti
   report.dump_id = plan.dump_id;
   report.shard = worker.shard;
   report.attempt = attempt;
+  report.token = token;
   report.finished_at = FormatUtc(worker.clock->WallNow());
   WorkerResult result;
   result.dump_id = plan.dump_id;
@@ -195,7 +266,7 @@ Result<WorkerResult> RunPlanned(Database& db, ObjectStore& store, const DumpOpti
     }
   }
   report.units = std::move(outputs);
-  LD_ASSIGN_OR_RETURN(std::string text, SerializeShardReport(report));
+  LD_ASSIGN_OR_RETURN(std::string text, SerializeShardReport(report, options.sign_key));
   const std::string key = ShardReportKey(worker.shard, attempt, /*failed=*/false);
   LD_RETURN_IF_ERROR(store.SyncWritten().WithContext("making the shard's files durable"));
   TraceSpan span(worker.trace, fmt::format("write report ({} bytes)", text.size()), "shard");
@@ -271,15 +342,17 @@ Status TakeSnapshot(Database& db, const ObjectStore& store, const ShardPlan& pla
 // Tells the coordinator that attempt `attempt` failed with `error`, so that it fails now
 // rather than at its timeout (best effort: the store may be what failed).
 void WriteFailureReport(ObjectStore& store, const ShardPlan& plan, int shard,
-                        const std::string& attempt, const Status& error, Clock& clock) {
+                        const std::string& attempt, const Status& error, Clock& clock,
+                        std::string_view sign_key) {
   ShardReport failed;
   failed.dump_id = plan.dump_id;
   failed.shard = shard;
   failed.attempt = attempt;
+  failed.token = plan.attempt_tokens[shard];
   failed.finished_at = FormatUtc(clock.WallNow());
   failed.failed = true;
   failed.error = error.ToString();
-  if (auto text = SerializeShardReport(failed); text.ok()) {
+  if (auto text = SerializeShardReport(failed, sign_key); text.ok()) {
     store.PutObject(ShardReportKey(shard, attempt, /*failed=*/true), *text).IgnoreError();
   }
 }
@@ -307,7 +380,8 @@ Result<WorkerResult> RunAttempt(Database& db, ObjectStore& store, const DumpOpti
   }
   if (!ran.ok() && !stop.stop_requested() && !*coordinator_gone &&
       ran.status().code() != Code::kCancelled) {
-    WriteFailureReport(store, plan, worker.shard, attempt, ran.status(), *worker.clock);
+    WriteFailureReport(store, plan, worker.shard, attempt, ran.status(), *worker.clock,
+                       options.sign_key);
   }
   return ran;
 }
@@ -326,13 +400,26 @@ Result<WorkerResult> RunShardWorker(Database& db, ObjectStore& store, const Dump
         worker.shards - 1));
   }
   std::optional<TraceSpan> phase(std::in_place, worker.trace, "wait for plan", "phase");
-  LD_ASSIGN_OR_RETURN(ShardPlan plan, WaitForPlan(store, worker, stop));
+  std::string committed;
+  LD_ASSIGN_OR_RETURN(std::optional<ShardPlan> waited,
+                      WaitForPlan(store, options, worker, &committed, stop));
+  if (!waited) {
+    // Late: the dump was committed (and its plan removed) before this attempt started.
+    WorkerResult result;
+    result.dump_id = committed;
+    result.outcome = WorkerOutcome::kAlreadyCommitted;
+    return result;
+  }
+  const ShardPlan& plan = *waited;
   phase.emplace(worker.trace, "join", "phase");
   LD_RETURN_IF_ERROR(CheckPlanJoinable(plan, worker, store));
   LD_ASSIGN_OR_RETURN(std::optional<WorkerResult> done, NothingToDo(store, plan, worker.shard));
   if (done) return std::move(*done);
+  LD_RETURN_IF_ERROR(CheckPlanIsLeaseHolders(store, plan.dump_id, *worker.clock));
   LD_RETURN_IF_ERROR(CheckCoordinatorAlive(store, plan.dump_id, *worker.clock, coordinator_gone));
   LD_RETURN_IF_ERROR(TakeSnapshot(db, store, plan, coordinator_gone));
+  // Nothing is written for a plan that names anything this worker's selection does not.
+  LD_RETURN_IF_ERROR(CheckPlanWithinSelection(db, options, plan));
   const std::string attempt = NewAttemptId(plan.dump_id, worker.shard);
   if (worker.log) {
     worker.log(fmt::format("shard {} of {}: {} units of dump {} (attempt {})", worker.shard,
