@@ -179,6 +179,7 @@ Result<HttpResponse> S3Client::SendOnce(const Request& request, std::stop_token 
   if (!sign.canonical_query.empty()) http.url += "?" + sign.canonical_query;
   http.headers = std::move(sign.headers);
   http.body = request.body;
+  http.max_body = request.max_body;
 
   AcquireConnection();
   requests_.fetch_add(1);
@@ -190,13 +191,16 @@ Result<HttpResponse> S3Client::SendOnce(const Request& request, std::stop_token 
 Result<HttpResponse> S3Client::Execute(const Request& request, std::stop_token stop,
                                        RetryPolicy* policy) {
   const std::string location = Location(request.key);
-  RetryState state(policy != nullptr ? policy : retry_);
+  RetryPolicy* const used = policy != nullptr ? policy : retry_;
+  RetryState state(used);
   for (;;) {
     LD_RETURN_IF_ERROR(retry_->Sleep(retry_->throttle_delay(), stop));
     Result<HttpResponse> response = SendOnce(request, stop);
     bool throttled = false;
     Status last;
     if (response.ok()) {
+      retry_->OnContact();  // an HTTP reply: the endpoint is right and reachable
+      used->OnContact();
       const long status = response->status;
       if (status >= 200 && status < 300) {
         last = request.check ? Retryable(request.check(*response)) : Status::OK();
@@ -257,6 +261,7 @@ Status S3Client::ConfirmByHead(std::string_view key, uint64_t size, std::string_
   quick.max_attempts = std::min(quick.max_attempts, 3);
   quick.budget = std::min(quick.budget, std::chrono::milliseconds(5000));
   RetryPolicy policy(quick);
+  if (retry_->contacted()) policy.OnContact();
   Result<ObjectHead> head = Head(key, stop, &policy);
   if (!head.ok()) {
     if (head.status().code() == Code::kNotFound) return failure;
@@ -397,6 +402,7 @@ Status S3Client::GetObject(std::string_view key, uint64_t offset, uint64_t lengt
                                    " bytes for a range of " + std::to_string(length));
       }};
   if (!if_match.empty()) r.headers.emplace_back("If-Match", std::string(if_match));
+  r.max_body = length;
   LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
   *out = std::move(response.body);
   return Status::OK();
@@ -437,6 +443,8 @@ Result<S3Client::Whole> S3Client::GetWholeObject(std::string_view key,
               return Status::Unavailable("returned " + std::to_string(response.body.size()) +
                                          " bytes of " + std::to_string(expected));
             }};
+  // The caller's bound, or none: GetObject(key) without one reads what the object holds.
+  r.max_body = max_bytes ? *max_bytes + 1 : UINT64_MAX;
   if (max_bytes) {
     r.headers.emplace_back("Range", "bytes=0-" + std::to_string(*max_bytes));
     r.accept_416 = true;

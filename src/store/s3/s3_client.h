@@ -116,6 +116,7 @@ class S3Client {
     std::function<Status(const HttpResponse&)> check;
     // A 416 (Range Not Satisfiable) is returned as a response, not an error.
     bool accept_416 = false;
+    uint64_t max_body = kMaxReplyBody;  // the cap on a 2xx reply's body (HttpRequest)
   };
 
   // Signs and sends with retries (RetryState); a 2xx response that passes

@@ -12,6 +12,7 @@
 #include "store/s3/retry.h"
 #include "store/s3/s3_client.h"
 #include "store/s3/s3_multipart_writer.h"
+#include "store/s3/s3_names.h"
 
 namespace lakedump {
 namespace {
@@ -221,6 +222,7 @@ Result<S3Url> ParseS3Url(std::string_view url) {
                                    "\": empty path segment in the prefix");
   }
   out.prefix = prefix.empty() ? "" : prefix + "/";
+  LD_RETURN_IF_ERROR(CheckBucketName(out.bucket));
   return out;
 }
 
