@@ -173,5 +173,38 @@ TEST(S3FirstContactTest, CancellationAbortsATransferInFlight) {
   EXPECT_EQ(result.code(), Code::kCancelled) << result.ToString();
 }
 
+// After the interrupt, what is not cancelled (an upload's abort, the lease's removal) gets one
+// attempt, not the retry budget.
+TEST(S3FirstContactTest, AnInterruptedRunDoesNotRetry) {
+  FakeClock clock(FakeClock::kAutoAdvance);
+  FakeHttpTransport transport(&Refused);
+  RetryPolicy retry(SlowRetries(&clock));
+  retry.OnContact();
+  std::stop_source interrupt;
+  S3ClientOptions options = TestClientOptions();
+  options.hurry = interrupt.get_token();
+  S3Client client(options, &transport, &retry);
+  interrupt.request_stop();
+  EXPECT_EQ(client.AbortMultipartUpload("k", "upload-1").code(), Code::kUnavailable);
+  EXPECT_EQ(transport.requests().size(), 1u);
+}
+
+// A request sent after the interrupt to an endpoint that never answers ends after the grace
+// (kHurryGrace, a second), not after the 30 s rate window.
+TEST(S3FirstContactTest, AnInterruptedRunsCleanupRequestEndsAfterTheGrace) {
+  RawHttpServer server(RawHttpServer::kNeverAnswers);
+  auto transport = NewCurlTransport({});
+  RetryPolicy retry(FastRetries());
+  std::stop_source interrupt;
+  S3ClientOptions options = RealClientOptions(server.endpoint());
+  options.hurry = interrupt.get_token();
+  S3Client client(options, transport.get(), &retry);
+  interrupt.request_stop();
+  Status s = client.DeleteObject("_lease.json");
+  EXPECT_EQ(s.code(), Code::kUnavailable) << s.ToString();
+  EXPECT_THAT(s.message(), HasSubstr("abandoned: the run was interrupted"));
+  EXPECT_EQ(server.accepted(), 1);
+}
+
 }  // namespace
 }  // namespace lakedump

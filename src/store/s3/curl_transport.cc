@@ -12,6 +12,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "store/s3/http_transport.h"
@@ -145,6 +146,10 @@ size_t WriteHeader(char* data, size_t size, size_t nitems, void* userdata) {
 // server that never answers is caught as well. Owned by one Send call.
 struct ProgressState {
   std::stop_token stop;
+  std::stop_token hurry;
+  // Set when the transfer started with hurry already requested: it may run until then.
+  std::optional<std::chrono::steady_clock::time_point> hurry_deadline;
+  bool hurried = false;
   const PooledHandle* handle = nullptr;
   uint64_t min_rate = 0;
   std::chrono::seconds window{30};
@@ -153,6 +158,11 @@ struct ProgressState {
 
   int Check(uint64_t moved) {
     if (stop.stop_requested()) return 1;
+    if (hurry.stop_requested() &&
+        (!hurry_deadline || std::chrono::steady_clock::now() >= *hurry_deadline)) {
+      hurried = true;
+      return 1;
+    }
     if (min_rate == 0) return 0;
     const auto now = std::chrono::steady_clock::now();
     if (!samples.empty() && now - samples.back().first < std::chrono::milliseconds(250)) return 0;
@@ -232,6 +242,10 @@ class CurlTransport final : public HttpTransport {
     BodySink sink{&response, request.max_body};
     ProgressState progress;
     progress.stop = stop;
+    progress.hurry = request.hurry;
+    if (request.hurry.stop_requested()) {
+      progress.hurry_deadline = std::chrono::steady_clock::now() + kHurryGrace;
+    }
     progress.handle = handle.get();
     progress.min_rate = options_.min_rate;
     progress.window = std::max(std::chrono::seconds(1), options_.min_rate_window);
@@ -329,6 +343,7 @@ class CurlTransport final : public HttpTransport {
   Status Failure(const HttpRequest& request, CURLcode code, const char* detail,
                  const ProgressState& progress) const {
     const std::string what = " (" + request.method + " " + StripQuery(request.url) + ")";
+    if (progress.hurried) return Status::Unavailable("abandoned: the run was interrupted" + what);
     if (progress.too_slow) {  // (curl 7.88 reports the abort as a timeout)
       return Status::Unavailable("transfer slower than " + std::to_string(options_.min_rate) +
                                  " bytes/s over " + std::to_string(progress.window.count()) +

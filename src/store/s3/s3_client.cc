@@ -180,6 +180,7 @@ Result<HttpResponse> S3Client::SendOnce(const Request& request, std::stop_token 
   http.headers = std::move(sign.headers);
   http.body = request.body;
   http.max_body = request.max_body;
+  http.hurry = options_.hurry;
 
   AcquireConnection();
   requests_.fetch_add(1);
@@ -225,6 +226,8 @@ Result<HttpResponse> S3Client::Execute(const Request& request, std::stop_token s
       if (response.status().code() == Code::kCancelled) return response.status();
       last = response.status().WithContext(request.op + " " + location);
     }
+    // An interrupted run does not retry what it was not told to cancel.
+    if (options_.hurry.stop_requested() && last.retryable()) return last;
     LD_RETURN_IF_ERROR(state.Failed(last, throttled, stop));
   }
 }

@@ -32,6 +32,9 @@ struct S3ClientOptions {
   // flexible checksum CRC32C (--s3-checksum crc32c).
   bool content_md5 = false;
   bool checksum_crc32c = false;
+  // SIGINT/SIGTERM, for the requests that are not cancelled (HttpRequest::hurry): they get one
+  // attempt, ended within kHurryGrace. Empty: none.
+  std::stop_token hurry;
   // For tests: the signing clock. Default: system_clock::now.
   std::function<std::chrono::system_clock::time_point()> clock;
 };
