@@ -23,6 +23,8 @@ using testing_pg::AdminConn;
 using testing_pg::QueryOne;
 using testing_pg::ScratchSchema;
 
+constexpr std::chrono::seconds kLimit{60};  // a guard against a hang, not a duration asserted
+
 // True once a session waits for a lock on `table` (a regclass text).
 bool SomeoneWaitsFor(PgConn& admin, const std::string& table) {
   return QueryOne(admin, fmt::format("SELECT count(*) FROM pg_locks WHERE NOT granted AND "
@@ -37,7 +39,8 @@ struct LockedTable {
                                         "(id int8)",
                                         schema.q())).ok());
     locker = AdminConn();
-    EXPECT_TRUE(locker->Exec("BEGIN; LOCK TABLE " + schema.q() + ".busy IN ACCESS EXCLUSIVE MODE").ok());
+    EXPECT_TRUE(
+        locker->Exec("BEGIN; LOCK TABLE " + schema.q() + ".busy IN ACCESS EXCLUSIVE MODE").ok());
   }
   std::string busy() const { return schema.q() + ".busy"; }
   ScratchSchema schema;
@@ -62,9 +65,10 @@ TEST(PostgresLockWaitTest, ABrieflyLockedTableIsWaitedFor) {
   ASSERT_TRUE(db);
   Status locked;
   std::thread dump([&] {
-    locked = db->LockTables({TableInfo{{t.schema.name(), "calm"}}, TableInfo{{t.schema.name(), "busy"}}});
+    locked = db->LockTables(
+        {TableInfo{{t.schema.name(), "calm"}}, TableInfo{{t.schema.name(), "busy"}}});
   });
-  ASSERT_TRUE(WaitUntil([&] { return SomeoneWaitsFor(*admin, t.busy()); }, std::chrono::seconds(30)));
+  ASSERT_TRUE(WaitUntil([&] { return SomeoneWaitsFor(*admin, t.busy()); }, kLimit));
   ASSERT_TRUE(t.locker->Exec("COMMIT").ok());  // the migration ends
   dump.join();
   EXPECT_TRUE(locked.ok()) << locked.ToString();
@@ -78,7 +82,8 @@ TEST(PostgresLockWaitTest, PastTheTimeoutOneLineNamesTheTable) {
   options.lock_timeout_ms = 300;
   auto db = Snapshot(options);
   ASSERT_TRUE(db);
-  Status s = db->LockTables({TableInfo{{t.schema.name(), "calm"}}, TableInfo{{t.schema.name(), "busy"}}});
+  Status s = db->LockTables(
+      {TableInfo{{t.schema.name(), "calm"}}, TableInfo{{t.schema.name(), "busy"}}});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("table " + t.schema.name() +
                              ".busy is locked by another session (waited 300 ms, "
@@ -101,7 +106,7 @@ TEST(PostgresLockWaitTest, AnInterruptEndsAWaitWithoutLimit) {
   ASSERT_TRUE(db);
   Status locked;
   std::thread dump([&] { locked = db->LockTables({TableInfo{{t.schema.name(), "busy"}}}); });
-  ASSERT_TRUE(WaitUntil([&] { return SomeoneWaitsFor(*admin, t.busy()); }, std::chrono::seconds(30)));
+  ASSERT_TRUE(WaitUntil([&] { return SomeoneWaitsFor(*admin, t.busy()); }, kLimit));
   const auto start = std::chrono::steady_clock::now();
   interrupt.request_stop();
   dump.join();
@@ -117,17 +122,18 @@ TEST(PostgresLockWaitTest, DumpWaitsForTheLockAndCompletes) {
   LockedTable t(admin.get());
   TempDir tmp;
   const std::string source = testing_cli::Quote(testing_pg::TestDsn());
-  Background dump(fmt::format("dump {} {} --tables {}.busy --lock-wait-timeout 60s --progress none",
+  Background dump(fmt::format("dump {} {} --tables {}.busy --schema-from lakedump "
+                              "--lock-wait-timeout 60s --progress none",
                               source, tmp.Sub("out"), t.schema.name()),
                   tmp, "dump");
-  ASSERT_TRUE(WaitUntil([&] { return SomeoneWaitsFor(*admin, t.busy()); }, std::chrono::seconds(60)));
+  ASSERT_TRUE(WaitUntil([&] { return SomeoneWaitsFor(*admin, t.busy()); }, kLimit));
   ASSERT_TRUE(t.locker->Exec("COMMIT").ok());
   auto r = dump.Wait(std::chrono::seconds(120));
   EXPECT_EQ(r.code, 0) << r.err;
   // Refused at once with 0, naming the table and the option.
   ASSERT_TRUE(t.locker->Exec("BEGIN; LOCK TABLE " + t.busy() + " IN ACCESS EXCLUSIVE MODE").ok());
-  auto refused = RunLakedump(fmt::format("dump {} {} --tables {}.busy --lock-wait-timeout 0 "
-                                         "--progress none",
+  auto refused = RunLakedump(fmt::format("dump {} {} --tables {}.busy --schema-from lakedump "
+                                         "--lock-wait-timeout 0 --progress none",
                                          source, tmp.Sub("out2"), t.schema.name()),
                              tmp);
   EXPECT_EQ(refused.code, 1) << refused.err;

@@ -371,7 +371,7 @@ namespace {
 Status LockedError(const TableRef& ref, const Status& s, int timeout_ms) {
   if (s.code() == Code::kCancelled) return s;
   const std::string how = timeout_ms == 0  ? std::string("NOWAIT")
-                          : timeout_ms < 0 ? std::string("--lock-wait-timeout none")
+                          : timeout_ms < 0 ? std::string("--lock-wait-timeout forever")
                                            : fmt::format("waited {} ms, --lock-wait-timeout",
                                                          timeout_ms);
   return Status(s.code(), fmt::format("table {} is locked by another session ({}): {}",
@@ -597,6 +597,7 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
     }
   }
   request.tool_dir = options.tool_dir;
+  request.lock_timeout_ms = options_.lock_timeout_ms;  // pg_dump waits no longer than we do
   SchemaCapture capture;
   // With every table selected pg_dump leaves nothing out, so it starts at once, beside the
   // facts (it is the long part: its server backend answers catalog queries for every

@@ -12,7 +12,6 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
-#include <optional>
 #include <vector>
 
 #include "store/s3/http_transport.h"
@@ -147,8 +146,8 @@ size_t WriteHeader(char* data, size_t size, size_t nitems, void* userdata) {
 struct ProgressState {
   std::stop_token stop;
   std::stop_token hurry;
-  // Set when the transfer started with hurry already requested: it may run until then.
-  std::optional<std::chrono::steady_clock::time_point> hurry_deadline;
+  // The transfer started with hurry already requested: CURLOPT_TIMEOUT_MS (kHurryGrace) ends it.
+  bool hurried_at_start = false;
   bool hurried = false;
   const PooledHandle* handle = nullptr;
   uint64_t min_rate = 0;
@@ -158,8 +157,7 @@ struct ProgressState {
 
   int Check(uint64_t moved) {
     if (stop.stop_requested()) return 1;
-    if (hurry.stop_requested() &&
-        (!hurry_deadline || std::chrono::steady_clock::now() >= *hurry_deadline)) {
+    if (hurry.stop_requested() && !hurried_at_start) {  // in flight when the run was interrupted
       hurried = true;
       return 1;
     }
@@ -243,9 +241,7 @@ class CurlTransport final : public HttpTransport {
     ProgressState progress;
     progress.stop = stop;
     progress.hurry = request.hurry;
-    if (request.hurry.stop_requested()) {
-      progress.hurry_deadline = std::chrono::steady_clock::now() + kHurryGrace;
-    }
+    progress.hurried_at_start = request.hurry.stop_requested();
     progress.handle = handle.get();
     progress.min_rate = options_.min_rate;
     progress.window = std::max(std::chrono::seconds(1), options_.min_rate_window);
@@ -261,6 +257,9 @@ class CurlTransport final : public HttpTransport {
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &response);
     curl_easy_setopt(h, CURLOPT_XFERINFODATA, &progress);
+    if (progress.hurried_at_start) {
+      curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(kHurryGrace.count()));
+    }
     if (request.method == "PUT" || request.method == "POST") {
       curl_easy_setopt(h, CURLOPT_READDATA, &body);
       curl_easy_setopt(h, CURLOPT_SEEKDATA, &body);
@@ -343,7 +342,9 @@ class CurlTransport final : public HttpTransport {
   Status Failure(const HttpRequest& request, CURLcode code, const char* detail,
                  const ProgressState& progress) const {
     const std::string what = " (" + request.method + " " + StripQuery(request.url) + ")";
-    if (progress.hurried) return Status::Unavailable("abandoned: the run was interrupted" + what);
+    if (progress.hurried || (progress.hurried_at_start && code == CURLE_OPERATION_TIMEDOUT)) {
+      return Status::Unavailable("abandoned: the run was interrupted" + what);
+    }
     if (progress.too_slow) {  // (curl 7.88 reports the abort as a timeout)
       return Status::Unavailable("transfer slower than " + std::to_string(options_.min_rate) +
                                  " bytes/s over " + std::to_string(progress.window.count()) +

@@ -30,10 +30,11 @@ struct HttpRequest {
   uint64_t max_body = kMaxReplyBody;  // of a 2xx reply; object reads set their range's size
   // The run is ending (SIGINT/SIGTERM) for a request that `stop` does not cancel (a lease's
   // removal, an upload's abort): sent once it fired, it has kHurryGrace to finish; in flight
-  // when it fires, it ends at once. Either way Unavailable.
+  // when it fires, it ends at its next progress callback (within a second). Either way
+  // Unavailable.
   std::stop_token hurry;
 };
-inline constexpr std::chrono::milliseconds kHurryGrace{1000};
+inline constexpr std::chrono::milliseconds kHurryGrace{500};
 
 struct HttpResponse {
   long status = 0;

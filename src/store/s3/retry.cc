@@ -40,7 +40,8 @@ Status RetryPolicy::Sleep(std::chrono::milliseconds delay, std::stop_token stop)
 Status RetryState::Failed(const Status& last, bool throttled, std::stop_token stop) {
   if (!last.retryable()) return last;
   if (throttled) policy_->OnThrottled();
-  LD_ASSIGN_OR_RETURN(std::chrono::milliseconds delay, NextDelay(last, policy_->options().clock->Now()));
+  LD_ASSIGN_OR_RETURN(std::chrono::milliseconds delay,
+                      NextDelay(last, policy_->options().clock->Now()));
   ++attempt_;
   policy_->OnRetry();
   return policy_->Sleep(delay, stop);

@@ -291,7 +291,8 @@ Status S3Client::PutObject(std::string_view key, std::string_view body, std::sto
   if (create_only) r.headers.push_back({"If-None-Match", "*"});
   const auto started = std::chrono::system_clock::now();
   Status s = Execute(r, stop).status();
-  if (s.ok() || !s.retryable()) return s;
+  // An interrupted run does not spend time finding out (nothing it writes then is a commit).
+  if (s.ok() || !s.retryable() || options_.hurry.stop_requested()) return s;
   // Every attempt failed without a clear answer: the reply of one that stored
   // the object may have been lost. The MD5 is computed only here, where it is rare.
   return ConfirmByHead(key, body.size(), Md5Hex(body), started, s, stop);
