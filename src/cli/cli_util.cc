@@ -1,5 +1,6 @@
 #include "cli/cli_util.h"
 
+#include "base/interrupt.h"
 #include "base/units.h"
 #include "base/utf8.h"
 #include "cli/numeric_option.h"
@@ -109,7 +110,20 @@ Result<PostgresOptions> PostgresOptionsFrom(const SourceOptions& options) {
   if (!special.ok()) return special.status().WithContext("--pg-numeric-nan");
   pg.numeric_special = *special;
   pg.slot_name = options.pg_slot_name;
+  LD_ASSIGN_OR_RETURN(pg.lock_timeout_ms, ParseLockWaitTimeout(options.pg_lock_wait_timeout));
+  pg.stop = options.stop;
   return pg;
+}
+
+Result<int> ParseLockWaitTimeout(const std::string& text) {
+  if (text == "forever") return kLockWaitForever;
+  auto d = ParseDuration(text);
+  if (!d.ok()) return d.status().WithContext("--lock-wait-timeout");
+  if (d->count() < 0 || d->count() > kMaxLockWaitMs) {
+    return Status::InvalidArgument("--lock-wait-timeout must be between 0 and 24h, or forever, "
+                                   "not \"" + text + "\"");
+  }
+  return static_cast<int>(d->count());
 }
 
 Result<std::unique_ptr<Database>> OpenDatabase(const std::string& source,
@@ -297,6 +311,7 @@ void InterruptWatcher::Watch(const sigset_t& set, std::stop_token self) {
     ssize_t ignored = write(STDERR_FILENO, message_.data(), message_.size());
     (void)ignored;
     stop_.request_stop();
+    RequestProcessInterrupt();  // hurries what stop_ does not cancel (base/interrupt.h)
   };
   const int sig_fd = wake_fd_ < 0 ? -1 : signalfd(-1, &set, SFD_CLOEXEC);
   if (sig_fd < 0) {  // no signalfd/eventfd: poll for signals every 100 ms

@@ -54,7 +54,17 @@ struct SourceOptions {
   bool pg_materialized_views = false;     // --pg-materialized-views
   // dump --incremental's base: the replication slot whose snapshot the dump reads.
   std::string pg_slot_name;
+  // --lock-wait-timeout: how long a table's lock waits for a conflicting one ("0": not at
+  // all, "forever"); `stop` (the interrupt) ends the wait.
+  std::string pg_lock_wait_timeout = "10m";
+  std::stop_token stop;
 };
+
+// The longest --lock-wait-timeout, in ms (24 h).
+inline constexpr int64_t kMaxLockWaitMs = 86'400'000;
+// --lock-wait-timeout's value in ms for PostgresOptions::lock_timeout_ms: 0 (NOWAIT), up to
+// kMaxLockWaitMs, or kLockWaitForever for "forever". InvalidArgument naming the flag.
+Result<int> ParseLockWaitTimeout(const std::string& text);
 
 // The PostgreSQL source options of `options` (InvalidArgument naming a bad flag).
 Result<PostgresOptions> PostgresOptionsFrom(const SourceOptions& options);

@@ -17,6 +17,10 @@ NumericRange WaitForLockRange() {
   return {NumericRange::Kind::kDuration, 0, 30LL * 86'400'000, "", "forever"};
 }
 
+NumericRange LockWaitTimeoutRange() {
+  return {NumericRange::Kind::kDuration, 0, kMaxLockWaitMs, "", "forever"};
+}
+
 Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   DumpOptions o;
   o.table_parallelism = a.table_parallelism;
@@ -71,6 +75,7 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
     if (!wait.ok()) return wait.status().WithContext("--wait-for-lock");
     o.wait_for_lock = *wait;
   }
+  LD_RETURN_IF_ERROR(ParseLockWaitTimeout(a.lock_wait_timeout).status());
   LD_ASSIGN_OR_RETURN(o.table_format, ParseTableFormat(a.table_format));
   LD_ASSIGN_OR_RETURN(o.progress, ParseProgressMode(a.progress));
   if (a.json && a.progress == "auto") o.progress = ProgressMode::kNone;
@@ -103,6 +108,7 @@ SourceOptions BuildSourceOptions(const DumpArgs& a, const DumpOptions& options) 
   source_options.pg_infinity = a.pg_infinity;
   source_options.pg_numeric_nan = a.pg_numeric_nan;
   source_options.pg_materialized_views = a.pg_materialized_views;
+  source_options.pg_lock_wait_timeout = a.lock_wait_timeout;
   source_options.connections =
       a.source_connections > 0 ? a.source_connections : std::max(1, options.table_parallelism);
   return source_options;

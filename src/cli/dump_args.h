@@ -47,6 +47,7 @@ struct DumpArgs {
   int source_connections = 0;
   std::string pg_numeric = "string", pg_infinity = "clamp", pg_numeric_nan = "error";
   bool pg_materialized_views = false;
+  std::string lock_wait_timeout = "10m";  // --lock-wait-timeout DURATION|forever
   std::string sign_key_file;
   std::string schema_from = "pg_dump";
   std::string pg_bin_dir;
@@ -74,6 +75,7 @@ NumericRange WaitForLockRange();
 Result<DumpOptions> BuildOptions(const DumpArgs& a);
 
 // The source's options (type policies, connections) for OpenDatabase.
+NumericRange LockWaitTimeoutRange();  // --lock-wait-timeout: 0 to 24h, or "forever"
 SourceOptions BuildSourceOptions(const DumpArgs& a, const DumpOptions& options);
 
 // What a sharded dump's coordinator and workers must agree on (dump/shard/shard_plan.h),

@@ -173,6 +173,7 @@ int RunDump(const DumpArgs& a) {
 
   SourceOptions source_options = BuildSourceOptions(a, *options);
   if (base_plan) source_options.pg_slot_name = base_plan->base.slot;
+  source_options.stop = interrupt.token();  // SIGINT ends a wait for a table lock
   auto db = OpenDatabase(a.source, source_options);
   // A base that does not commit takes its slot and publication with it.
   auto abandon_base = [&] { AbandonBase(a, base_plan, &db); };
@@ -336,6 +337,11 @@ void AddDumpSourceOptions(CLI::App* app, DumpArgs& a) {
                 "the changes since the last one (docs/incremental.md)");
   app->add_flag("--pg-materialized-views", a.pg_materialized_views,
                 "also dump PostgreSQL materialized views");
+  AddSizeOption(app, "--lock-wait-timeout", &a.lock_wait_timeout, LockWaitTimeoutRange(),
+                "PostgreSQL: how long the lock on a table waits for another session's "
+                "conflicting lock (a migration, VACUUM FULL) to go; 0: fail at once, forever: "
+                "without limit (as pg_dump)")
+      ->capture_default_str();
 }
 
 // Sharded dumps (docs/scale-out.md).

@@ -100,7 +100,9 @@ int RunShardWorkerCommand(const DumpArgs& a, DumpOptions options) {
     std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(line).c_str());
   };
 
-  auto db = OpenDatabase(a.source, BuildSourceOptions(a, options));
+  SourceOptions source_options = BuildSourceOptions(a, options);
+  source_options.stop = interrupt.token();
+  auto db = OpenDatabase(a.source, source_options);
   if (!db.ok()) {
     return PrintError(db.status(), db.status().code() == Code::kInvalidArgument ? kExitUsage
                                                                                 : kExitFailed);

@@ -504,6 +504,10 @@ Status RunPgDumpSchema(const PgDumpRequest& request, SchemaCapture* capture) {
   SubprocessSpec spec;
   spec.argv = {pg_dump.path, "--schema-only", "--format=custom", "--no-password",
                "--snapshot=" + request.snapshot_id, "--dbname=" + request.connection.conninfo};
+  if (request.lock_timeout_ms >= 0) {
+    spec.argv.push_back("--lock-wait-timeout=" +
+                        std::to_string(std::max(1, request.lock_timeout_ms)));
+  }
   for (const std::string& schema : request.schemas) {
     spec.argv.push_back("--schema=" + PgPatternQuote(schema));
   }

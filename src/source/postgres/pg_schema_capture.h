@@ -66,6 +66,8 @@ struct PgDumpRequest {
   std::vector<TableRef> excluded;
   std::vector<std::string> schemas;  // pg_dump --schema for each; empty = every schema
   std::vector<std::string> extensions;  // pg_dump --extension for each (with `schemas` only)
+  // pg_dump --lock-wait-timeout, as PostgresOptions::lock_timeout_ms (0: 1 ms; < 0: none).
+  int lock_timeout_ms = -1;
 };
 
 // Fills capture->archive and capture->info ("archive" without key/checksum,

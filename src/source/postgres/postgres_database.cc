@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <set>
@@ -48,7 +49,11 @@ class PostgresDatabase final : public Database {
 
  private:
   Result<const PgTablePlan*> PlanLocked(const TableInfo& table);
-  Status EnsureLockedLocked(const PgTablePlan& plan);
+  Status EnsureLockedLocked(const PgTablePlan& plan, bool wait = true);
+  // LOCK TABLE `list` IN ACCESS SHARE MODE on the coordinator, inside a savepoint (a failed
+  // lock leaves the snapshot's transaction usable), waiting as options_.lock_timeout_ms says
+  // (NOWAIT unless `wait`). The error of the last attempt, or Cancelled when stop fired.
+  Status LockListLocked(const std::string& list, bool wait);
   Status CoordinatorErrorLocked(Status s, std::string_view what);
   // identity_, what resume and sharded dumps compare: the database OID and the cluster's
   // system identifier (PostgreSQL 9.6+; NULL when the role may not read it; a savepoint
@@ -327,33 +332,62 @@ Result<const PgTablePlan*> PostgresDatabase::PlanLocked(const TableInfo& table) 
   return out;
 }
 
-Status PostgresDatabase::EnsureLockedLocked(const PgTablePlan& plan) {
+Status PostgresDatabase::LockListLocked(const std::string& list, bool wait) {
+  const int timeout = wait ? options_.lock_timeout_ms : 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
+  for (;;) {
+    std::string sql = "SAVEPOINT lakedump_lock; ";
+    if (timeout == 0) {
+      sql += "LOCK TABLE " + list + " IN ACCESS SHARE MODE NOWAIT; ";
+    } else {
+      // A slice of at most a second, then lock_timeout back to none for the transaction.
+      int64_t slice = 1000;
+      if (timeout > 0) {
+        slice = std::clamp<int64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        deadline - std::chrono::steady_clock::now())
+                                        .count(),
+                                    1, 1000);
+      }
+      sql += fmt::format("SET LOCAL lock_timeout = {}; LOCK TABLE {} IN ACCESS SHARE MODE; "
+                         "SET LOCAL lock_timeout = 0; ",
+                         slice, list);
+    }
+    sql += "RELEASE SAVEPOINT lakedump_lock";
+    Status s = coordinator_->Exec(sql);
+    if (s.ok() || coordinator_->broken()) return s;
+    coordinator_->Exec("ROLLBACK TO SAVEPOINT lakedump_lock; RELEASE SAVEPOINT lakedump_lock")
+        .IgnoreError();
+    const bool lock_wait = s.message().find("lock timeout") != std::string::npos;
+    if (!lock_wait || (timeout > 0 && std::chrono::steady_clock::now() >= deadline)) return s;
+    if (options_.stop.stop_requested()) {
+      return Status::Cancelled("interrupted while waiting for a table lock");
+    }
+  }
+}
+
+namespace {
+
+// The one line for a table whose lock failed after waiting `timeout_ms` (0: NOWAIT).
+Status LockedError(const TableRef& ref, const Status& s, int timeout_ms) {
+  if (s.code() == Code::kCancelled) return s;
+  const std::string how = timeout_ms == 0  ? std::string("NOWAIT")
+                          : timeout_ms < 0 ? std::string("--lock-wait-timeout forever")
+                                           : fmt::format("waited {} ms, --lock-wait-timeout",
+                                                         timeout_ms);
+  return Status(s.code(), fmt::format("table {} is locked by another session ({}): {}",
+                                      ref.QualifiedName(), how, s.message()));
+}
+
+}  // namespace
+
+Status PostgresDatabase::EnsureLockedLocked(const PgTablePlan& plan, bool wait) {
   // Materialized views cannot be locked (LOCK TABLE rejects them), like pg_dump.
   // A query's tables are locked by the query itself (ACCESS SHARE while it runs).
   if (!in_snapshot_ || plan.relkind == 'm' || plan.relkind == 'q' || locked_.contains(KeyOf(plan.ref))) {
     return Status::OK();
   }
-  const std::string qualified = QuoteQualified(plan.ref.schema, plan.ref.name);
-  // A savepoint keeps a failed lock from aborting the snapshot's transaction.
-  std::string sql = "SAVEPOINT lakedump_lock; ";
-  if (options_.lock_timeout_ms > 0) {
-    sql += fmt::format("SET LOCAL lock_timeout = {}; LOCK TABLE {} IN ACCESS SHARE MODE; ",
-                       options_.lock_timeout_ms, qualified);
-  } else {
-    sql += fmt::format("LOCK TABLE {} IN ACCESS SHARE MODE NOWAIT; ", qualified);
-  }
-  sql += "RELEASE SAVEPOINT lakedump_lock";
-  Status s = coordinator_->Exec(sql);
-  if (!s.ok()) {
-    if (!coordinator_->broken()) {
-      coordinator_->Exec("ROLLBACK TO SAVEPOINT lakedump_lock; RELEASE SAVEPOINT lakedump_lock")
-          .IgnoreError();
-    }
-    return Status(s.code(), fmt::format("table {} is locked by another session ({}): {}",
-                                        plan.ref.QualifiedName(),
-                                        options_.lock_timeout_ms > 0 ? "lock_timeout" : "NOWAIT",
-                                        s.message()));
-  }
+  Status s = LockListLocked(QuoteQualified(plan.ref.schema, plan.ref.name), wait);
+  if (!s.ok()) return LockedError(plan.ref, s, wait ? options_.lock_timeout_ms : 0);
   locked_.insert(KeyOf(plan.ref));
   return Status::OK();
 }
@@ -398,24 +432,23 @@ Status PostgresDatabase::LockTables(const std::vector<TableInfo>& tables) {
       if (!list.empty()) list += ", ";
       list += QuoteQualified(to_lock[i]->ref.schema, to_lock[i]->ref.name);
     }
-    std::string sql = "SAVEPOINT lakedump_lock; ";
-    if (options_.lock_timeout_ms > 0) {
-      sql += fmt::format("SET LOCAL lock_timeout = {}; LOCK TABLE {} IN ACCESS SHARE MODE; ",
-                         options_.lock_timeout_ms, list);
-    } else {
-      sql += "LOCK TABLE " + list + " IN ACCESS SHARE MODE NOWAIT; ";
-    }
-    sql += "RELEASE SAVEPOINT lakedump_lock";
-    if (coordinator_->Exec(sql).ok()) {
+    Status s = LockListLocked(list, true);
+    if (s.ok()) {
       for (size_t i = at; i < end; ++i) locked_.insert(KeyOf(to_lock[i]->ref));
       continue;
     }
     if (coordinator_->broken()) {
       return CoordinatorErrorLocked(Status::Unavailable("connection lost"), "locking tables");
     }
-    coordinator_->Exec("ROLLBACK TO SAVEPOINT lakedump_lock; RELEASE SAVEPOINT lakedump_lock")
-        .IgnoreError();
-    for (size_t i = at; i < end; ++i) LD_RETURN_IF_ERROR(EnsureLockedLocked(*to_lock[i]));
+    if (s.code() == Code::kCancelled) return s;
+    // The batch waited its time: lock its tables one by one without waiting again, for an
+    // error that names the table still locked.
+    for (size_t i = at; i < end; ++i) {
+      const PgTablePlan& plan = *to_lock[i];
+      Status one = LockListLocked(QuoteQualified(plan.ref.schema, plan.ref.name), false);
+      if (!one.ok()) return LockedError(plan.ref, one, options_.lock_timeout_ms);
+      locked_.insert(KeyOf(plan.ref));
+    }
   }
   // Sizes for Split(), in one query now that the tables are locked.
   std::string oids = "{";
@@ -518,7 +551,10 @@ Result<std::unique_ptr<TableSource>> PostgresDatabase::Open(const WorkUnit& unit
                       !plan->select_list.empty() && unit.range_predicate.empty();
     spec.snapshot_id = snapshot_id_;
     spec.lock = plan->relkind != 'm' && plan->relkind != 'q';
-    spec.lock_timeout_ms = options_.lock_timeout_ms;
+    // The coordinator holds the table's lock: a worker's lock conflicts only with an exclusive
+    // request queued since, which waits for the coordinator, so the worker does not wait
+    // (NOWAIT, as pg_dump's workers). Without a snapshot, the worker's lock is the only one.
+    spec.lock_timeout_ms = in_snapshot_ ? 0 : options_.lock_timeout_ms;
     spec.schema = plan->definition.schema;
     spec.fields = plan->fields;
   }
@@ -561,6 +597,7 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
     }
   }
   request.tool_dir = options.tool_dir;
+  request.lock_timeout_ms = options_.lock_timeout_ms;  // pg_dump waits no longer than we do
   SchemaCapture capture;
   // With every table selected pg_dump leaves nothing out, so it starts at once, beside the
   // facts (it is the long part: its server backend answers catalog queries for every

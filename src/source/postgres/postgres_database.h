@@ -20,6 +20,7 @@
 #pragma once
 
 #include <memory>
+#include <stop_token>
 #include <string_view>
 
 #include "source/postgres/pg_copy_decoder.h"
@@ -28,6 +29,8 @@
 
 namespace lakedump {
 
+inline constexpr int kLockWaitForever = -1;
+
 struct PostgresOptions {
   int max_connections = 4;          // worker connections (the coordinator is one more)
   int connect_timeout_seconds = 10; // unless the conninfo or PGCONNECT_TIMEOUT sets one
@@ -35,7 +38,12 @@ struct PostgresOptions {
   PgTypeOptions types;              // unbounded numeric policy
   PgInfinityPolicy infinity = PgInfinityPolicy::kClamp;
   PgNumericSpecialPolicy numeric_special = PgNumericSpecialPolicy::kError;
-  int lock_timeout_ms = 0;          // 0: NOWAIT, fail at once on a conflicting lock
+  // How long the dump's ACCESS SHARE lock on a table waits for a conflicting lock (a
+  // migration, VACUUM FULL) to go (dump --lock-wait-timeout): 0 = NOWAIT, fail at once;
+  // > 0 = up to that many ms per table; kLockWaitForever = without limit (pg_dump's default).
+  // The wait is taken in slices of at most a second, so that `stop` ends it.
+  int lock_timeout_ms = 0;
+  std::stop_token stop;             // SIGINT/SIGTERM: a lock wait ends (Cancelled)
   // Incremental dumps (docs/incremental.md): non-empty = BeginSnapshot() creates this
   // logical replication slot (pgoutput) on a replication connection with
   // CREATE_REPLICATION_SLOT ... (SNAPSHOT 'export') and every session reads the slot's

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,10 @@ Result<std::unique_ptr<TableSource>> PostgresTableSource::Start(PgConnectionPool
     }
   }
   if (spec.lock) {
-    if (spec.lock_timeout_ms > 0) {
-      statements.push_back(fmt::format("SET LOCAL lock_timeout = {}", spec.lock_timeout_ms));
+    if (spec.lock_timeout_ms != 0) {
+      // < 0: no limit (the connection's lock_timeout is 0).
+      statements.push_back(
+          fmt::format("SET LOCAL lock_timeout = {}", std::max(0, spec.lock_timeout_ms)));
       statements.push_back(fmt::format("LOCK TABLE {} IN ACCESS SHARE MODE", spec.qualified));
     } else {
       statements.push_back(
@@ -60,7 +63,7 @@ Result<std::unique_ptr<TableSource>> PostgresTableSource::Start(PgConnectionPool
         err.message().find("lock timeout") != std::string::npos) {
       return Status(err.code(), fmt::format("table {} is locked by another session ({}): {}",
                                             spec.table_name,
-                                            spec.lock_timeout_ms > 0 ? "lock_timeout" : "NOWAIT",
+                                            spec.lock_timeout_ms != 0 ? "lock_timeout" : "NOWAIT",
                                             err.message()));
     }
     return err.WithContext(fmt::format("reading table {}", spec.table_name));

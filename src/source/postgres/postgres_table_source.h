@@ -29,7 +29,7 @@ struct PgReadSpec {
   bool copy_table = false;
   std::string snapshot_id;       // empty: no shared snapshot
   bool lock = true;              // LOCK TABLE ... NOWAIT (not for materialized views)
-  int lock_timeout_ms = 0;       // 0: NOWAIT; else wait up to this long
+  int lock_timeout_ms = 0;       // 0: NOWAIT; > 0: wait up to this long; < 0: no limit
   Schema schema;
   std::vector<PgFieldSpec> fields;
   PgDecodeOptions decode;

@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <utility>
+
+#include "store/s3/s3_names.h"
 
 namespace lakedump {
 namespace {
@@ -134,9 +137,18 @@ Status ResolveEndpoint(const S3Options& options, const EnvLookup& env, const Pro
   config->region = first({options.region, EnvOr(env, "AWS_REGION"),
                           EnvOr(env, "AWS_DEFAULT_REGION"), Get(conf_section, "region"),
                           "us-east-1"});
-  config->endpoint =
-      first({options.endpoint, EnvOr(env, "AWS_ENDPOINT_URL_S3"), EnvOr(env, "AWS_ENDPOINT_URL"),
-             Get(conf_section, "s3.endpoint_url"), Get(conf_section, "endpoint_url")});
+  const std::pair<std::string, std::string> endpoints[] = {
+      {options.endpoint, "--endpoint"},
+      {EnvOr(env, "AWS_ENDPOINT_URL_S3"), "AWS_ENDPOINT_URL_S3"},
+      {EnvOr(env, "AWS_ENDPOINT_URL"), "AWS_ENDPOINT_URL"},
+      {Get(conf_section, "s3.endpoint_url"), "s3.endpoint_url of profile " + p.name},
+      {Get(conf_section, "endpoint_url"), "endpoint_url of profile " + p.name}};
+  for (const auto& [endpoint, from] : endpoints) {
+    if (endpoint.empty()) continue;
+    LD_RETURN_IF_ERROR(CheckEndpointUrl(endpoint, from));
+    config->endpoint = endpoint;
+    break;
+  }
   while (!config->endpoint.empty() && config->endpoint.back() == '/') config->endpoint.pop_back();
   config->ca_bundle =
       first({options.ca_bundle, EnvOr(env, "AWS_CA_BUNDLE"), Get(conf_section, "ca_bundle")});

@@ -77,9 +77,39 @@ int SeekBody(void* userdata, curl_off_t offset, int origin) {
   return CURL_SEEKFUNC_OK;
 }
 
+// Where a reply's body goes, under HttpRequest's caps (the status comes from the status line,
+// which WriteHeader stores in response->status before any body byte arrives).
+struct BodySink {
+  HttpResponse* response = nullptr;
+  uint64_t max_ok = kMaxReplyBody;
+  uint64_t cap = 0;  // the cap that was passed, when over
+  bool over = false;
+};
+
 size_t WriteBody(char* data, size_t size, size_t nmemb, void* userdata) {
-  static_cast<std::string*>(userdata)->append(data, size * nmemb);
+  auto* sink = static_cast<BodySink*>(userdata);
+  const long status = sink->response->status;
+  const uint64_t cap = status >= 200 && status < 300 ? sink->max_ok : kMaxErrorBody;
+  std::string& body = sink->response->body;
+  if (body.size() + size * nmemb > cap) {
+    sink->over = true;
+    sink->cap = cap;
+    return 0;  // CURLE_WRITE_ERROR: the transfer stops here
+  }
+  body.append(data, size * nmemb);
   return size * nmemb;
+}
+
+// The status of an "HTTP/1.1 200 OK" line, 0 when there is none.
+long StatusOfLine(std::string_view line) {
+  const size_t space = line.find(' ');
+  if (space == std::string_view::npos || line.size() < space + 4) return 0;
+  long status = 0;
+  for (char c : line.substr(space + 1, 3)) {
+    if (c < '0' || c > '9') return 0;
+    status = status * 10 + (c - '0');
+  }
+  return status;
 }
 
 size_t WriteHeader(char* data, size_t size, size_t nitems, void* userdata) {
@@ -87,6 +117,8 @@ size_t WriteHeader(char* data, size_t size, size_t nitems, void* userdata) {
   std::string_view line(data, size * nitems);
   if (line.starts_with("HTTP/")) {
     response->headers.clear();  // a new response (after 100 Continue or a redirect)
+    response->body.clear();
+    response->status = StatusOfLine(line);
     return line.size();
   }
   size_t colon = line.find(':');
@@ -113,6 +145,10 @@ size_t WriteHeader(char* data, size_t size, size_t nitems, void* userdata) {
 // server that never answers is caught as well. Owned by one Send call.
 struct ProgressState {
   std::stop_token stop;
+  std::stop_token hurry;
+  // The transfer started with hurry already requested: CURLOPT_TIMEOUT_MS (kHurryGrace) ends it.
+  bool hurried_at_start = false;
+  bool hurried = false;
   const PooledHandle* handle = nullptr;
   uint64_t min_rate = 0;
   std::chrono::seconds window{30};
@@ -121,6 +157,10 @@ struct ProgressState {
 
   int Check(uint64_t moved) {
     if (stop.stop_requested()) return 1;
+    if (hurry.stop_requested() && !hurried_at_start) {  // in flight when the run was interrupted
+      hurried = true;
+      return 1;
+    }
     if (min_rate == 0) return 0;
     const auto now = std::chrono::steady_clock::now();
     if (!samples.empty() && now - samples.back().first < std::chrono::milliseconds(250)) return 0;
@@ -195,13 +235,16 @@ class CurlTransport final : public HttpTransport {
   Result<HttpResponse> Send(const HttpRequest& request, std::stop_token stop) override {
     CurlHandle handle = Borrow();
     CURL* h = handle->curl.get();
-    curl_easy_reset(h);
-    curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, &RememberSocket);
-    curl_easy_setopt(h, CURLOPT_SOCKOPTDATA, handle.get());
-    curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, &ForgetSocket);
-    curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, handle.get());
     HttpResponse response;
     ReadState body{request.body, 0};
+    BodySink sink{&response, request.max_body};
+    ProgressState progress;
+    progress.stop = stop;
+    progress.hurry = request.hurry;
+    progress.hurried_at_start = request.hurry.stop_requested();
+    progress.handle = handle.get();
+    progress.min_rate = options_.min_rate;
+    progress.window = std::max(std::chrono::seconds(1), options_.min_rate_window);
     std::unique_ptr<curl_slist, SlistDeleter> headers;
     for (const auto& [name, value] : request.headers) {
       std::string line = name + ": " + value;
@@ -210,50 +253,17 @@ class CurlTransport final : public HttpTransport {
     // No "Expect: 100-continue" round trip, no default Content-Type.
     headers.reset(curl_slist_append(headers.release(), "Expect:"));
     headers.reset(curl_slist_append(headers.release(), "Content-Type:"));
-
-    curl_easy_setopt(h, CURLOPT_SHARE, share_.get());
-    curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
-    // The path is sent as signed: curl must not squash "/../" or "/./" (a listed key is
-    // addressed literally, never as another one).
-    curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-                     static_cast<long>(options_.connect_timeout.count()));
-    // No CURLOPT_TIMEOUT: the progress callback enforces the minimum rate.
-    ProgressState progress;
-    progress.stop = stop;
-    progress.handle = handle.get();
-    progress.min_rate = options_.min_rate;
-    progress.window = std::max(std::chrono::seconds(1), options_.min_rate_window);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
-    if (!options_.ca_bundle.empty())
-      curl_easy_setopt(h, CURLOPT_CAINFO, options_.ca_bundle.c_str());
-    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
-    curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024);
-    curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 1024L * 1024);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &WriteBody);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &response.body);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &WriteHeader);
+    Configure(handle.get(), request, headers.get());
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &response);
-    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &Progress);
     curl_easy_setopt(h, CURLOPT_XFERINFODATA, &progress);
-    if (request.method == "HEAD") {
-      curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-    } else if (request.method == "PUT" || request.method == "POST") {
-      curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-      curl_easy_setopt(h, CURLOPT_READFUNCTION, &ReadBody);
-      curl_easy_setopt(h, CURLOPT_READDATA, &body);
-      curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, &SeekBody);
-      curl_easy_setopt(h, CURLOPT_SEEKDATA, &body);
-      curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-      if (request.method == "POST") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "POST");
-    } else if (request.method != "GET") {
-      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    if (progress.hurried_at_start) {
+      curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(kHurryGrace.count()));
     }
-
+    if (request.method == "PUT" || request.method == "POST") {
+      curl_easy_setopt(h, CURLOPT_READDATA, &body);
+      curl_easy_setopt(h, CURLOPT_SEEKDATA, &body);
+    }
     char detail[CURL_ERROR_SIZE] = {0};
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, detail);
     CURLcode code = curl_easy_perform(h);
@@ -262,21 +272,12 @@ class CurlTransport final : public HttpTransport {
       if (code == CURLE_ABORTED_BY_CALLBACK && stop.stop_requested()) {
         return Status::Cancelled(request.method + " cancelled");
       }
-      if (progress.too_slow) {  // (curl 7.88 reports the abort as a timeout)
-        return Status::Unavailable(
-            "transfer slower than " + std::to_string(options_.min_rate) + " bytes/s over " +
-            std::to_string(progress.window.count()) + " s (--s3-min-rate) (" + request.method +
-            " " + StripQuery(request.url) + ")");
+      if (sink.over) {
+        return Status::IOError("reply to " + request.method + " " + StripQuery(request.url) +
+                               " (HTTP " + std::to_string(response.status) + ") is larger than " +
+                               std::to_string(sink.cap) + " bytes: refused");
       }
-      std::string msg = (detail[0] != '\0' ? std::string(detail)
-                                            : std::string(curl_easy_strerror(code))) +
-                        " (" + request.method + " " + StripQuery(request.url) + ")";
-      if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE) {
-        msg +=
-            ": the endpoint's TLS certificate is not trusted; "
-            "pass --ca-bundle (AWS_CA_BUNDLE)";
-      }
-      return Transient(code) ? Status::Unavailable(msg) : Status::IOError(msg);
+      return Failure(request, code, detail, progress);
     }
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
     // A reply shorter than its Content-Length was cut short in transit (curl
@@ -294,6 +295,71 @@ class CurlTransport final : public HttpTransport {
 
  private:
   static std::string StripQuery(const std::string& url) { return url.substr(0, url.find('?')); }
+
+  // Every option of a transfer but the per-call data pointers (set by Send).
+  void Configure(PooledHandle* handle, const HttpRequest& request, curl_slist* headers) {
+    CURL* h = handle->curl.get();
+    curl_easy_reset(h);
+    curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, &RememberSocket);
+    curl_easy_setopt(h, CURLOPT_SOCKOPTDATA, handle);
+    curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, &ForgetSocket);
+    curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, handle);
+    curl_easy_setopt(h, CURLOPT_SHARE, share_.get());
+    curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
+    // The path is sent as signed: curl must not squash "/../" or "/./" (a listed key is
+    // addressed literally, never as another one).
+    curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(options_.connect_timeout.count()));
+    // No CURLOPT_TIMEOUT: the progress callback enforces the minimum rate.
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (!options_.ca_bundle.empty())
+      curl_easy_setopt(h, CURLOPT_CAINFO, options_.ca_bundle.c_str());
+    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024);
+    curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 1024L * 1024);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &WriteBody);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &WriteHeader);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &Progress);
+    if (request.method == "HEAD") {
+      curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+    } else if (request.method == "PUT" || request.method == "POST") {
+      curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+      curl_easy_setopt(h, CURLOPT_READFUNCTION, &ReadBody);
+      curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, &SeekBody);
+      curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+      if (request.method == "POST") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "POST");
+    } else if (request.method != "GET") {
+      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    }
+  }
+
+  // The Status of a transfer that failed (not cancelled, not over a cap).
+  Status Failure(const HttpRequest& request, CURLcode code, const char* detail,
+                 const ProgressState& progress) const {
+    const std::string what = " (" + request.method + " " + StripQuery(request.url) + ")";
+    if (progress.hurried || (progress.hurried_at_start && code == CURLE_OPERATION_TIMEDOUT)) {
+      return Status::Unavailable("abandoned: the run was interrupted" + what);
+    }
+    if (progress.too_slow) {  // (curl 7.88 reports the abort as a timeout)
+      return Status::Unavailable("transfer slower than " + std::to_string(options_.min_rate) +
+                                 " bytes/s over " + std::to_string(progress.window.count()) +
+                                 " s (--s3-min-rate)" + what);
+    }
+    // curl's own words, first line only and short (a TLS library may say a lot).
+    std::string said = detail[0] != '\0' ? std::string(detail) : curl_easy_strerror(code);
+    said = said.substr(0, said.find('\n'));
+    if (said.size() > 160) said = said.substr(0, 157) + "...";
+    std::string msg = said + what;
+    if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE) {
+      msg += ": the endpoint's TLS certificate is not trusted; pass --ca-bundle (AWS_CA_BUNDLE)";
+    }
+    return Transient(code) ? Status::Unavailable(msg) : Status::IOError(msg);
+  }
 
   static void Lock(CURL*, curl_lock_data data, curl_lock_access, void* userptr) {
     static_cast<CurlTransport*>(userptr)->share_mu_[data % kLocks].lock();

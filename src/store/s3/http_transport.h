@@ -16,12 +16,25 @@
 
 namespace lakedump {
 
+// Caps on a reply's body (a hostile or broken endpoint may send one that never ends): a 2xx
+// reply's body beyond HttpRequest::max_body, or another reply's beyond kMaxErrorBody, fails the
+// request (IOError naming it, not retried) as soon as the excess arrives.
+inline constexpr uint64_t kMaxReplyBody = uint64_t{8} << 20;  // XML replies: listings, results
+inline constexpr uint64_t kMaxErrorBody = uint64_t{64} << 10;  // <Error> documents
+
 struct HttpRequest {
   std::string method;  // GET PUT POST DELETE HEAD
   std::string url;     // scheme://host[:port]/path?query, already encoded
   std::vector<std::pair<std::string, std::string>> headers;
   std::string_view body;  // borrowed: the caller keeps it alive until Send returns
+  uint64_t max_body = kMaxReplyBody;  // of a 2xx reply; object reads set their range's size
+  // The run is ending (SIGINT/SIGTERM) for a request that `stop` does not cancel (a lease's
+  // removal, an upload's abort): sent once it fired, it has kHurryGrace to finish; in flight
+  // when it fires, it ends at its next progress callback (within a second). Either way
+  // Unavailable.
+  std::stop_token hurry;
 };
+inline constexpr std::chrono::milliseconds kHurryGrace{500};
 
 struct HttpResponse {
   long status = 0;

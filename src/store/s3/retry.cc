@@ -40,27 +40,39 @@ Status RetryPolicy::Sleep(std::chrono::milliseconds delay, std::stop_token stop)
 Status RetryState::Failed(const Status& last, bool throttled, std::stop_token stop) {
   if (!last.retryable()) return last;
   if (throttled) policy_->OnThrottled();
+  LD_ASSIGN_OR_RETURN(std::chrono::milliseconds delay,
+                      NextDelay(last, policy_->options().clock->Now()));
+  ++attempt_;
+  policy_->OnRetry();
+  return policy_->Sleep(delay, stop);
+}
+
+Result<std::chrono::milliseconds> RetryState::NextDelay(const Status& last,
+                                                        Clock::TimePoint now) {
   const RetryOptions& o = policy_->options();
-  const auto now = o.clock->Now();
   if (attempt_ == 1) first_failure_ = now;
+  const bool contacted = policy_->contacted();
   if (attempt_ >= o.max_attempts) {
     return Status::Unavailable(last.message() + " (gave up after " + std::to_string(attempt_) +
                                " attempts; --s3-max-attempts)");
   }
-  const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(now - first_failure_);
+  // Before the endpoint ever answered, the short first-contact budget, counted from the
+  // request's start; after, the retry budget, counted from the first failure.
+  const auto budget = contacted ? o.budget : std::min(o.budget, o.first_contact_budget);
+  const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
+      now - (contacted ? first_failure_ : started_));
   std::chrono::milliseconds delay = policy_->Backoff(attempt_ + 1);
-  if (spent + delay > o.budget) {
-    // The last attempt goes at the end of the budget, not past it.
-    delay = o.budget - spent;
-    if (delay.count() <= 0 || spent >= o.budget) {
-      return Status::Unavailable(last.message() + " (gave up after " + std::to_string(attempt_) +
-                                 " attempts in " + std::to_string(spent.count() / 1000) +
-                                 " s; --s3-retry-budget)");
-    }
+  if (spent + delay <= budget) return delay;
+  // The last attempt goes at the end of the budget, not past it.
+  delay = budget - spent;
+  if (delay.count() > 0 && spent < budget) return delay;
+  const std::string took =
+      std::to_string(attempt_) + " attempts in " + std::to_string(spent.count() / 1000) + " s";
+  if (!contacted) {
+    return Status::Unavailable(last.message() + " (no answer from the endpoint after " + took +
+                               ": check --endpoint and that the server is up)");
   }
-  ++attempt_;
-  policy_->OnRetry();
-  return policy_->Sleep(delay, stop);
+  return Status::Unavailable(last.message() + " (gave up after " + took + "; --s3-retry-budget)");
 }
 
 }  // namespace lakedump

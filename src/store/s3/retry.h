@@ -20,6 +20,10 @@ namespace lakedump {
 struct RetryOptions {
   int max_attempts = 20;                      // first try included (--s3-max-attempts)
   std::chrono::milliseconds budget{60000};    // per request, from its first failure
+  // Until the endpoint has answered once (any HTTP reply, RetryPolicy::OnContact), a request
+  // gives up this long after it started instead: a wrong or unreachable endpoint fails fast,
+  // and the budget above covers outages of an endpoint known to work.
+  std::chrono::milliseconds first_contact_budget{5000};
   std::chrono::milliseconds base_delay{200};  // backoff before attempt 2 is in [base/2, base)
   std::chrono::milliseconds max_delay{5000};  // backoff cap
   // SlowDown / 429 / 503: every request of the store waits this long, doubled
@@ -41,6 +45,11 @@ class RetryPolicy {
   // so that retries spread out yet keep covering an outage.
   std::chrono::milliseconds Backoff(int attempt);
 
+  // The endpoint answered (an HTTP reply of any status): from now on failures get the whole
+  // budget. contacted() says whether it did.
+  void OnContact() { contacted_.store(true); }
+  bool contacted() const { return contacted_.load(); }
+
   // Counts a retry (for Stats()).
   void OnRetry() { retries_.fetch_add(1); }
   void OnSuccess();
@@ -60,20 +69,27 @@ class RetryPolicy {
   std::chrono::milliseconds throttle_{0};  // GUARDED_BY(mu_)
   std::atomic<uint64_t> retries_{0};
   std::atomic<uint64_t> throttles_{0};
+  std::atomic<bool> contacted_{false};
 };
 
 // The retry loop of one request, shared by every S3 operation: call Failed()
 // after each failed attempt; it sleeps the backoff and returns OK when another
-// attempt may be made, or the final error (naming why it gave up).
+// attempt may be made, or the final error (naming why it gave up). Construct it right before
+// the first attempt: before first contact, its time counts from then.
 // Not thread-safe (one per request).
 class RetryState {
  public:
-  explicit RetryState(RetryPolicy* policy) : policy_(policy) {}
+  explicit RetryState(RetryPolicy* policy)
+      : policy_(policy), started_(policy->options().clock->Now()) {}
   Status Failed(const Status& last, bool throttled, std::stop_token stop);
   int attempts() const { return attempt_; }
 
  private:
+  // The wait before the next attempt, or the final error.
+  Result<std::chrono::milliseconds> NextDelay(const Status& last, Clock::TimePoint now);
+
   RetryPolicy* const policy_;
+  const Clock::TimePoint started_;
   int attempt_ = 1;
   Clock::TimePoint first_failure_{};
 };

@@ -179,6 +179,8 @@ Result<HttpResponse> S3Client::SendOnce(const Request& request, std::stop_token 
   if (!sign.canonical_query.empty()) http.url += "?" + sign.canonical_query;
   http.headers = std::move(sign.headers);
   http.body = request.body;
+  http.max_body = request.max_body;
+  http.hurry = options_.hurry;
 
   AcquireConnection();
   requests_.fetch_add(1);
@@ -190,13 +192,16 @@ Result<HttpResponse> S3Client::SendOnce(const Request& request, std::stop_token 
 Result<HttpResponse> S3Client::Execute(const Request& request, std::stop_token stop,
                                        RetryPolicy* policy) {
   const std::string location = Location(request.key);
-  RetryState state(policy != nullptr ? policy : retry_);
+  RetryPolicy* const used = policy != nullptr ? policy : retry_;
+  RetryState state(used);
   for (;;) {
     LD_RETURN_IF_ERROR(retry_->Sleep(retry_->throttle_delay(), stop));
     Result<HttpResponse> response = SendOnce(request, stop);
     bool throttled = false;
     Status last;
     if (response.ok()) {
+      retry_->OnContact();  // an HTTP reply: the endpoint is right and reachable
+      used->OnContact();
       const long status = response->status;
       if (status >= 200 && status < 300) {
         last = request.check ? Retryable(request.check(*response)) : Status::OK();
@@ -221,6 +226,8 @@ Result<HttpResponse> S3Client::Execute(const Request& request, std::stop_token s
       if (response.status().code() == Code::kCancelled) return response.status();
       last = response.status().WithContext(request.op + " " + location);
     }
+    // An interrupted run does not retry what it was not told to cancel.
+    if (options_.hurry.stop_requested() && last.retryable()) return last;
     LD_RETURN_IF_ERROR(state.Failed(last, throttled, stop));
   }
 }
@@ -257,6 +264,7 @@ Status S3Client::ConfirmByHead(std::string_view key, uint64_t size, std::string_
   quick.max_attempts = std::min(quick.max_attempts, 3);
   quick.budget = std::min(quick.budget, std::chrono::milliseconds(5000));
   RetryPolicy policy(quick);
+  if (retry_->contacted()) policy.OnContact();
   Result<ObjectHead> head = Head(key, stop, &policy);
   if (!head.ok()) {
     if (head.status().code() == Code::kNotFound) return failure;
@@ -283,7 +291,8 @@ Status S3Client::PutObject(std::string_view key, std::string_view body, std::sto
   if (create_only) r.headers.push_back({"If-None-Match", "*"});
   const auto started = std::chrono::system_clock::now();
   Status s = Execute(r, stop).status();
-  if (s.ok() || !s.retryable()) return s;
+  // An interrupted run does not spend time finding out (nothing it writes then is a commit).
+  if (s.ok() || !s.retryable() || options_.hurry.stop_requested()) return s;
   // Every attempt failed without a clear answer: the reply of one that stored
   // the object may have been lost. The MD5 is computed only here, where it is rare.
   return ConfirmByHead(key, body.size(), Md5Hex(body), started, s, stop);
@@ -397,6 +406,7 @@ Status S3Client::GetObject(std::string_view key, uint64_t offset, uint64_t lengt
                                    " bytes for a range of " + std::to_string(length));
       }};
   if (!if_match.empty()) r.headers.emplace_back("If-Match", std::string(if_match));
+  r.max_body = length;
   LD_ASSIGN_OR_RETURN(HttpResponse response, Execute(r, stop));
   *out = std::move(response.body);
   return Status::OK();
@@ -437,6 +447,8 @@ Result<S3Client::Whole> S3Client::GetWholeObject(std::string_view key,
               return Status::Unavailable("returned " + std::to_string(response.body.size()) +
                                          " bytes of " + std::to_string(expected));
             }};
+  // The caller's bound, or none: GetObject(key) without one reads what the object holds.
+  r.max_body = max_bytes ? *max_bytes + 1 : UINT64_MAX;
   if (max_bytes) {
     r.headers.emplace_back("Range", "bytes=0-" + std::to_string(*max_bytes));
     r.accept_416 = true;

@@ -32,6 +32,9 @@ struct S3ClientOptions {
   // flexible checksum CRC32C (--s3-checksum crc32c).
   bool content_md5 = false;
   bool checksum_crc32c = false;
+  // SIGINT/SIGTERM, for the requests that are not cancelled (HttpRequest::hurry): they get one
+  // attempt, ended within kHurryGrace. Empty: none.
+  std::stop_token hurry;
   // For tests: the signing clock. Default: system_clock::now.
   std::function<std::chrono::system_clock::time_point()> clock;
 };
@@ -116,6 +119,7 @@ class S3Client {
     std::function<Status(const HttpResponse&)> check;
     // A 416 (Range Not Satisfiable) is returned as a response, not an error.
     bool accept_416 = false;
+    uint64_t max_body = kMaxReplyBody;  // the cap on a 2xx reply's body (HttpRequest)
   };
 
   // Signs and sends with retries (RetryState); a 2xx response that passes

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/interrupt.h"
 #include "base/memory_budget.h"
 #include "base/thread_pool.h"
 #include "store/s3/credentials.h"
@@ -12,6 +13,7 @@
 #include "store/s3/retry.h"
 #include "store/s3/s3_client.h"
 #include "store/s3/s3_multipart_writer.h"
+#include "store/s3/s3_names.h"
 
 namespace lakedump {
 namespace {
@@ -23,9 +25,13 @@ RetryOptions MakeRetryOptions(const S3Options& s3) {
   return r;
 }
 
-S3ClientOptions MakeClientOptions(std::string bucket, S3Config config, const S3Options& s3,
+S3ClientOptions MakeClientOptions(std::string bucket, S3Config config, const StoreOptions& store,
                                   int max_connections) {
+  const S3Options& s3 = store.s3;
   S3ClientOptions o;
+  // What `stop` does not cancel (the aborts of uploads, every request of a handle opened
+  // without stop: the lease's removal) is hurried once the process is interrupted.
+  o.hurry = ProcessInterruptToken();
   o.bucket = std::move(bucket);
   o.config = std::move(config);
   o.virtual_host_style = s3.virtual_host_style;
@@ -67,7 +73,7 @@ class S3Store final : public ObjectStore {
         options_(options),
         transport_(std::move(transport)),
         retry_(MakeRetryOptions(options.s3)),
-        client_(MakeClientOptions(url_.bucket, std::move(config), options.s3,
+        client_(MakeClientOptions(url_.bucket, std::move(config), options,
                                   std::max(1, options.s3.max_connections)),
                 transport_.get(), &retry_),
         part_size_(options.s3.part_size == 0 ? kDefaultPartSize : options.s3.part_size),
@@ -221,6 +227,7 @@ Result<S3Url> ParseS3Url(std::string_view url) {
                                    "\": empty path segment in the prefix");
   }
   out.prefix = prefix.empty() ? "" : prefix + "/";
+  LD_RETURN_IF_ERROR(CheckBucketName(out.bucket));
   return out;
 }
 
@@ -248,7 +255,7 @@ Status AbortStaleUploadsWithTransport(std::string_view url, std::chrono::seconds
   LD_RETURN_IF_ERROR(CheckAddressing(parsed.bucket, config));
   if (!transport) transport = NewCurlTransport(TransportOptions(options, config));
   RetryPolicy retry(MakeRetryOptions(options.s3));
-  S3Client client(MakeClientOptions(parsed.bucket, std::move(config), options.s3, 4),
+  S3Client client(MakeClientOptions(parsed.bucket, std::move(config), options, 4),
                   transport.get(), &retry);
   const auto cutoff = std::chrono::system_clock::now() - older_than;
   std::string key_marker, id_marker;
