@@ -90,6 +90,13 @@ Result<LeaseHolder> ReadLease(ObjectStore& store) {
 
 namespace {
 
+// OK when there is no lease; AlreadyExists when there is one.
+Status LeaseAbsent(ObjectStore& store) {
+  Result<ObjectInfo> found = store.Head(kLeaseKey);
+  if (found.ok()) return Status::AlreadyExists("the lease exists");
+  return found.status().code() == Code::kNotFound ? Status::OK() : found.status();
+}
+
 // A stale lease may be taken over where a late write of its holder cannot land over the new
 // run's commit: the store honours conditional writes, or the holder is dead on this host.
 Status CheckTakeoverFenced(ObjectStore& store, const LeaseHolder& holder,
@@ -130,7 +137,10 @@ Result<std::unique_ptr<DumpLease>> DumpLease::Acquire(ObjectStore* store, std::s
     self.renewed_unix_ms = UnixMs(clock.WallNow());
     self.token = 1;
     const std::string body = ToJson(self).dump(2) + "\n";
-    Status put = store->PutObject(kLeaseKey, body, WriteOptions{.create_only = true});
+    // Where the store may ignore create-only (S3), look first: a create must not replace a
+    // lease, not even a stale one (its holder may be cut off but alive; see CheckTakeoverFenced).
+    Status put = store->create_only_is_atomic() ? Status::OK() : LeaseAbsent(*store);
+    if (put.ok()) put = store->PutObject(kLeaseKey, body, WriteOptions{.create_only = true});
     std::optional<LeaseHolder> holder;
     if (put.code() == Code::kAlreadyExists) {
       auto current = ReadLease(*store);

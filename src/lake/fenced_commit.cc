@@ -44,11 +44,13 @@ CommitRecord CommitRecordOf(std::string_view manifest_text) {
   }
   if (!j.contains("commit") || !j["commit"].is_object()) return record;
   const nlohmann::json& c = j["commit"];
-  if (c.contains("run_id") && c["run_id"].is_string()) record.run_id = c["run_id"];
+  if (c.contains("run_id") && c["run_id"].is_string()) {
+    record.run_id = c["run_id"].get<std::string>();
+  }
   if (c.contains("fencing_token") && c["fencing_token"].is_number_integer()) {
     record.fencing_token = c["fencing_token"].get<int64_t>();
   }
-  if (c.contains("host") && c["host"].is_string()) record.host = c["host"];
+  if (c.contains("host") && c["host"].is_string()) record.host = c["host"].get<std::string>();
   // Names from a bucket go into one-line messages: no control characters, bounded.
   for (std::string* s : {&record.run_id, &record.host}) {
     if (s->size() > 128) s->resize(128);
@@ -88,7 +90,7 @@ ManifestCommit CommitManifest(ObjectStore& store, std::string_view body,
     return {Status::IOError(fmt::format(
                 "{} answered the write of {} with success but holds {}: this run ({}) did not "
                 "commit",
-                dest, kManifestKey, holds)),
+                dest, kManifestKey, holds, self.Describe())),
             false};
   }
   const bool unchanged = stored.ok() ? (!precondition.if_match.empty() &&

@@ -77,8 +77,8 @@ TEST(FencedCommitTest, AWriteAnsweredOkThatStoredNothingIsNotACommit) {
   EXPECT_NE(msg.find("did not commit"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos);
   EXPECT_FALSE(commit.may_delete_own);
-  // A store that ignores the condition and lets a late write replace the winner's: the
-  // read-back finds another run's manifest, and says whose.
+  // A store that ignores the condition lets a late write replace the winner's manifest, and
+  // the read-back cannot tell: why no stale lease is taken over on such a store (below).
   ASSERT_TRUE(target.PutObject(kManifestKey, Manifest(kB)).ok());
   IgnoresConditionsStore ignoring(&target);
   ASSERT_TRUE(CommitManifest(ignoring, Manifest(kA), WriteOptions{.create_only = true}, kA)

@@ -225,9 +225,8 @@ Status S3MultipartWriter::DoClose() {
     std::lock_guard<std::mutex> lock(mu_);
     etags = etags_;
   }
-  Status s =
-      client_->CompleteMultipartUpload(key_, upload_id_, etags, bytes_written_, options_.stop,
-                                        options_.conditions);
+  Status s = client_->CompleteMultipartUpload(key_, upload_id_, etags, bytes_written_,
+                                             options_.stop, options_.conditions);
   if (!s.ok()) return Fail(s);
   closed_ = true;  // the upload is complete: nothing left to abort
   // Some servers (radosgw) return an empty ETag on Complete: HEAD confirms.
