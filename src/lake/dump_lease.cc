@@ -111,6 +111,23 @@ Status CheckTakeoverFenced(ObjectStore& store, const LeaseHolder& holder,
       store.Describe(), holder.Describe(now), kLeaseKey));
 }
 
+// Creates the lease create-only. Where the store may ignore create-only (S3), it looks first:
+// a create must not replace a lease, not even a stale one (its holder may be cut off but
+// alive; see CheckTakeoverFenced).
+Status CreateLease(ObjectStore& store, const std::string& body) {
+  Status absent = store.create_only_is_atomic() ? Status::OK() : LeaseAbsent(store);
+  if (!absent.ok()) return absent;
+  return store.PutObject(kLeaseKey, body, WriteOptions{.create_only = true});
+}
+
+// Replaces the stale lease of `holder` (a plain write) with *self and the next fencing token.
+Status TakeOver(ObjectStore& store, const LeaseHolder& holder, LeaseHolder* self,
+                WallClock::time_point now) {
+  LD_RETURN_IF_ERROR(CheckTakeoverFenced(store, holder, now));
+  self->token = holder.token + 1;
+  return store.PutObject(kLeaseKey, ToJson(*self).dump(2) + "\n");
+}
+
 }  // namespace
 
 DumpLease::DumpLease(ObjectStore* store, LeaseHolder self, LeaseOptions options)
@@ -128,7 +145,6 @@ Result<std::unique_ptr<DumpLease>> DumpLease::Acquire(ObjectStore* store, std::s
   Clock& clock = *options.clock;
   self.started_at = FormatUtc(clock.WallNow());
   self.renew_interval_ms = options.renew_interval.count();
-  self.token = 1;
   const auto give_up = options.wait ? clock.Now() + *options.wait : Clock::TimePoint::max();
   const std::string dest = store->Describe();
   std::optional<LeaseHolder> taken_over;
@@ -137,10 +153,7 @@ Result<std::unique_ptr<DumpLease>> DumpLease::Acquire(ObjectStore* store, std::s
     self.renewed_unix_ms = UnixMs(clock.WallNow());
     self.token = 1;
     const std::string body = ToJson(self).dump(2) + "\n";
-    // Where the store may ignore create-only (S3), look first: a create must not replace a
-    // lease, not even a stale one (its holder may be cut off but alive; see CheckTakeoverFenced).
-    Status put = store->create_only_is_atomic() ? Status::OK() : LeaseAbsent(*store);
-    if (put.ok()) put = store->PutObject(kLeaseKey, body, WriteOptions{.create_only = true});
+    Status put = CreateLease(*store, body);
     std::optional<LeaseHolder> holder;
     if (put.code() == Code::kAlreadyExists) {
       auto current = ReadLease(*store);
@@ -150,11 +163,8 @@ Result<std::unique_ptr<DumpLease>> DumpLease::Acquire(ObjectStore* store, std::s
       // A create whose reply was lost and was sent again finds itself.
       if (holder->run_id == self.run_id) put = Status::OK();
       if (!put.ok() && options.take_over_stale && holder->IsStale(clock.WallNow())) {
-        LD_RETURN_IF_ERROR(CheckTakeoverFenced(*store, *holder, clock.WallNow()));
-        // Replace it (a plain write) with the next fencing token, then read back below like
-        // any non-atomic create.
-        self.token = holder->token + 1;
-        LD_RETURN_IF_ERROR(store->PutObject(kLeaseKey, ToJson(self).dump(2) + "\n"));
+        // Replaced, then read back below like any non-atomic create.
+        LD_RETURN_IF_ERROR(TakeOver(*store, *holder, &self, clock.WallNow()));
         taken_over = holder;
         put = Status::OK();
         holder.reset();

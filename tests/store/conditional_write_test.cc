@@ -13,7 +13,7 @@
 #include "fakes/temp_dir.h"
 #include "store/local/local_store.h"
 #include "store/memory/memory_store.h"
-#include "store/s3/s3_client_test_util.h"
+#include "store/s3_client_test_util.h"
 
 namespace lakedump {
 namespace {
