@@ -284,9 +284,9 @@ namespace {
 void AddWriteConditions(const WriteOptions& conditions,
                         std::vector<std::pair<std::string, std::string>>* headers) {
   if (conditions.create_only) headers->push_back({"If-None-Match", "*"});
-  if (!conditions.if_match.empty()) {
-    headers->push_back({"If-Match", "\"" + conditions.if_match + "\""});
-  }
+  // Unquoted: radosgw compares the header with its stored ETag as it is (a quoted one never
+  // matches: tested on the CI's radosgw), and AWS S3 accepts either form.
+  if (!conditions.if_match.empty()) headers->push_back({"If-Match", conditions.if_match});
 }
 
 }  // namespace
