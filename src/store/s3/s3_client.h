@@ -54,8 +54,9 @@ class S3Client {
   // with this size (and this MD5 when Content-MD5 is on), modified since the
   // request started -> OK.
   // conditions (WriteOptions): create_only is sent as If-None-Match: *, if_match as
-  // If-Match: "<etag>"; a server that honours them answers 412 when the key exists, or
-  // does not hold that ETag (AlreadyExists, "precondition failed").
+  // If-Match: <etag> (unquoted: radosgw matches only that); a server that honours them
+  // answers 412 when the key exists, or does not hold that ETag (AlreadyExists,
+  // "precondition failed").
   Status PutObject(std::string_view key, std::string_view body, std::stop_token stop = {},
                    const WriteOptions& conditions = {});
   Result<std::string> CreateMultipartUpload(std::string_view key, std::stop_token stop = {});
