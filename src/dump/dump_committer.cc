@@ -31,14 +31,6 @@ size_t CommitIoWidth(bool coordinator, int table_parallelism) {
   return coordinator ? kMaxMetadataIoWidth : MetadataIoWidth(table_parallelism);
 }
 
-bool IsDefiniteRefusal(const Status& write) {
-  // kUnavailable: no answer, or one cut short (retried, then checked with a HEAD on S3):
-  // the write may have reached the store and land after this run looked. kCancelled: an
-  // interrupted request, the same. Every other error is the store's own refusal (local:
-  // the write failed before its rename; S3: an error reply).
-  return !write.ok() && !write.retryable() && write.code() != Code::kCancelled;
-}
-
 // A table's _table.json of this or an earlier run (_table.json or _table-<run>.json).
 bool IsTableManifestName(std::string_view name) {
   return name == kTableFileName || (name.starts_with("_table-") && name.ends_with(".json"));
@@ -119,6 +111,12 @@ Status DumpCommitter::PrepareDestination() {
     return o.key == kManifestKey;
   });
   const std::string dest = store_->Describe();
+  // The commit's precondition: the manifest found now, or none (lake/fenced_commit.h).
+  const auto found = std::find_if(objects.begin(), objects.end(),
+                                  [](const ObjectInfo& o) { return o.key == kManifestKey; });
+  if (has_manifest && options_.if_exists != IfExists::kFail) {
+    LD_ASSIGN_OR_RETURN(commit_precondition_, CommitPrecondition(*store_, &*found));
+  }
   switch (options_.if_exists) {
     case IfExists::kFail:
       if (has_manifest) {
@@ -457,6 +455,7 @@ Status DumpCommitter::CheckCommitPoint(DumpLease& lease, std::stop_token stop) {
   // _table.json durable.
   LD_RETURN_IF_ERROR(db_->CheckSnapshotHeld());
   LD_RETURN_IF_ERROR(lease.CheckHeld());
+  committer_record_ = CommitRecord{run_id_, lease.token(), lease.host()};
   LD_RETURN_IF_ERROR(CheckBeforeCommit(
       *store_, CommittedTables(), CommitIoWidth(coordinator_, options_.table_parallelism), stop));
   return store_->SyncWritten().WithContext("making the dump's last files durable");
@@ -471,7 +470,9 @@ Status DumpCommitter::Commit(const DumpManifest& manifest, std::vector<std::stri
 }
 
 Status DumpCommitter::WriteManifest(const DumpManifest& d) {
-  LD_ASSIGN_OR_RETURN(std::string body, SerializeMetadata(ToJson(d), kManifestKey));
+  nlohmann::json manifest = ToJson(d);
+  manifest["commit"] = ToJson(committer_record_);  // who committed: a loser names the winner
+  LD_ASSIGN_OR_RETURN(std::string body, SerializeMetadata(manifest, kManifestKey));
   std::string previous_signature;
   if (d.sha256) {
     // The signature of these exact bytes goes first: _manifest.json stays the commit point.
@@ -485,11 +486,15 @@ Status DumpCommitter::WriteManifest(const DumpManifest& d) {
                           SignatureObject(options_.sign_key, body, previous_signature))
             .WithContext(std::string(kSignatureKey)));
   }
-  // From here a failure may leave the manifest stored (now or, after a lost reply, later):
-  // this run's objects are kept unless the store refused the write outright.
+  // From here a failure may leave the manifest stored (now or, after a lost reply, later),
+  // or another run may have committed (reusing this run's objects): this run's objects are
+  // kept unless the store refused the write outright and still holds the old manifest.
   manifest_may_be_stored_ = true;
-  if (Status put = store_->PutObject(kManifestKey, body); !put.ok()) {
-    LD_RETURN_IF_ERROR(ManifestWriteFailed(put, body));
+  // A conditional write, read back: committed only when the store holds these bytes.
+  ManifestCommit commit = CommitManifest(*store_, body, commit_precondition_, committer_record_);
+  if (!commit.status.ok()) {
+    manifest_may_be_stored_ = !commit.may_delete_own;
+    return commit.status;
   }
   if (d.sha256 && !previous_signature.empty()) {
     // Committed: the old manifest's entry is no longer needed. Should this fail, the
@@ -504,20 +509,6 @@ Status DumpCommitter::WriteManifest(const DumpManifest& d) {
         "checks it)",
         kManifestKey));
   }
-  return Status::OK();
-}
-
-Status DumpCommitter::ManifestWriteFailed(const Status& put, const std::string& body) {
-  // A write whose reply was lost may have landed: only a manifest that is
-  // not this run's means "not committed".
-  auto stored = store_->GetObject(kManifestKey);
-  const bool not_ours = stored.ok() ? *stored != body : stored.status().code() == Code::kNotFound;
-  if (not_ours && IsDefiniteRefusal(put)) {
-    // Refused outright (not a lost reply that may still land): this run's
-    // manifest is not stored and never will be, so what it wrote may go.
-    manifest_may_be_stored_ = false;
-  }
-  if (!stored.ok() || *stored != body) return put.WithContext(std::string(kManifestKey));
   return Status::OK();
 }
 

@@ -33,6 +33,7 @@
 #include "dump/remote_units.h"
 #include "lake/commit_check.h"
 #include "lake/dump_lease.h"
+#include "lake/fenced_commit.h"
 #include "lake/manifest.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
@@ -129,8 +130,6 @@ class DumpCommitter {
   // Every committed table, sorted by name, as the commit checks know it.
   std::vector<CommittedTable> CommittedTables() const;
   Status WriteManifest(const DumpManifest& manifest);
-  // After a failed write of _manifest.json: whether the store may still hold this run's.
-  Status ManifestWriteFailed(const Status& put, const std::string& body);
 
   Database* db_;
   ObjectStore* store_;
@@ -145,6 +144,10 @@ class DumpCommitter {
   // and whether they include a committed dump.
   std::vector<ObjectInfo> listing_;
   bool old_dump_committed_ = false;
+  // The commit's precondition (If-None-Match: *, or If-Match: the manifest found) and who
+  // commits (the run, its lease's fencing token and host): lake/fenced_commit.h.
+  WriteOptions commit_precondition_{.create_only = true};
+  CommitRecord committer_record_;
   // The manifest write was started and not refused outright: a failure from here
   // must not delete this run's objects (a manifest naming them may be stored).
   bool manifest_may_be_stored_ = false;

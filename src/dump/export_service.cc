@@ -163,9 +163,11 @@ Result<DumpResult> ExportService::RunWithLease(const RemoteUnitRunner* remote,
   DumpCommitter committer(db_, store_, options_, run_id_, /*coordinator=*/remote != nullptr,
                           &progress_, trace_);
   Result<DumpResult> result = RunLeased(committer, *lease, remote, stop, started);
-  if (!result.ok() && committer.old_dump_committed() && !committer.manifest_may_be_stored()) {
+  if (!result.ok() && committer.old_dump_committed() && !committer.manifest_may_be_stored() &&
+      lease->CheckHeld().ok()) {
     // The committed dump stays exactly as it was: what this run wrote goes
-    // (its keys carry the run id), which also gives back the space on a full disk.
+    // (its keys carry the run id), which also gives back the space on a full disk. Not
+    // after a lost lease: the run that took it over may have reused this run's objects.
     committer.DeleteOwnObjects(lease_store);
   }
   Status released = lease->Release();

@@ -4,9 +4,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <thread>
 
+#include "lake/fenced_commit.h"
 #include "lake/manifest.h"
 
 namespace lakedump {
@@ -24,6 +26,12 @@ std::string HostName() {
   return buf;
 }
 
+// A holder on this host whose process is gone (killed): it will never renew, nor write.
+bool DeadOnThisHost(const LeaseHolder& h) {
+  return h.host == HostName() && h.pid > 0 && ::kill(static_cast<pid_t>(h.pid), 0) != 0 &&
+         errno == ESRCH;
+}
+
 }  // namespace
 
 std::string LeaseHolder::Describe(WallClock::time_point now) const {
@@ -35,16 +43,15 @@ std::string LeaseHolder::Describe(WallClock::time_point now) const {
 bool LeaseHolder::IsStale(WallClock::time_point now) const {
   const int64_t interval = renew_interval_ms > 0 ? renew_interval_ms : 10'000;
   if (UnixMs(now) - renewed_unix_ms > kStaleRenewals * interval) return true;
-  // A holder on this host whose process is gone (killed) will never renew.
-  return host == HostName() && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 &&
-         errno == ESRCH;
+  return DeadOnThisHost(*this);
 }
 
 nlohmann::json ToJson(const LeaseHolder& h) {
   return {{"format", std::string(kDumpFormatName)}, {"kind", "lease"},
           {"run_id", h.run_id},         {"host", h.host},
           {"pid", h.pid},               {"started_at", h.started_at},
-          {"renewed_unix_ms", h.renewed_unix_ms}, {"renew_interval_ms", h.renew_interval_ms}};
+          {"renewed_unix_ms", h.renewed_unix_ms}, {"renew_interval_ms", h.renew_interval_ms},
+          {"token", h.token}};
 }
 
 Result<LeaseHolder> ParseLease(std::string_view text) {
@@ -67,6 +74,9 @@ Result<LeaseHolder> ParseLease(std::string_view text) {
   if (j.contains("renew_interval_ms") && j["renew_interval_ms"].is_number_integer()) {
     h.renew_interval_ms = j["renew_interval_ms"].get<int64_t>();
   }
+  if (j.contains("token") && j["token"].is_number_integer()) {
+    h.token = std::max<int64_t>(0, j["token"].get<int64_t>());
+  }
   return h;
 }
 
@@ -78,8 +88,51 @@ Result<LeaseHolder> ReadLease(ObjectStore& store) {
   return parsed;
 }
 
+namespace {
+
+// OK when there is no lease; AlreadyExists when there is one.
+Status LeaseAbsent(ObjectStore& store) {
+  Result<ObjectInfo> found = store.Head(kLeaseKey);
+  if (found.ok()) return Status::AlreadyExists("the lease exists");
+  return found.status().code() == Code::kNotFound ? Status::OK() : found.status();
+}
+
+// A stale lease may be taken over where a late write of its holder cannot land over the new
+// run's commit: the store honours conditional writes, or the holder is dead on this host.
+Status CheckTakeoverFenced(ObjectStore& store, const LeaseHolder& holder,
+                           WallClock::time_point now) {
+  if (DeadOnThisHost(holder)) return Status::OK();
+  LD_ASSIGN_OR_RETURN(const bool fenced, StoreHonoursConditions(store, kLeaseKey));
+  if (fenced) return Status::OK();
+  return Status::AlreadyExists(fmt::format(
+      "{} ignores conditional writes (If-None-Match, If-Match), so the run of the stale lease, "
+      "{}, if it is cut off but alive, could still commit over this one: make sure it has "
+      "ended, delete {} there, and run again",
+      store.Describe(), holder.Describe(now), kLeaseKey));
+}
+
+// Creates the lease create-only. Where the store may ignore create-only (S3), it looks first:
+// a create must not replace a lease, not even a stale one (its holder may be cut off but
+// alive; see CheckTakeoverFenced).
+Status CreateLease(ObjectStore& store, const std::string& body) {
+  Status absent = store.create_only_is_atomic() ? Status::OK() : LeaseAbsent(store);
+  if (!absent.ok()) return absent;
+  return store.PutObject(kLeaseKey, body, WriteOptions{.create_only = true});
+}
+
+// Replaces the stale lease of `holder` (a plain write) with *self and the next fencing token.
+Status TakeOver(ObjectStore& store, const LeaseHolder& holder, LeaseHolder* self,
+                WallClock::time_point now) {
+  LD_RETURN_IF_ERROR(CheckTakeoverFenced(store, holder, now));
+  self->token = holder.token + 1;
+  return store.PutObject(kLeaseKey, ToJson(*self).dump(2) + "\n");
+}
+
+}  // namespace
+
 DumpLease::DumpLease(ObjectStore* store, LeaseHolder self, LeaseOptions options)
-    : store_(store), options_(options), self_(std::move(self)) {
+    : store_(store), options_(options), token_(self.token), host_(self.host),
+      self_(std::move(self)) {
   last_renewal_ = options_.clock->Now();
 }
 
@@ -98,8 +151,9 @@ Result<std::unique_ptr<DumpLease>> DumpLease::Acquire(ObjectStore* store, std::s
   for (;;) {
     if (stop.stop_requested()) return Status::Cancelled("interrupted while waiting for the lease");
     self.renewed_unix_ms = UnixMs(clock.WallNow());
+    self.token = 1;
     const std::string body = ToJson(self).dump(2) + "\n";
-    Status put = store->PutObject(kLeaseKey, body, WriteOptions{.create_only = true});
+    Status put = CreateLease(*store, body);
     std::optional<LeaseHolder> holder;
     if (put.code() == Code::kAlreadyExists) {
       auto current = ReadLease(*store);
@@ -109,8 +163,8 @@ Result<std::unique_ptr<DumpLease>> DumpLease::Acquire(ObjectStore* store, std::s
       // A create whose reply was lost and was sent again finds itself.
       if (holder->run_id == self.run_id) put = Status::OK();
       if (!put.ok() && options.take_over_stale && holder->IsStale(clock.WallNow())) {
-        // Replace it (a plain write), then read back below like any non-atomic create.
-        LD_RETURN_IF_ERROR(store->PutObject(kLeaseKey, body));
+        // Replaced, then read back below like any non-atomic create.
+        LD_RETURN_IF_ERROR(TakeOver(*store, *holder, &self, clock.WallNow()));
         taken_over = holder;
         put = Status::OK();
         holder.reset();

@@ -13,7 +13,9 @@
 // after checking that it still holds this run's id; a lease not renewed for
 // kStaleRenewals intervals (by the holder's own interval) is stale, and so is
 // one whose holder's pid is gone on this host. Only a caller that allows it
-// (--if-exists resume) takes over a stale lease.
+// (--if-exists resume) takes over a stale lease, with the holder's fencing token + 1, and
+// only on a store that honours conditional writes (lake/fenced_commit.h: elsewhere the
+// stale holder, cut off but alive, could still land its manifest over the new run's).
 //
 // Thread-safe: CheckHeld() may be called from any thread. Release() (also run
 // by the destructor) stops the renewal thread and deletes the lease when it is
@@ -60,6 +62,9 @@ struct LeaseHolder {
   std::string started_at;  // ISO 8601 UTC
   int64_t renewed_unix_ms = 0;
   int64_t renew_interval_ms = 0;
+  // The fencing token: 1 for a new lease, the stale holder's + 1 for each takeover; a
+  // run's manifest records it (lake/fenced_commit.h). 0 in a lease of an older lakedump.
+  int64_t token = 0;
 
   // "run R (host H, pid P, started S, renewed Ns ago)"
   std::string Describe(std::chrono::system_clock::time_point now) const;
@@ -90,6 +95,9 @@ class DumpLease {
   Status Release();
   // The holder this run took the lease over from (stale), if any.
   const std::optional<LeaseHolder>& taken_over() const { return taken_over_; }
+  // This run's fencing token and host, as the lease records them.
+  int64_t token() const { return token_; }
+  const std::string& host() const { return host_; }
 
  private:
   DumpLease(ObjectStore* store, LeaseHolder self, LeaseOptions options);
@@ -98,6 +106,8 @@ class DumpLease {
 
   ObjectStore* const store_;
   const LeaseOptions options_;
+  const int64_t token_;
+  const std::string host_;
   std::mutex mu_;
   LeaseHolder self_;                                   // guarded by mu_ (renewed_unix_ms)
   std::string lost_;                                   // guarded by mu_: why it is no longer ours

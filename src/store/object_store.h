@@ -27,6 +27,13 @@ struct WriteOptions {
   // conditional writes, see S3Store; memory: checked under the store's lock).
   // Meant for small objects (one part on S3).
   bool create_only = false;
+  // Non-empty: Close() replaces the object only if it exists and its ETag is this one
+  // (unquoted, lower case), and fails with AlreadyExists ("precondition failed"), leaving
+  // the object as it was, otherwise. S3: a PUT with If-Match (honoured only by stores that
+  // implement conditional writes); local: compared and renamed under an exclusive lock on
+  // the directory, the ETag being Md5Etag(the file's bytes); memory: checked under the
+  // store's lock. Not together with create_only.
+  std::string if_match;
 };
 
 struct ObjectInfo {
@@ -146,9 +153,10 @@ class ObjectStore {
   // Close() is already durable (S3, memory, a local store without deferred
   // sync) has nothing to do. Call it before writing a commit point.
   virtual Status SyncWritten() { return Status::OK(); }
-  // True when WriteOptions::create_only is enforced by the store itself (local,
-  // memory). False for S3: an endpoint may ignore If-None-Match (radosgw 16
-  // does), so a create-only write that succeeded may have replaced an object.
+  // True when WriteOptions::create_only and if_match are enforced by the store itself
+  // (local, memory). False for S3: an endpoint may accept If-None-Match and If-Match and
+  // ignore them, so a conditional write that succeeded may have replaced an object
+  // (lake/fenced_commit.h probes an endpoint for that).
   virtual bool create_only_is_atomic() const { return true; }
 
   // A whole object read at once: its size, and its bytes unless the size is over the

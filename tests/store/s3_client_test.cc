@@ -329,8 +329,8 @@ TEST(S3ClientTest, CreateOnlyPutSendsIfNoneMatchAndMaps412ToAlreadyExists) {
   transport.Push(412, "<Error><Code>PreconditionFailed</Code></Error>");
   RetryPolicy retry(FastRetries());
   S3Client client(ClientOptions(), &transport, &retry);
-  ASSERT_TRUE(client.PutObject("d/_lease.json", "x", {}, /*create_only=*/true).ok());
-  Status again = client.PutObject("d/_lease.json", "x", {}, /*create_only=*/true);
+  ASSERT_TRUE(client.PutObject("d/_lease.json", "x", {}, WriteOptions{.create_only = true}).ok());
+  Status again = client.PutObject("d/_lease.json", "x", {}, WriteOptions{.create_only = true});
   EXPECT_EQ(again.code(), Code::kAlreadyExists) << again.ToString();
   const std::vector<RecordedRequest> requests = transport.requests();
   ASSERT_EQ(requests.size(), 2u);

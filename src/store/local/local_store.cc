@@ -1,6 +1,7 @@
 #include "store/local/local_store.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -70,6 +71,50 @@ std::string_view DirName(std::string_view path) {
   return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
 }
 
+// WriteOptions::if_match: renames `temp` over `final_path` only if the file there has that
+// ETag-equivalent (Md5Etag of its bytes). The check and the rename run under an exclusive
+// flock(2) on the directory, which every conditional writer of this store takes: among them
+// the compare-and-replace is atomic (advisory: a plain write does not take the lock).
+Status RenameIfMatch(LocalFileOps* ops, const std::string& temp, const std::string& final_path,
+                     const std::string& etag) {
+  const std::string dir(DirName(final_path).empty() ? "/" : DirName(final_path));
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return ErrnoStatus(errno, "open directory", dir);
+  while (::flock(dir_fd, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      const int err = errno;
+      ::close(dir_fd);
+      return ErrnoStatus(err, "lock directory", dir);
+    }
+  }
+  Status s;
+  std::string current;
+  const int fd = ::open(final_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd >= 0) {
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) != 0;) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        s = ErrnoStatus(errno, "read", final_path);
+        break;
+      }
+      current.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+  }
+  if (s.ok() && (fd < 0 || Md5Etag(current) != etag)) {
+    s = Status::AlreadyExists(final_path + " is not the one expected (precondition failed: " +
+                              (fd < 0 ? "it does not exist" : "another ETag than " + etag) + ")");
+  }
+  if (s.ok()) {
+    if (int err = ops->Rename(temp, final_path); err != 0) {
+      s = ErrnoStatus(err, "rename to", final_path);
+    }
+  }
+  ::close(dir_fd);  // releases the lock
+  return s;
+}
+
 std::string_view BaseName(std::string_view path) {
   const size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
@@ -79,9 +124,9 @@ class LocalWriter : public ObjectWriter {
  public:
   // `pending` non-null: deferred sync, Close() only records the path there.
   LocalWriter(LocalFileOps* ops, int fd, std::string temp_path, std::string final_path,
-              std::shared_ptr<LocalStore::PendingSyncs> pending, bool create_only)
+              std::shared_ptr<LocalStore::PendingSyncs> pending, WriteOptions options)
       : ops_(ops),
-        create_only_(create_only),
+        options_(std::move(options)),
         fd_(fd),
         temp_path_(std::move(temp_path)),
         final_path_(std::move(final_path)),
@@ -121,11 +166,13 @@ class LocalWriter : public ObjectWriter {
     const int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0) return Fail(ErrnoStatus(errno, "close", final_path_));
-    if (create_only_) {
+    if (options_.create_only) {
       if (int err = ops_->RenameNoReplace(temp_path_, final_path_); err != 0) {
         return Fail(err == EEXIST ? Status::AlreadyExists(final_path_ + " already exists")
                                   : ErrnoStatus(err, "rename to", final_path_));
       }
+    } else if (!options_.if_match.empty()) {
+      LD_RETURN_IF_ERROR(Fail(RenameIfMatch(ops_, temp_path_, final_path_, options_.if_match)));
     } else if (int err = ops_->Rename(temp_path_, final_path_); err != 0) {
       return Fail(ErrnoStatus(err, "rename to", final_path_));
     }
@@ -201,7 +248,7 @@ class LocalWriter : public ObjectWriter {
   }
 
   LocalFileOps* const ops_;
-  const bool create_only_;
+  const WriteOptions options_;
   int fd_;
   std::string temp_path_;  // empty once it no longer exists
   const std::string final_path_;
@@ -354,7 +401,7 @@ Result<std::unique_ptr<ObjectWriter>> LocalStore::NewWriter(std::string_view key
     const int err = ops_->Open(temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kFileMode, &fd);
     if (err == 0) {
       return MakeObjectWriter<LocalWriter>(ops_, fd, std::move(temp_path), std::move(final_path),
-                                           pending_, options.create_only);
+                                           pending_, std::move(options));
     }
     if (err != EEXIST || attempt == 5) return ErrnoStatus(err, "create", final_path);
   }

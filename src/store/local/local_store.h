@@ -57,7 +57,9 @@ class LocalStore final : public ObjectStore {
                                                   bool deferred_sync = false);
 
   // create_only: Close() renames without replacing (AlreadyExists when the
-  // object exists; the temp file is removed).
+  // object exists; the temp file is removed). if_match: Close() compares the file's
+  // Md5Etag and renames under an exclusive flock(2) of its directory (AlreadyExists
+  // when it differs or the file is missing; the temp file is removed).
   Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
                                                   WriteOptions options = {}) override;
   Result<std::unique_ptr<ObjectReader>> NewReader(std::string_view key) override;

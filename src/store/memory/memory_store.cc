@@ -20,7 +20,7 @@ class MemoryStore::Writer : public ObjectWriter {
 
  protected:
   Status DoClose() override {
-    return store_->Commit(key_, std::make_shared<const std::string>(data_), options_.create_only);
+    return store_->Commit(key_, std::make_shared<const std::string>(data_), options_);
   }
   void Abort() override { store_->WriterAborted(); }
 
@@ -56,10 +56,18 @@ class MemoryReader final : public ObjectReader {
 }  // namespace
 
 Status MemoryStore::Commit(std::string key, std::shared_ptr<const std::string> data,
-                          bool create_only) {
+                          const WriteOptions& options) {
   std::lock_guard lock(mu_);
-  if (create_only && objects_.contains(key)) {
+  if (options.create_only && objects_.contains(key)) {
     return Status::AlreadyExists("object " + key + " already exists in " + Describe());
+  }
+  if (!options.if_match.empty()) {
+    auto it = objects_.find(key);
+    if (it == objects_.end() || Md5Etag(*it->second) != options.if_match) {
+      return Status::AlreadyExists("object " + key + " in " + Describe() +
+                                   " is not the one expected (precondition failed: If-Match " +
+                                   options.if_match + ")");
+    }
   }
   objects_[std::move(key)] = std::move(data);
   --open_;

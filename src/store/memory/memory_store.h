@@ -43,8 +43,10 @@ class MemoryStore final : public ObjectStore {
 
  private:
   class Writer;
-  // AlreadyExists (and nothing changed) when create_only and the key exists.
-  Status Commit(std::string key, std::shared_ptr<const std::string> data, bool create_only);
+  // AlreadyExists (and nothing changed) when create_only and the key exists, or if_match
+  // and the object is missing or has another ETag.
+  Status Commit(std::string key, std::shared_ptr<const std::string> data,
+                const WriteOptions& options);
   void WriterAborted();
 
   const std::string name_;

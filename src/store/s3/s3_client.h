@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "store/object_store.h"
 #include "store/s3/credentials.h"
 #include "store/s3/http_transport.h"
 #include "store/s3/retry.h"
@@ -55,10 +56,12 @@ class S3Client {
   // after the server stored the object), a HEAD decides: the object is there
   // with this size (and this MD5 when Content-MD5 is on), modified since the
   // request started -> OK.
-  // create_only: sent with If-None-Match: *; a server that honours it answers
-  // 412 when the key exists (AlreadyExists).
+  // conditions (WriteOptions): create_only is sent as If-None-Match: *, if_match as
+  // If-Match: <etag> (unquoted: radosgw matches only that); a server that honours them
+  // answers 412 when the key exists, or does not hold that ETag (AlreadyExists,
+  // "precondition failed").
   Status PutObject(std::string_view key, std::string_view body, std::stop_token stop = {},
-                   bool create_only = false);
+                   const WriteOptions& conditions = {});
   Result<std::string> CreateMultipartUpload(std::string_view key, std::stop_token stop = {});
   // Returns the part's ETag (and its CRC32C when that checksum is on).
   Result<UploadedPart> UploadPart(std::string_view key, std::string_view upload_id,
@@ -69,9 +72,10 @@ class S3Client {
   // first attempt completed it), or attempts that all failed without an answer,
   // are settled by a HEAD: the object with total_size bytes and the multipart
   // ETag of these parts -> OK.
+  // conditions: as for PutObject, sent with the completion (AWS S3 honours them there).
   Status CompleteMultipartUpload(std::string_view key, std::string_view upload_id,
                                  const std::vector<UploadedPart>& parts, uint64_t total_size,
-                                 std::stop_token stop = {});
+                                 std::stop_token stop = {}, const WriteOptions& conditions = {});
   // A missing upload (NoSuchUpload) is OK: it is gone either way.
   Status AbortMultipartUpload(std::string_view key, std::string_view upload_id);
   Result<ObjectHead> HeadObject(std::string_view key, std::stop_token stop = {});

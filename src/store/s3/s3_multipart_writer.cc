@@ -201,7 +201,7 @@ Status S3MultipartWriter::DoClose() {
   const std::string location = "s3://" + client_->bucket() + "/" + key_;
   if (!multipart_) {
     std::string_view body = current_ ? current_->buffer.view() : std::string_view();
-    Status s = client_->PutObject(key_, body, options_.stop, options_.create_only);
+    Status s = client_->PutObject(key_, body, options_.stop, options_.conditions);
     if (current_) {
       buffers_->Put(std::move(current_->buffer));
       current_.reset();
@@ -225,8 +225,8 @@ Status S3MultipartWriter::DoClose() {
     std::lock_guard<std::mutex> lock(mu_);
     etags = etags_;
   }
-  Status s =
-      client_->CompleteMultipartUpload(key_, upload_id_, etags, bytes_written_, options_.stop);
+  Status s = client_->CompleteMultipartUpload(key_, upload_id_, etags, bytes_written_,
+                                             options_.stop, options_.conditions);
   if (!s.ok()) return Fail(s);
   closed_ = true;  // the upload is complete: nothing left to abort
   // Some servers (radosgw) return an empty ETag on Complete: HEAD confirms.

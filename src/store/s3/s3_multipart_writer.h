@@ -47,9 +47,11 @@ struct MultipartWriterOptions {
   int upload_parallelism = 4;
   bool equal_parts = false;
   std::stop_token stop;  // cancels the upload (then the writer aborts)
-  // WriteOptions::create_only: the single PutObject of an object smaller than
-  // one part is conditional (If-None-Match: *); a multipart object is not.
-  bool create_only = false;
+  // WriteOptions::create_only and if_match: the single PutObject of an object smaller than
+  // one part is conditional (If-None-Match: *, If-Match), and so is the completion of a
+  // multipart one (AWS S3 honours conditions there; where an endpoint does not, the caller's
+  // read-back decides, see lake/fenced_commit.h).
+  WriteOptions conditions;
   // Counts uploads this writer could not abort (StoreStats::unaborted_uploads); may be null.
   std::atomic<uint64_t>* unaborted = nullptr;
 };

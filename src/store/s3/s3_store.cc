@@ -91,7 +91,7 @@ class S3Store final : public ObjectStore {
                                                   WriteOptions options = {}) override {
     LD_RETURN_IF_ERROR(CheckKey(key));
     MultipartWriterOptions w;
-    w.create_only = options.create_only;
+    w.conditions = options;
     w.part_size = part_size_;
     w.upload_parallelism = options_.s3.upload_parallelism;
     w.equal_parts = options_.s3.equal_parts;
