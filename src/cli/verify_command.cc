@@ -82,6 +82,12 @@ int RunVerify(const VerifyArgs& a) {
         options.signing_key.empty() ? "" : ", signature and every SHA-256 checked",
         FormatSeconds(r.seconds),
         r.one_snapshot ? "" : " (its tables are not one snapshot of the source: `lakedump ls` says why)");
+    if (!options.signing_key.empty() && !r.dump_id.empty()) {
+      // Signed, so a copy elsewhere or a replay of an old dump shows here.
+      std::printf("signed dump %s: written to %s at %s\n", r.dump_id.c_str(),
+                  r.written_to.empty() ? "(not recorded)" : r.written_to.c_str(),
+                  r.written_at.c_str());
+    }
     if (r.ok()) {
       std::printf("ok: dump %s at %s: %s\n", r.dump_id.c_str(), r.location.c_str(), what.c_str());
     }
