@@ -109,7 +109,7 @@ Status CheckIncrementSignature(ObjectStore& store, std::string_view key, std::st
                                   m.previous_manifest_sha256.empty()
                                       ? std::string("none")
                                       : m.previous_manifest_sha256,
-                                  previous_sha256)));
+                                  previous_sha256));
   }
   for (const ChangeFile& f : m.change_files) {
     if (!IsHexDigest(f.sha256)) {

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -165,6 +166,14 @@ Status CheckManifestSignature(ObjectStore& store, std::string_view key,
   return CheckSignatureText(*sig, key, manifest_bytes, kManifestKey);
 }
 
+std::string SignedWrittenTo(ObjectStore& store) {
+  const std::string where = store.Describe();
+  if (where.empty() || where.find("://") != std::string::npos) return where;
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(where, ec);
+  return ec ? where : absolute.lexically_normal().string();
+}
+
 Result<DumpManifest> ReadSignedManifest(ObjectStore& store, std::string_view key,
                                         std::string* sha256) {
   LD_ASSIGN_OR_RETURN(std::string text, ReadDumpManifestText(store));
@@ -200,8 +209,8 @@ Result<TableManifest> ReadSignedTableManifest(ObjectStore& store, const TableSum
 
 Status CheckFileSha256(std::string_view key, std::string_view expected, std::string_view found) {
   if (ConstantTimeEquals(expected, found)) return Status::OK();
-  return Refused(fmt::format("data file {} was altered after the dump (SHA-256 {}, its signed "
-                             "_table.json says {})",
+  return Refused(fmt::format("data file {} was altered after the dump (SHA-256 {}, the signed "
+                             "record says {})",
                              key, found, expected));
 }
 

@@ -56,6 +56,10 @@ bool IsSignatureRefusal(const Status& s);
 Status CheckManifestSignature(ObjectStore& store, std::string_view key,
                               std::string_view manifest_bytes);
 
+// Where a signed manifest records it was written: the store's own name (never with
+// credentials), a local folder as an absolute path.
+std::string SignedWrittenTo(ObjectStore& store);
+
 // _manifest.json read, its signature checked, parsed; every table must carry a digest.
 // `sha256`: when given, receives the SHA-256 of the exact bytes checked (increments chain to it).
 Result<DumpManifest> ReadSignedManifest(ObjectStore& store, std::string_view key,

@@ -393,7 +393,7 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
     // Chained: this increment's signature covers the manifest it follows (checked signed).
     LD_ASSIGN_OR_RETURN(m.previous_manifest_sha256,
                         SignedChainTip(*store, request.dump.sign_key, base, previous));
-    m.written_to = store->Describe();
+    m.written_to = SignedWrittenTo(*store);
   }
   const std::string prefix = IncrementPrefix(m.sequence);
   LD_RETURN_IF_ERROR(DeleteUncommitted(*store, prefix));
