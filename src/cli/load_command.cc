@@ -396,8 +396,9 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
                 "'Threat model' in README");
   app->add_option("--require-signature", a->require_signature,
                   "refuse the dump unless it is signed with the key in this file (dump "
-                  "--sign-key-file) and every object's SHA-256 matches; a verified dump is "
-                  "trusted (as --trust-dump)")
+                  "--sign-key-file) and every object's SHA-256 matches: the base and every "
+                  "increment applied (their chain, with --until and --from too); a verified "
+                  "dump is trusted (as --trust-dump), each increment by its own signature")
       ->type_name("KEYFILE");
   AddSizeOption(app, "--lock-timeout", &a->lock_timeout,
                 {NumericRange::Kind::kDuration, 1, 86'400'000, "forever", ""},

@@ -118,7 +118,8 @@ CommandEntry AddVerifyCommand(CLI::App& parent) {
   AddIntOption(app, "--parallelism,-j", &a->parallelism, 1, kMaxThreads, "files checked at once");
   app->add_option("--require-signature", a->require_signature,
                   "the dump must be signed with the key in this file (dump --sign-key-file): "
-                  "checks _manifest.sig and the SHA-256 of every object")
+                  "checks _manifest.sig and the SHA-256 of every object, and every increment's "
+                  "signature and chain; prints where and when the dump was written")
       ->type_name("KEYFILE");
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
