@@ -24,6 +24,7 @@ DB="$WORK/demo.sqlite"
 [ -f "$DB" ] || "$LD" demo "$DB" --rows "$ROWS" --big-rows "$BIG_ROWS" >/dev/null
 KEY="$WORK/key"
 [ -f "$KEY" ] || head -c 32 /dev/urandom >"$KEY"
+chmod 600 "$KEY"
 
 fresh() { rm -rf "$1"; sync; sleep "$SETTLE"; }
 # seconds CMD...: wall seconds of one run (output discarded).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -15,6 +16,7 @@
 #include "cli/numeric_option.h"
 #include "lake/manifest.h"
 #include "lake/signature.h"
+#include "lake/increment_signature.h"
 #include "lake/incremental_state.h"
 #include "load/load_service.h"
 #include "load/postgres/increment_apply.h"
@@ -134,14 +136,18 @@ void KeepFreedMemory() {
 }
 
 // Applies increments [from, until] in order, each in one transaction (docs/incremental.md).
+// `chain`: with --require-signature, the increments checked (each one's own signature).
 int ApplyIncrements(const LoadArgs& a, ObjectStore& store,
                     const std::vector<IncrementManifest>& increments, int from, int until,
                     const std::vector<std::pair<std::string, std::string>>& schema_map,
-                    InterruptWatcher& interrupt) {
+                    const SignedIncrementChain* chain, InterruptWatcher& interrupt) {
   auto conn = PgConn::Connect(a.target, 10);
   if (!conn.ok()) return PrintError(conn.status(), kExitFailed);
   for (int n = from; n <= until; ++n) {
     const IncrementManifest& m = increments[static_cast<size_t>(n - 1)];
+    // The trust this increment has: --trust-dump, or its own verified signature (never the
+    // base's alone). The increment's DDL gate takes it.
+    const bool trusted = IncrementTrusted(a.trust_dump, chain, n);
     auto stats = ApplyIncrement(**conn, store, m, schema_map, interrupt.token());
     if (!stats.ok()) {
       return PrintError(
@@ -149,11 +155,16 @@ int ApplyIncrements(const LoadArgs& a, ObjectStore& store,
               "increment {} not applied (the target holds what increment {} left; re-run with "
               "--if-exists append --from {})",
               n, n - 1, n)),
-          kExitFailed);
+          // Refused (an altered file of a signed increment): nothing of it stays.
+          IsSignatureRefusal(stats.status()) ? kExitUsage : kExitFailed);
     }
-    std::printf("applied increment %d: %llu inserted, %llu updated, %llu deleted (%llu tables "
+    std::printf("applied increment %d%s: %llu inserted, %llu updated, %llu deleted (%llu tables "
                 "set-based), %zu tables re-dumped (%llu rows), %zu dropped\n",
-                n, static_cast<unsigned long long>(stats->inserted),
+                n,
+                chain != nullptr && chain->SignatureVerified(n) ? " (signature verified)"
+                : trusted                                       ? " (trusted: --trust-dump)"
+                                                                : "",
+                static_cast<unsigned long long>(stats->inserted),
                 static_cast<unsigned long long>(stats->updated),
                 static_cast<unsigned long long>(stats->deleted),
                 static_cast<unsigned long long>(stats->set_based_tables), m.redumped.size(),
@@ -221,6 +232,57 @@ void PrintLoadResult(const LoadArgs& a, const LoadResult& r, const std::string& 
   }
 }
 
+// The error of a load that failed: one line (and the JSON error with --json); its exit code.
+int LoadFailed(const LoadArgs& a, Status s, bool interrupted, bool started_loading) {
+  if (interrupted) s = Status::Cancelled("interrupted: tables not yet committed were rolled back");
+  // A refused input (a bad option, or a signature refusal) before anything was loaded: 2.
+  const int code =
+      (s.code() == Code::kInvalidArgument || IsSignatureRefusal(s)) && !started_loading
+          ? kExitUsage
+          : kExitFailed;
+  if (a.json) {
+    std::printf(
+        "%s\n",
+        DisplayJson(nlohmann::json({{"status", "error"}, {"error", OneLine(s.message())}}))
+            .c_str());
+  }
+  return PrintError(s, code);
+}
+
+// The committed increments of an incremental dump (none for a plain dump).
+int ReadIncrementsOf(ObjectStore& store, const DumpManifest& manifest, const LoadOptions& options,
+                     std::vector<IncrementManifest>* increments) {
+  if (manifest.incremental.is_null()) return kExitOk;
+  auto read = ReadIncrements(store, manifest);
+  if (!read.ok()) {
+    // Under --require-signature a broken chain is a refused input (forged, reordered).
+    const bool refused =
+        !options.signing_key.empty() && read.status().code() == Code::kCorruption;
+    return PrintError(read.status(), refused ? kExitUsage : kExitFailed);
+  }
+  *increments = std::move(*read);
+  return kExitOk;
+}
+
+// --require-signature holds in every mode: the base's signature and, from it, the chain of
+// every increment up to `until` (for --from N too), checked before anything is written. The
+// increments checked replace those read before (the same objects, parsed from the bytes
+// checked); the load then takes only the base manifest checked.
+int CheckSignedChain(ObjectStore& store, int until, LoadOptions* options,
+                     std::vector<IncrementManifest>* increments,
+                     std::optional<SignedIncrementChain>* chain) {
+  if (options->signing_key.empty()) return kExitOk;
+  auto checked = ReadSignedIncrementChain(store, options->signing_key, until);
+  if (!checked.ok()) {
+    return PrintError(checked.status(),
+                      IsSignatureRefusal(checked.status()) ? kExitUsage : kExitFailed);
+  }
+  *chain = std::move(*checked);
+  options->manifest_sha256 = (*chain)->base_sha256;
+  std::copy((*chain)->increments.begin(), (*chain)->increments.end(), increments->begin());
+  return kExitOk;
+}
+
 int RunLoad(const LoadArgs& a) {
   KeepFreedMemory();
   InterruptWatcher interrupt("tables not yet committed are rolled back");
@@ -236,10 +298,8 @@ int RunLoad(const LoadArgs& a) {
   if (!manifest.ok()) return PrintError(manifest.status(), kExitFailed);
   // Incremental dumps: the increments to apply after the base.
   std::vector<IncrementManifest> increments;
-  if (!manifest->incremental.is_null()) {
-    auto read = ReadIncrements(*store, *manifest);
-    if (!read.ok()) return PrintError(read.status(), kExitFailed);
-    increments = std::move(*read);
+  if (int rc = ReadIncrementsOf(*store, *manifest, *options, &increments); rc != kExitOk) {
+    return rc;
   }
   const int available = static_cast<int>(increments.size());
   const bool incremental = !manifest->incremental.is_null();
@@ -247,9 +307,15 @@ int RunLoad(const LoadArgs& a) {
   if (!until_checked.ok()) return PrintError(until_checked.status(), kExitUsage);
   const int until = *until_checked;
   const bool apply = incremental && until >= std::max(1, a.from);
+  std::optional<SignedIncrementChain> chain;
+  if (int rc = CheckSignedChain(*store, apply ? until : 0, &*options, &increments, &chain);
+      rc != kExitOk) {
+    return rc;
+  }
+  const SignedIncrementChain* signed_chain = chain ? &*chain : nullptr;
   if (a.from > 0) {
     return ApplyIncrements(a, *store, increments, a.from, until, options->schema_map,
-                           interrupt);
+                           signed_chain, interrupt);
   }
 
   auto lock_timeout = ParseLockTimeout(a.lock_timeout);
@@ -267,19 +333,7 @@ int RunLoad(const LoadArgs& a) {
   Result<LoadResult> result = service.Run(interrupt.token());
   reporter.Stop();
   if (!result.ok()) {
-    Status s = result.status();
-    if (interrupt.interrupted()) {
-      s = Status::Cancelled("interrupted: tables not yet committed were rolled back");
-    }
-    const int code =
-        s.code() == Code::kInvalidArgument && !service.started_loading() ? kExitUsage : kExitFailed;
-    if (a.json) {
-      std::printf(
-          "%s\n",
-          DisplayJson(nlohmann::json({{"status", "error"}, {"error", OneLine(s.message())}}))
-              .c_str());
-    }
-    return PrintError(s, code);
+    return LoadFailed(a, result.status(), interrupt.interrupted(), service.started_loading());
   }
   PrintLoadResult(a, *result, dump, target_name);
   if (!manifest->incremental.is_null() && !IsPostgresSource(a.target)) {
@@ -293,7 +347,8 @@ int RunLoad(const LoadArgs& a) {
   }
   if (apply) {
     target->reset();  // its connections; the increments use one of their own
-    return ApplyIncrements(a, *store, increments, 1, until, options->schema_map, interrupt);
+    return ApplyIncrements(a, *store, increments, 1, until, options->schema_map, signed_chain,
+                           interrupt);
   }
   return kExitOk;
 }
@@ -341,8 +396,9 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
                 "'Threat model' in README");
   app->add_option("--require-signature", a->require_signature,
                   "refuse the dump unless it is signed with the key in this file (dump "
-                  "--sign-key-file) and every object's SHA-256 matches; a verified dump is "
-                  "trusted (as --trust-dump)")
+                  "--sign-key-file) and every object's SHA-256 matches: the base and every "
+                  "increment applied (their chain, with --until and --from too); a verified "
+                  "dump is trusted (as --trust-dump), each increment by its own signature")
       ->type_name("KEYFILE");
   AddSizeOption(app, "--lock-timeout", &a->lock_timeout,
                 {NumericRange::Kind::kDuration, 1, 86'400'000, "forever", ""},

@@ -82,6 +82,12 @@ int RunVerify(const VerifyArgs& a) {
         options.signing_key.empty() ? "" : ", signature and every SHA-256 checked",
         FormatSeconds(r.seconds),
         r.one_snapshot ? "" : " (its tables are not one snapshot of the source: `lakedump ls` says why)");
+    if (!options.signing_key.empty() && !r.dump_id.empty()) {
+      // Signed, so a copy elsewhere or a replay of an old dump shows here.
+      std::printf("signed dump %s: written to %s at %s\n", r.dump_id.c_str(),
+                  r.written_to.empty() ? "(not recorded)" : r.written_to.c_str(),
+                  r.written_at.c_str());
+    }
     if (r.ok()) {
       std::printf("ok: dump %s at %s: %s\n", r.dump_id.c_str(), r.location.c_str(), what.c_str());
     }
@@ -112,7 +118,8 @@ CommandEntry AddVerifyCommand(CLI::App& parent) {
   AddIntOption(app, "--parallelism,-j", &a->parallelism, 1, kMaxThreads, "files checked at once");
   app->add_option("--require-signature", a->require_signature,
                   "the dump must be signed with the key in this file (dump --sign-key-file): "
-                  "checks _manifest.sig and the SHA-256 of every object")
+                  "checks _manifest.sig and the SHA-256 of every object, and every increment's "
+                  "signature and chain; prints where and when the dump was written")
       ->type_name("KEYFILE");
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(

@@ -446,6 +446,7 @@ DumpManifest DumpCommitter::BuildManifest(nlohmann::json schema, TimePoint start
   d.finished_at = FormatUtc(finished);
   d.seconds = std::chrono::duration<double>(finished - started).count();
   d.sha256 = !options_.sign_key.empty();
+  if (d.sha256) d.written_to = SignedWrittenTo(*store_);
   return d;
 }
 

@@ -103,6 +103,7 @@ json ToJson(const IncrementManifest& m) {
     j["rows"] = f.rows;
     j["bytes"] = f.bytes;
     j["xxh64"] = f.xxh64;
+    if (!f.sha256.empty()) j["sha256"] = f.sha256;
     files.push_back(std::move(j));
   }
   json redumped = json::array();
@@ -135,6 +136,11 @@ json ToJson(const IncrementManifest& m) {
             {"redumped", std::move(redumped)},
             {"dropped", std::move(dropped)}};
   if (m.redump_lsn != 0) j["redump_lsn"] = Lsn(m.redump_lsn);
+  if (!m.previous_manifest_sha256.empty()) {
+    j["previous_manifest_sha256"] = m.previous_manifest_sha256;
+  }
+  if (!m.redump_manifest_sha256.empty()) j["redump_manifest_sha256"] = m.redump_manifest_sha256;
+  if (!m.written_to.empty()) j["written_to"] = m.written_to;
   return j;
 }
 
@@ -216,13 +222,19 @@ Result<IncrementManifest> ParseIncrementManifest(std::string_view text, std::str
       c.rows = f.at("rows").get<uint64_t>();
       c.bytes = f.at("bytes").get<uint64_t>();
       c.xxh64 = f.at("xxh64").get<std::string>();
-      if (c.xxh64.size() != 16 || c.bytes == 0) throw std::runtime_error("bad change file entry");
+      c.sha256 = f.value("sha256", "");
+      if (c.xxh64.size() != 16 || c.bytes == 0 || (!c.sha256.empty() && c.sha256.size() != 64)) {
+        throw std::runtime_error("bad change file entry");
+      }
       m.change_files.push_back(std::move(c));
     }
     for (const json& r : j.at("redumped")) {
       m.redumped.push_back(RedumpedTable{RefOf(r), r.value("reason", "")});
     }
     for (const json& r : j.at("dropped")) m.dropped.push_back(RefOf(r));
+    m.previous_manifest_sha256 = j.value("previous_manifest_sha256", "");
+    m.redump_manifest_sha256 = j.value("redump_manifest_sha256", "");
+    m.written_to = j.value("written_to", "");
     if (m.end_lsn < m.start_lsn || m.sequence < 1) throw std::runtime_error("bad sequence or LSNs");
     return m;
   } catch (const std::exception& e) {

@@ -78,6 +78,7 @@ struct ChangeFile {
   uint64_t rows = 0;
   uint64_t bytes = 0;
   std::string xxh64;
+  std::string sha256;  // signed increments: the file's SHA-256 (64 hex digits)
 };
 
 struct RedumpedTable {
@@ -105,6 +106,13 @@ struct IncrementManifest {
   std::vector<ChangeFile> change_files;   // in table order
   std::vector<RedumpedTable> redumped;    // in redump/, a lakedump dump of its own
   std::vector<TableRef> dropped;          // gone from the source since the last increment
+  // Signed increments (docs/dump-format.md, "Signed dumps"): the SHA-256 of the exact bytes
+  // of the manifest this one follows (the base's _manifest.json for the first, else the
+  // previous increment's), of redump/_manifest.json (when tables were re-dumped), and where
+  // the increment was written. Empty in unsigned increments.
+  std::string previous_manifest_sha256;
+  std::string redump_manifest_sha256;
+  std::string written_to;
 };
 
 nlohmann::json ToJson(const IncrementalTable& t);

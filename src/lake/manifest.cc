@@ -241,6 +241,7 @@ json ToJson(const DumpManifest& d) {
     tables.push_back(std::move(tj));
   }
   if (d.sha256) j["sha256"] = true;
+  if (!d.written_to.empty()) j["written_to"] = d.written_to;
   j["tables"] = tables;
   j["snapshots"] = d.snapshots;
   j["single_snapshot"] = ManifestIsOneSnapshot(d);
@@ -341,6 +342,7 @@ Result<DumpManifest> ParseDumpManifest(std::string_view text, std::string_view w
       d.tables.back().table_json_sha256 = t.value("table_json_sha256", "");
     }
     d.sha256 = j.value("sha256", false);
+    d.written_to = j.value("written_to", "");
     d.snapshots = j.value("snapshots", json::array());
     if (!d.snapshots.is_array()) d.snapshots = json::array();
     // Written from options.no_snapshot (what lakedump reads): a manifest saying otherwise

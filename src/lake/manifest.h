@@ -129,6 +129,10 @@ struct DumpManifest {
   // Signed dump: every object has a SHA-256 recorded, and _manifest.sig holds the HMAC of
   // these exact _manifest.json bytes (docs/dump-format.md, "Signed dumps").
   bool sha256 = false;
+  // Signed dumps: where the dump was written (its destination's Describe(), never with
+  // credentials); with finished_at (when), inside what is signed, so a copied or replayed
+  // dump shows it.
+  std::string written_to;
   // The schema beyond the tables' own definitions (minor version 1, docs/dump-format.md
   // "Schema"): {"schema_from": "pg_dump"|"lakedump"|"sqlite_schema", "archive": {...},
   // "objects": [...], "sequences": [...], "indexes": [...], ...}; null in older dumps.

@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <filesystem>
 #include <optional>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -18,9 +21,10 @@ namespace {
 
 constexpr std::string_view kSignatureFormat = "lakedump-signature";
 constexpr std::string_view kAlgorithm = "hmac-sha256";
+constexpr std::string_view kRefusedPrefix = "signature check failed: ";
 
 Status Refused(std::string_view what) {
-  return Status::PermissionDenied(fmt::format("signature check failed: {}", what));
+  return Status::PermissionDenied(fmt::format("{}{}", kRefusedPrefix, what));
 }
 
 bool IsEntry(const nlohmann::json& j) {
@@ -45,19 +49,50 @@ std::optional<nlohmann::json> ParseSignature(std::string_view text) {
 }  // namespace
 
 Result<std::string> ReadSigningKey(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // Opened without blocking (a FIFO would wait for a writer), then checked on the descriptor:
+  // what is read is what was checked.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     return Status::InvalidArgument(
         fmt::format("key file {}: cannot read it ({})", path, std::strerror(errno)));
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string key = ss.str();
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    return Status::InvalidArgument(fmt::format(
+        "key file {} is not a regular file (a FIFO, socket or device): refused", path));
+  }
+  if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    return Status::InvalidArgument(fmt::format(
+        "key file {} is readable or writable by other users (mode {:04o}): refused; make it "
+        "private with: chmod 600 {}",
+        path, st.st_mode & 07777, path));
+  }
+  std::string key;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      return Status::InvalidArgument(
+          fmt::format("key file {}: cannot read it ({})", path, std::strerror(errno)));
+    }
+    if (n == 0) break;
+    key.append(buf, static_cast<size_t>(n));
+    if (key.size() > 64 * 1024) {
+      return Status::InvalidArgument(fmt::format("key file {} is larger than 64 KiB", path));
+    }
+  }
+  // As "$(cat K)" in the documented openssl check: trailing newlines are not part of the key.
+  while (!key.empty() && key.back() == '\n') key.pop_back();
   if (key.empty()) return Status::InvalidArgument(fmt::format("key file {} is empty", path));
   if (key.size() < kMinSigningKeyBytes) {
     return Status::InvalidArgument(fmt::format(
         "key file {} holds {} bytes; a signing key needs at least {} (make one with: head -c "
-        "32 /dev/urandom > FILE)",
+        "32 /dev/urandom > FILE; chmod 600 FILE)",
         path, key.size(), kMinSigningKeyBytes));
   }
   return key;
@@ -68,11 +103,11 @@ std::string SigningKeyId(std::string_view key) {
 }
 
 std::string SignatureObject(std::string_view key, std::string_view manifest_bytes,
-                            std::string_view previous_signature) {
+                            std::string_view previous_signature, std::string_view signed_object) {
   nlohmann::json j = {{"format", std::string(kSignatureFormat)},
                       {"format_version", 1},
                       {"algorithm", std::string(kAlgorithm)},
-                      {"signed_object", std::string(kManifestKey)},
+                      {"signed_object", std::string(signed_object)},
                       {"key_id", SigningKeyId(key)},
                       {"manifest_sha256", Sha256Hex(manifest_bytes)},
                       {"hmac_sha256", HmacSha256Hex(key, manifest_bytes)}};
@@ -86,9 +121,41 @@ std::string SignatureObject(std::string_view key, std::string_view manifest_byte
   return j.dump(2) + "\n";
 }
 
+Status CheckSignatureText(std::string_view signature, std::string_view key,
+                          std::string_view signed_bytes, std::string_view what) {
+  auto parsed = ParseSignature(signature);
+  if (!parsed.has_value()) {
+    return Refused(fmt::format("the signature of {} is not a lakedump hmac-sha256 signature",
+                               what));
+  }
+  const nlohmann::json* entry = &*parsed;
+  // During an overwrite of a signed dump, the signature object already holds the new
+  // manifest's entry and the committed one's as "previous".
+  const std::string digest = Sha256Hex(signed_bytes);
+  if (parsed->value("manifest_sha256", digest) != digest && parsed->contains("previous") &&
+      (*parsed)["previous"].value("manifest_sha256", "") == digest) {
+    entry = &(*parsed)["previous"];
+  }
+  if (entry->value("key_id", "") != SigningKeyId(key)) {
+    return Refused(fmt::format("{} was signed with another key (key id {}, this key's is {})",
+                               what, entry->value("key_id", "?").substr(0, 16),
+                               SigningKeyId(key)));
+  }
+  if (!ConstantTimeEquals((*entry)["hmac_sha256"].get<std::string>(),
+                          HmacSha256Hex(key, signed_bytes))) {
+    return Refused(fmt::format("{} does not match its signature: it was altered after the dump",
+                               what));
+  }
+  return Status::OK();
+}
+
+bool IsSignatureRefusal(const Status& s) {
+  return s.code() == Code::kPermissionDenied && s.message().find(kRefusedPrefix) != std::string_view::npos;
+}
+
 Status CheckManifestSignature(ObjectStore& store, std::string_view key,
                               std::string_view manifest_bytes) {
-  auto sig = store.GetObject(kSignatureKey);
+  auto sig = store.GetObject(kSignatureKey, 64 * 1024);
   if (!sig.ok()) {
     if (sig.status().code() == Code::kNotFound) {
       return Refused(fmt::format("the dump at {} is not signed (no {})", store.Describe(),
@@ -96,34 +163,22 @@ Status CheckManifestSignature(ObjectStore& store, std::string_view key,
     }
     return sig.status().WithContext(kSignatureKey);
   }
-  auto parsed = ParseSignature(*sig);
-  if (!parsed.has_value()) {
-    return Refused(fmt::format("{} is not a lakedump hmac-sha256 signature", kSignatureKey));
-  }
-  const nlohmann::json* entry = &*parsed;
-  // During an overwrite of a signed dump, the signature object already holds the new
-  // manifest's entry and the committed one's as "previous".
-  const std::string digest = Sha256Hex(manifest_bytes);
-  if (parsed->value("manifest_sha256", digest) != digest && parsed->contains("previous") &&
-      (*parsed)["previous"].value("manifest_sha256", "") == digest) {
-    entry = &(*parsed)["previous"];
-  }
-  if (entry->value("key_id", "") != SigningKeyId(key)) {
-    return Refused(fmt::format(
-        "the dump was signed with another key (key id {}, this key's is {})",
-        entry->value("key_id", "?").substr(0, 16), SigningKeyId(key)));
-  }
-  if (!ConstantTimeEquals((*entry)["hmac_sha256"].get<std::string>(),
-                          HmacSha256Hex(key, manifest_bytes))) {
-    return Refused(fmt::format("{} does not match its signature: it was altered after the dump",
-                               kManifestKey));
-  }
-  return Status::OK();
+  return CheckSignatureText(*sig, key, manifest_bytes, kManifestKey);
 }
 
-Result<DumpManifest> ReadSignedManifest(ObjectStore& store, std::string_view key) {
+std::string SignedWrittenTo(ObjectStore& store) {
+  const std::string where = store.Describe();
+  if (where.empty() || where.find("://") != std::string::npos) return where;
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(where, ec);
+  return ec ? where : absolute.lexically_normal().string();
+}
+
+Result<DumpManifest> ReadSignedManifest(ObjectStore& store, std::string_view key,
+                                        std::string* sha256) {
   LD_ASSIGN_OR_RETURN(std::string text, ReadDumpManifestText(store));
   LD_RETURN_IF_ERROR(CheckManifestSignature(store, key, text));
+  if (sha256 != nullptr) *sha256 = Sha256Hex(text);
   LD_ASSIGN_OR_RETURN(DumpManifest m,
                       ParseDumpManifest(text, fmt::format("{}/{}", store.Describe(),
                                                           kManifestKey)));
@@ -154,8 +209,8 @@ Result<TableManifest> ReadSignedTableManifest(ObjectStore& store, const TableSum
 
 Status CheckFileSha256(std::string_view key, std::string_view expected, std::string_view found) {
   if (ConstantTimeEquals(expected, found)) return Status::OK();
-  return Refused(fmt::format("data file {} was altered after the dump (SHA-256 {}, its signed "
-                             "_table.json says {})",
+  return Refused(fmt::format("data file {} was altered after the dump (SHA-256 {}, the signed "
+                             "record says {})",
                              key, found, expected));
 }
 

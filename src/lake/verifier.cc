@@ -489,6 +489,8 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
     return finish();
   }
   report.dump_id = manifest.dump_id;
+  report.written_to = manifest.written_to;
+  report.written_at = manifest.finished_at;
   report.one_snapshot = ManifestIsOneSnapshot(manifest);
   CheckTotals(manifest, &problems);
 
@@ -544,6 +546,8 @@ nlohmann::json ToJson(const VerifyReport& r) {
   return {{"status", r.ok() ? "ok" : "problems"},
           {"location", r.location},
           {"dump_id", r.dump_id},
+          {"written_to", r.written_to},
+          {"written_at", r.written_at},
           {"one_snapshot", r.one_snapshot},
           {"deep", r.deep},
           {"tables", r.tables},

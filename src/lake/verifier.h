@@ -68,6 +68,10 @@ struct VerifyProblem {
 struct VerifyReport {
   std::string location;   // the store's Describe()
   std::string dump_id;    // empty when the manifest could not be read
+  // Where and when the dump was written, as its manifest says (signed dumps record where:
+  // inside what is signed, so a dump copied elsewhere or replayed later shows it).
+  std::string written_to;
+  std::string written_at;
   // Every table read from one snapshot of the source (false: --no-snapshot, or a resume that
   // kept tables of earlier runs; ManifestIsOneSnapshot).
   bool one_snapshot = true;

@@ -48,6 +48,9 @@ struct LoadOptions {
   // _manifest.sig, _table.json or data file SHA-256 does not check out (dump/signature.h), each
   // object checked as it is read, every data file before its table commits.
   std::string signing_key;
+  // With signing_key: the SHA-256 the signed _manifest.json must have (the one whose
+  // increments the load command checked); empty: any manifest whose signature verifies.
+  std::string manifest_sha256;
 
   // --schema-only: the schema without data; --data-only: the data without the dump's
   // schema (tables are created as without an archive, or appended to).

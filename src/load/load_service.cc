@@ -140,6 +140,16 @@ Result<TableManifest> ReadCommittedTable(ObjectStore& store, const LoadOptions& 
   return tm;
 }
 
+// The signed manifest read by the load must be the one the command checked (with the chain of
+// increments it extends): not one replaced in between by another validly signed one.
+Status CheckSameManifest(const std::string& found, const std::string& expected) {
+  if (expected.empty() || found == expected) return Status::OK();
+  return Status::PermissionDenied(fmt::format(
+      "signature check failed: {} changed during the load (SHA-256 {}, {} when the load "
+      "started)",
+      kManifestKey, found, expected));
+}
+
 }  // namespace
 
 TableRef MapTargetTable(const TableRef& source,
@@ -231,10 +241,12 @@ Result<SchemaRestorePlan> LoadService::PlanSchema(const DumpManifest& manifest,
 
 Result<LoadResult> LoadService::Run(std::stop_token stop) {
   const auto start = std::chrono::steady_clock::now();
+  std::string manifest_sha256;
   LD_ASSIGN_OR_RETURN(DumpManifest manifest,
                       options_.signing_key.empty()
                           ? ReadDumpManifest(*store_)
-                          : ReadSignedManifest(*store_, options_.signing_key));
+                          : ReadSignedManifest(*store_, options_.signing_key, &manifest_sha256));
+  LD_RETURN_IF_ERROR(CheckSameManifest(manifest_sha256, options_.manifest_sha256));
   if (options_.schema_only && options_.data_only) {
     return Status::InvalidArgument("--schema-only and --data-only exclude each other");
   }
@@ -429,7 +441,12 @@ Status LoadService::LoadFiles(TableTask& task, std::stop_token stop) {
   TableLoad load;
   load.task = &task;
   load.file_rows = std::make_unique<std::atomic<uint64_t>[]>(files.size());
-  const bool split = streams > 1 && files.size() < kSplitBelowFilesPerStream * streams;
+  // A signed dump's files split into row groups are hashed after their streams: never when
+  // the streams load straight into the target table (restored_empty), whose sinks commit as
+  // they end. There each file is read whole by one stream and checked before that stream
+  // commits: no row of a file becomes visible before the file's SHA-256 is checked.
+  const bool split = streams > 1 && files.size() < kSplitBelowFilesPerStream * streams &&
+                     !(signed_dump() && task.plan.restored_empty);
   if (split) {
     // Few files: their row groups are the units (the footers are read twice; few files).
     for (size_t f = 0; f < files.size(); ++f) {

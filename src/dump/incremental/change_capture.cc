@@ -259,7 +259,7 @@ Result<std::vector<ChangeFile>> ChangeCapture::Finish() {
     LD_ASSIGN_OR_RETURN(std::vector<DataFile> files, t->writer->Finish(false));
     for (DataFile& f : files) {
       out.push_back(ChangeFile{t->state.ref, std::string(kChangesFolder) + f.key, f.rows, f.bytes,
-                               f.xxh64});
+                               f.xxh64, f.sha256});
     }
   }
   std::sort(out.begin(), out.end(), [](const ChangeFile& a, const ChangeFile& b) {

@@ -7,12 +7,15 @@
 #include <map>
 #include <set>
 
-#include "lake/dump_lease.h"
+#include "base/sha256.h"
 #include "dump/export_service.h"
 #include "dump/incremental/change_capture.h"
 #include "dump/incremental/pg_incremental_tables.h"
 #include "dump/incremental/slot_ownership.h"
+#include "lake/dump_lease.h"
+#include "lake/increment_signature.h"
 #include "lake/object_keys.h"
+#include "lake/signature.h"
 #include "source/postgres/pg_slot.h"
 #include "source/postgres/pgoutput.h"
 #include "store/prefix_store.h"
@@ -45,10 +48,11 @@ Status CheckSameDatabase(PgConn& conn, const DumpManifest& base, const Increment
 }
 
 // The re-dump of `tables` at a fresh snapshot of a temporary slot, as a dump of its own
-// in `store`; returns the snapshot's consistent point.
+// in `store` (signed with the increment's key, if any); returns the snapshot's consistent
+// point, and sets *manifest_sha256 to its _manifest.json's SHA-256 when signed.
 Result<uint64_t> Redump(ObjectStore* store, const IncrementRequest& request,
                         const std::string& slot, const std::vector<TableRef>& tables,
-                        std::stop_token stop) {
+                        std::string* manifest_sha256, std::stop_token stop) {
   PostgresOptions pg = request.pg;
   pg.slot_name = slot;
   pg.slot_temporary = true;
@@ -65,6 +69,16 @@ Result<uint64_t> Redump(ObjectStore* store, const IncrementRequest& request,
   options.trace_file.clear();
   ExportService service(db.get(), store, options);
   LD_ASSIGN_OR_RETURN(DumpResult result, service.Run(stop));
+  if (!options.sign_key.empty()) {
+    // The bytes the run wrote (the same serialization), and the stored object still them:
+    // the increment signs only what it wrote.
+    LD_ASSIGN_OR_RETURN(std::string body, SerializeMetadata(ToJson(result.manifest), kManifestKey));
+    LD_ASSIGN_OR_RETURN(std::string stored, store->GetObject(kManifestKey, kMaxMetadataBytes));
+    if (stored != body) {
+      return Status::Corruption("redump/_manifest.json changed while the increment was written");
+    }
+    *manifest_sha256 = Sha256Hex(body);
+  }
   return ParseLsn(result.manifest.source.value("consistent_point", std::string()));
 }
 
@@ -271,8 +285,8 @@ Status RedumpTables(PrefixStore* increment_store, const IncrementRequest& reques
                     IncrementManifest* m, std::stop_token stop) {
   if (tables.empty()) return Status::OK();
   PrefixStore redump_store(increment_store, std::string(kRedumpFolder));
-  LD_ASSIGN_OR_RETURN(m->redump_lsn,
-                      Redump(&redump_store, request, inc.slot + "_redump", tables, stop));
+  LD_ASSIGN_OR_RETURN(m->redump_lsn, Redump(&redump_store, request, inc.slot + "_redump", tables,
+                                            &m->redump_manifest_sha256, stop));
   for (IncrementalTable& t : m->tables) {
     if (std::find(tables.begin(), tables.end(), t.ref) != tables.end()) {
       t.skip_before_lsn = m->redump_lsn;
@@ -281,26 +295,31 @@ Status RedumpTables(PrefixStore* increment_store, const IncrementRequest& reques
   return Status::OK();
 }
 
-// The options of the change files: no partitions, no size limit, no signature.
+// The options of the change files: no partitions, no size limit (a signed increment's
+// files get their SHA-256 as they are written).
 DumpOptions ChangeFileOptions(const DumpOptions& dump) {
   DumpOptions options = dump;
   options.partition_by.clear();
   options.file_size = 0;
-  options.sign_key.clear();
   // Many tables may change at once: small row groups keep memory per table small.
   options.parquet.row_group_bytes =
       std::min<uint64_t>(options.parquet.row_group_bytes, 8ull << 20);
   return options;
 }
 
-// The commit point: everything durable first, the lease still ours; then the increment's
-// _manifest.json.
+// The commit point: everything durable first, the lease still ours; then, signed, the
+// increment's _manifest.sig; then its _manifest.json.
 Status CommitIncrement(ObjectStore* store, DumpLease& lease, const std::string& prefix,
-                       const IncrementManifest& m) {
+                       const IncrementManifest& m, const std::string& sign_key) {
   LD_RETURN_IF_ERROR(store->SyncWritten().WithContext("making the increment's files durable"));
   LD_RETURN_IF_ERROR(lease.CheckHeld());
   const std::string key = prefix + std::string(kManifestKey);
   LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(ToJson(m), key));
+  if (!sign_key.empty()) {
+    const std::string sig_key = IncrementSignatureKey(m.sequence);
+    LD_RETURN_IF_ERROR(
+        store->PutObject(sig_key, SignatureObject(sign_key, text, "", key)).WithContext(sig_key));
+  }
   LD_RETURN_IF_ERROR(store->PutObject(key, text).WithContext(key));
   return store->SyncWritten().WithContext(key);
 }
@@ -372,6 +391,12 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
   LD_ASSIGN_OR_RETURN(const uint64_t end, PgCurrentWalLsn(*conn));
   IncrementManifest m = StartManifest(base, inc, previous, run_id, start, end);
   m.started_at = FormatUtc(started);
+  if (!request.dump.sign_key.empty()) {
+    // Chained: this increment's signature covers the manifest it follows (checked signed).
+    LD_ASSIGN_OR_RETURN(m.previous_manifest_sha256,
+                        SignedChainTip(*store, request.dump.sign_key, base, previous));
+    m.written_to = SignedWrittenTo(*store);
+  }
   const std::string prefix = IncrementPrefix(m.sequence);
   LD_RETURN_IF_ERROR(DeleteUncommitted(*store, prefix));
 
@@ -387,7 +412,7 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
   m.seconds = std::chrono::duration<double>(finished - started).count();
 
   DieAtFaultPoint("increment-before-commit");
-  LD_RETURN_IF_ERROR(CommitIncrement(store, *lease, prefix, m));
+  LD_RETURN_IF_ERROR(CommitIncrement(store, *lease, prefix, m, request.dump.sign_key));
 
   DieAtFaultPoint("increment-before-advance");
   IncrementResult result;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lake/increment_signature.h"
 #include "lake/manifest.h"
 #include "format/parquet/parquet_reader.h"
 #include "load/load_service.h"
@@ -164,7 +165,7 @@ Status Applier::CopyRedumpedFiles(ObjectStore& redump_store, const TableManifest
   std::string line;
   for (const DataFile& f : tm.files) {
     std::unique_ptr<ObjectReader> holder;
-    auto reader = OpenCheckedIncrementFile(redump_store, f.key, f.bytes, f.xxh64, &holder);
+    auto reader = OpenCheckedIncrementFile(redump_store, f.key, f.bytes, f.xxh64, &holder, f.sha256);
     if (!reader.ok()) {
       PQputCopyEnd(conn_.raw(), "lakedump: bad file");
       PgResult(PQgetResult(conn_.raw()));
@@ -206,7 +207,7 @@ Status Applier::Redump(const RedumpedTable& t, ObjectStore& redump_store,
     return Status::Corruption(fmt::format("increment {}: re-dumped table {} is not in redump/",
                                           m_.sequence, t.table.QualifiedName()));
   }
-  LD_ASSIGN_OR_RETURN(TableManifest tm, ReadTableManifest(redump_store, summary->key));
+  LD_ASSIGN_OR_RETURN(TableManifest tm, ReadIncrementRedumpTable(redump_store, *summary));
   const std::string target = Target(t.table);
   // Only when the columns differ: an ALTER ... TYPE rewrites the table.
   LD_ASSIGN_OR_RETURN(
@@ -340,7 +341,7 @@ Status Applier::Run() {
   }
   if (!m_.redumped.empty()) {
     PrefixStore redump_store(&increment_, std::string(kRedumpFolder));
-    LD_ASSIGN_OR_RETURN(DumpManifest dump, ReadDumpManifest(redump_store));
+    LD_ASSIGN_OR_RETURN(DumpManifest dump, ReadIncrementRedumpManifest(redump_store, m_));
     for (const RedumpedTable& t : m_.redumped) {
       if (stop_.stop_requested()) return Status::Cancelled("interrupted");
       LD_RETURN_IF_ERROR(Redump(t, redump_store, dump));
@@ -382,7 +383,8 @@ Status Applier::Run() {
     }
     s->key = st->second->key;
     LD_ASSIGN_OR_RETURN(s->reader,
-                        OpenCheckedIncrementFile(increment_, f.key, f.bytes, f.xxh64, &s->object));
+                        OpenCheckedIncrementFile(increment_, f.key, f.bytes, f.xxh64, &s->object,
+                                                 f.sha256));
     LD_ASSIGN_OR_RETURN(s->names, ChangeFileColumns(s->reader->schema(), f.key));
     LD_RETURN_IF_ERROR(s->reader->Next(kIncrementBatchRows, &s->batch));
     if (!s->batch.empty()) streams.push_back(std::move(s));

@@ -4,19 +4,21 @@
 
 #include "lake/incremental_state.h"
 #include "lake/object_checksum.h"
+#include "lake/signature.h"
 #include "load/postgres/pg_copy_encoder.h"
 
 namespace lakedump {
 
 Result<std::unique_ptr<ParquetReader>> OpenCheckedIncrementFile(
     ObjectStore& store, const std::string& key, uint64_t bytes, const std::string& xxh64,
-    std::unique_ptr<ObjectReader>* holder) {
+    std::unique_ptr<ObjectReader>* holder, const std::string& sha256) {
   LD_ASSIGN_OR_RETURN(*holder, store.NewReader(key));
   if ((*holder)->size() != bytes) {
     return Status::Corruption(fmt::format("{}: {} bytes, the increment records {}", key,
                                           (*holder)->size(), bytes));
   }
-  LD_ASSIGN_OR_RETURN(ObjectDigests digest, HashObjectDigests(**holder, bytes, false));
+  LD_ASSIGN_OR_RETURN(ObjectDigests digest, HashObjectDigests(**holder, bytes, !sha256.empty()));
+  if (!sha256.empty()) LD_RETURN_IF_ERROR(CheckFileSha256(key, sha256, digest.sha256));
   if (digest.xxh64 != xxh64) {
     return Status::Corruption(fmt::format("{}: its XXH64 is {}, the dump records {}", key,
                                           digest.xxh64, xxh64));

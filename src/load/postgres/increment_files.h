@@ -19,11 +19,13 @@ namespace lakedump {
 inline constexpr size_t kIncrementBatchRows = 4096;
 
 // Opens `key` of `store` as Parquet after checking its size and XXH64 against `bytes` and
-// `xxh64` (Corruption naming the file otherwise). `holder` keeps the object open as long as
-// the reader is used.
+// `xxh64` (Corruption naming the file otherwise), and its SHA-256 against `sha256` when the
+// increment records one (a signed increment always does: a signature refusal otherwise), all
+// before any of its rows is applied. `holder` keeps the object open as long as the reader is
+// used.
 Result<std::unique_ptr<ParquetReader>> OpenCheckedIncrementFile(
     ObjectStore& store, const std::string& key, uint64_t bytes, const std::string& xxh64,
-    std::unique_ptr<ObjectReader>* holder);
+    std::unique_ptr<ObjectReader>* holder, const std::string& sha256);
 
 // The names of the table's columns in a change file (after the meta columns _op, _lsn,
 // _xid, _commit_ts, _unchanged), or Corruption naming `key` when `schema` is not a change

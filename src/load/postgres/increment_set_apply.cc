@@ -92,7 +92,7 @@ class ChangeCopier {
       std::unique_ptr<ObjectReader> holder;
       LD_ASSIGN_OR_RETURN(
           std::unique_ptr<ParquetReader> reader,
-          OpenCheckedIncrementFile(increment_, f->key, f->bytes, f->xxh64, &holder));
+          OpenCheckedIncrementFile(increment_, f->key, f->bytes, f->xxh64, &holder, f->sha256));
       LD_ASSIGN_OR_RETURN(std::vector<std::string> file_names,
                           ChangeFileColumns(reader->schema(), f->key));
       if (file_names != names) {
@@ -152,7 +152,7 @@ class ChangeCopier {
 Result<std::vector<std::string>> ColumnsOf(ObjectStore& increment, const ChangeFile& f) {
   std::unique_ptr<ObjectReader> holder;
   LD_ASSIGN_OR_RETURN(std::unique_ptr<ParquetReader> reader,
-                      OpenCheckedIncrementFile(increment, f.key, f.bytes, f.xxh64, &holder));
+                      OpenCheckedIncrementFile(increment, f.key, f.bytes, f.xxh64, &holder, f.sha256));
   return ChangeFileColumns(reader->schema(), f.key);
 }
 
