@@ -25,10 +25,11 @@ Result<std::unique_ptr<ParquetReader>> OpenCheckedIncrementFile(
     ObjectStore& store, const std::string& key, uint64_t bytes, const std::string& xxh64,
     std::unique_ptr<ObjectReader>* holder);
 
-// The names of the table's columns in a change file (after the meta columns _op, _lsn,
-// _xid, _commit_ts, _unchanged), or Corruption naming `key` when `schema` is not a change
-// file's.
-Result<std::vector<std::string>> ChangeFileColumns(const Schema& schema, const std::string& key);
+// The source's names of the table's columns in a change file (after the meta columns _op,
+// _lsn, _xid, _commit_ts, _unchanged; unescaped when `escaped`: UnescapeChangeColumnName), or
+// Corruption naming `key` when `schema` is not a change file's or names a column twice.
+Result<std::vector<std::string>> ChangeFileColumns(const Schema& schema, const std::string& key,
+                                                   bool escaped);
 
 // Appends the value at `row` of `col` in its PostgreSQL text form, escaped for COPY's text
 // format, or \N for NULL. `scratch` is reused between calls.
