@@ -259,6 +259,13 @@ void PrintLoadResult(const LoadArgs& a, const LoadResult& r, const std::string& 
   }
 }
 
+// Incremental dumps: the committed increments (none for another dump).
+Result<std::vector<IncrementManifest>> ReadIncrementsOf(ObjectStore& store,
+                                                        const DumpManifest& manifest) {
+  if (manifest.incremental.is_null()) return std::vector<IncrementManifest>();
+  return ReadIncrements(store, manifest);
+}
+
 int RunLoad(const LoadArgs& a) {
   KeepFreedMemory();
   InterruptWatcher interrupt("tables not yet committed are rolled back");
@@ -272,13 +279,9 @@ int RunLoad(const LoadArgs& a) {
   // Refuse a missing or unreadable dump before creating the target file.
   auto manifest = ReadDumpManifest(*store);
   if (!manifest.ok()) return PrintError(manifest.status(), kExitFailed);
-  // Incremental dumps: the increments to apply after the base.
-  std::vector<IncrementManifest> increments;
-  if (!manifest->incremental.is_null()) {
-    auto read = ReadIncrements(*store, *manifest);
-    if (!read.ok()) return PrintError(read.status(), kExitFailed);
-    increments = std::move(*read);
-  }
+  auto read = ReadIncrementsOf(*store, *manifest);
+  if (!read.ok()) return PrintError(read.status(), kExitFailed);
+  const std::vector<IncrementManifest>& increments = *read;
   const int available = static_cast<int>(increments.size());
   const bool incremental = !manifest->incremental.is_null();
   auto until_checked = IncrementsUntil(a, incremental, available, options->if_exists, dump);

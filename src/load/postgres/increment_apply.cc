@@ -196,15 +196,8 @@ Status Applier::CopyRedumpedFiles(ObjectStore& redump_store, const TableManifest
 
 Status Applier::Redump(const RedumpedTable& t, ObjectStore& redump_store,
                        const DumpManifest& dump) {
-  const TableSummary* summary = nullptr;
-  for (const TableSummary& s : dump.tables) {
-    if (s.table == t.table) summary = &s;
-  }
-  if (summary == nullptr) {
-    return Status::Corruption(fmt::format("increment {}: re-dumped table {} is not in redump/",
-                                          m_.sequence, t.table.QualifiedName()));
-  }
-  LD_ASSIGN_OR_RETURN(TableManifest tm, ReadTableManifest(redump_store, summary->key));
+  LD_ASSIGN_OR_RETURN(TableManifest tm,
+                      ReadRedumpedTable(redump_store, dump, t.table, m_.sequence));
   const std::string target = Target(t.table);
   // Only when the columns differ: an ALTER ... TYPE rewrites the table.
   LD_ASSIGN_OR_RETURN(

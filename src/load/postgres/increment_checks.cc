@@ -6,6 +6,7 @@
 
 #include "lake/table_selection.h"
 #include "load/load_service.h"
+#include "load/postgres/increment_files.h"
 #include "load/postgres/pg_type_grammar.h"
 #include "source/postgres/pg_conn.h"
 #include "store/prefix_store.h"
@@ -118,15 +119,7 @@ Status CheckRedumpTypes(ObjectStore& dest, const IncrementManifest& m) {
   PrefixStore redump(&increment, std::string(kRedumpFolder));
   LD_ASSIGN_OR_RETURN(DumpManifest dump, ReadDumpManifest(redump));
   for (const RedumpedTable& t : m.redumped) {
-    const TableSummary* summary = nullptr;
-    for (const TableSummary& s : dump.tables) {
-      if (s.table == t.table) summary = &s;
-    }
-    if (summary == nullptr) {
-      return Status::Corruption(fmt::format("increment {}: re-dumped table {} is not in redump/",
-                                            m.sequence, t.table.QualifiedName()));
-    }
-    LD_ASSIGN_OR_RETURN(TableManifest tm, ReadTableManifest(redump, summary->key));
+    LD_ASSIGN_OR_RETURN(TableManifest tm, ReadRedumpedTable(redump, dump, t.table, m.sequence));
     for (const Column& c : tm.schema.columns()) {
       auto type = ParsePgColumnType(c.source_type);
       if (!type.ok()) {

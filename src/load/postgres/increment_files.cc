@@ -33,6 +33,15 @@ Result<std::unique_ptr<ParquetReader>> OpenCheckedIncrementFile(
       options);
 }
 
+Result<TableManifest> ReadRedumpedTable(ObjectStore& redump_store, const DumpManifest& dump,
+                                        const TableRef& t, int sequence) {
+  for (const TableSummary& s : dump.tables) {
+    if (s.table == t) return ReadTableManifest(redump_store, s.key);
+  }
+  return Status::Corruption(fmt::format("increment {}: re-dumped table {} is not in redump/",
+                                        sequence, t.QualifiedName()));
+}
+
 Result<std::vector<std::string>> ChangeFileColumns(const Schema& schema, const std::string& key,
                                                    bool escaped) {
   if (schema.num_columns() < kChangeMetaColumns || schema.column(0).name != "_op" ||

@@ -10,10 +10,16 @@
 #include <vector>
 
 #include "format/parquet/parquet_reader.h"
+#include "lake/manifest.h"
 #include "store/object_store.h"
 #include "table/row_batch.h"
 
 namespace lakedump {
+
+// The _table.json of re-dumped table `t` of increment `sequence`, whose redump/ (a dump of its
+// own, at `redump_store`) has manifest `dump`; Corruption when redump/ lacks it.
+Result<TableManifest> ReadRedumpedTable(ObjectStore& redump_store, const DumpManifest& dump,
+                                        const TableRef& t, int sequence);
 
 // Rows read from an increment's files per batch.
 inline constexpr size_t kIncrementBatchRows = 4096;
