@@ -20,7 +20,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/byte_sink.h"
 #include "format/parquet/parquet_reader.h"
+#include "format/parquet/parquet_writer.h"
 #include "lake/incremental_state.h"
 #include "load/postgres/increment_files.h"
 #include "load/postgres/pg_type_grammar.h"
@@ -76,7 +78,36 @@ void FuzzChangeFile(std::string_view in) {
   }
 }
 
+// A change file as an increment writes it: the meta columns, then id, "_op" (escaped) and v.
+std::string ChangeFileSeed() {
+  auto str = [](const char* name, bool nullable) {
+    return Column{name, LogicalType::Of(TypeId::kString), nullable, ""};
+  };
+  Schema schema({str("_op", false), {"_lsn", LogicalType::Of(TypeId::kInt64), false, ""},
+                 {"_xid", LogicalType::Of(TypeId::kInt64), false, ""},
+                 {"_commit_ts", LogicalType::Of(TypeId::kTimestampTz), false, ""},
+                 str("_unchanged", true), {"id", LogicalType::Of(TypeId::kInt32), true, ""},
+                 str("_lakedump__op", true), str("v", true)});
+  StringSink sink;
+  ParquetWriter writer(schema, ParquetWriterOptions{}, &sink);
+  RowBatch batch(schema);
+  for (int32_t r = 0; r < 3; ++r) {
+    batch.column(0).AppendBytes(r == 2 ? "delete" : r == 1 ? "update" : "insert");
+    batch.column(1).Append<int64_t>(1000 + r);
+    batch.column(2).Append<int64_t>(700);
+    batch.column(3).Append<int64_t>(1764921600000000);
+    if (r == 1) batch.column(4).AppendBytes("[\"v\"]");
+    else batch.column(4).AppendNull();
+    batch.column(5).Append<int32_t>(r);
+    batch.column(6).AppendBytes("o");
+    batch.column(7).AppendBytes("v\t\\x");
+  }
+  if (!writer.Write(batch).ok() || !writer.Close().ok()) std::abort();
+  return "C" + sink.str();
+}
+
 void WriteSeeds(const char* dir) {
+  std::ofstream(std::string(dir) + "/change-file", std::ios::binary) << ChangeFileSeed();
   IncrementManifest m;
   m.sequence = 2;
   m.increment_id = "20261202T080000Z-0a1b2c3d";
