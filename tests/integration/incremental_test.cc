@@ -589,7 +589,7 @@ TEST_F(IncrementalTest, ForgedIncrementsAreRefusedAndChangeNothing) {
   ASSERT_GT(edited, 0) << genuine;
   testing_cli::WriteFile(table_json, forged.dump());
   ExpectOneLineError(Load(replica, "--trust-dump --if-exists append"), 2,
-                     "increment 1 refused: table public.nokey, column n: type");
+                     "increment 1 refused: table public.nokey, column \"n\": type");
   unchanged();
   testing_cli::WriteFile(table_json, genuine);
   // Change files, re-dumped and dropped lists retargeted at the target's own table.
