@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/sha256.h"
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
@@ -19,7 +20,7 @@
 #include "lake/increment_signature.h"
 #include "lake/incremental_state.h"
 #include "load/load_service.h"
-#include "load/postgres/increment_apply.h"
+#include "load/postgres/increment_load.h"
 #include "source/postgres/pg_conn.h"
 #include "load/open_target.h"
 
@@ -135,42 +136,77 @@ void KeepFreedMemory() {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
-// Applies increments [from, until] in order, each in one transaction (docs/incremental.md).
-// `chain`: with --require-signature, the increments checked (each one's own signature).
-int ApplyIncrements(const LoadArgs& a, ObjectStore& store,
-                    const std::vector<IncrementManifest>& increments, int from, int until,
-                    const std::vector<std::pair<std::string, std::string>>& schema_map,
-                    const SignedIncrementChain* chain, InterruptWatcher& interrupt) {
-  auto conn = PgConn::Connect(a.target, 10);
-  if (!conn.ok()) return PrintError(conn.status(), kExitFailed);
-  for (int n = from; n <= until; ++n) {
-    const IncrementManifest& m = increments[static_cast<size_t>(n - 1)];
-    // The trust this increment has: --trust-dump, or its own verified signature (never the
-    // base's alone). The increment's DDL gate takes it.
-    const bool trusted = IncrementTrusted(a.trust_dump, chain, n);
-    auto stats = ApplyIncrement(**conn, store, m, schema_map, interrupt.token());
-    if (!stats.ok()) {
-      return PrintError(
-          stats.status().WithContext(fmt::format(
-              "increment {} not applied (the target holds what increment {} left; re-run with "
-              "--if-exists append --from {})",
-              n, n - 1, n)),
-          // Refused (an altered file of a signed increment): nothing of it stays.
-          IsSignatureRefusal(stats.status()) ? kExitUsage : kExitFailed);
-    }
+// What the load asks of the increments (docs/incremental.md, "Load").
+IncrementLoadRequest IncrementRequest(const LoadArgs& a, const LoadOptions& o, int until) {
+  IncrementLoadRequest r;
+  r.from = a.from;
+  r.until = until;
+  r.scope = IncrementScope{o.include, o.exclude, o.schema_map};
+  // --trust-dump, or (set by the caller) each increment's own verified signature: the base's
+  // signature alone does not cover the increments.
+  r.trust.trust_dump = a.trust_dump;
+  return r;
+}
+
+// Applies the planned increments, each in one transaction that records it.
+int ApplyIncrements(PgConn& conn, ObjectStore& store, const DumpManifest& base,
+                    const std::vector<IncrementManifest>& increments,
+                    const IncrementLoadPlan& plan, const IncrementLoadRequest& request,
+                    InterruptWatcher& interrupt) {
+  auto report = [&request](const IncrementManifest& m, const IncrementApplyStats& stats) {
+    const SignedIncrementChain* chain = request.trust.chain;
     std::printf("applied increment %d%s: %llu inserted, %llu updated, %llu deleted (%llu tables "
                 "set-based), %zu tables re-dumped (%llu rows), %zu dropped\n",
-                n,
-                chain != nullptr && chain->SignatureVerified(n) ? " (signature verified)"
-                : trusted                                       ? " (trusted: --trust-dump)"
-                                                                : "",
-                static_cast<unsigned long long>(stats->inserted),
-                static_cast<unsigned long long>(stats->updated),
-                static_cast<unsigned long long>(stats->deleted),
-                static_cast<unsigned long long>(stats->set_based_tables), m.redumped.size(),
-                static_cast<unsigned long long>(stats->redumped_rows), m.dropped.size());
+                m.sequence,
+                chain != nullptr && chain->SignatureVerified(m.sequence) ? " (signature verified)"
+                : request.trust.trust_dump                               ? " (trusted: --trust-dump)"
+                                                                         : "",
+                static_cast<unsigned long long>(stats.inserted),
+                static_cast<unsigned long long>(stats.updated),
+                static_cast<unsigned long long>(stats.deleted),
+                static_cast<unsigned long long>(stats.set_based_tables), m.redumped.size(),
+                static_cast<unsigned long long>(stats.redumped_rows), m.dropped.size());
+  };
+  Status s = ApplyPlannedIncrements(conn, store, base, increments, plan, request,
+                                    interrupt.token(), report);
+  // Refused (an altered file of a signed increment, DDL without trust): nothing of it stays.
+  if (s.ok()) return kExitOk;
+  return PrintError(s, IsSignatureRefusal(s) ? kExitUsage : ExitCodeFor(s));
+}
+
+// --if-exists append onto a target holding an earlier state: the increments after the one it
+// records (or --from), checked before the first is applied.
+int AppendIncrements(const LoadArgs& a, ObjectStore& store, const DumpManifest& base,
+                     const std::vector<IncrementManifest>& increments,
+                     const IncrementLoadRequest& request, InterruptWatcher& interrupt) {
+  auto conn = PgConn::Connect(a.target, 10);
+  if (!conn.ok()) return PrintError(conn.status(), kExitFailed);
+  auto plan = PlanIncrementsToAppend(**conn, store, base, increments, request);
+  if (!plan.ok()) return PrintError(plan.status(), ExitCodeFor(plan.status()));
+  if (!plan->note.empty()) std::fprintf(stderr, "lakedump: warning: %s\n", plan->note.c_str());
+  if (plan->first > plan->until) {
+    std::printf("nothing to apply: the target holds increment %d of %d\n", plan->first - 1,
+                static_cast<int>(increments.size()));
+    return kExitOk;
   }
-  return kExitOk;
+  return ApplyIncrements(**conn, store, base, increments, *plan, request, interrupt);
+}
+
+// After a base load into PostgreSQL: records the base (unless only some tables were loaded),
+// then applies the planned increments.
+int AfterBaseLoad(const LoadArgs& a, ObjectStore& store, const DumpManifest& base,
+                  const std::vector<IncrementManifest>& increments,
+                  const std::optional<IncrementLoadPlan>& plan,
+                  const IncrementLoadRequest& request, InterruptWatcher& interrupt) {
+  if (a.schema_only || !a.tables.empty() || !a.exclude.empty()) return kExitOk;
+  auto conn = PgConn::Connect(a.target, 10);
+  if (!conn.ok()) return PrintError(conn.status(), kExitFailed);
+  auto text = ReadDumpManifestText(store);
+  if (!text.ok()) return PrintError(text.status(), kExitFailed);
+  Status recorded = RecordBaseLoaded(**conn, BaseRecord(base, Sha256Hex(*text)));
+  if (!recorded.ok()) return PrintError(recorded, kExitFailed);
+  if (!plan) return kExitOk;
+  return ApplyIncrements(**conn, store, base, increments, *plan, request, interrupt);
 }
 
 // The last increment to apply (--until, else every one), checked with --from, the
@@ -312,10 +348,17 @@ int RunLoad(const LoadArgs& a) {
       rc != kExitOk) {
     return rc;
   }
-  const SignedIncrementChain* signed_chain = chain ? &*chain : nullptr;
-  if (a.from > 0) {
-    return ApplyIncrements(a, *store, increments, a.from, until, options->schema_map,
-                           signed_chain, interrupt);
+  const bool pg_target = IsPostgresSource(a.target);
+  IncrementLoadRequest request = IncrementRequest(a, *options, until);
+  request.trust.chain = chain ? &*chain : nullptr;
+  if (incremental && pg_target && options->if_exists == LoadIfExists::kAppend && a.until != 0) {
+    return AppendIncrements(a, *store, *manifest, increments, request, interrupt);
+  }
+  std::optional<IncrementLoadPlan> plan;  // checked before the base is loaded
+  if (apply && pg_target) {
+    auto planned = PlanIncrementsAfterBase(*store, *manifest, increments, request);
+    if (!planned.ok()) return PrintError(planned.status(), ExitCodeFor(planned.status()));
+    plan = *planned;
   }
 
   auto lock_timeout = ParseLockTimeout(a.lock_timeout);
@@ -345,10 +388,9 @@ int RunLoad(const LoadArgs& a) {
     }
     return kExitOk;
   }
-  if (apply) {
+  if (incremental) {
     target->reset();  // its connections; the increments use one of their own
-    return ApplyIncrements(a, *store, increments, 1, until, options->schema_map, signed_chain,
-                           interrupt);
+    return AfterBaseLoad(a, *store, *manifest, increments, plan, request, interrupt);
   }
   return kExitOk;
 }
@@ -375,8 +417,9 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
   AddIntOption(app, "--until", &a->until, 0, 999999,
                "incremental dumps: apply the increments up to N only (0: the base alone)");
   AddIntOption(app, "--from", &a->from, 1, 999999,
-               "incremental dumps: with --if-exists append, bring a target that holds what "
-               "increment N-1 left up to date: apply increments N.. (no base load)");
+               "incremental dumps: with --if-exists append, the first increment to apply (no "
+               "base load); it must be the one after the last the target records in "
+               "lakedump.applied_increments, which is the default");
   app->add_option("--if-exists", a->if_exists,
                   "fail | replace | append, when a target table already exists")
       ->capture_default_str();

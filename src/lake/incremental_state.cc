@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "base/sha256.h"
 #include "lake/object_keys.h"
 #include "source/postgres/pgoutput.h"
 #include "store/object_key.h"
@@ -16,6 +17,23 @@ using json = nlohmann::json;
 
 std::string IncrementPrefix(int sequence) {
   return fmt::format("{}{:06d}/", kIncrementsFolder, sequence);
+}
+
+namespace {
+
+constexpr std::string_view kMetaNames[] = {"_op", "_lsn", "_xid", "_commit_ts", "_unchanged"};
+
+}  // namespace
+
+std::string EscapeChangeColumnName(std::string_view name) {
+  bool escape = name.starts_with(kEscapePrefix);
+  for (std::string_view meta : kMetaNames) escape = escape || name == meta;
+  return escape ? std::string(kEscapePrefix) + std::string(name) : std::string(name);
+}
+
+std::string UnescapeChangeColumnName(std::string_view name) {
+  if (name.starts_with(kEscapePrefix)) name.remove_prefix(kEscapePrefix.size());
+  return std::string(name);
 }
 
 namespace {
@@ -141,6 +159,7 @@ json ToJson(const IncrementManifest& m) {
   }
   if (!m.redump_manifest_sha256.empty()) j["redump_manifest_sha256"] = m.redump_manifest_sha256;
   if (!m.written_to.empty()) j["written_to"] = m.written_to;
+  if (m.escaped_column_names) j["escaped_column_names"] = true;
   return j;
 }
 
@@ -235,6 +254,7 @@ Result<IncrementManifest> ParseIncrementManifest(std::string_view text, std::str
     m.previous_manifest_sha256 = j.value("previous_manifest_sha256", "");
     m.redump_manifest_sha256 = j.value("redump_manifest_sha256", "");
     m.written_to = j.value("written_to", "");
+    m.escaped_column_names = j.value("escaped_column_names", false);
     if (m.end_lsn < m.start_lsn || m.sequence < 1) throw std::runtime_error("bad sequence or LSNs");
     return m;
   } catch (const std::exception& e) {
@@ -272,6 +292,7 @@ Result<std::vector<IncrementManifest>> ReadIncrements(ObjectStore& store,
     const std::string key = IncrementPrefix(seq) + std::string(kManifestKey);
     LD_ASSIGN_OR_RETURN(std::string text, store.GetObject(key, kMaxMetadataBytes));
     LD_ASSIGN_OR_RETURN(IncrementManifest m, ParseIncrementManifest(text, key));
+    m.manifest_sha256 = Sha256Hex(text);
     const std::string expected_previous = out.empty() ? "" : out.back().increment_id;
     if (m.sequence != seq || seq != static_cast<int>(out.size()) + 1 ||
         m.base_dump_id != base.dump_id || m.previous_increment_id != expected_previous ||

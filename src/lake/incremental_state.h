@@ -28,6 +28,16 @@ inline constexpr std::string_view kChangesFolder = "changes/";
 inline constexpr std::string_view kRedumpFolder = "redump/";
 // A change file's columns before the table's: _op, _lsn, _xid, _commit_ts, _unchanged.
 inline constexpr size_t kChangeMetaColumns = 5;
+// A change file names a table's column as the source does, unless the name is one of the meta
+// columns' or starts with kEscapePrefix ("_lakedump_", the names lakedump keeps for its own
+// bookkeeping columns, as the load's temporary tables): then it is kEscapePrefix + the name
+// ("_op" -> "_lakedump__op", "_lakedump_lsn" -> "_lakedump__lakedump_lsn"). So a table's
+// column never shares a name with a column lakedump adds. Increments written so record
+// "escaped_column_names": true (IncrementManifest::escaped_column_names).
+inline constexpr std::string_view kEscapePrefix = "_lakedump_";
+std::string EscapeChangeColumnName(std::string_view name);
+// The source's name of a change file's column (an increment with escaped_column_names).
+std::string UnescapeChangeColumnName(std::string_view name);
 
 struct IncrementalColumn {
   std::string name;
@@ -113,6 +123,9 @@ struct IncrementManifest {
   std::string previous_manifest_sha256;
   std::string redump_manifest_sha256;
   std::string written_to;
+  bool escaped_column_names = false;      // its change files escape names (EscapeChangeColumnName)
+  // Not in the JSON: the SHA-256 of its _manifest.json as ReadIncrements read it.
+  std::string manifest_sha256;
 };
 
 nlohmann::json ToJson(const IncrementalTable& t);

@@ -7,9 +7,12 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <initializer_list>
 #include <sstream>
 #include <string_view>
@@ -44,8 +47,10 @@ std::string PgBin() {
 std::string DataOf(const std::string& conninfo, const std::string& pg_dump_args = "") {
   TempDir tmp;
   const std::string out = tmp.Sub("data.sql");
-  const std::string cmd = fmt::format("{}/pg_dump --data-only {} -d {} > {} 2>&1", PgBin(),
-                                      pg_dump_args, Quote(conninfo), out);
+  // lakedump's own record of the increments applied (applied_increments.h) is not data.
+  const std::string cmd =
+      fmt::format("{}/pg_dump --data-only --exclude-schema lakedump {} -d {} > {} 2>&1", PgBin(),
+                  pg_dump_args, Quote(conninfo), out);
   EXPECT_EQ(std::system(cmd.c_str()), 0) << testing_cli::ReadFile(out);
   std::istringstream in(testing_cli::ReadFile(out));
   std::vector<std::string> lines;
@@ -111,11 +116,32 @@ class IncrementalTest : public ::testing::Test {
     EXPECT_EQ(r.code, 0) << r.out << r.err;
     return conninfo;
   }
-  // Applies increments `from`.. to `replica`, which holds what increment from-1 left.
+  // Applies increments `from`.. to `replica`, which holds what increment from-1 left (their
+  // DDL too: a trusted load).
   RunResult CatchUp(const std::string& replica, int from) {
-    return RunLakedump(fmt::format("load {} {} --if-exists append --from {}", Quote(dest_),
-                                   Quote(replica), from),
+    return Load(replica, fmt::format("--trust-dump --if-exists append --from {}", from));
+  }
+  // `load DEST replica ARGS`.
+  RunResult Load(const std::string& replica, const std::string& args,
+                 const std::string& dest = "") {
+    return RunLakedump(fmt::format("load {} {} --progress none {}", Quote(dest.empty() ? dest_ : dest),
+                                   Quote(replica), args),
                        tmp_, 600);
+  }
+  // A new empty database.
+  std::string EmptyReplica() {
+    replicas_.push_back(std::make_unique<ScratchDatabase>(admin_.get()));
+    return replicas_.back()->conninfo();
+  }
+  std::string IncrementFile(int n, const std::string& rest) {
+    return fmt::format("{}/_increments/{:06d}/{}", dest_, n, rest);
+  }
+  // Edits increment n's _manifest.json with `edit`.
+  void EditIncrement(int n, const std::function<void(nlohmann::json&)>& edit) {
+    const std::string path = IncrementFile(n, "_manifest.json");
+    auto j = nlohmann::json::parse(testing_cli::ReadFile(path));
+    edit(j);
+    testing_cli::WriteFile(path, j.dump());
   }
   // An increment that dies at fault point `fault` (LAKEDUMP_FAULT): it must fail.
   void DumpDyingAt(const char* fault) {
@@ -471,10 +497,193 @@ TEST_F(IncrementalTest, ManyChangesAreAppliedSetBased) {
       << load.out;
   EXPECT_TRUE(DataOf(replica) == source) << "the replica differs from the source";
   // Increment 1 again onto the replica that has it: refused, nothing of it stays.
+  ExpectOneLineError(CatchUp(replica, 1), 2, "holds increments up to 1");
+  EXPECT_TRUE(DataOf(replica) == source);
+  // Its record gone (a target loaded before records existed): the rows' check refuses it.
+  Sql(replica, "DROP SCHEMA lakedump CASCADE");
   RunResult again = CatchUp(replica, 1);
   EXPECT_NE(again.code, 0);
   EXPECT_NE(again.err.find("in the target already"), std::string::npos) << again.err;
   EXPECT_TRUE(DataOf(replica) == source);
+}
+
+// Issue 29, as an attacker with write access to the bucket: a genuine increment edited. An
+// untrusted load refuses an increment carrying DDL (re-dumped or dropped tables) before the
+// first is applied (a full load: before the base); a type outside the closed grammar (a
+// DEFAULT that writes a file on the server) is refused even with --trust-dump; change files,
+// re-dumped and dropped lists naming a table outside the base dump are refused. Each: exit 2,
+// one line naming the increment, the target unchanged.
+TEST_F(IncrementalTest, ForgedIncrementsAreRefusedAndChangeNothing) {
+  const std::string src = src_->conninfo();
+  Sql(src, "CREATE TABLE t (id int PRIMARY KEY, v text); CREATE TABLE nokey (n int); "
+           "INSERT INTO t SELECT g, 'v' FROM generate_series(1, 50) g; "
+           "INSERT INTO nokey VALUES (1)");
+  ASSERT_EQ(Dump().code, 0);
+  Sql(src, "UPDATE t SET v = 'w' WHERE id < 10; INSERT INTO nokey VALUES (2)");
+  ASSERT_EQ(Dump().code, 0);
+  // A replica of the base alone (untrusted), and a table of its own the dump does not have.
+  const std::string replica = EmptyReplica();
+  ASSERT_EQ(Load(replica, "--until 0").code, 0);
+  Sql(replica, "CREATE TABLE victim (id int); INSERT INTO victim VALUES (42)");
+  const std::string before = DataOf(replica);
+  auto unchanged = [&] {
+    EXPECT_TRUE(DataOf(replica) == before) << "the target changed";
+    EXPECT_EQ(testing_pg::QueryOne(**PgConn::Connect(replica, 10),
+                                   "SELECT max(sequence) FROM lakedump.applied_increments"),
+              "0");
+  };
+  // Untrusted, the genuine increment re-dumps nokey: DDL, refused.
+  ExpectOneLineError(Load(replica, "--if-exists append"), 2,
+                     "increment 1 refused: it carries DDL (re-dumps 1 table(s), public.nokey");
+  unchanged();
+  ExpectOneLineError(Load(replica, "--data-only --if-exists append --from 1"), 2,
+                     "only a trusted load applies");
+  unchanged();
+  // A full untrusted load: refused before the base is loaded.
+  const std::string fresh = EmptyReplica();
+  ExpectOneLineError(Load(fresh, ""), 2, "increment 1 refused");
+  EXPECT_EQ(testing_pg::QueryOne(**PgConn::Connect(fresh, 10),
+                                 "SELECT count(*) FROM pg_class WHERE relnamespace = "
+                                 "'public'::regnamespace"),
+            "0");
+  // A type that would evaluate SQL (a DEFAULT, run for the rows the target has), with
+  // --trust-dump: refused by the grammar.
+  std::string table_json;
+  for (const auto& e :
+       std::filesystem::recursive_directory_iterator(IncrementFile(1, "redump"))) {
+    if (e.path().filename() == "_table.json") table_json = e.path();
+  }
+  ASSERT_FALSE(table_json.empty());
+  const std::string genuine = testing_cli::ReadFile(table_json);
+  nlohmann::json forged = nlohmann::json::parse(genuine);
+  int edited = 0;
+  std::function<void(nlohmann::json&)> edit = [&](nlohmann::json& j) {
+    if (j.is_object() && j.value("source_type", nlohmann::json()) == "integer") {
+      j["source_type"] = "integer DEFAULT pg_catalog.lo_export(1, pg_catalog.chr(47))";
+      ++edited;
+    }
+    if (j.is_structured()) {
+      for (auto& child : j) edit(child);
+    }
+  };
+  edit(forged);
+  ASSERT_GT(edited, 0) << genuine;
+  testing_cli::WriteFile(table_json, forged.dump());
+  ExpectOneLineError(Load(replica, "--trust-dump --if-exists append"), 2,
+                     "increment 1 refused: table public.nokey, column \"n\": type");
+  unchanged();
+  testing_cli::WriteFile(table_json, genuine);
+  // Change files, re-dumped and dropped lists retargeted at the target's own table.
+  const std::string manifest = testing_cli::ReadFile(IncrementFile(1, "_manifest.json"));
+  for (const char* list : {"change_files", "redumped", "dropped"}) {
+    EditIncrement(1, [&](nlohmann::json& j) {
+      if (j[list].empty()) j[list].push_back({{"schema", "public"}, {"table", "t"}});
+      j[list][0]["table"] = "victim";
+    });
+    ExpectOneLineError(Load(replica, "--trust-dump --if-exists append"), 2,
+                       "names table public.victim, which is not a table of its base dump");
+    unchanged();
+    testing_cli::WriteFile(IncrementFile(1, "_manifest.json"), manifest);
+  }
+  // lakedump's own schema is out of reach, even mapped to.
+  ExpectOneLineError(Load(replica, "--trust-dump --if-exists append --schema-map public=lakedump"),
+                     2, "whose schema in the target is reserved");
+  unchanged();
+  // The genuine increment, trusted: applied.
+  RunResult ok = Load(replica, "--trust-dump --if-exists append");
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_TRUE(DataOf(replica, "--exclude-table victim") == DataOf(src));
+}
+
+// Issue 30: the target records the increments it holds (lakedump.applied_increments), and
+// --if-exists append starts after the last one; a gap, a double apply, an increment of another
+// dump and an applied increment replaced in the dump are refused, the target unchanged.
+TEST_F(IncrementalTest, IncrementsAreAppliedExactlyOnceInOrder) {
+  const std::string src = src_->conninfo();
+  Sql(src, "CREATE TABLE t (id int PRIMARY KEY, v text); "
+           "INSERT INTO t SELECT g, 'v' FROM generate_series(1, 50) g");
+  ASSERT_EQ(Dump().code, 0);
+  for (int i = 1; i <= 3; ++i) {
+    Sql(src, fmt::format("UPDATE t SET v = 'r{0}' WHERE id % 4 = {0}; INSERT INTO t VALUES "
+                         "({0} + 100, 'n')",
+                         i));
+    ASSERT_EQ(Dump().code, 0);
+  }
+  const std::string replica = EmptyReplica();
+  ASSERT_EQ(Load(replica, "--until 1").code, 0);
+  auto conn = PgConn::Connect(replica, 10);
+  ASSERT_TRUE(conn.ok());
+  EXPECT_EQ(testing_pg::QueryOne(**conn, "SELECT string_agg(sequence::text, ',' ORDER BY "
+                                         "sequence) FROM lakedump.applied_increments"),
+            "0,1");
+  const std::string at_one = DataOf(replica);
+  ExpectOneLineError(Load(replica, "--if-exists append --from 3"), 2,
+                     "increments 2 to 2 would be skipped");
+  ExpectOneLineError(Load(replica, "--if-exists append --from 1"), 2, "holds increments up to 1");
+  EXPECT_TRUE(DataOf(replica) == at_one);
+  // An applied increment replaced in the dump (here: its manifest edited).
+  const std::string one = testing_cli::ReadFile(IncrementFile(1, "_manifest.json"));
+  EditIncrement(1, [](nlohmann::json& j) { j["seconds"] = 99; });
+  ExpectOneLineError(Load(replica, "--if-exists append"), 2, "not the one the target applied");
+  testing_cli::WriteFile(IncrementFile(1, "_manifest.json"), one);
+  EXPECT_TRUE(DataOf(replica) == at_one);
+  // The default: the next one, up to the last.
+  RunResult next = Load(replica, "--if-exists append --until 2");
+  ASSERT_EQ(next.code, 0) << next.err;
+  ExpectSays(next, {"applied increment 2:"});
+  RunResult rest = Load(replica, "--if-exists append");
+  ASSERT_EQ(rest.code, 0) << rest.err;
+  ExpectSays(rest, {"applied increment 3:"});
+  EXPECT_TRUE(DataOf(replica) == DataOf(src));
+  RunResult none = Load(replica, "--if-exists append");
+  EXPECT_EQ(none.code, 0) << none.err;
+  ExpectSays(none, {"nothing to apply: the target holds increment 3 of 3"});
+  // An increment of another dump (another base of the same source).
+  const std::string other = tmp_.Sub("other");
+  ASSERT_EQ(RunLakedump(fmt::format("dump {} {} --incremental --progress none", Quote(src),
+                                    Quote(other)),
+                        tmp_, 600)
+                .code,
+            0);
+  Sql(src, "UPDATE t SET v = 'other' WHERE id = 1");
+  ASSERT_EQ(RunLakedump(fmt::format("dump {} {} --incremental --progress none", Quote(src),
+                                    Quote(other)),
+                        tmp_, 600)
+                .code,
+            0);
+  const std::string done = DataOf(replica);
+  ExpectOneLineError(Load(replica, "--if-exists append", other), 2, "the target holds dump");
+  ExpectOneLineError(Load(replica, "--if-exists append --from 1", other), 2,
+                     "the target holds dump");
+  EXPECT_TRUE(DataOf(replica) == done);
+  RunResult gc = RunLakedump(fmt::format("gc {} --drop-slot --source {}", Quote(other),
+                                         Quote(src)),
+                             tmp_);
+  EXPECT_EQ(gc.code, 0) << gc.err;
+}
+
+// Source columns named as lakedump's own (the change files' meta columns, the load's
+// _lakedump_* bookkeeping columns) are escaped in the change files and reach the replica, row
+// by row and set-based.
+TEST_F(IncrementalTest, ReservedColumnNamesAreEscaped) {
+  const std::string src = src_->conninfo();
+  Sql(src, "CREATE TABLE r (id int PRIMARY KEY, _op text, _lsn bigint, _lakedump_op text, "
+           "_lakedump_lsn int, \"_lakedump__op\" text, v text); "
+           "CREATE TABLE few (id int PRIMARY KEY, _unchanged text, _lakedump_exists bool); "
+           "INSERT INTO r SELECT g, 'o', g, 'lo', g, 'x', 'v' FROM generate_series(1, 3000) g; "
+           "INSERT INTO few VALUES (1, 'a', true)");
+  ASSERT_EQ(Dump().code, 0);
+  Sql(src, "UPDATE r SET _op = 'o2', _lakedump_op = 'lo2', \"_lakedump__op\" = 'y' WHERE "
+           "id % 2 = 0; DELETE FROM r WHERE id % 7 = 0; INSERT INTO r VALUES (9999, 'n', 1, "
+           "'n', 2, 'n', 'n'); UPDATE few SET _unchanged = 'b', _lakedump_exists = false; "
+           "INSERT INTO few VALUES (2, 'c', NULL)");
+  RunResult one = Dump();
+  ASSERT_EQ(one.code, 0) << one.err;
+  const std::string replica = EmptyReplica();
+  RunResult load = Load(replica, "--trust-dump");
+  ASSERT_EQ(load.code, 0) << load.out << load.err;
+  ExpectSays(load, {"(1 tables set-based)"});
+  EXPECT_TRUE(DataOf(replica) == DataOf(src)) << "the replica differs from the source";
 }
 
 // A server without logical WAL: a second throw-away server with wal_level=replica.

@@ -42,5 +42,29 @@ TEST(IncrementalStateTest, HostileSelectionIsCorruption) {
   }
 }
 
+// Reserved column names in change files (docs/incremental.md, "Change files"): the meta
+// columns' names and _lakedump_* are escaped, every other name stays, and unescaping gives the
+// source's name back; the manifest says so.
+TEST(IncrementalStateTest, ReservedColumnNamesAreEscapedAndBack) {
+  for (const char* name : {"_op", "_lsn", "_xid", "_commit_ts", "_unchanged", "_lakedump_lsn",
+                           "_lakedump_", "_lakedump__op"}) {
+    const std::string escaped = EscapeChangeColumnName(name);
+    EXPECT_EQ(escaped, std::string("_lakedump_") + name);
+    EXPECT_EQ(UnescapeChangeColumnName(escaped), name);
+  }
+  for (const char* name : {"id", "op", "_opx", "_lakedum", "lakedump_x", "_Lakedump_x"}) {
+    EXPECT_EQ(EscapeChangeColumnName(name), name);
+    EXPECT_EQ(UnescapeChangeColumnName(name), name);
+  }
+  IncrementManifest m;
+  m.sequence = 1;
+  m.escaped_column_names = true;
+  auto back = ParseIncrementManifest(ToJson(m).dump(), "m");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(back->escaped_column_names);
+  m.escaped_column_names = false;
+  EXPECT_FALSE(ParseIncrementManifest(ToJson(m).dump(), "m")->escaped_column_names);
+}
+
 }  // namespace
 }  // namespace lakedump

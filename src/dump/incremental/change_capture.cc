@@ -46,6 +46,7 @@ Schema ChangeFileSchema(const Schema& table) {
   };
   for (Column c : table.columns()) {
     c.nullable = true;
+    c.name = EscapeChangeColumnName(c.name);
     cols.push_back(std::move(c));
   }
   return Schema(std::move(cols));

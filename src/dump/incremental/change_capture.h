@@ -29,7 +29,8 @@
 
 namespace lakedump {
 
-// The change file's schema: the five meta columns, then `table`'s columns (all nullable).
+// The change file's schema: the five meta columns, then `table`'s columns (all nullable; names
+// escaped by EscapeChangeColumnName).
 Schema ChangeFileSchema(const Schema& table);
 
 class ChangeCapture {

@@ -337,6 +337,7 @@ IncrementManifest StartManifest(const DumpManifest& base, const IncrementalBase&
   m.publication = inc.publication;
   m.start_lsn = start;
   m.end_lsn = std::max(start, end);
+  m.escaped_column_names = true;  // ChangeFileSchema
   return m;
 }
 

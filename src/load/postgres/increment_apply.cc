@@ -13,39 +13,32 @@
 #include "lake/manifest.h"
 #include "format/parquet/parquet_reader.h"
 #include "load/load_service.h"
+#include "load/postgres/increment_checks.h"
 #include "load/postgres/increment_files.h"
 #include "load/postgres/increment_set_apply.h"
 #include "load/postgres/pg_copy_encoder.h"
+#include "load/postgres/pg_type_grammar.h"
 #include "store/prefix_store.h"
 
 namespace lakedump {
 namespace {
 
-// A type name from the dump, spliced into ALTER TABLE: letters, digits, '_', ' ', '.', '[]'
-// and parentheses (commas only inside them). Anything else is refused.
-Result<std::string> SafeTypeName(const Column& c) {
-  const std::string& t = c.source_type;
-  int depth = 0;
-  bool ok = !t.empty();
-  for (char ch : t) {
-    if (ch == '(') ++depth;
-    else if (ch == ')') ok = ok && --depth >= 0;
-    else if (ch == ',') ok = ok && depth > 0;
-    else ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == ' ' ||
-                     ch == '.' || ch == '[' || ch == ']');
+// A column's type from the closed grammar (pg_type_grammar.h), as SQL built from our own
+// strings: never the dump's text.
+Result<std::string> TypeSql(int sequence, const Column& c) {
+  auto type = ParsePgColumnType(c.source_type);
+  if (!type.ok()) {
+    return Status::InvalidArgument(fmt::format("increment {}: column {}: {}", sequence,
+                                               QuoteIdent(c.name), type.status().message()));
   }
-  if (!ok || depth != 0) {
-    return Status::InvalidArgument(
-        fmt::format("column {}: type \"{}\" is not a plain type name", c.name, t));
-  }
-  return t;
+  return PgColumnTypeSql(*type);
 }
 
 class Applier {
  public:
   Applier(PgConn& conn, ObjectStore& dest, const IncrementManifest& m,
-          const std::vector<std::pair<std::string, std::string>>& schema_map, std::stop_token stop)
-      : conn_(conn), m_(m), schema_map_(schema_map), stop_(stop),
+          const IncrementApplyOptions& options, std::stop_token stop)
+      : conn_(conn), m_(m), options_(options), schema_map_(options.schema_map), stop_(stop),
         increment_(&dest, IncrementPrefix(m.sequence)) {}
 
   Status Run();
@@ -71,6 +64,10 @@ class Applier {
   // when a file is bad.
   Status CopyRedumpedFiles(ObjectStore& redump_store, const TableManifest& tm);
   Status ApplyRow(Stream& s);
+  // Dropped and re-dumped tables (the increment's DDL).
+  Status ApplyDdl();
+  // The set-based tables' changes; `set_based` gets their names.
+  Status ApplySetBased(std::set<std::string>* set_based);
   Result<bool> Advance(Stream& s);  // false at the end of the file
   std::string Target(const TableRef& ref) const {
     const TableRef t = MapTargetTable(ref, schema_map_);
@@ -80,6 +77,7 @@ class Applier {
 
   PgConn& conn_;
   const IncrementManifest& m_;
+  const IncrementApplyOptions& options_;
   const std::vector<std::pair<std::string, std::string>>& schema_map_;
   std::stop_token stop_;
   PrefixStore increment_;
@@ -117,7 +115,7 @@ Status Applier::MatchColumns(const std::string& target, const TableRef& ref,
   std::set<std::string> want;
   for (const Column& c : schema.columns()) {
     want.insert(c.name);
-    LD_ASSIGN_OR_RETURN(std::string type, SafeTypeName(c));
+    LD_ASSIGN_OR_RETURN(std::string type, TypeSql(m_.sequence, c));
     if (!have.contains(c.name)) {
       LD_RETURN_IF_ERROR(conn_.Exec(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", target,
                                                 QuoteIdent(c.name), type)));
@@ -141,7 +139,7 @@ Status Applier::CreateTable(const std::string& target, const TableRef& ref,
                             const TableManifest& tm) {
   std::string cols;
   for (const Column& c : tm.schema.columns()) {
-    LD_ASSIGN_OR_RETURN(std::string type, SafeTypeName(c));
+    LD_ASSIGN_OR_RETURN(std::string type, TypeSql(m_.sequence, c));
     cols += fmt::format("{}{} {}{}", cols.empty() ? "" : ", ", QuoteIdent(c.name), type,
                         c.nullable ? "" : " NOT NULL");
   }
@@ -199,15 +197,8 @@ Status Applier::CopyRedumpedFiles(ObjectStore& redump_store, const TableManifest
 
 Status Applier::Redump(const RedumpedTable& t, ObjectStore& redump_store,
                        const DumpManifest& dump) {
-  const TableSummary* summary = nullptr;
-  for (const TableSummary& s : dump.tables) {
-    if (s.table == t.table) summary = &s;
-  }
-  if (summary == nullptr) {
-    return Status::Corruption(fmt::format("increment {}: re-dumped table {} is not in redump/",
-                                          m_.sequence, t.table.QualifiedName()));
-  }
-  LD_ASSIGN_OR_RETURN(TableManifest tm, ReadIncrementRedumpTable(redump_store, *summary));
+  LD_ASSIGN_OR_RETURN(TableManifest tm,
+                      ReadRedumpedTable(redump_store, dump, t.table, m_.sequence));
   const std::string target = Target(t.table);
   // Only when the columns differ: an ALTER ... TYPE rewrites the table.
   LD_ASSIGN_OR_RETURN(
@@ -333,31 +324,35 @@ Status Applier::ApplyRow(Stream& s) {
   return Status::OK();
 }
 
-Status Applier::Run() {
-  // Statements prepared for an earlier increment on this connection.
-  LD_RETURN_IF_ERROR(conn_.Exec("DEALLOCATE ALL; BEGIN"));
+Status Applier::ApplyDdl() {
+  if (IncrementCarriesDdl(m_) && !options_.ddl_allowed) {
+    return Status::InvalidArgument(fmt::format(
+        "increment {} refused: it carries DDL, which only a trusted load applies (--trust-dump)",
+        m_.sequence));
+  }
   for (const TableRef& t : m_.dropped) {
     LD_RETURN_IF_ERROR(conn_.Exec("DROP TABLE IF EXISTS " + Target(t)));
   }
-  if (!m_.redumped.empty()) {
-    PrefixStore redump_store(&increment_, std::string(kRedumpFolder));
-    LD_ASSIGN_OR_RETURN(DumpManifest dump, ReadIncrementRedumpManifest(redump_store, m_));
-    for (const RedumpedTable& t : m_.redumped) {
-      if (stop_.stop_requested()) return Status::Cancelled("interrupted");
-      LD_RETURN_IF_ERROR(Redump(t, redump_store, dump));
-    }
+  if (m_.redumped.empty()) return Status::OK();
+  PrefixStore redump_store(&increment_, std::string(kRedumpFolder));
+  LD_ASSIGN_OR_RETURN(DumpManifest dump, ReadIncrementRedumpManifest(redump_store, m_));
+  for (const RedumpedTable& t : m_.redumped) {
+    if (stop_.stop_requested()) return Status::Cancelled("interrupted");
+    LD_RETURN_IF_ERROR(Redump(t, redump_store, dump));
   }
+  return Status::OK();
+}
+
+Status Applier::ApplySetBased(std::set<std::string>* set_based) {
   std::map<std::string, const IncrementalTable*> state;
   for (const IncrementalTable& t : m_.tables) state[t.ref.QualifiedName()] = &t;
-  // Tables with many changes, set-based when their target allows it (no order across
-  // tables or rows to keep).
   std::map<std::string, TableChangeSet> by_table;
   for (const ChangeFile& f : m_.change_files) {
     TableChangeSet& set = by_table[f.table.QualifiedName()];
     set.table = f.table;
     set.files.push_back(&f);
+    set.escaped_names = m_.escaped_column_names;
   }
-  std::set<std::string> set_based;
   for (auto& [name, set] : by_table) {
     auto st = state.find(name);
     if (set.rows() < kSetBasedMinChanges || st == state.end()) continue;
@@ -368,8 +363,25 @@ Status Applier::Run() {
     if (stop_.stop_requested()) return Status::Cancelled("interrupted");
     LD_RETURN_IF_ERROR(ApplyChangesSetBased(conn_, increment_, m_.sequence, set, &stats, stop_)
                            .WithContext("applying the changes of " + name));
-    set_based.insert(name);
+    set_based->insert(name);
   }
+  return Status::OK();
+}
+
+Status Applier::Run() {
+  // Statements prepared for an earlier increment on this connection.
+  LD_RETURN_IF_ERROR(conn_.Exec("DEALLOCATE ALL; BEGIN"));
+  if (options_.record != nullptr) {
+    LD_RETURN_IF_ERROR(
+        LockAppliedIncrements(conn_, options_.record->dump_id, options_.previous));
+  }
+  LD_RETURN_IF_ERROR(ApplyDdl());
+  // Tables with many changes, set-based when their target allows it (no order across
+  // tables or rows to keep).
+  std::set<std::string> set_based;
+  std::map<std::string, const IncrementalTable*> state;
+  for (const IncrementalTable& t : m_.tables) state[t.ref.QualifiedName()] = &t;
+  LD_RETURN_IF_ERROR(ApplySetBased(&set_based));
   std::vector<std::unique_ptr<Stream>> streams;
   for (const ChangeFile& f : m_.change_files) {
     if (set_based.contains(f.table.QualifiedName())) continue;
@@ -385,7 +397,8 @@ Status Applier::Run() {
     LD_ASSIGN_OR_RETURN(s->reader,
                         OpenCheckedIncrementFile(increment_, f.key, f.bytes, f.xxh64, &s->object,
                                                  f.sha256));
-    LD_ASSIGN_OR_RETURN(s->names, ChangeFileColumns(s->reader->schema(), f.key));
+    LD_ASSIGN_OR_RETURN(s->names,
+                        ChangeFileColumns(s->reader->schema(), f.key, m_.escaped_column_names));
     LD_RETURN_IF_ERROR(s->reader->Next(kIncrementBatchRows, &s->batch));
     if (!s->batch.empty()) streams.push_back(std::move(s));
   }
@@ -403,15 +416,19 @@ Status Applier::Run() {
     LD_ASSIGN_OR_RETURN(bool more, Advance(*s));
     if (more) heads.push(s);
   }
+  if (options_.record != nullptr) {
+    LD_RETURN_IF_ERROR(InsertAppliedIncrement(conn_, *options_.record));
+  }
   return conn_.Exec("COMMIT");
 }
 
 }  // namespace
 
-Result<IncrementApplyStats> ApplyIncrement(
-    PgConn& target, ObjectStore& dest, const IncrementManifest& increment,
-    const std::vector<std::pair<std::string, std::string>>& schema_map, std::stop_token stop) {
-  Applier applier(target, dest, increment, schema_map, stop);
+Result<IncrementApplyStats> ApplyIncrement(PgConn& target, ObjectStore& dest,
+                                           const IncrementManifest& increment,
+                                           const IncrementApplyOptions& options,
+                                           std::stop_token stop) {
+  Applier applier(target, dest, increment, options, stop);
   Status s = applier.Run();
   if (!s.ok()) {
     if (!target.broken()) target.Exec("ROLLBACK").IgnoreError();

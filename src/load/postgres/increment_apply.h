@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "lake/incremental_state.h"
+#include "load/postgres/applied_increments.h"
 #include "source/postgres/pg_conn.h"
 #include "store/object_store.h"
 
@@ -34,9 +35,22 @@ struct IncrementApplyStats {
   uint64_t set_based_tables = 0;  // tables whose changes were applied set-based
 };
 
-// `dest`: the store of the whole incremental dump (DEST).
-Result<IncrementApplyStats> ApplyIncrement(
-    PgConn& target, ObjectStore& dest, const IncrementManifest& increment,
-    const std::vector<std::pair<std::string, std::string>>& schema_map, std::stop_token stop);
+struct IncrementApplyOptions {
+  std::vector<std::pair<std::string, std::string>> schema_map;  // --schema-map
+  // IncrementDdlAllowed (increment_checks.h) for this increment: without it, an increment
+  // with re-dumped or dropped tables is refused (CheckIncrementsBeforeApply refused it first).
+  bool ddl_allowed = false;
+  // Recorded in lakedump.applied_increments in the increment's transaction
+  // (applied_increments.h), after checking that the last recorded increment is `previous`.
+  const AppliedIncrement* record = nullptr;
+  int previous = -1;
+};
+
+// `dest`: the store of the whole incremental dump (DEST). Column types of re-dumped tables
+// come from the closed grammar of pg_type_grammar.h.
+Result<IncrementApplyStats> ApplyIncrement(PgConn& target, ObjectStore& dest,
+                                           const IncrementManifest& increment,
+                                           const IncrementApplyOptions& options,
+                                           std::stop_token stop);
 
 }  // namespace lakedump

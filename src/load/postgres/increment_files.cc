@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
+#include "lake/increment_signature.h"
 #include "lake/incremental_state.h"
 #include "lake/object_checksum.h"
 #include "lake/signature.h"
@@ -33,15 +36,32 @@ Result<std::unique_ptr<ParquetReader>> OpenCheckedIncrementFile(
       options);
 }
 
-Result<std::vector<std::string>> ChangeFileColumns(const Schema& schema, const std::string& key) {
+Result<TableManifest> ReadRedumpedTable(ObjectStore& redump_store, const DumpManifest& dump,
+                                        const TableRef& t, int sequence) {
+  for (const TableSummary& s : dump.tables) {
+    if (s.table == t) return ReadIncrementRedumpTable(redump_store, s);
+  }
+  return Status::Corruption(fmt::format("increment {}: re-dumped table {} is not in redump/",
+                                        sequence, t.QualifiedName()));
+}
+
+Result<std::vector<std::string>> ChangeFileColumns(const Schema& schema, const std::string& key,
+                                                   bool escaped) {
   if (schema.num_columns() < kChangeMetaColumns || schema.column(0).name != "_op" ||
-      schema.column(1).name != "_lsn" || schema.column(1).type.id != TypeId::kInt64 ||
-      schema.column(4).name != "_unchanged") {
+      schema.column(0).type.id != TypeId::kString || schema.column(1).name != "_lsn" ||
+      schema.column(1).type.id != TypeId::kInt64 || schema.column(4).name != "_unchanged" ||
+      schema.column(4).type.id != TypeId::kString) {
     return Status::Corruption(key + ": not a change file");
   }
   std::vector<std::string> names;
+  std::set<std::string> seen;
   for (size_t i = kChangeMetaColumns; i < schema.num_columns(); ++i) {
-    names.push_back(schema.column(i).name);
+    const std::string& name = schema.column(i).name;
+    names.push_back(escaped ? UnescapeChangeColumnName(name) : name);
+    if (names.back().empty() || !seen.insert(names.back()).second) {
+      return Status::Corruption(fmt::format("{}: column \"{}\" is empty or named twice", key,
+                                            names.back()));
+    }
   }
   return names;
 }

@@ -10,10 +10,16 @@
 #include <vector>
 
 #include "format/parquet/parquet_reader.h"
+#include "lake/manifest.h"
 #include "store/object_store.h"
 #include "table/row_batch.h"
 
 namespace lakedump {
+
+// The _table.json of re-dumped table `t` of increment `sequence`, whose redump/ (a dump of its
+// own, at `redump_store`) has manifest `dump`; Corruption when redump/ lacks it.
+Result<TableManifest> ReadRedumpedTable(ObjectStore& redump_store, const DumpManifest& dump,
+                                        const TableRef& t, int sequence);
 
 // Rows read from an increment's files per batch.
 inline constexpr size_t kIncrementBatchRows = 4096;
@@ -27,10 +33,11 @@ Result<std::unique_ptr<ParquetReader>> OpenCheckedIncrementFile(
     ObjectStore& store, const std::string& key, uint64_t bytes, const std::string& xxh64,
     std::unique_ptr<ObjectReader>* holder, const std::string& sha256);
 
-// The names of the table's columns in a change file (after the meta columns _op, _lsn,
-// _xid, _commit_ts, _unchanged), or Corruption naming `key` when `schema` is not a change
-// file's.
-Result<std::vector<std::string>> ChangeFileColumns(const Schema& schema, const std::string& key);
+// The source's names of the table's columns in a change file (after the meta columns _op,
+// _lsn, _xid, _commit_ts, _unchanged; unescaped when `escaped`: UnescapeChangeColumnName), or
+// Corruption naming `key` when `schema` is not a change file's or names a column twice.
+Result<std::vector<std::string>> ChangeFileColumns(const Schema& schema, const std::string& key,
+                                                   bool escaped);
 
 // Appends the value at `row` of `col` in its PostgreSQL text form, escaped for COPY's text
 // format, or \N for NULL. `scratch` is reused between calls.

@@ -30,12 +30,23 @@ std::string Join(const std::vector<std::string>& parts, std::string_view prefix,
   return out;
 }
 
-// "a"."k1" = "b"."k1" AND ... over the key columns.
-std::string KeyMatch(const std::vector<std::string>& key, std::string_view a, std::string_view b) {
+// The name of a table's column in the temporary tables: escaped as in a change file, so that
+// it never is one of their bookkeeping columns (_lakedump_lsn, ...).
+std::string Temp(const std::string& column) { return EscapeChangeColumnName(column); }
+
+std::vector<std::string> TempNames(const std::vector<std::string>& columns) {
+  std::vector<std::string> out;
+  for (const std::string& c : columns) out.push_back(Temp(c));
+  return out;
+}
+
+// "a"."k1" = "b"."k1" AND ... over the key columns, named `a_names` in a, `b_names` in b.
+std::string KeyMatch(const std::vector<std::string>& a_names, std::string_view a,
+                     const std::vector<std::string>& b_names, std::string_view b) {
   std::string out;
-  for (const std::string& k : key) {
+  for (size_t i = 0; i < a_names.size(); ++i) {
     if (!out.empty()) out += " AND ";
-    out += fmt::format("{0}.{2} = {1}.{2}", a, b, QuoteIdent(k));
+    out += fmt::format("{}.{} = {}.{}", a, QuoteIdent(a_names[i]), b, QuoteIdent(b_names[i]));
   }
   return out;
 }
@@ -94,7 +105,7 @@ class ChangeCopier {
           std::unique_ptr<ParquetReader> reader,
           OpenCheckedIncrementFile(increment_, f->key, f->bytes, f->xxh64, &holder, f->sha256));
       LD_ASSIGN_OR_RETURN(std::vector<std::string> file_names,
-                          ChangeFileColumns(reader->schema(), f->key));
+                          ChangeFileColumns(reader->schema(), f->key, changes_.escaped_names));
       if (file_names != names) {
         return Status::Corruption(f->key +
                                   ": its columns differ from the table's other change files");
@@ -149,11 +160,13 @@ class ChangeCopier {
 };
 
 // The table's column names, from its first change file.
-Result<std::vector<std::string>> ColumnsOf(ObjectStore& increment, const ChangeFile& f) {
+Result<std::vector<std::string>> ColumnsOf(ObjectStore& increment, const ChangeFile& f,
+                                           bool escaped) {
   std::unique_ptr<ObjectReader> holder;
   LD_ASSIGN_OR_RETURN(std::unique_ptr<ParquetReader> reader,
-                      OpenCheckedIncrementFile(increment, f.key, f.bytes, f.xxh64, &holder, f.sha256));
-  return ChangeFileColumns(reader->schema(), f.key);
+                      OpenCheckedIncrementFile(increment, f.key, f.bytes, f.xxh64, &holder,
+                                               f.sha256));
+  return ChangeFileColumns(reader->schema(), f.key, escaped);
 }
 
 // The steps of ApplyChangesSetBased, and what their statements share.
@@ -161,9 +174,11 @@ struct SetApply {
   PgConn& conn;
   int sequence;
   const TableChangeSet& changes;
-  const std::vector<std::string>& names;  // the change files' columns
+  const std::vector<std::string>& names;  // the change files' columns (the source's names)
+  std::vector<std::string> temp;          // their names in the temporary tables (Temp)
+  std::vector<std::string> temp_key;      // the key's columns there
   std::string cols;                       // names, comma-separated
-  std::string keys;                       // the key's columns, comma-separated
+  std::string keys;                       // temp_key, comma-separated
 };
 
 constexpr std::string_view kOrder = "_lakedump_lsn, _lakedump_n";
@@ -177,10 +192,10 @@ Status FinalChanges(const SetApply& a) {
       "false AS _lakedump_exists "
       "FROM (SELECT DISTINCT ON ({0}) * FROM {1} ORDER BY {0}, {2}) l "
       "JOIN (SELECT DISTINCT ON ({0}) {0}, _lakedump_op FROM {1} ORDER BY {0}, {3}) f ON {4}",
-      a.keys, kChanges, kOrderDesc, kOrder, KeyMatch(a.changes.key, "f", "l"))));
+      a.keys, kChanges, kOrderDesc, kOrder, KeyMatch(a.temp_key, "f", a.temp_key, "l"))));
   return a.conn.Exec(fmt::format(
       "ANALYZE {0}; UPDATE {0} f SET _lakedump_exists = true FROM {1} t WHERE {2}", kFinal,
-      a.changes.target, KeyMatch(a.changes.key, "t", "f")));
+      a.changes.target, KeyMatch(a.changes.key, "t", a.temp_key, "f")));
 }
 
 // 3. Where the increment starts: as row by row, an insert must not collide and an update
@@ -216,8 +231,8 @@ Status FillUnchanged(const SetApply& a, const std::set<std::string>& unchanged) 
                     "_lakedump_op <> 'delete' AND NOT coalesce(_lakedump_unchanged ? $1::text, "
                     "false) ORDER BY {2}, {4}) s WHERE {5} AND f._lakedump_op <> 'delete' AND "
                     "f._lakedump_unchanged ? $1::text",
-                    kFinal, QuoteIdent(c), a.keys, kChanges, kOrderDesc,
-                    KeyMatch(a.changes.key, "f", "s")),
+                    kFinal, QuoteIdent(Temp(c)), a.keys, kChanges, kOrderDesc,
+                    KeyMatch(a.temp_key, "f", a.temp_key, "s")),
         {c}));
   }
   return Status::OK();
@@ -231,29 +246,31 @@ Status ApplyFinalChanges(const SetApply& a, const std::set<std::string>& unchang
   LD_RETURN_IF_ERROR(a.conn.Exec(fmt::format(
       "DELETE FROM {0} t USING {1} f WHERE {2} AND f._lakedump_op = 'delete' AND "
       "f._lakedump_exists",
-      target, kFinal, KeyMatch(key, "t", "f"))));
+      target, kFinal, KeyMatch(key, "t", a.temp_key, "f"))));
   std::string set;
-  for (const std::string& c : a.names) {
+  for (size_t i = 0; i < a.names.size(); ++i) {
+    const std::string& c = a.names[i];
     if (std::find(key.begin(), key.end(), c) != key.end()) continue;
     const std::string q = QuoteIdent(c);
+    const std::string f = "f." + QuoteIdent(a.temp[i]);
     set += set.empty() ? "" : ", ";
     if (unchanged.contains(c)) {
-      set += fmt::format("{0} = CASE WHEN f._lakedump_unchanged ? {1} THEN t.{0} ELSE f.{0} END",
-                         q, QuoteLiteral(c));
+      set += fmt::format("{0} = CASE WHEN f._lakedump_unchanged ? {1} THEN t.{0} ELSE {2} END",
+                         q, QuoteLiteral(c), f);
     } else {
-      set += fmt::format("{0} = f.{0}", q);
+      set += fmt::format("{} = {}", q, f);
     }
   }
   if (!set.empty()) {
     LD_RETURN_IF_ERROR(a.conn.Exec(fmt::format(
         "UPDATE {0} t SET {1} FROM {2} f WHERE {3} AND f._lakedump_op <> 'delete' AND "
         "f._lakedump_exists",
-        target, set, kFinal, KeyMatch(key, "t", "f"))));
+        target, set, kFinal, KeyMatch(key, "t", a.temp_key, "f"))));
   }
   return a.conn.Exec(fmt::format(
       "INSERT INTO {0} ({1}) SELECT {2} FROM {3} f WHERE f._lakedump_op <> 'delete' AND NOT "
       "f._lakedump_exists",
-      target, a.cols, Join(a.names, "f.", ", "), kFinal));
+      target, a.cols, Join(a.temp, "f.", ", "), kFinal));
 }
 
 }  // namespace
@@ -290,22 +307,28 @@ Status ApplyChangesSetBased(PgConn& conn, ObjectStore& increment, int sequence,
     return Status::Corruption(fmt::format("increment {}: changes of {} without its key", sequence,
                                           changes.table.QualifiedName()));
   }
-  LD_ASSIGN_OR_RETURN(std::vector<std::string> names, ColumnsOf(increment, *changes.files[0]));
+  LD_ASSIGN_OR_RETURN(std::vector<std::string> names,
+                      ColumnsOf(increment, *changes.files[0], changes.escaped_names));
   for (const std::string& k : changes.key) {
     if (std::find(names.begin(), names.end(), k) == names.end()) {
       return Status::Corruption(fmt::format("increment {}: key column {} not in the change file",
                                             sequence, k));
     }
   }
-  const SetApply a{conn, sequence, changes, names, Join(names, "", ", "),
-                   Join(changes.key, "", ", ")};
+  const SetApply a{conn,      sequence,           changes,
+                   names,     TempNames(names),   TempNames(changes.key),
+                   Join(names, "", ", "), Join(TempNames(changes.key), "", ", ")};
 
   // 1. The changes, in a temporary table typed as the target's columns.
+  std::string typed;
+  for (size_t i = 0; i < names.size(); ++i) {
+    typed += fmt::format(", t.{} AS {}", QuoteIdent(names[i]), QuoteIdent(a.temp[i]));
+  }
   LD_RETURN_IF_ERROR(conn.Exec(fmt::format(
       "CREATE TEMP TABLE _lakedump_changes AS SELECT 0::int8 AS _lakedump_lsn, "
-      "0::int8 AS _lakedump_n, ''::text AS _lakedump_op, NULL::jsonb AS _lakedump_unchanged, "
-      "{} FROM {} WITH NO DATA",
-      a.cols, changes.target)));
+      "0::int8 AS _lakedump_n, ''::text AS _lakedump_op, NULL::jsonb AS _lakedump_unchanged"
+      "{} FROM {} t WITH NO DATA",
+      typed, changes.target)));
   std::set<std::string> unchanged;
   ChangeCopier copier(conn, increment, changes, stats);
   LD_RETURN_IF_ERROR(copier.Run(names, &unchanged, stop));

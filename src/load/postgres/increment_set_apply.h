@@ -33,6 +33,7 @@ struct TableChangeSet {
   std::string target;                    // "schema"."table" in the target
   std::vector<std::string> key;          // the replica identity's columns
   std::vector<const ChangeFile*> files;  // in the increment's order
+  bool escaped_names = false;            // IncrementManifest::escaped_column_names
   uint64_t rows() const {
     uint64_t n = 0;
     for (const ChangeFile* f : files) n += f->rows;
