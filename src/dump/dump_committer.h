@@ -34,6 +34,7 @@
 #include "lake/commit_check.h"
 #include "lake/dump_lease.h"
 #include "lake/manifest.h"
+#include "lake/run_journal.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
 
@@ -105,8 +106,6 @@ class DumpCommitter {
 
   // After a failure: whether a manifest of this run may be stored (its objects must stay).
   bool manifest_may_be_stored() const { return manifest_may_be_stored_; }
-  // Best effort: deletes every object whose key carries this run's id.
-  void DeleteOwnObjects(ObjectStore& store) const;
 
  private:
   struct TableState;
@@ -145,6 +144,8 @@ class DumpCommitter {
   // and whether they include a committed dump.
   std::vector<ObjectInfo> listing_;
   bool old_dump_committed_ = false;
+  // Set by PrepareDestination(): whose the destination's objects are (lake/run_journal.h).
+  std::optional<DestinationOwnership> ownership_;
   // The manifest write was started and not refused outright: a failure from here
   // must not delete this run's objects (a manifest naming them may be stored).
   bool manifest_may_be_stored_ = false;
