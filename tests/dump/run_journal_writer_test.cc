@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <set>
 #include <thread>
 
 #include "dump/export_service.h"
