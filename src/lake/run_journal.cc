@@ -258,7 +258,7 @@ Result<DestinationOwnership> DestinationOwnership::Read(ObjectStore& store,
     }
   }
   std::vector<Result<JournalBatch>> batches(journals.size(), Status::Cancelled("not read"));
-  LD_RETURN_IF_ERROR(ForEachMetadataIo(journals.size(), 8, [&](size_t i) -> Status {
+  if (!journals.empty()) LD_RETURN_IF_ERROR(ForEachMetadataIo(journals.size(), 8, [&](size_t i) -> Status {
     auto text = store.GetObject(journals[i], kMaxJournalBytes);
     if (!text.ok() && text.status().code() != Code::kCorruption &&
         text.status().code() != Code::kNotFound) {
