@@ -151,7 +151,7 @@ TEST_F(JournalCliTest, VerifyPassesACommittedDumpWithAKilledRunsLeftovers) {
   // The next resume takes them: the leftovers and the journal are gone, the dump verifies.
   r = RunLakedump("dump " + db_ + " " + dump + " --progress none --if-exists resume", dir_);
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_FALSE(fs::exists(dump + "/_runs/" + kDeadRun));
+  EXPECT_FALSE(fs::exists(dump + "/_runs/" + kDeadRun + "/journal-000001.json"));
   r = RunLakedump("verify " + dump, dir_);
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find("WARNING"), std::string::npos) << r.out;
