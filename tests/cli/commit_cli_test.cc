@@ -212,7 +212,10 @@ TEST_F(CommitCliTest, UnfinishedWritesAreListedByVerifyAndCleanedByTheNextRun) {
     const json m = json::parse(ReadFile(dest + "/_manifest.json"));
     const std::string table_dir =
         fs::path(dest + "/" + m["tables"][0]["key"].get<std::string>()).parent_path().string();
-    const std::string dead = table_dir + "/.part-00000.parquet.tmp-deadrun01";
+    // A data file's temp file of a dead run (of a lakedump before the run journal: no journal
+    // names it, its name is of the dump's shapes).
+    const std::string dead =
+        table_dir + "/.part-0000-00000-20261101T000000Z-0000dead.parquet.tmp-deadrun01";
     WriteFile(dead, std::string(1000, 'x'));
     // Another run's lease being created right now is alive: never swept from under it.
     const std::string contender = dest + "/._lease.json.tmp-contender";
