@@ -69,7 +69,7 @@ TEST_F(JournalCliTest, OverwriteAndResumeRefuseAFolderThatNeverHeldADump) {
   for (const char* mode : {"overwrite", "resume"}) {
     RunResult r = RunLakedump("dump " + db_ + " " + dest + " --progress none --if-exists " + mode,
                               dir_);
-    ExpectOneLineError(r, 2, "2 objects that no lakedump run wrote (e.g. docs/thesis.txt");
+    ExpectOneLineError(r, 2, "1 object that no lakedump run wrote (e.g. docs/thesis.txt)");
     EXPECT_EQ(ReadFile(dest + "/docs/thesis.txt"), "four years of work") << mode;
     EXPECT_EQ(FileCount(dest), 2u) << mode;
   }
