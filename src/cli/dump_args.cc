@@ -64,6 +64,7 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
   o.partition_by = a.partition_by;
   o.max_open_partitions = a.max_partitions;
   LD_ASSIGN_OR_RETURN(o.if_exists, ParseIfExists(a.if_exists));
+  o.delete_foreign = a.delete_foreign;
   // CLI11 does not run the range check on an empty value ("--wait-for-lock ''"): run it here.
   if (Status s = WaitForLockRange().Check(a.wait_for_lock); !s.ok()) {
     return Status::InvalidArgument("--wait-for-lock: " + s.message());
@@ -149,6 +150,12 @@ const std::vector<DumpFlagRule>& DumpFlagRules() {
       {[](A a, O) { return a.no_snapshot && !a.sharded(); },
        "--no-snapshot is for sharded dumps (--shards N): a dump on one machine reads one "
        "snapshot",
+       kExitUsage},
+      // What an overwrite may delete (docs/dump-format.md, "The run journal").
+      {[](A a, O o) { return a.delete_foreign && o.if_exists != IfExists::kOverwrite; },
+       "--delete-foreign goes with --if-exists overwrite only", kExitUsage},
+      {[](A a, O o) { return a.dry_run && o.if_exists != IfExists::kOverwrite; },
+       "--dry-run goes with --if-exists overwrite (it prints what the overwrite would delete)",
        kExitUsage},
       // Incremental dumps (docs/incremental.md).
       {[](A a, O) { return a.incremental && a.sharded(); },

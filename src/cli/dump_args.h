@@ -36,6 +36,8 @@ struct DumpArgs {
   std::string partition_by;
   int max_partitions = 1000;
   std::string if_exists = "fail";
+  bool delete_foreign = false;  // --delete-foreign (with --if-exists overwrite)
+  bool dry_run = false;         // --dry-run (with --if-exists overwrite)
   std::string wait_for_lock = "0";  // --wait-for-lock alone: "forever"
   std::string table_format = "parquet";
   std::string progress = "auto";

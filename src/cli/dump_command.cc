@@ -4,6 +4,7 @@
 // dump_args.cc.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "cli/dump_args.h"
 #include "cli/dump_failure.h"
 #include "cli/dump_increment_command.h"
+#include "cli/dump_overwrite_plan.h"
 #include "cli/dump_shard_command.h"
 #include "cli/unfinished_writes.h"
 #include "dump/export_service.h"
@@ -162,6 +164,7 @@ int RunDump(const DumpArgs& a) {
     return PrintError(s, refused);
   }
   if (!a.shard.empty()) return RunShardWorkerCommand(a, std::move(*options));
+  if (a.dry_run) return RunOverwriteDryRun(a, *options);
   InterruptWatcher interrupt;
 
   std::optional<IncrementalBasePlan> base_plan;
@@ -217,9 +220,15 @@ int RunDump(const DumpArgs& a) {
   WriteTrace(trace.get(), a.trace);
   if (!result.ok()) {
     abandon_base();
+    // Uploads of this run that its writers could not abort (its journal names them).
+    size_t aborted = 0;
+    AbortRunUploads(a.dest, lease_store_options, service.journal_claims(), &aborted)
+        .IgnoreError();
     // Through the store handle that the interrupt does not cancel.
+    uint64_t unaborted = store->Stats().unaborted_uploads;
+    unaborted -= std::min<uint64_t>(unaborted, aborted);
     Status s = DumpFailureStatus(result.status(), interrupt.interrupted(), *lease_store,
-                                 service.run_id(), store->Stats().unaborted_uploads, a.dest);
+                                 service.run_id(), unaborted, a.dest);
     return ReportDumpFailure(a, s, service.started_writing());
   }
   if (coordinator) {
@@ -278,8 +287,16 @@ void AddDumpFileOptions(CLI::App* app, DumpArgs& a) {
 // How the run behaves and reports.
 void AddDumpRunOptions(CLI::App* app, DumpArgs& a) {
   app->add_option("--if-exists", a.if_exists,
-                  "fail | overwrite | resume, when DEST already holds something")
+                  "fail | overwrite | resume, when DEST already holds a dump (overwrite and "
+                  "resume delete only what a lakedump run wrote: DEST holding anything else is "
+                  "refused)")
       ->capture_default_str();
+  app->add_flag("--delete-foreign", a.delete_foreign,
+                "with --if-exists overwrite: also delete the objects at DEST that no lakedump "
+                "run wrote (no run journal or manifest names them) instead of refusing DEST");
+  app->add_flag("--dry-run", a.dry_run,
+                "with --if-exists overwrite: print what the overwrite would delete, delete "
+                "nothing and dump nothing");
   AddSizeOption(app, "--wait-for-lock", &a.wait_for_lock,
                 WaitForLockRange(),
                 "when another run holds DEST's lease (_lease.json), wait up to DURATION for "

@@ -1,6 +1,7 @@
-// `lakedump gc DEST [--older-than 1h]`: cleans what runs that were killed
+// `lakedump gc DEST [--older-than 1h] [--dry-run]`: cleans what runs that were killed
 // (SIGKILL, power loss) left behind: incomplete multipart uploads under an S3
-// prefix, hidden temp files under a local folder.
+// prefix, hidden temp files under a local folder; only those that a dead run's journal
+// names, or (older than --older-than) of the committed dump's shapes (lake/run_journal.h).
 // `lakedump gc DEST --expire-snapshots [--retain-last K] [--older-than D]`: trims
 // the history of an Iceberg dump's tables (dump/iceberg_expire.h) instead.
 // `lakedump gc DEST --drop-slot`: drops an incremental dump's replication slot.
@@ -17,14 +18,13 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/numeric_option.h"
+#include "cli/unfinished_writes.h"
 #include "lake/dump_lease.h"
 #include "dump/iceberg/iceberg_expire.h"
 #include "lake/manifest.h"
 #include "dump/incremental/incremental_base.h"
 #include "lake/incremental_state.h"
 #include "dump/shard/shard_coordinator.h"
-#include "store/local/local_store.h"
-#include "store/s3/s3_store.h"
 
 namespace lakedump::cli {
 namespace {
@@ -36,6 +36,7 @@ struct GcArgs {
   bool expire_snapshots = false;
   int retain_last = 1;
   bool drop_slot = false;
+  bool dry_run = false;
   std::string source;  // --source: where the slot is (required with --drop-slot)
   S3Flags s3;
 };
@@ -58,19 +59,30 @@ int RunExpire(const GcArgs& a, ObjectStore* store, std::chrono::milliseconds age
   return kExitOk;
 }
 
-int RunLocalGc(const GcArgs& a, ObjectStore* store, std::chrono::seconds age) {
-  auto* local = dynamic_cast<LocalStore*>(store);
-  if (local == nullptr) {
-    return PrintError(Status::InvalidArgument("gc works on s3:// and local destinations, not " +
-                                              store->Describe()),
-                      kExitUsage);
+// The unfinished writes (S3 multipart uploads, local temp files) that the journal of a dead
+// run names, or of a lakedump that wrote no journal that are of the committed dump's shapes
+// and older than --older-than: never a live run's, never what lakedump did not write.
+int RunUnfinishedGc(const GcArgs& a, ObjectStore& store, std::chrono::seconds age) {
+  StoreOptions options;
+  if (Status s = ApplyS3Flags(a.s3, &options.s3); !s.ok()) return PrintError(s, kExitUsage);
+  auto outcome = CollectUnfinishedWrites(a.dest, store, options, age, a.dry_run, SystemClock());
+  if (!outcome.ok()) return PrintError(outcome.status(), ExitCodeForStatus(outcome.status()));
+  const std::string where = store.Describe();
+  if (outcome->no_dump) {
+    std::printf("no lakedump dump, run journal or lease at %s: nothing deleted\n",
+                where.c_str());
+    return kExitOk;
   }
-  std::vector<std::string> removed;
-  Status s = local->SweepStaleTempFiles(age, &removed);
-  for (const std::string& path : removed) std::printf("removed temp file %s\n", path.c_str());
-  if (!s.ok()) return PrintError(s, kExitFailed);
-  std::printf("%zu temp files older than %s removed under %s\n", removed.size(),
-              a.older_than.c_str(), store->Describe().c_str());
+  const char* verb = a.dry_run ? "would remove" : "removed";
+  for (const UnfinishedWrite& w : outcome->removed) {
+    std::printf("%s %s %s\n", verb, w.upload_id.empty() ? "temp file" : "upload of",
+                OneLine(w.Describe()).c_str());
+  }
+  std::printf("%zu unfinished writes %s under %s (%zu left: a live run's, not lakedump's, or "
+              "younger than %s)%s\n",
+              outcome->removed.size(), a.dry_run ? "would be removed" : "removed",
+              where.c_str(), outcome->kept, a.older_than.c_str(),
+              a.dry_run ? "; dry run: nothing deleted" : "");
   return kExitOk;
 }
 
@@ -158,18 +170,11 @@ int RunGc(const GcArgs& a) {
     return RunExpire(a, store.get(),
                      std::chrono::duration_cast<std::chrono::milliseconds>(*age));
   }
-  if (int rc = SweepShardAttempts(store.get()); rc != kExitOk) return rc;
-  if (int rc = RemoveDeadCoordinatorLease(store.get()); rc != kExitOk) return rc;
-  if (!a.dest.starts_with("s3://")) return RunLocalGc(a, store.get(), seconds);
-  StoreOptions options;
-  if (Status s = ApplyS3Flags(a.s3, &options.s3); !s.ok()) return PrintError(s, kExitUsage);
-  std::vector<std::string> aborted;
-  Status s = AbortStaleUploads(a.dest, seconds, options, &aborted);
-  for (const std::string& key : aborted) std::printf("aborted upload of %s\n", key.c_str());
-  if (!s.ok()) return PrintError(s, ExitCodeForStatus(s));
-  std::printf("%zu incomplete uploads older than %s aborted under %s\n", aborted.size(),
-              a.older_than.c_str(), a.dest.c_str());
-  return kExitOk;
+  if (!a.dry_run) {
+    if (int rc = SweepShardAttempts(store.get()); rc != kExitOk) return rc;
+    if (int rc = RemoveDeadCoordinatorLease(store.get()); rc != kExitOk) return rc;
+  }
+  return RunUnfinishedGc(a, *store, seconds);
 }
 
 }  // namespace
@@ -178,17 +183,19 @@ CommandEntry AddGcCommand(CLI::App& parent) {
   auto a = std::make_shared<GcArgs>();
   CLI::App* app = parent.add_subcommand(
       "gc",
-      "Clean what killed runs left: incomplete S3 multipart uploads, local temp files, "
-      "the files of shard attempts a sharded dump does not use, and the lease and plan of a "
-      "sharded dump's dead coordinator.");
+      "Clean what killed runs left: the incomplete S3 multipart uploads and local temp files "
+      "that a dead run's journal names, the files of shard attempts a sharded dump does not "
+      "use, and the lease and plan of a sharded dump's dead coordinator. Never a live run's, "
+      "never what lakedump did not write.");
   app->add_option("DEST", a->dest, "s3://bucket/prefix, file:///dir or a folder path")
       ->required();
   CLI::Option* older_than = AddSizeOption(
       app, "--older-than", &a->older_than,
       {NumericRange::Kind::kDuration, 0, 3650LL * 86'400'000, "", ""},
-      "only uploads whose newest part (or start, without parts) is older than "
-      "this, and temp files written longer ago (0s = all: make sure no dump is "
-      "running there); with --expire-snapshots: only snapshots older than this expire");
+      "for what no run journal names (a lakedump before the journal): only uploads started "
+      "and temp files written longer ago than this (what a dead run's journal names goes "
+      "whatever its age; a live run's never); with --expire-snapshots: only snapshots older "
+      "than this expire");
   CLI::Option* expire = app->add_flag("--expire-snapshots", a->expire_snapshots,
                 "instead: expire the snapshots of an Iceberg dump's tables (all but the "
                 "--retain-last newest, and with --older-than only older ones) and delete the "
@@ -203,6 +210,8 @@ CommandEntry AddGcCommand(CLI::App& parent) {
   app->add_option("--source", a->source,
                   "with --drop-slot (required): the source's connection string, as given to "
                   "dump; checked to reach the database the base was dumped from");
+  app->add_flag("--dry-run", a->dry_run,
+                "print what would be removed, and remove nothing");
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"

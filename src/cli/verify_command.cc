@@ -71,6 +71,9 @@ int RunVerify(const VerifyArgs& a) {
     for (const VerifyProblem& p : r.problems) {
       std::printf("PROBLEM %s: %s\n", p.kind.c_str(), OneLine(p.ToString()).c_str());
     }
+    for (const std::string& w : r.warnings) {
+      std::printf("WARNING %s\n", OneLine(w).c_str());
+    }
     for (const std::string& u : unfinished) {
       std::printf("WARNING unfinished write (no part of the dump; lakedump gc removes it): %s\n",
                   OneLine(u).c_str());

@@ -10,6 +10,7 @@
 #include "base/checksum.h"
 #include "base/redact_credentials.h"
 #include "base/sha256.h"
+#include "dump/destination_check.h"
 #include "dump/iceberg/iceberg_commit.h"
 #include "dump/table_reuse.h"
 #include "lake/metadata_io.h"
@@ -107,40 +108,26 @@ DumpCommitter::~DumpCommitter() = default;
 Status DumpCommitter::PrepareDestination() {
   LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store_->List(""));
   std::erase_if(objects, [](const ObjectInfo& o) { return o.key == kLeaseKey; });
-  const bool has_manifest = std::any_of(objects.begin(), objects.end(), [](const ObjectInfo& o) {
-    return o.key == kManifestKey;
-  });
-  const std::string dest = store_->Describe();
-  // The commit's precondition: the manifest found now, or none (lake/fenced_commit.h).
+  // Whose each object is (run journals, the committed manifest): nothing foreign is deleted.
+  LD_ASSIGN_OR_RETURN(DestinationOwnership owners, DestinationOwnership::Read(*store_, objects));
+  LD_RETURN_IF_ERROR(CheckDestinationObjects(owners, options_, store_->Describe()));
+  ownership_.emplace(std::move(owners));
   const auto found = std::find_if(objects.begin(), objects.end(),
                                   [](const ObjectInfo& o) { return o.key == kManifestKey; });
-  if (has_manifest && options_.if_exists != IfExists::kFail) {
-    LD_ASSIGN_OR_RETURN(commit_precondition_, CommitPrecondition(*store_, &*found));
-  }
-  switch (options_.if_exists) {
-    case IfExists::kFail:
-      if (has_manifest) {
-        return Status::AlreadyExists(fmt::format(
-            "{} already holds a dump (use --if-exists overwrite or resume)", dest));
-      }
-      if (!objects.empty()) {
-        return Status::AlreadyExists(fmt::format(
-            "{} is not empty ({} objects, e.g. {}): it holds another or an interrupted dump "
-            "(use --if-exists overwrite or resume)",
-            dest, objects.size(), objects.front().key));
-      }
-      break;
-    case IfExists::kOverwrite:
-    case IfExists::kResume:
-      // Nothing is deleted when the destination holds someone else's Iceberg table.
-      LD_RETURN_IF_ERROR(CheckNoForeignIcebergTables(*store_, objects));
-      // A committed dump stays committed (and whole) until the new manifest
-      // replaces it: its _manifest.json and _table.json files are not touched.
-      old_dump_committed_ = has_manifest;
-      if (options_.if_exists == IfExists::kOverwrite && !has_manifest) {
-        LD_RETURN_IF_ERROR(RemoveUncommittedTables(&objects));
-      }
-      break;
+  const bool has_manifest = found != objects.end();
+  if (options_.if_exists != IfExists::kFail) {
+    // The commit's precondition: the manifest found now, or none (lake/fenced_commit.h).
+    if (has_manifest) {
+      LD_ASSIGN_OR_RETURN(commit_precondition_, CommitPrecondition(*store_, &*found));
+    }
+    // Nothing is deleted when the destination holds someone else's Iceberg table.
+    LD_RETURN_IF_ERROR(CheckNoForeignIcebergTables(*store_, objects));
+    // A committed dump stays committed (and whole) until the new manifest
+    // replaces it: its _manifest.json and _table.json files are not touched.
+    old_dump_committed_ = ownership_->has_manifest() || has_manifest;
+    if (options_.if_exists == IfExists::kOverwrite && !old_dump_committed_) {
+      LD_RETURN_IF_ERROR(RemoveUncommittedTables(&objects));
+    }
   }
   listing_ = std::move(objects);
   return Status::OK();
@@ -237,6 +224,7 @@ Status DumpCommitter::ReuseFirstMatch(TableState* state, const std::vector<std::
     }
     TableManifest& m = *parsed;
     if (signing) m.json_sha256 = Sha256Hex(*text);
+    m.json_xxh64 = Xxh64Hex(*text);
     if (m.table != info.ref || m.query != info.query ||
         m.codec != CodecName(options_.parquet.codec) || m.partition_by != options_.partition_by ||
         m.source_fingerprint != fingerprint || m.run_id.empty() ||
@@ -361,6 +349,7 @@ Status DumpCommitter::CommitTable(TableState* state) {
   const std::string key = CommitKey(m.table);
   LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(ToJson(m), key));
   if (!options_.sign_key.empty()) m.json_sha256 = Sha256Hex(text);
+  m.json_xxh64 = Xxh64Hex(text);
   LD_RETURN_IF_ERROR(store_->PutObject(key, text).WithContext(key));
   state->manifest_key = key;
   state->written_bytes = text.size();
@@ -436,7 +425,7 @@ DumpManifest DumpCommitter::BuildManifest(nlohmann::json schema, TimePoint start
   for (const CommittedTable& c : tables) {
     const TableManifest& t = *c.manifest;
     d.tables.push_back(TableSummary{t.table, c.key, t.rows, t.files.size(), t.bytes, t.codec,
-                                    t.seconds, t.run_id, t.json_sha256});
+                                    t.seconds, t.run_id, t.json_sha256, t.json_xxh64});
     d.total_rows += t.rows;
     d.total_files += t.files.size();
     d.total_bytes += t.bytes;
@@ -528,6 +517,8 @@ Status DumpCommitter::SweepStrays(const DumpManifest& manifest, uint64_t* delete
   std::vector<std::string> stray;
   for (const ObjectInfo& o : objects) {
     if (keep.count(o.key)) continue;
+    // Only lakedump's own objects (a run journal or the old manifest names them).
+    if (!MayDeleteObject(ownership_ ? &*ownership_ : nullptr, options_, run_id_, o.key)) continue;
     // The Iceberg tables' earlier snapshots stay until gc --expire-snapshots.
     if (std::any_of(states_.begin(), states_.end(), [&o](const auto& s) {
           return s->iceberg.keep && s->iceberg.keep->KeepsObject(o.key);
@@ -539,16 +530,6 @@ Status DumpCommitter::SweepStrays(const DumpManifest& manifest, uint64_t* delete
   *deleted = stray.size();
   if (stray.empty()) return Status::OK();
   return store_->Delete(stray);
-}
-
-void DumpCommitter::DeleteOwnObjects(ObjectStore& store) const {
-  auto listed = store.List("");
-  if (!listed.ok()) return;
-  std::vector<std::string> own;
-  for (const ObjectInfo& o : *listed) {
-    if (o.key.find(run_id_) != std::string::npos && o.key != kManifestKey) own.push_back(o.key);
-  }
-  store.Delete(own).IgnoreError();
 }
 
 }  // namespace lakedump

@@ -35,6 +35,7 @@
 #include "lake/dump_lease.h"
 #include "lake/fenced_commit.h"
 #include "lake/manifest.h"
+#include "lake/run_journal.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
 
@@ -106,8 +107,6 @@ class DumpCommitter {
 
   // After a failure: whether a manifest of this run may be stored (its objects must stay).
   bool manifest_may_be_stored() const { return manifest_may_be_stored_; }
-  // Best effort: deletes every object whose key carries this run's id.
-  void DeleteOwnObjects(ObjectStore& store) const;
 
  private:
   struct TableState;
@@ -148,6 +147,8 @@ class DumpCommitter {
   // commits (the run, its lease's fencing token and host): lake/fenced_commit.h.
   WriteOptions commit_precondition_{.create_only = true};
   CommitRecord committer_record_;
+  // Set by PrepareDestination(): whose the destination's objects are (lake/run_journal.h).
+  std::optional<DestinationOwnership> ownership_;
   // The manifest write was started and not refused outright: a failure from here
   // must not delete this run's objects (a manifest naming them may be stored).
   bool manifest_may_be_stored_ = false;

@@ -55,6 +55,9 @@ struct DumpOptions {
   TableFormat table_format = TableFormat::kParquet;
 
   IfExists if_exists = IfExists::kFail;
+  // --delete-foreign (with overwrite): objects at DEST that no run journal or manifest names
+  // are deleted too, instead of refusing the destination (lake/run_journal.h).
+  bool delete_foreign = false;
   // The destination's lease (docs/dump-format.md): how long to wait for
   // another run's lease to go (0 = refuse at once, nullopt = no limit), and how
   // often this run renews its own (stale after 3 intervals without renewal).

@@ -10,6 +10,7 @@
 #include "base/checksum.h"
 #include "base/sha256.h"
 #include "dump/dump_committer.h"
+#include "dump/run_journal_writer.h"
 #include "dump/unit_exporter.h"
 #include "lake/object_keys.h"
 
@@ -94,9 +95,18 @@ class PhaseTrace {
 }  // namespace
 
 ExportService::ExportService(Database* db, ObjectStore* store, DumpOptions options)
-    : db_(db), store_(store), options_(std::move(options)), run_id_(NewRunId()) {}
+    : db_(db),
+      store_(store),
+      options_(std::move(options)),
+      run_id_(NewRunId()),
+      journal_(std::make_unique<RunJournalWriter>(store, run_id_)),
+      journaled_store_(std::make_unique<JournalingStore>(store, journal_.get())) {
+  store_ = journaled_store_.get();
+}
 
 ExportService::~ExportService() = default;
+
+RunClaims ExportService::journal_claims() const { return journal_->claims(); }
 
 Result<nlohmann::json> ExportService::CaptureSchema(const SchemaSelection& selected,
                                                     std::future<bool> destination_ready,
@@ -166,9 +176,11 @@ Result<DumpResult> ExportService::RunWithLease(const RemoteUnitRunner* remote,
   if (!result.ok() && committer.old_dump_committed() && !committer.manifest_may_be_stored() &&
       lease->CheckHeld().ok()) {
     // The committed dump stays exactly as it was: what this run wrote goes
-    // (its keys carry the run id), which also gives back the space on a full disk. Not
-    // after a lost lease: the run that took it over may have reused this run's objects.
-    committer.DeleteOwnObjects(lease_store);
+    // (what its journal names and carries its run id), which also gives back the space on
+    // a full disk. Not after a lost lease: the run that took it over may have reused this
+    // run's objects.
+    uint64_t deleted = 0;
+    DeleteClaimedObjects(lease_store, journal_->claims(), &deleted).IgnoreError();
   }
   Status released = lease->Release();
   lease.reset();
@@ -205,6 +217,8 @@ Result<DumpResult> ExportService::RunLeased(DumpCommitter& committer, DumpLease&
   started_writing_ = true;
   DumpResult result;
   RemoveUnfinishedWrites(&result);
+  // Before the first object: the plan's keys in the run journal (one batch).
+  LD_RETURN_IF_ERROR(RecordPlan(*journal_, plan, committer.old_dump_committed()));
   schema.DestinationReady();
   committer.SetTables(plan.tables, SnapshotRecord(started));
 
@@ -256,7 +270,11 @@ Status ExportService::CommitDump(DumpCommitter& committer, DumpResult* result) {
   }
   // After it: what the new manifest does not name belongs to the earlier dump
   // or to dead runs (data file names are unique per run).
-  if (options_.if_exists == IfExists::kFail) return Status::OK();
+  if (options_.if_exists == IfExists::kFail) {
+    // The manifest names what stays: the journal has served (the sweep deletes it otherwise).
+    journal_->DeleteJournal().IgnoreError();
+    return Status::OK();
+  }
   TraceSpan phase(trace_, "sweep", "phase");
   Status swept = committer.SweepStrays(result->manifest, &result->deleted_objects);
   if (!swept.ok()) {

@@ -31,6 +31,7 @@
 #include "lake/commit_check.h"
 #include "lake/dump_lease.h"
 #include "lake/manifest.h"
+#include "lake/run_journal.h"
 #include "source/table_source.h"
 #include "store/object_store.h"
 
@@ -47,6 +48,8 @@ struct DumpResult {
 };
 
 class DumpCommitter;
+class JournalingStore;
+class RunJournalWriter;
 class UnitExporter;
 
 class ExportService {
@@ -95,6 +98,10 @@ class ExportService {
       std::function<Status(const DumpPlan&, const RemoteUnitSink& sink, std::stop_token)>;
   Result<DumpResult> RunSharded(const RemoteUnitRunner& runner, std::stop_token stop = {});
 
+  // What this run's journal names (lake/run_journal.h): after a failure, the cleanup aborts
+  // the multipart uploads of these keys.
+  RunClaims journal_claims() const;
+
   // True once planning and the destination checks passed (an error after this
   // point is a failed dump, not bad usage).
   bool started_writing() const { return started_writing_; }
@@ -138,6 +145,10 @@ class ExportService {
   DumpProgress progress_;
   std::string run_id_;
   bool started_writing_ = false;
+  // The run journal, and the store (wrapping the one given) through which the run writes:
+  // every object is journaled before it is written (store_ points at it).
+  std::unique_ptr<RunJournalWriter> journal_;
+  std::unique_ptr<JournalingStore> journaled_store_;
 };
 
 }  // namespace lakedump

@@ -238,6 +238,7 @@ json ToJson(const DumpManifest& d) {
                {"seconds", t.seconds},
                {"run_id", t.run_id}};
     if (!t.table_json_sha256.empty()) tj["table_json_sha256"] = t.table_json_sha256;
+    if (!t.table_json_xxh64.empty()) tj["table_json_xxh64"] = t.table_json_xxh64;
     tables.push_back(std::move(tj));
   }
   if (d.sha256) j["sha256"] = true;
@@ -340,6 +341,7 @@ Result<DumpManifest> ParseDumpManifest(std::string_view text, std::string_view w
           t.at("files").get<uint64_t>(), t.at("bytes").get<uint64_t>(), t.value("codec", ""),
           t.value("seconds", 0.0), t.value("run_id", "")});
       d.tables.back().table_json_sha256 = t.value("table_json_sha256", "");
+      d.tables.back().table_json_xxh64 = t.value("table_json_xxh64", "");
     }
     d.sha256 = j.value("sha256", false);
     d.written_to = j.value("written_to", "");

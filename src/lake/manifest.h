@@ -93,6 +93,8 @@ struct TableManifest {
   // Not serialized: SHA-256 of this table's _table.json bytes as written or read (signed
   // dumps), for its entry in _manifest.json.
   std::string json_sha256;
+  // XXH64 of the same bytes (not in the file; recorded in the manifest's entry).
+  std::string json_xxh64;
 };
 
 struct TableSummary {
@@ -105,6 +107,8 @@ struct TableSummary {
   double seconds = 0;
   std::string run_id;  // of its _table.json; "" in dumps written before it existed
   std::string table_json_sha256;  // SHA-256 of its _table.json bytes (signed dumps only)
+  // XXH64 of its _table.json bytes, 16 hex digits; "" in dumps written before it existed.
+  std::string table_json_xxh64;
 };
 
 struct DumpManifest {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 
+#include "base/checksum.h"
 #include "base/sha256.h"
 #include "base/thread_pool.h"
 #include "lake/manifest.h"
@@ -22,6 +23,7 @@
 #include "lake/schema_archive.h"
 #include "lake/object_checksum.h"
 #include "lake/object_keys.h"
+#include "lake/run_journal.h"
 #include "lake/signature.h"
 #include "format/parquet/parquet_reader.h"
 #include "table/row_batch.h"
@@ -38,6 +40,17 @@ class Problems {
     list_.push_back(VerifyProblem{std::move(key), std::move(kind), std::move(message),
                                   std::move(expected), std::move(found)});
   }
+  // Something to say that is not wrong with the committed dump.
+  void Warn(std::string warning) {
+    std::lock_guard<std::mutex> lock(mu_);
+    warnings_.push_back(std::move(warning));
+  }
+  std::vector<std::string> TakeWarnings() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::string> out = std::move(warnings_);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
   std::vector<VerifyProblem> Take() {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<VerifyProblem> out = std::move(list_);
@@ -50,6 +63,7 @@ class Problems {
  private:
   std::mutex mu_;
   std::vector<VerifyProblem> list_;  // guarded by mu_
+  std::vector<std::string> warnings_;  // guarded by mu_
 };
 
 struct Counters {
@@ -284,6 +298,23 @@ struct Claims {
   std::vector<TableManifest> tables;  // kept alive: file checks point at their schemas
 };
 
+// --deep: the _table.json's bytes against the XXH64 its manifest entry records (a dump of an
+// older lakedump records none: a warning).
+void CheckTableJsonHash(const TableSummary& s, std::string_view text, Problems* problems) {
+  if (s.table_json_xxh64.empty()) {
+    problems->Warn(fmt::format("{}: the manifest records no hash of it (a dump written before "
+                               "lakedump recorded one): not checked against an edit",
+                               s.key));
+    return;
+  }
+  const std::string found = Xxh64Hex(text);
+  if (found != s.table_json_xxh64) {
+    problems->Add(s.key, "table-manifest",
+                  "altered after the dump: its XXH64 differs from the one _manifest.json records",
+                  s.table_json_xxh64, found);
+  }
+}
+
 // The _table.json of `s`: nullopt when it is a problem of the dump (recorded), an error
 // when the store failed.
 Result<std::optional<TableManifest>> ReadTable(ObjectStore& store, const VerifyOptions& options,
@@ -301,6 +332,7 @@ Result<std::optional<TableManifest>> ReadTable(ObjectStore& store, const VerifyO
                     s.table_json_sha256.empty() ? "-" : s.table_json_sha256, found);
     }
   }
+  if (text.ok() && options.deep) CheckTableJsonHash(s, *text, problems);
   if (t.ok()) return std::optional<TableManifest>(std::move(t).value());
   const Code code = t.status().code();
   if (code == Code::kUnavailable || code == Code::kIOError || code == Code::kPermissionDenied ||
@@ -458,6 +490,39 @@ Status CheckFiles(ObjectStore& store, const std::vector<FileCheck>& jobs,
   return Status::OK();
 }
 
+// Every listed object the manifests do not claim: what the journal of another run names (a
+// run that failed or is in progress), and that run's journal, is a warning, not a problem of
+// the committed dump; anything else is a stray.
+Status ReportUnclaimed(ObjectStore& store, const Claims& claims, bool incremental,
+                       Problems* problems) {
+  std::vector<ObjectInfo> unclaimed;
+  for (const ObjectInfo& o : claims.listing) {
+    if (incremental && o.key.starts_with(kIncrementsFolder)) continue;
+    if (!claims.claimed.count(o.key)) unclaimed.push_back(o);
+  }
+  if (unclaimed.empty()) return Status::OK();
+  LD_ASSIGN_OR_RETURN(DestinationOwnership owners,
+                      DestinationOwnership::Read(store, claims.listing));
+  std::map<std::string, uint64_t> per_run;  // run -> objects
+  for (const ObjectInfo& o : unclaimed) {
+    std::string run = JournalRunOf(o.key);
+    if (run.empty()) run = owners.RunClaiming(o.key);
+    if (!run.empty()) {
+      per_run[run] += 1;
+      continue;
+    }
+    problems->Add(o.key, "stray", "object under the dump is not claimed by its manifests", "-",
+                  fmt::format("{} bytes", o.size));
+  }
+  for (const auto& [run, n] : per_run) {
+    problems->Warn(fmt::format(
+        "{} objects of run {} (its journal names them), not part of the committed dump: a "
+        "failed or running dump; the next --if-exists resume or overwrite deletes them",
+        n, run));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 std::string VerifyProblem::ToString() const {
@@ -477,6 +542,7 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
   Problems problems;
   auto finish = [&]() {
     report.problems = problems.Take();
+    report.warnings = problems.TakeWarnings();
     report.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;
@@ -517,13 +583,7 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
     report.files += increments->files;
     report.bytes += increments->bytes;
   }
-  for (const ObjectInfo& o : claims.listing) {
-    if (incremental && o.key.starts_with(kIncrementsFolder)) continue;
-    if (!claims.claimed.count(o.key)) {
-      problems.Add(o.key, "stray", "object under the dump is not claimed by its manifests", "-",
-                   fmt::format("{} bytes", o.size));
-    }
-  }
+  LD_RETURN_IF_ERROR(ReportUnclaimed(store, claims, incremental, &problems));
 
   Counters counters;
   MemoryBudget decompression(options.decompression_memory);
@@ -536,6 +596,7 @@ Result<VerifyReport> Verify(ObjectStore& store, const VerifyOptions& options) {
 }
 
 nlohmann::json ToJson(const VerifyReport& r) {
+  nlohmann::json warnings = r.warnings;
   nlohmann::json problems = nlohmann::json::array();
   for (const VerifyProblem& p : r.problems) {
     nlohmann::json j = {{"key", p.key}, {"kind", p.kind}, {"message", p.message}};
@@ -555,7 +616,8 @@ nlohmann::json ToJson(const VerifyReport& r) {
           {"bytes", r.bytes},
           {"rows", r.rows},
           {"seconds", r.seconds},
-          {"problems", problems}};
+          {"problems", problems},
+          {"warnings", warnings}};
 }
 
 }  // namespace lakedump

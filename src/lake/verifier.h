@@ -10,7 +10,9 @@
 //   - deep: every page of every file is decoded and the rows counted.
 //   - signature (with VerifyOptions::signing_key): _manifest.sig, and the SHA-256 of every
 //     _table.json and data file; _manifest.sig is claimed by the dump either way.
-//   - strays: every object under the dump root that neither the manifest nor a table claims.
+//   - deep: each _table.json's bytes against the XXH64 its manifest entry records.
+//   - strays: every object under the dump root that neither the manifest nor a table claims,
+//     but for what the journal of another run names (warnings, lake/run_journal.h).
 //     Temp files of writes in progress never show up (the local store hides ".tmp-" names from
 //     List, S3 multipart uploads are not objects until completed), so any listed object that is
 //     not claimed is reported: the dump owns its destination (--if-exists overwrite deletes them).
@@ -82,6 +84,9 @@ struct VerifyReport {
   uint64_t rows = 0;      // rows in checked footers (decoded rows with deep)
   double seconds = 0;
   std::vector<VerifyProblem> problems;  // sorted by key, then kind
+  // Not problems of the committed dump: objects of another run (its journal names them), a
+  // _table.json whose manifest entry records no hash (--deep, an older dump).
+  std::vector<std::string> warnings;
 
   bool ok() const { return problems.empty(); }
 };

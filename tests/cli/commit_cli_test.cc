@@ -212,7 +212,10 @@ TEST_F(CommitCliTest, UnfinishedWritesAreListedByVerifyAndCleanedByTheNextRun) {
     const json m = json::parse(ReadFile(dest + "/_manifest.json"));
     const std::string table_dir =
         fs::path(dest + "/" + m["tables"][0]["key"].get<std::string>()).parent_path().string();
-    const std::string dead = table_dir + "/.part-00000.parquet.tmp-deadrun01";
+    // A data file's temp file of a dead run (of a lakedump before the run journal: no journal
+    // names it, its name is of the dump's shapes).
+    const std::string dead =
+        table_dir + "/.part-0000-00000-20261101T000000Z-0000dead.parquet.tmp-deadrun01";
     WriteFile(dead, std::string(1000, 'x'));
     // Another run's lease being created right now is alive: never swept from under it.
     const std::string contender = dest + "/._lease.json.tmp-contender";
@@ -223,7 +226,7 @@ TEST_F(CommitCliTest, UnfinishedWritesAreListedByVerifyAndCleanedByTheNextRun) {
     EXPECT_NE(v.out.find("WARNING unfinished write (no part of the dump; lakedump gc removes it): "),
               std::string::npos)
         << v.out;
-    EXPECT_NE(v.out.find(".part-00000.parquet.tmp-deadrun01"), std::string::npos) << v.out;
+    EXPECT_NE(v.out.find(".parquet.tmp-deadrun01"), std::string::npos) << v.out;
     RunResult vj = RunLakedump("verify " + dest + " --json", dir_);
     ASSERT_EQ(vj.code, 0) << vj.out << vj.err;
     EXPECT_EQ(json::parse(vj.out)["unfinished_writes"].size(), 2u) << vj.out;

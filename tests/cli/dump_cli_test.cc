@@ -207,6 +207,8 @@ TEST_F(DumpCliTest, EmptyDatabaseAndWeirdNames) {
   EXPECT_EQ(m["totals"]["rows"], 5);
   for (const auto& e : fs::recursive_directory_iterator(dir_.Sub("w"))) {
     const std::string rel = fs::relative(e.path(), dir_.Sub("w")).string();
+    // (_runs/: the emptied folder of the run journal, deleted after the commit.)
+    if (e.is_directory() && rel.rfind("_runs", 0) == 0) continue;
     EXPECT_TRUE(rel == "_manifest.json" || rel.rfind("main", 0) == 0) << rel;
   }
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dump/run_journal_writer.h"
 #include "dump/unit_exporter.h"
 #include "fakes/fake_database.h"
 #include "fakes/small_dump_options.h"
@@ -107,15 +108,37 @@ TEST(DumpCommitterTest, IfExistsFailRefusesADestinationThatIsNotEmpty) {
 
 TEST(DumpCommitterTest, OverwriteOfAnUncommittedDumpRemovesItsTableCommits) {
   Fixture f;
+  // An interrupted run's objects, named by its journal.
+  const std::string dead = "20261101T000000Z-00000001";
+  const std::string old_file = "main/small/part-0000-00000-" + dead + ".parquet";
+  RunJournalWriter journal(&f.store, dead);
+  ASSERT_TRUE(journal.Record({"main/small/_table.json"}, {"main/small/"}).ok());
   ASSERT_TRUE(f.store.PutObject("main/small/_table.json", "{}").ok());
-  ASSERT_TRUE(f.store.PutObject("main/small/part-0-old.parquet", "x").ok());
+  ASSERT_TRUE(f.store.PutObject(old_file, "x").ok());
   DumpOptions o = Options();
   o.if_exists = IfExists::kOverwrite;
   DumpCommitter committer(&f.db, &f.store, o, f.run_id, false, &f.progress, nullptr);
   ASSERT_TRUE(committer.PrepareDestination().ok());
   EXPECT_FALSE(committer.old_dump_committed());
   EXPECT_FALSE(f.Has("main/small/_table.json"));
-  EXPECT_TRUE(f.Has("main/small/part-0-old.parquet"));  // the sweep's, after the commit
+  EXPECT_TRUE(f.Has(old_file));  // the sweep's, after the commit
+}
+
+// What no journal or manifest names is not lakedump's: overwrite refuses, deletes nothing.
+TEST(DumpCommitterTest, OverwriteRefusesObjectsNoJournalNames) {
+  Fixture f;
+  ASSERT_TRUE(f.store.PutObject("main/small/_table.json", "{}").ok());
+  ASSERT_TRUE(f.store.PutObject("main/small/part-0-old.parquet", "x").ok());
+  DumpOptions o = Options();
+  o.if_exists = IfExists::kOverwrite;
+  DumpCommitter committer(&f.db, &f.store, o, f.run_id, false, &f.progress, nullptr);
+  Status s = committer.PrepareDestination();
+  EXPECT_EQ(s.code(), Code::kInvalidArgument) << s.ToString();
+  EXPECT_NE(s.message().find("2 objects that no lakedump run wrote (e.g. "
+                             "main/small/_table.json, main/small/part-0-old.parquet)"),
+            std::string::npos)
+      << s.message();
+  EXPECT_TRUE(f.Has("main/small/_table.json"));
 }
 
 }  // namespace

@@ -193,7 +193,8 @@ TEST(ExportServiceTest, FailedAppendLeavesNoManifestAndNoOpenWriter) {
     FakeDatabase db = Tables();
     MemoryStore memory("t5");
     FaultInjectionStore store(&memory);
-    store.FailNth(point, 2, Status::IOError("injected"));
+    // The 1st write is the lease, the 2nd the run journal's first batch (the plan).
+    store.FailNth(point, 3, Status::IOError("injected"));
     ExportService service(&db, &store, SmallOptions());
     auto r = service.Run();
     ASSERT_FALSE(r.ok());

@@ -62,7 +62,7 @@ class S3HostileKeysTest : public ::testing::Test {
 };
 
 // The finding: DeleteObjects did not escape "\r": `--if-exists overwrite` "succeeded" and left
-// the stray object.
+// the stray object (now refused as not lakedump's; `--delete-foreign` deletes it).
 TEST_F(S3HostileKeysTest, OverwriteDeletesStrayKeyWithCarriageReturn) {
   RunResult r = RunLakedump("dump " + db_ + " " + Url() + Flags(), dir_);
   ASSERT_EQ(r.code, 0) << r.err;
@@ -76,7 +76,11 @@ TEST_F(S3HostileKeysTest, OverwriteDeletesStrayKeyWithCarriageReturn) {
   std::vector<std::string> keys = Keys();
   ASSERT_NE(std::find(keys.begin(), keys.end(), stray), keys.end()) << "the stray was not put";
 
+  // Not lakedump's (no journal names it): refused, then deleted with --delete-foreign.
   r = RunLakedump("dump " + db_ + " " + Url() + Flags() + " --if-exists overwrite", dir_);
+  ASSERT_EQ(r.code, 2) << r.err;
+  r = RunLakedump("dump " + db_ + " " + Url() + Flags() + " --if-exists overwrite --delete-foreign",
+                  dir_);
   ASSERT_EQ(r.code, 0) << r.err;
   keys = Keys();
   for (const std::string& k : keys) EXPECT_EQ(k.find('\r'), std::string::npos) << k;
@@ -86,7 +90,8 @@ TEST_F(S3HostileKeysTest, OverwriteDeletesStrayKeyWithCarriageReturn) {
 }
 
 // The finding: `gc` stopped on an upload whose key has a ".." segment (the request went to
-// another path than the one signed: "check the credentials"). It is aborted like any other.
+// another path than the one signed: "check the credentials"). Beside a dump, gc now goes on
+// and leaves it alone: no run journal can name such a key, so it is not lakedump's.
 TEST_F(S3HostileKeysTest, GcAbortsUploadWithDotDotKey) {
   const std::string key = prefix_ + "/main/../evil.parquet";
   int rc = 0;
@@ -99,15 +104,19 @@ TEST_F(S3HostileKeysTest, GcAbortsUploadWithDotDotKey) {
   std::string listed = Aws(uploads_cmd, &rc);
   ASSERT_THAT(listed, HasSubstr("UploadId")) << "the upload was not created: " << listed;
 
-  RunResult r = RunLakedump("gc " + Url() + Flags() + " --older-than 0s", dir_);
+  RunResult r = RunLakedump("dump " + db_ + " " + Url() + Flags(), dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = RunLakedump("gc " + Url() + Flags() + " --older-than 0s", dir_);
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("credentials")));
   listed = Aws(uploads_cmd, &rc);
-  EXPECT_THAT(listed, ::testing::Not(HasSubstr("UploadId"))) << listed;
+  EXPECT_THAT(listed, HasSubstr("UploadId")) << listed;
+  Aws("s3api abort-multipart-upload --bucket " + s3_.bucket + " --key " + Quote(key) +
+      " --upload-id " + nlohmann::json::parse(created)["UploadId"].get<std::string>());
 }
 
 // A key with a ".." segment put next to a dump is reported by name, not as a credentials
-// problem, and `--if-exists overwrite` deletes it.
+// problem; `--if-exists overwrite` refuses it (not lakedump's), `--delete-foreign` deletes it.
 TEST_F(S3HostileKeysTest, DotDotKeyInADumpIsNamed) {
   RunResult r = RunLakedump("dump " + db_ + " " + Url() + Flags(), dir_);
   ASSERT_EQ(r.code, 0) << r.err;
@@ -121,8 +130,13 @@ TEST_F(S3HostileKeysTest, DotDotKeyInADumpIsNamed) {
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_THAT(r.out + r.err, HasSubstr("main/../t/x.parquet"));
   EXPECT_THAT(r.out + r.err, ::testing::Not(HasSubstr("credentials")));
-  // --if-exists overwrite deletes the stray as listed (literally).
+  // No run journal can name it: --if-exists overwrite refuses the destination, naming it;
+  // --delete-foreign deletes it as listed (literally).
   r = RunLakedump("dump " + db_ + " " + Url() + Flags() + " --if-exists overwrite", dir_);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("main/../t/x.parquet"));
+  r = RunLakedump("dump " + db_ + " " + Url() + Flags() + " --if-exists overwrite --delete-foreign",
+                  dir_);
   EXPECT_EQ(r.code, 0) << r.err;
   for (const std::string& k : Keys()) EXPECT_EQ(k.find(".."), std::string::npos) << k;
 }

@@ -326,4 +326,63 @@ Status AbortStaleUploads(std::string_view url, std::chrono::seconds older_than,
   return AbortStaleUploadsWithTransport(url, older_than, options, nullptr, aborted);
 }
 
+namespace {
+
+// A client for the listing and aborts of uploads under `parsed`'s bucket.
+struct UploadClient {
+  std::unique_ptr<HttpTransport> transport;
+  std::unique_ptr<RetryPolicy> retry;
+  std::unique_ptr<S3Client> client;
+};
+
+Result<UploadClient> OpenUploadClient(const S3Url& parsed, const StoreOptions& options) {
+  LD_ASSIGN_OR_RETURN(S3Config config, ResolveS3Config(options.s3));
+  LD_RETURN_IF_ERROR(CheckAddressing(parsed.bucket, config));
+  UploadClient c;
+  c.transport = NewCurlTransport(TransportOptions(options, config));
+  c.retry = std::make_unique<RetryPolicy>(MakeRetryOptions(options.s3));
+  c.client = std::make_unique<S3Client>(
+      MakeClientOptions(parsed.bucket, std::move(config), options.s3, 4), c.transport.get(),
+      c.retry.get());
+  return c;
+}
+
+}  // namespace
+
+Result<std::vector<IncompleteUpload>> ListUploadsUnder(std::string_view url,
+                                                       const StoreOptions& options) {
+  LD_ASSIGN_OR_RETURN(S3Url parsed, ParseS3Url(url));
+  LD_ASSIGN_OR_RETURN(UploadClient c, OpenUploadClient(parsed, options));
+  std::vector<IncompleteUpload> out;
+  std::string key_marker, id_marker;
+  for (;;) {
+    LD_ASSIGN_OR_RETURN(ListUploadsPage page, c.client->ListMultipartUploads(
+                                                  parsed.prefix, key_marker, id_marker,
+                                                  options.stop));
+    for (MultipartUpload& u : page.uploads) {
+      if (!u.key.starts_with(parsed.prefix)) continue;
+      out.push_back({u.key.substr(parsed.prefix.size()), std::move(u.upload_id), u.initiated});
+    }
+    if (!page.truncated) break;
+    if (page.next_key_marker == key_marker && page.next_upload_id_marker == id_marker) {
+      return Status::Corruption("ListMultipartUploads does not advance its markers");
+    }
+    key_marker = page.next_key_marker;
+    id_marker = page.next_upload_id_marker;
+  }
+  return out;
+}
+
+Status AbortUploadsUnder(std::string_view url, const StoreOptions& options,
+                         const std::vector<IncompleteUpload>& uploads) {
+  if (uploads.empty()) return Status::OK();
+  LD_ASSIGN_OR_RETURN(S3Url parsed, ParseS3Url(url));
+  LD_ASSIGN_OR_RETURN(UploadClient c, OpenUploadClient(parsed, options));
+  for (const IncompleteUpload& u : uploads) {
+    if (options.stop.stop_requested()) return Status::Cancelled("cancelled");
+    LD_RETURN_IF_ERROR(c.client->AbortMultipartUpload(parsed.prefix + u.key, u.upload_id));
+  }
+  return Status::OK();
+}
+
 }  // namespace lakedump

@@ -40,6 +40,19 @@ Status AbortStaleUploads(std::string_view url, std::chrono::seconds older_than,
 // URL's prefix, with the time each was initiated ("key (started 2026-...Z)").
 Result<std::vector<std::string>> ListIncompleteUploads(std::string_view url,
                                                        const StoreOptions& options);
+// One multipart upload under a URL's prefix: its key relative to the prefix, its id, and when
+// it was initiated.
+struct IncompleteUpload {
+  std::string key;
+  std::string upload_id;
+  std::chrono::system_clock::time_point initiated;
+};
+// gc (by the run journal): every multipart upload under the URL's prefix.
+Result<std::vector<IncompleteUpload>> ListUploadsUnder(std::string_view url,
+                                                       const StoreOptions& options);
+// Aborts these uploads (keys relative to the URL's prefix); one already gone is no error.
+Status AbortUploadsUnder(std::string_view url, const StoreOptions& options,
+                         const std::vector<IncompleteUpload>& uploads);
 Status AbortStaleUploadsWithTransport(std::string_view url, std::chrono::seconds older_than,
                                       const StoreOptions& options,
                                       std::unique_ptr<HttpTransport> transport,
