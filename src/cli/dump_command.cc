@@ -156,6 +156,21 @@ void WriteTrace(TraceRecorder* trace, const std::string& path) {
   if (!ts.ok()) PrintError(ts, kExitFailed);
 }
 
+// A run that failed: the uploads of this run that its writers could not abort (its journal
+// names them) aborted, then its one error line; the exit code.
+int DumpFailed(const DumpArgs& a, const Status& status, bool interrupted, ObjectStore& store,
+               ObjectStore& lease_store, const StoreOptions& lease_store_options,
+               const ExportService& service) {
+  size_t aborted = 0;
+  AbortRunUploads(a.dest, lease_store_options, service.journal_claims(), &aborted).IgnoreError();
+  // Through the store handle that the interrupt does not cancel.
+  uint64_t unaborted = store.Stats().unaborted_uploads;
+  unaborted -= std::min<uint64_t>(unaborted, aborted);
+  Status s = DumpFailureStatus(status, interrupted, lease_store, service.run_id(), unaborted,
+                               a.dest);
+  return ReportDumpFailure(a, s, service.started_writing());
+}
+
 int RunDump(const DumpArgs& a) {
   auto options = BuildOptions(a);
   if (!options.ok()) return PrintError(options.status(), kExitUsage);
@@ -220,16 +235,8 @@ int RunDump(const DumpArgs& a) {
   WriteTrace(trace.get(), a.trace);
   if (!result.ok()) {
     abandon_base();
-    // Uploads of this run that its writers could not abort (its journal names them).
-    size_t aborted = 0;
-    AbortRunUploads(a.dest, lease_store_options, service.journal_claims(), &aborted)
-        .IgnoreError();
-    // Through the store handle that the interrupt does not cancel.
-    uint64_t unaborted = store->Stats().unaborted_uploads;
-    unaborted -= std::min<uint64_t>(unaborted, aborted);
-    Status s = DumpFailureStatus(result.status(), interrupt.interrupted(), *lease_store,
-                                 service.run_id(), unaborted, a.dest);
-    return ReportDumpFailure(a, s, service.started_writing());
+    return DumpFailed(a, result.status(), interrupt.interrupted(), *store, *lease_store,
+                      lease_store_options, service);
   }
   if (coordinator) {
     coordinator->SweepAfterCommit(*lease_store, service.run_id(), &result->warnings);

@@ -51,7 +51,7 @@ bool IsReservedTopFolder(std::string_view segment) {
 // A run id, or a sharded dump's worker attempt "<run id>-s<I>-<8 hex digits>".
 bool IsRunOrAttemptId(std::string_view id) {
   if (IsRunId(id)) return true;
-  if (id.size() < 25 + 4 + 9 || !IsRunId(id.substr(0, 25)) || id.substr(25, 2) != "-s") {
+  if (id.size() < 25 + 2 + 1 + 1 + 8 || !IsRunId(id.substr(0, 25)) || id.substr(25, 2) != "-s") {
     return false;
   }
   const std::string_view rest = id.substr(27);

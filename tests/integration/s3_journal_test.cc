@@ -61,7 +61,8 @@ class S3JournalTest : public testing_cli::DemoDatabaseSuite<S3JournalTest> {
   std::string Aws(const std::string& args, int* rc = nullptr) const {
     return s3_.Aws(args, dir_, rc);
   }
-  std::string Flags() const { return " --endpoint " + s3_.endpoint + " --progress none"; }
+  std::string Flags() const { return GcFlags() + " --progress none"; }
+  std::string GcFlags() const { return " --endpoint " + s3_.endpoint; }
   std::string Root() const { return "s3://" + bucket_; }
   std::vector<std::string> Keys() const {
     const std::string out = Aws("s3api list-objects-v2 --bucket " + bucket_ +
@@ -137,7 +138,7 @@ TEST_F(S3JournalTest, AnotherTeamsDumpAtTheBucketRootSurvives) {
                   dir_);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("would delete teamB/_manifest.json"), std::string::npos) << r.out;
-  r = RunLakedump("gc " + Root() + Flags() + " --older-than 0s", dir_);
+  r = RunLakedump("gc " + Root() + GcFlags() + " --older-than 0s", dir_);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("nothing deleted"), std::string::npos) << r.out;
   EXPECT_EQ(Keys(), before);
@@ -156,12 +157,12 @@ TEST_F(S3JournalTest, LiveRunsUploadSurvivesGcDeadRunsDoesNot) {
   StartUpload(prefix + "main/t/part-0000-00000-" + run + ".parquet");
   StartUpload(prefix + "main/t/other-tool.bin");
   const std::string url = Root() + "/dumps/app";
-  RunResult r = RunLakedump("gc " + url + Flags() + " --older-than 0s", dir_);
+  RunResult r = RunLakedump("gc " + url + GcFlags() + " --older-than 0s", dir_);
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(Uploads().find("part-0000-00000-" + run), std::string::npos) << r.out;
   // The run dies: its lease goes stale. gc aborts its upload though it is young.
   PutLease(prefix, run, std::chrono::seconds(120));
-  r = RunLakedump("gc " + url + Flags(), dir_);
+  r = RunLakedump("gc " + url + GcFlags(), dir_);
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(Uploads().find("part-0000-00000-" + run), std::string::npos) << r.out;
   EXPECT_NE(Uploads().find("other-tool.bin"), std::string::npos) << r.out;

@@ -210,8 +210,9 @@ class ScaleOutTest : public ::testing::Test {
   // The coordinator, a hook once _plan.json exists, N workers at once, and the outcome.
   void RunSharded(const Dest& d, int shards, const std::function<void()>& after_plan,
                   RunResult* coordinator, std::vector<RunResult>* workers,
-                  const std::string& extra = "") {
-    Background c(Common(d) + fmt::format(" --shards {} --coordinate --shard-timeout 150s", shards),
+                  const std::string& extra = "", const std::string& coordinator_extra = "") {
+    Background c(Common(d) + fmt::format(" --shards {} --coordinate --shard-timeout 150s {}",
+                                         shards, coordinator_extra),
                  tmp_, "coordinator");
     ASSERT_TRUE(WaitUntil([&] { return d.Exists("_plan.json"); }, 60s))
         << c.Wait(1s).err;
@@ -465,10 +466,11 @@ TEST_F(ScaleOutTest, GcRemovesADeadCoordinatorsLease) {
       << gc.out;
   EXPECT_FALSE(d.Exists("_lease.json"));
   EXPECT_FALSE(d.Exists("_plan.json"));
-  // A sharded dump starts there again without --if-exists resume.
+  // A sharded dump starts there again. The killed run's journal stays (gc removes the
+  // lease and plan only), so it takes --if-exists resume.
   RunResult coordinator;
   std::vector<RunResult> workers;
-  RunSharded(d, 2, [] {}, &coordinator, &workers, "");
+  RunSharded(d, 2, [] {}, &coordinator, &workers, "", "--if-exists resume");
   EXPECT_EQ(coordinator.code, 0) << coordinator.err;
 }
 

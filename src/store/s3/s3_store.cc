@@ -342,7 +342,7 @@ Result<UploadClient> OpenUploadClient(const S3Url& parsed, const StoreOptions& o
   c.transport = NewCurlTransport(TransportOptions(options, config));
   c.retry = std::make_unique<RetryPolicy>(MakeRetryOptions(options.s3));
   c.client = std::make_unique<S3Client>(
-      MakeClientOptions(parsed.bucket, std::move(config), options.s3, 4), c.transport.get(),
+      MakeClientOptions(parsed.bucket, std::move(config), options, 4), c.transport.get(),
       c.retry.get());
   return c;
 }
