@@ -17,7 +17,7 @@ using json = nlohmann::json;
 // Three JSON levels a type level (a record, its fields array, a field object).
 constexpr size_t kMaxJsonNesting = 4 * kMaxSchemaDepth;
 
-Status Bad(std::string_view why) { return Status::Corruption(fmt::format("Avro: {}", why)); }
+Status SchemaBad(std::string_view why) { return Status::Corruption(fmt::format("Avro: {}", why)); }
 
 std::optional<AvroKind> PrimitiveKind(std::string_view t) {
   static const std::map<std::string_view, AvroKind> kPrimitives = {
@@ -51,7 +51,7 @@ class SchemaCompiler {
 
 Result<uint32_t> SchemaCompiler::Add(AvroNode n, const std::vector<uint32_t>& children) {
   if (out.nodes_.size() >= kMaxSchemaNodes) {
-    return Bad(fmt::format("the schema has more than {} types", kMaxSchemaNodes));
+    return SchemaBad(fmt::format("the schema has more than {} types", kMaxSchemaNodes));
   }
   uint32_t height = 0;
   uint64_t sum = 1, largest = 0;
@@ -61,14 +61,14 @@ Result<uint32_t> SchemaCompiler::Add(AvroNode n, const std::vector<uint32_t>& ch
     largest = std::max(largest, out.nodes_[c].expansion);
   }
   if (height > static_cast<uint32_t>(kMaxSchemaDepth)) {
-    return Bad(fmt::format("the schema nests more than {} types deep", kMaxSchemaDepth));
+    return SchemaBad(fmt::format("the schema nests more than {} types deep", kMaxSchemaDepth));
   }
   n.children = children;
   if (n.kind == AvroKind::kRecord) n.expansion = sum;
   if (n.kind == AvroKind::kUnion) n.expansion = 1 + largest;
   // An array or a map counts its items as the decoder meets them.
   if (n.expansion > kMaxValuesPerRecord) {
-    return Bad(fmt::format("the schema expands to more than {} values a record",
+    return SchemaBad(fmt::format("the schema expands to more than {} values a record",
                            kMaxValuesPerRecord));
   }
   out.nodes_.push_back(std::move(n));
@@ -78,24 +78,24 @@ Result<uint32_t> SchemaCompiler::Add(AvroNode n, const std::vector<uint32_t>& ch
 
 Result<uint32_t> SchemaCompiler::Reference(const std::string& name) {
   if (++references_ > kMaxNameReferences) {
-    return Bad(fmt::format("the schema refers to named types more than {} times",
+    return SchemaBad(fmt::format("the schema refers to named types more than {} times",
                            kMaxNameReferences));
   }
   auto it = names_.find(name);
   if (it != names_.end()) return it->second;  // the same node: a reference copies nothing
-  if (defining_.contains(name)) return Bad(fmt::format("the recursive type {}", name));
-  return Bad(fmt::format("unknown type {}", name));
+  if (defining_.contains(name)) return SchemaBad(fmt::format("the recursive type {}", name));
+  return SchemaBad(fmt::format("unknown type {}", name));
 }
 
 Result<uint32_t> SchemaCompiler::Record(const json& s, const std::string& name, int depth) {
-  if (!s.contains("fields") || !s["fields"].is_array()) return Bad("a record without fields");
+  if (!s.contains("fields") || !s["fields"].is_array()) return SchemaBad("a record without fields");
   if (s["fields"].size() > kMaxSchemaNodes) {
-    return Bad(fmt::format("the schema has more than {} types", kMaxSchemaNodes));
+    return SchemaBad(fmt::format("the schema has more than {} types", kMaxSchemaNodes));
   }
   defining_.insert(name);
   std::vector<uint32_t> fields;
   for (const json& f : s["fields"]) {
-    if (!f.is_object() || !f.contains("type")) return Bad("a field without a type");
+    if (!f.is_object() || !f.contains("type")) return SchemaBad("a field without a type");
     LD_ASSIGN_OR_RETURN(uint32_t field, Type(f["type"], depth + 1));
     fields.push_back(field);
   }
@@ -104,17 +104,17 @@ Result<uint32_t> SchemaCompiler::Record(const json& s, const std::string& name, 
 }
 
 Result<uint32_t> SchemaCompiler::Named(const json& s, const std::string& t, int depth) {
-  if (!s.contains("name") || !s["name"].is_string()) return Bad("a type without a name");
+  if (!s.contains("name") || !s["name"].is_string()) return SchemaBad("a type without a name");
   const std::string name = s["name"].get<std::string>();
   if (names_.size() >= kMaxNamedTypes && !names_.contains(name)) {
-    return Bad(fmt::format("the schema defines more than {} named types", kMaxNamedTypes));
+    return SchemaBad(fmt::format("the schema defines more than {} named types", kMaxNamedTypes));
   }
   uint32_t id = 0;
   if (t == "record") {
     LD_ASSIGN_OR_RETURN(id, Record(s, name, depth));
   } else if (t == "fixed") {
     if (!s.contains("size") || !s["size"].is_number_unsigned()) {
-      return Bad("a fixed type without a size");
+      return SchemaBad("a fixed type without a size");
     }
     AvroNode n{AvroKind::kFixed};
     n.size = s["size"].get<uint64_t>();
@@ -128,11 +128,11 @@ Result<uint32_t> SchemaCompiler::Named(const json& s, const std::string& t, int 
 
 Result<uint32_t> SchemaCompiler::Type(const json& s, int depth) {
   if (depth > kMaxSchemaDepth) {
-    return Bad(fmt::format("the schema nests more than {} types deep", kMaxSchemaDepth));
+    return SchemaBad(fmt::format("the schema nests more than {} types deep", kMaxSchemaDepth));
   }
   if (s.is_array()) {  // a union
     if (s.size() > kMaxSchemaNodes) {
-      return Bad(fmt::format("the schema has more than {} types", kMaxSchemaNodes));
+      return SchemaBad(fmt::format("the schema has more than {} types", kMaxSchemaNodes));
     }
     std::vector<uint32_t> branches;
     for (const json& b : s) {
@@ -146,7 +146,7 @@ Result<uint32_t> SchemaCompiler::Type(const json& s, int depth) {
     if (auto kind = PrimitiveKind(t)) return Add({*kind}, {});
     return Reference(t);
   }
-  if (!s.is_object() || !s.contains("type")) return Bad("a schema that is not a type");
+  if (!s.is_object() || !s.contains("type")) return SchemaBad("a schema that is not a type");
   const json& type = s["type"];
   if (!type.is_string()) return Type(type, depth + 1);
   const std::string t = type.get<std::string>();
@@ -154,11 +154,11 @@ Result<uint32_t> SchemaCompiler::Type(const json& s, int depth) {
   if (t == "record" || t == "fixed" || t == "enum") return Named(s, t, depth);
   if (t == "array" || t == "map") {
     const char* inner = t == "array" ? "items" : "values";
-    if (!s.contains(inner)) return Bad(fmt::format("an {} without {}", t, inner));
+    if (!s.contains(inner)) return SchemaBad(fmt::format("an {} without {}", t, inner));
     LD_ASSIGN_OR_RETURN(uint32_t items, Type(s[inner], depth + 1));
     return Add({t == "array" ? AvroKind::kArray : AvroKind::kMap}, {items});
   }
-  return Bad(fmt::format("unknown type {}", t));
+  return SchemaBad(fmt::format("unknown type {}", t));
 }
 
 Result<AvroSchema> AvroSchema::Compile(const json& schema) {
@@ -169,13 +169,13 @@ Result<AvroSchema> AvroSchema::Compile(const json& schema) {
 
 Result<json> ParseSchemaJson(std::string_view text) {
   if (text.size() > kMaxSchemaBytes) {
-    return Bad(fmt::format("avro.schema is larger than {} bytes", kMaxSchemaBytes));
+    return SchemaBad(fmt::format("avro.schema is larger than {} bytes", kMaxSchemaBytes));
   }
   if (JsonNestingDepth(text) > kMaxJsonNesting) {
-    return Bad(fmt::format("avro.schema nests more than {} levels deep", kMaxJsonNesting));
+    return SchemaBad(fmt::format("avro.schema nests more than {} levels deep", kMaxJsonNesting));
   }
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Bad("avro.schema is not JSON");
+  if (j.is_discarded()) return SchemaBad("avro.schema is not JSON");
   return j;
 }
 
