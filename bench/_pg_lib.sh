@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by the PostgreSQL benchmarks (pg_small_tables.sh, schema_archive_cost.sh,
+# Sourced by the PostgreSQL benchmarks (pg_small_tables.sh, schema_archive_cost.sh, incremental.sh,
 # restore_vs_pg_restore.sh, pg_small_tables_s3.sh): the server to use, a work dir, the timing
 # helpers and the small-tables database.
 # Sets DSN from LD_BENCH_PG_DSN or LD_TEST_PG_DSN (URI or keyword form; exits 2 without one)
@@ -44,6 +44,22 @@ PY
 }
 
 median() { python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }
+
+# pg_ensure_big_table DB_DSN ROWS: makes table `big` (id int8 PRIMARY KEY, name, amount,
+# created) hold ROWS rows, recreating it when its row estimate differs (the incremental
+# benchmarks' table).
+pg_ensure_big_table() {
+  local dsn=$1 rows=$2
+  [ "$(psql "$dsn" -Atc "SELECT coalesce((SELECT reltuples::int8 FROM pg_class WHERE relname = 'big'), -1)")" = "$rows" ] && return 0
+  echo "creating table big of $rows rows..."
+  psql "$dsn" -q >/dev/null <<SQL
+DROP TABLE IF EXISTS big;
+CREATE TABLE big (id int8 PRIMARY KEY, name text, amount numeric(12,2), created timestamptz);
+INSERT INTO big SELECT g, 'name ' || g, g * 1.25, TIMESTAMPTZ '2024-01-01' + g * INTERVAL '1 second'
+  FROM generate_series(1, $rows) g;
+ANALYZE big;
+SQL
+}
 
 # pg_ensure_small_tables DB_DSN TABLES ROWS [EXTRAS]: makes public hold exactly TABLES tables
 # small_1..small_TABLES of ROWS rows each (id int8 PRIMARY KEY, name, amount, created),

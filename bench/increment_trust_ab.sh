@@ -22,16 +22,7 @@ bench_workdir increment-trust
 DB=ld_bench_incremental
 pg_ensure_db $DB
 SRC=$(pg_db_dsn $DB)
-if [ "$(psql "$SRC" -Atc "SELECT coalesce((SELECT reltuples::int8 FROM pg_class WHERE relname = 'big'), -1)")" != "$ROWS" ]; then
-  echo "creating table big of $ROWS rows..."
-  psql "$SRC" -q >/dev/null <<SQL
-DROP TABLE IF EXISTS big;
-CREATE TABLE big (id int8 PRIMARY KEY, name text, amount numeric(12,2), created timestamptz);
-INSERT INTO big SELECT g, 'name ' || g, g * 1.25, TIMESTAMPTZ '2024-01-01' + g * INTERVAL '1 second'
-  FROM generate_series(1, $ROWS) g;
-ANALYZE big;
-SQL
-fi
+pg_ensure_big_table "$SRC" "$ROWS"
 KEY="$WORK/key"
 head -c 32 /dev/urandom >"$KEY"
 chmod 600 "$KEY"

@@ -123,10 +123,6 @@ nlohmann::json Summary(const LoadResult& r, const std::string& dump, const std::
             {"skipped", r.schema.warnings}}}};
 }
 
-int ExitCodeFor(const Status& s) {
-  return s.code() == Code::kInvalidArgument ? kExitUsage : kExitFailed;
-}
-
 // Keeps freed buffers in the process instead of returning them to the kernel: a load
 // allocates and frees the same large buffers (column chunks, pages, COPY data) per file, and
 // memory handed back is page-faulted and zero-filled again on the next use (most of the
@@ -171,7 +167,7 @@ int ApplyIncrements(PgConn& conn, ObjectStore& store, const DumpManifest& base,
                                     interrupt.token(), report);
   // Refused (an altered file of a signed increment, DDL without trust): nothing of it stays.
   if (s.ok()) return kExitOk;
-  return PrintError(s, IsSignatureRefusal(s) ? kExitUsage : ExitCodeFor(s));
+  return PrintError(s, IsSignatureRefusal(s) ? kExitUsage : ExitCodeForStatus(s));
 }
 
 // --if-exists append onto a target holding an earlier state: the increments after the one it
@@ -182,7 +178,7 @@ int AppendIncrements(const LoadArgs& a, ObjectStore& store, const DumpManifest& 
   auto conn = PgConn::Connect(a.target, 10);
   if (!conn.ok()) return PrintError(conn.status(), kExitFailed);
   auto plan = PlanIncrementsToAppend(**conn, store, base, increments, request);
-  if (!plan.ok()) return PrintError(plan.status(), ExitCodeFor(plan.status()));
+  if (!plan.ok()) return PrintError(plan.status(), ExitCodeForStatus(plan.status()));
   if (!plan->note.empty()) std::fprintf(stderr, "lakedump: warning: %s\n", plan->note.c_str());
   if (plan->first > plan->until) {
     std::printf("nothing to apply: the target holds increment %d of %d\n", plan->first - 1,
@@ -357,7 +353,7 @@ int RunLoad(const LoadArgs& a) {
   std::optional<IncrementLoadPlan> plan;  // checked before the base is loaded
   if (apply && pg_target) {
     auto planned = PlanIncrementsAfterBase(*store, *manifest, increments, request);
-    if (!planned.ok()) return PrintError(planned.status(), ExitCodeFor(planned.status()));
+    if (!planned.ok()) return PrintError(planned.status(), ExitCodeForStatus(planned.status()));
     plan = *planned;
   }
 
@@ -367,7 +363,7 @@ int RunLoad(const LoadArgs& a) {
   target_options.lock_timeout_ms = *lock_timeout;
   target_options.connections = options->table_parallelism * std::max(1, options->file_parallelism);
   auto target = OpenTargetDatabase(a.target, target_options);
-  if (!target.ok()) return PrintError(target.status(), ExitCodeFor(target.status()));
+  if (!target.ok()) return PrintError(target.status(), ExitCodeForStatus(target.status()));
   const std::string target_name = (*target)->Describe();
 
   LoadService service(store.get(), target->get(), *options);

@@ -499,6 +499,7 @@ Status DumpCommitter::WriteManifest(const DumpManifest& d) {
         "checks it)",
         kManifestKey));
   }
+  committed_manifest_ = std::move(body);
   return Status::OK();
 }
 

@@ -107,6 +107,8 @@ class DumpCommitter {
 
   // After a failure: whether a manifest of this run may be stored (its objects must stay).
   bool manifest_may_be_stored() const { return manifest_may_be_stored_; }
+  // The exact bytes of the _manifest.json this run committed (read back); "" before.
+  const std::string& committed_manifest() const { return committed_manifest_; }
 
  private:
   struct TableState;
@@ -152,6 +154,7 @@ class DumpCommitter {
   // The manifest write was started and not refused outright: a failure from here
   // must not delete this run's objects (a manifest naming them may be stored).
   bool manifest_may_be_stored_ = false;
+  std::string committed_manifest_;
   // --table-format iceberg: writes each table's Iceberg metadata beside the table tasks
   // (declared last, destroyed first: its writers write into the states' slots).
   // Waited for before the commit; every key is also checked there (CheckBeforeCommit).

@@ -267,6 +267,7 @@ Status ExportService::CommitDump(DumpCommitter& committer, DumpResult* result) {
   {
     TraceSpan phase(trace_, "manifest", "phase");
     LD_RETURN_IF_ERROR(committer.Commit(result->manifest, &result->warnings));
+    result->manifest_text = committer.committed_manifest();
   }
   // After it: what the new manifest does not name belongs to the earlier dump
   // or to dead runs (data file names are unique per run).

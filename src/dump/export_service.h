@@ -39,6 +39,7 @@ namespace lakedump {
 
 struct DumpResult {
   DumpManifest manifest;
+  std::string manifest_text;    // the exact bytes of the _manifest.json committed
   uint64_t reused_tables = 0;   // --if-exists resume: tables kept from an earlier run
   uint64_t deleted_objects = 0; // objects of an earlier run removed after the commit
   uint64_t removed_unfinished = 0;  // temp files / uploads of dead runs removed

@@ -5,7 +5,6 @@
 #include <cctype>
 #include <thread>
 
-#include "base/clock.h"
 #include "store/s3/sigv4.h"
 
 namespace lakedump {
@@ -167,7 +166,6 @@ Result<HttpResponse> FakeS3Server::Handle(const RecordedRequest& r) {
     }
     int n = std::stoi(q["partNumber"]);
     it->second[n] = r.body;
-    last_part_[q["uploadId"]] = SystemClock().WallNow();  // a server's clock: the real one
     HttpResponse resp = Xml(200, "");
     resp.headers.emplace_back("etag", "\"etag-" + std::to_string(n) + "\"");
     return resp;
@@ -203,22 +201,6 @@ Result<HttpResponse> FakeS3Server::Handle(const RecordedRequest& r) {
     HttpResponse resp = Xml(200, "");
     resp.headers.emplace_back("etag", "\"x\"");
     return resp;
-  }
-  if (r.method == "GET" && q.count("uploadId")) {  // ListParts
-    auto it = uploads_.find(q["uploadId"]);
-    if (it == uploads_.end()) return ErrorXml(404, "NoSuchUpload");
-    std::string body = "<ListPartsResult>";
-    for (const auto& [n, data] : it->second) {
-      const auto t = std::chrono::system_clock::to_time_t(last_part_[q["uploadId"]] +
-                                                          part_time_shift_);
-      std::tm tm{};
-      gmtime_r(&t, &tm);
-      char when[40];
-      std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
-      body += "<Part><PartNumber>" + std::to_string(n) + "</PartNumber><LastModified>" + when +
-              "</LastModified><Size>" + std::to_string(data.size()) + "</Size></Part>";
-    }
-    return Xml(200, body + "<IsTruncated>false</IsTruncated></ListPartsResult>");
   }
   if (r.method == "HEAD" || (r.method == "GET" && !key.empty())) {
     auto it = objects_.find(key);

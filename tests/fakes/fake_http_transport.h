@@ -75,8 +75,6 @@ class FakeS3Server {
   }
   // Complete answers 200 with an <Error> body.
   void set_complete_error_body(bool v) { complete_error_body_ = v; }
-  // ListParts reports parts as uploaded this much before (negative) or after now.
-  void set_part_time_shift(std::chrono::seconds shift) { part_time_shift_ = shift; }
 
   std::map<std::string, std::string> objects() const;
   size_t open_uploads() const;
@@ -94,8 +92,6 @@ class FakeS3Server {
   int fail_part_nth_ = 0;
   long fail_part_status_ = 0;
   bool complete_error_body_ = false;
-  std::chrono::seconds part_time_shift_{0};
-  std::map<std::string, std::chrono::system_clock::time_point> last_part_;  // upload id ->
   int aborts_ = 0;
 };
 

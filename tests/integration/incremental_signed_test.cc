@@ -68,12 +68,7 @@ std::string Contents(const std::string& conninfo) {
 class IncrementalSignedTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LD_REQUIRE_PG();
-    admin_ = AdminConn();
-    ASSERT_NE(admin_, nullptr);
-    if (testing_pg::QueryOne(*admin_, "SHOW wal_level") != "logical") {
-      GTEST_SKIP() << "the test server runs without wal_level=logical";
-    }
+    LD_REQUIRE_LOGICAL_PG(admin_);
     src_ = std::make_unique<ScratchDatabase>(admin_.get());
     key_ = tmp_.Sub("key");
     WriteFile(key_, std::string(32, 'K'));

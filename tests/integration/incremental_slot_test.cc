@@ -38,12 +38,7 @@ constexpr const char* kPassword = "slots-secret-pw-29";
 class IncrementalSlotTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LD_REQUIRE_PG();
-    admin_ = AdminConn();
-    ASSERT_NE(admin_, nullptr);
-    if (QueryOne(*admin_, "SHOW wal_level") != "logical") {
-      GTEST_SKIP() << "the test server runs without wal_level=logical";
-    }
+    LD_REQUIRE_LOGICAL_PG(admin_);
     src_ = std::make_unique<ScratchDatabase>(admin_.get());
     slots_ = std::make_unique<SlotCleanup>(admin_.get(), src_->name());
     dest_ = tmp_.Sub("dest");

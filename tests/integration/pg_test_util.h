@@ -31,6 +31,17 @@ inline const char* TestDsn() { return std::getenv("LD_TEST_PG_DSN"); }
       GTEST_SKIP() << "LD_TEST_PG_DSN is not set";                   \
   } while (0)
 
+// In a fixture's SetUp: *admin = the admin connection, or skip the test without the test
+// server or without wal_level=logical (what incremental dumps need).
+#define LD_REQUIRE_LOGICAL_PG(admin)                                                      \
+  do {                                                                                    \
+    LD_REQUIRE_PG();                                                                      \
+    (admin) = ::lakedump::testing_pg::AdminConn();                                        \
+    ASSERT_NE((admin), nullptr);                                                          \
+    if (::lakedump::testing_pg::QueryOne(*(admin), "SHOW wal_level") != "logical")        \
+      GTEST_SKIP() << "the test server runs without wal_level=logical";                   \
+  } while (0)
+
 // The test DSN as a keyword string with some parameters replaced.
 inline std::string ConninfoWith(const std::map<std::string, std::string>& overrides) {
   char* err = nullptr;

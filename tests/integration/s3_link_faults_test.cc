@@ -184,37 +184,6 @@ TEST_F(S3LinkFaultsTest, SixteenKBLinkFinishesAFiveMiBPart) {
   EXPECT_TRUE(*back == data);
 }
 
-// gc beside a live upload that started long ago but sent a part just now: the
-// upload is kept and completes. gc counts age from the newest part (ListParts).
-TEST_F(S3LinkFaultsTest, GcLeavesALiveSlowUploadAlone) {
-  auto store = OpenS3Store(Url(), Options());
-  ASSERT_TRUE(store.ok());
-  auto writer = (*store)->NewWriter("live.bin");
-  ASSERT_TRUE(writer.ok());
-  const std::string data = RandomBytes((10 << 20) + 5, 9);
-  ASSERT_TRUE((*writer)->Append(std::string_view(data).substr(0, (5 << 20) + 1)).ok());
-  std::this_thread::sleep_for(std::chrono::seconds(5));  // the upload is 5 s old ...
-  ASSERT_TRUE((*writer)->Append(std::string_view(data).substr((5 << 20) + 1)).ok());
-  // ... and its part 2 went just now (inline: upload_parallelism 0).
-  std::vector<std::string> aborted;
-  Status gc = AbortStaleUploads(Url(), std::chrono::seconds(3), Options(), &aborted);
-  ASSERT_TRUE(gc.ok()) << gc.ToString();
-  EXPECT_TRUE(aborted.empty());
-  Status s = (*writer)->Close();
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  auto back = (*store)->GetObject("live.bin");
-  ASSERT_TRUE(back.ok());
-  EXPECT_TRUE(*back == data);
-  // An upload whose last part is older than --older-than is still collected.
-  auto left = (*store)->NewWriter("left.bin");
-  ASSERT_TRUE((*left)->Append(std::string_view(data).substr(0, (5 << 20) + 1)).ok());
-  std::this_thread::sleep_for(std::chrono::seconds(3));
-  ASSERT_TRUE(AbortStaleUploads(Url(), std::chrono::seconds(1), Options(), &aborted).ok());
-  EXPECT_EQ(aborted.size(), 1u);
-  left->reset();
-  EXPECT_EQ(OpenUploads(), "None\n");
-}
-
 // One exit code and a message naming the cause, for every command.
 TEST_F(S3LinkFaultsTest, S3ErrorsHaveOneExitCodeAndNameTheCauseOnEveryCommand) {
   // A dump to read from.

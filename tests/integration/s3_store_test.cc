@@ -373,19 +373,19 @@ TEST_F(S3StoreTest, CancelledWriterAbortsItsUpload) {
   writer->reset();
 }
 
-TEST_F(S3StoreTest, GcAbortsStaleUploads) {
+TEST_F(S3StoreTest, UploadsUnderThePrefixAreListedAndAborted) {
+  // An upload awscli started: gc's listing finds it (key relative to the prefix, its id), and
+  // the abort leaves awscli listing none.
   std::string out = Aws("s3api create-multipart-upload --bucket " + env_.bucket + " --key " +
                         prefix_ + "/left.bin --query UploadId --output text");
   ASSERT_FALSE(out.empty());
-  EXPECT_NE(OpenUploads(), "None\n");
-  std::vector<std::string> aborted;
-  // Not old enough: kept.
-  ASSERT_TRUE(AbortStaleUploads(Url(), std::chrono::hours(1), Options(), &aborted).ok());
-  EXPECT_TRUE(aborted.empty());
-  Status s = AbortStaleUploads(Url(), std::chrono::seconds(0), Options(), &aborted);
+  auto listed = ListUploadsUnder(Url(), Options());
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].key, "left.bin");
+  EXPECT_EQ((*listed)[0].upload_id + "\n", out);
+  Status s = AbortUploadsUnder(Url(), Options(), *listed);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  ASSERT_EQ(aborted.size(), 1u);
-  EXPECT_EQ(aborted[0], prefix_ + "/left.bin");
   EXPECT_EQ(OpenUploads(), "None\n");
 }
 
@@ -493,9 +493,10 @@ TEST_F(S3StoreTest, ServerGoneFailsInBoundedTimeAndGcCleansUp) {
   writer->reset();
   // The upload could not be aborted through the dead endpoint: gc does it.
   EXPECT_NE(OpenUploads(), "None\n");
-  std::vector<std::string> aborted;
-  ASSERT_TRUE(AbortStaleUploads(Url(), std::chrono::seconds(0), Options(), &aborted).ok());
-  EXPECT_EQ(aborted.size(), 1u);
+  auto left = ListUploadsUnder(Url(), Options());
+  ASSERT_TRUE(left.ok()) << left.status().ToString();
+  EXPECT_EQ(left->size(), 1u);
+  ASSERT_TRUE(AbortUploadsUnder(Url(), Options(), *left).ok());
   EXPECT_EQ(OpenUploads(), "None\n");
 }
 

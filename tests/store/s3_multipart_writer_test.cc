@@ -266,50 +266,6 @@ TEST_F(S3WriterTest, StoreListReadDelete) {
   EXPECT_EQ(store->NewReader("zzz").status().code(), Code::kNotFound);
 }
 
-TEST_F(S3WriterTest, GcAbortsOnlyUploadsUnderThePrefix) {
-  auto store = Open(0);
-  auto writer = store->NewWriter("left");
-  ASSERT_TRUE((*writer)->Append(Bytes(kPart + 1, 1)).ok());  // upload started
-  StoreOptions o;
-  o.s3.endpoint = "http://fake:1";
-  o.s3.access_key_id = "AKID";
-  o.s3.secret_access_key = "secret";
-  std::vector<std::string> aborted;
-  server_.set_part_time_shift(std::chrono::hours(-1));  // its last part went an hour ago
-  auto transport = std::make_unique<FakeHttpTransport>(server_.AsHandler());
-  ASSERT_TRUE(AbortStaleUploadsWithTransport("s3://bkt/other", std::chrono::seconds(60), o,
-                                             std::move(transport), &aborted)
-                  .ok());
-  EXPECT_TRUE(aborted.empty());
-  transport = std::make_unique<FakeHttpTransport>(server_.AsHandler());
-  ASSERT_TRUE(AbortStaleUploadsWithTransport("s3://bkt/pre", std::chrono::seconds(60), o,
-                                             std::move(transport), &aborted)
-                  .ok());
-  EXPECT_THAT(aborted, ::testing::ElementsAre("pre/left"));
-  EXPECT_EQ(server_.open_uploads(), 0u);
-}
-
-// An upload started long ago (Initiated 2020 in the fake) whose last part went
-// seconds ago belongs to a live, slow run: gc leaves it alone.
-TEST_F(S3WriterTest, GcCountsAnUploadsAgeFromItsLastPart) {
-  auto store = Open(0);
-  auto writer = store->NewWriter("slow");
-  ASSERT_TRUE((*writer)->Append(Bytes(kPart + 1, 1)).ok());  // part 1 sent just now
-  StoreOptions o;
-  o.s3.endpoint = "http://fake:1";
-  o.s3.access_key_id = "AKID";
-  o.s3.secret_access_key = "secret";
-  std::vector<std::string> aborted;
-  ASSERT_TRUE(AbortStaleUploadsWithTransport(
-                  "s3://bkt/pre", std::chrono::seconds(60), o,
-                  std::make_unique<FakeHttpTransport>(server_.AsHandler()), &aborted)
-                  .ok());
-  EXPECT_TRUE(aborted.empty());
-  EXPECT_EQ(server_.open_uploads(), 1u);
-  ASSERT_TRUE((*writer)->Close().ok());  // and the run finishes
-  EXPECT_EQ(server_.objects().at("pre/slow").size(), kPart + 1);
-}
-
 TEST(PartSizeTest, GrowthKeepsPartsUnderTheLimit) {
   EXPECT_EQ(PartSizeFor(kDefaultPartSize, 1, false), kDefaultPartSize);
   EXPECT_EQ(PartSizeFor(kDefaultPartSize, 1000, false), kDefaultPartSize);

@@ -82,28 +82,6 @@ TEST(S3XmlTest, CompleteListsEachPartsCrc32cWhenThereIsOne) {
             "<ChecksumCRC32C>4waSgw==</ChecksumCRC32C></Part></CompleteMultipartUpload>");
 }
 
-TEST(S3XmlTest, ListPartsGivesTheNewestPart) {
-  auto page = ParseListParts(
-      "<ListPartsResult><Part><PartNumber>1</PartNumber>"
-      "<LastModified>2026-12-01T10:00:00.000Z</LastModified></Part>"
-      "<Part><PartNumber>2</PartNumber><LastModified>2026-12-01T12:30:05.123Z</LastModified>"
-      "</Part><IsTruncated>true</IsTruncated><NextPartNumberMarker>2</NextPartNumberMarker>"
-      "</ListPartsResult>");
-  ASSERT_TRUE(page.ok()) << page.status().ToString();
-  ASSERT_TRUE(page->newest_part.has_value());
-  EXPECT_EQ(*page->newest_part, *ParseIso8601("2026-12-01T12:30:05Z"));
-  EXPECT_TRUE(page->truncated);
-  EXPECT_EQ(page->next_part_number_marker, "2");
-  auto none = ParseListParts("<ListPartsResult><IsTruncated>false</IsTruncated></ListPartsResult>");
-  ASSERT_TRUE(none.ok());
-  EXPECT_FALSE(none->newest_part.has_value());
-  EXPECT_EQ(ParseListParts("<ListPartsResult><Part><LastModified>x</LastModified></Part>"
-                           "</ListPartsResult>")
-                .status()
-                .code(),
-            Code::kCorruption);
-}
-
 TEST(S3XmlTest, HttpDates) {
   auto t = ParseHttpDate("Tue, 01 Dec 2026 12:30:05 GMT");
   ASSERT_TRUE(t.has_value());

@@ -70,12 +70,10 @@ Result<uint64_t> Redump(ObjectStore* store, const IncrementRequest& request,
   ExportService service(db.get(), store, options);
   LD_ASSIGN_OR_RETURN(DumpResult result, service.Run(stop));
   if (!options.sign_key.empty()) {
-    // The stored object still what the run wrote (its manifest, plus the "commit" record
-    // naming this run): the increment signs only what it wrote.
+    // The stored object still the bytes the run committed: the increment signs only what
+    // it wrote.
     LD_ASSIGN_OR_RETURN(std::string stored, store->GetObject(kManifestKey, kMaxMetadataBytes));
-    nlohmann::json as_stored = nlohmann::json::parse(stored, nullptr, /*allow_exceptions=*/false);
-    if (as_stored.is_object()) as_stored.erase("commit");
-    if (as_stored != ToJson(result.manifest)) {
+    if (stored != result.manifest_text) {
       return Status::Corruption("redump/_manifest.json changed while the increment was written");
     }
     *manifest_sha256 = Sha256Hex(stored);

@@ -541,27 +541,4 @@ Result<ListUploadsPage> S3Client::ListMultipartUploads(std::string_view prefix,
   return page;
 }
 
-Result<std::optional<std::chrono::system_clock::time_point>> S3Client::NewestPart(
-    std::string_view key, std::string_view upload_id, std::stop_token stop) {
-  std::optional<std::chrono::system_clock::time_point> newest;
-  std::string marker;
-  for (int pages = 0; pages < 10001; ++pages) {  // at most 10,000 parts, 1,000 a page
-    PartsPage page;
-    Request r{"GET", std::string(key), {{"uploadId", std::string(upload_id)}}, {}, {},
-              "ListParts", [&page](const HttpResponse& response) {
-                LD_ASSIGN_OR_RETURN(page, ParseListParts(response.body));
-                return Status::OK();
-              }};
-    if (!marker.empty()) r.query.emplace_back("part-number-marker", marker);
-    LD_RETURN_IF_ERROR(Execute(r, stop).status());
-    if (page.newest_part && (!newest || *page.newest_part > *newest)) newest = page.newest_part;
-    if (!page.truncated) return newest;
-    if (page.next_part_number_marker.empty() || page.next_part_number_marker == marker) {
-      return Status::Corruption("ListParts of " + Location(key) + " does not advance its marker");
-    }
-    marker = page.next_part_number_marker;
-  }
-  return Status::Corruption("ListParts of " + Location(key) + " does not end");
-}
-
 }  // namespace lakedump

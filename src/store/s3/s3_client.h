@@ -103,9 +103,6 @@ class S3Client {
   Result<ListUploadsPage> ListMultipartUploads(std::string_view prefix, std::string_view key_marker,
                                                std::string_view upload_id_marker,
                                                std::stop_token stop = {});
-  // The newest part's LastModified (all pages), nullopt for an upload without parts.
-  Result<std::optional<std::chrono::system_clock::time_point>> NewestPart(
-      std::string_view key, std::string_view upload_id, std::stop_token stop = {});
 
   const std::string& bucket() const { return options_.bucket; }
   const S3Config& config() const { return options_.config; }

@@ -30,16 +30,6 @@ struct S3Url {
 };
 Result<S3Url> ParseS3Url(std::string_view url);
 
-// gc: aborts the multipart uploads under the URL's prefix whose newest part
-// (ListParts; the Initiated time for an upload without parts) is more than
-// older_than ago: left by a run that was killed, not a live slow one. The keys
-// of the aborted uploads go to *aborted when it is not null.
-Status AbortStaleUploads(std::string_view url, std::chrono::seconds older_than,
-                         const StoreOptions& options, std::vector<std::string>* aborted = nullptr);
-// verify: the keys of the multipart uploads in progress (or abandoned) under the
-// URL's prefix, with the time each was initiated ("key (started 2026-...Z)").
-Result<std::vector<std::string>> ListIncompleteUploads(std::string_view url,
-                                                       const StoreOptions& options);
 // One multipart upload under a URL's prefix: its key relative to the prefix, its id, and when
 // it was initiated.
 struct IncompleteUpload {
@@ -53,9 +43,5 @@ Result<std::vector<IncompleteUpload>> ListUploadsUnder(std::string_view url,
 // Aborts these uploads (keys relative to the URL's prefix); one already gone is no error.
 Status AbortUploadsUnder(std::string_view url, const StoreOptions& options,
                          const std::vector<IncompleteUpload>& uploads);
-Status AbortStaleUploadsWithTransport(std::string_view url, std::chrono::seconds older_than,
-                                      const StoreOptions& options,
-                                      std::unique_ptr<HttpTransport> transport,
-                                      std::vector<std::string>* aborted = nullptr);
 
 }  // namespace lakedump

@@ -175,23 +175,6 @@ Status ParseCompleteResult(std::string_view body) {
   return Status::OK();
 }
 
-Result<PartsPage> ParseListParts(std::string_view body) {
-  pugi::xml_document doc;
-  pugi::xml_node root;
-  if (!Load(&doc, body) || !(root = doc.child("ListPartsResult"))) {
-    return NotA("ListPartsResult", body);
-  }
-  PartsPage page;
-  for (pugi::xml_node p : root.children("Part")) {
-    auto t = ParseIso8601(Text(p, "LastModified"));
-    if (!t) return Status::Corruption("a part has a malformed LastModified date");
-    if (!page.newest_part || *t > *page.newest_part) page.newest_part = *t;
-  }
-  page.truncated = std::string_view(root.child("IsTruncated").text().as_string()) == "true";
-  page.next_part_number_marker = Text(root, "NextPartNumberMarker");
-  return page;
-}
-
 std::string BuildCompleteMultipartXml(const std::vector<UploadedPart>& parts) {
   std::string out = "<CompleteMultipartUpload>";
   for (size_t i = 0; i < parts.size(); ++i) {

@@ -52,13 +52,6 @@ struct UploadedPart {
   std::string checksum_crc32c;  // "" unless the upload was created with CRC32C
 };
 
-// ListParts: the newest part's LastModified (gc's measure of an upload's age).
-struct PartsPage {
-  std::optional<std::chrono::system_clock::time_point> newest_part;  // nullopt: no parts
-  bool truncated = false;
-  std::string next_part_number_marker;
-};
-Result<PartsPage> ParseListParts(std::string_view body);
 struct ListUploadsPage {
   std::vector<MultipartUpload> uploads;
   bool truncated = false;
