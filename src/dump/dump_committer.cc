@@ -17,6 +17,7 @@
 #include "lake/object_checksum.h"
 #include "lake/object_keys.h"
 #include "lake/signature.h"
+#include "lake/signature_commit.h"
 
 namespace lakedump {
 
@@ -463,18 +464,12 @@ Status DumpCommitter::WriteManifest(const DumpManifest& d) {
   nlohmann::json manifest = ToJson(d);
   manifest["commit"] = ToJson(committer_record_);  // who committed: a loser names the winner
   LD_ASSIGN_OR_RETURN(std::string body, SerializeMetadata(manifest, kManifestKey));
-  std::string previous_signature;
   if (d.sha256) {
     // The signature of these exact bytes goes first: _manifest.json stays the commit point.
-    // It carries the committed manifest's signature too, so the old dump stays verifiable
-    // until the new manifest lands.
-    if (auto old = store_->GetObject(kSignatureKey, 64 * 1024); old.ok()) {
-      previous_signature = std::move(*old);
-    }
+    // It keeps the committed manifest's entry, so the old dump stays verifiable until the
+    // new manifest lands, and it is written only over the object this run read.
     LD_RETURN_IF_ERROR(
-        store_->PutObject(kSignatureKey,
-                          SignatureObject(options_.sign_key, body, previous_signature))
-            .WithContext(std::string(kSignatureKey)));
+        PutSignatureAhead(*store_, kSignatureKey, kManifestKey, options_.sign_key, body));
   }
   // From here a failure may leave the manifest stored (now or, after a lost reply, later),
   // or another run may have committed (reusing this run's objects): this run's objects are
@@ -486,10 +481,10 @@ Status DumpCommitter::WriteManifest(const DumpManifest& d) {
     manifest_may_be_stored_ = !commit.may_delete_own;
     return commit.status;
   }
-  if (d.sha256 && !previous_signature.empty()) {
-    // Committed: the old manifest's entry is no longer needed. Should this fail, the
-    // signature still checks (the new entry is the main one).
-    store_->PutObject(kSignatureKey, SignatureObject(options_.sign_key, body)).IgnoreError();
+  if (d.sha256) {
+    // Committed: the other entries are no longer needed. Should this fail, or another run
+    // have written the object since, the signature still checks (it holds this entry).
+    TrimSignatureAfterCommit(*store_, kSignatureKey, kManifestKey, options_.sign_key, body);
   }
   Status sync = store_->SyncWritten();
   if (!sync.ok()) {

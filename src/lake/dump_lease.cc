@@ -80,13 +80,21 @@ Result<LeaseHolder> ParseLease(std::string_view text) {
   return h;
 }
 
-Result<LeaseHolder> ReadLease(ObjectStore& store) {
+namespace {
+
+// The lease and the ETag of its bytes (Md5Etag), for a write conditional on it.
+Result<LeaseHolder> ReadLeaseWithEtag(ObjectStore& store, std::string* etag) {
   LD_ASSIGN_OR_RETURN(std::string text, store.GetObject(kLeaseKey));
+  if (etag != nullptr) *etag = Md5Etag(text);
   auto parsed = ParseLease(text);
   // An unreadable lease is held by nobody we can name: treat it as stale, by age 0.
   if (!parsed.ok()) return LeaseHolder{"(unreadable lease)", "?", 0, "?", 0, 1};
   return parsed;
 }
+
+}  // namespace
+
+Result<LeaseHolder> ReadLease(ObjectStore& store) { return ReadLeaseWithEtag(store, nullptr); }
 
 namespace {
 
@@ -233,7 +241,8 @@ void DumpLease::RenewLoop(std::stop_token stop) {
 }
 
 Status DumpLease::RenewOnce() {
-  auto current = ReadLease(*store_);
+  std::string etag;
+  auto current = ReadLeaseWithEtag(*store_, &etag);
   std::lock_guard lock(mu_);
   if (!current.ok()) {
     if (current.status().code() == Code::kNotFound) {
@@ -247,7 +256,15 @@ Status DumpLease::RenewOnce() {
     return Status::OK();
   }
   self_.renewed_unix_ms = UnixMs(options_.clock->WallNow());
-  return store_->PutObject(kLeaseKey, ToJson(self_).dump(2) + "\n");
+  // Only over the lease just read: a renewal of a run cut off from the store that lands
+  // after a takeover is refused, instead of putting this run's lease back over the new one.
+  Status put = store_->PutObject(kLeaseKey, ToJson(self_).dump(2) + "\n",
+                                 WriteOptions{.if_match = etag});
+  if (put.code() == Code::kAlreadyExists) {
+    lost_ = "the lease was replaced by another run while this one renewed it";
+    return Status::OK();
+  }
+  return put;
 }
 
 Status DumpLease::CheckHeld() {

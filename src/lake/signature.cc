@@ -10,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <set>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +24,9 @@ namespace {
 constexpr std::string_view kSignatureFormat = "lakedump-signature";
 constexpr std::string_view kAlgorithm = "hmac-sha256";
 constexpr std::string_view kRefusedPrefix = "signature check failed: ";
+// Entries of manifests that other runs signed but may not have committed, kept in
+// "earlier" so that a run never drops the entry of the manifest that is committed.
+constexpr size_t kMaxEarlierEntries = 6;
 
 Status Refused(std::string_view what) {
   return Status::PermissionDenied(fmt::format("{}{}", kRefusedPrefix, what));
@@ -43,7 +48,32 @@ std::optional<nlohmann::json> ParseSignature(std::string_view text) {
     return std::nullopt;
   }
   if (j.contains("previous") && !IsEntry(j["previous"])) return std::nullopt;
+  if (j.contains("earlier")) {
+    const nlohmann::json& e = j["earlier"];
+    if (!e.is_array() || e.size() > kMaxEarlierEntries) return std::nullopt;
+    for (const nlohmann::json& entry : e) {
+      if (!IsEntry(entry)) return std::nullopt;
+    }
+  }
   return j;
+}
+
+// The entry's three fields, nothing else (a hostile object's extra fields are not carried).
+nlohmann::json EntryOf(const nlohmann::json& j) {
+  return {{"key_id", j.value("key_id", "")},
+          {"manifest_sha256", j.value("manifest_sha256", "")},
+          {"hmac_sha256", j["hmac_sha256"]}};
+}
+
+// Every entry of a parsed signature object, the main one first, then "previous", then
+// "earlier" in order.
+std::vector<const nlohmann::json*> EntriesOf(const nlohmann::json& sig) {
+  std::vector<const nlohmann::json*> out = {&sig};
+  if (sig.contains("previous")) out.push_back(&sig["previous"]);
+  if (sig.contains("earlier")) {
+    for (const nlohmann::json& e : sig["earlier"]) out.push_back(&e);
+  }
+  return out;
 }
 
 }  // namespace
@@ -121,6 +151,37 @@ std::string SignatureObject(std::string_view key, std::string_view manifest_byte
   return j.dump(2) + "\n";
 }
 
+std::string SignatureObjectOver(std::string_view key, std::string_view manifest_bytes,
+                                std::string_view current_signature,
+                                std::string_view committed_sha256,
+                                std::string_view signed_object) {
+  nlohmann::json j = nlohmann::json::parse(SignatureObject(key, manifest_bytes, "", signed_object));
+  auto current = ParseSignature(current_signature);
+  if (!current.has_value()) return j.dump(2) + "\n";
+  const std::string own = j["manifest_sha256"];
+  std::vector<const nlohmann::json*> entries = EntriesOf(*current);
+  // "previous": the committed manifest's entry when the object holds it, else its main one.
+  const nlohmann::json* previous = entries.front();
+  for (const nlohmann::json* e : entries) {
+    if (!committed_sha256.empty() && e->value("manifest_sha256", "") == committed_sha256) {
+      previous = e;
+      break;
+    }
+  }
+  std::set<std::string> seen = {own};
+  if (previous->value("manifest_sha256", "") != own) {
+    j["previous"] = EntryOf(*previous);
+    seen.insert(previous->value("manifest_sha256", ""));
+  }
+  nlohmann::json earlier = nlohmann::json::array();
+  for (const nlohmann::json* e : entries) {
+    if (earlier.size() == kMaxEarlierEntries) break;
+    if (seen.insert(e->value("manifest_sha256", "")).second) earlier.push_back(EntryOf(*e));
+  }
+  if (!earlier.empty()) j["earlier"] = std::move(earlier);
+  return j.dump(2) + "\n";
+}
+
 Status CheckSignatureText(std::string_view signature, std::string_view key,
                           std::string_view signed_bytes, std::string_view what) {
   auto parsed = ParseSignature(signature);
@@ -130,11 +191,16 @@ Status CheckSignatureText(std::string_view signature, std::string_view key,
   }
   const nlohmann::json* entry = &*parsed;
   // During an overwrite of a signed dump, the signature object already holds the new
-  // manifest's entry and the committed one's as "previous".
+  // manifest's entry and the committed one's as "previous" (or, after runs that signed and
+  // did not commit, among "earlier"): the entry is the one for these bytes.
   const std::string digest = Sha256Hex(signed_bytes);
-  if (parsed->value("manifest_sha256", digest) != digest && parsed->contains("previous") &&
-      (*parsed)["previous"].value("manifest_sha256", "") == digest) {
-    entry = &(*parsed)["previous"];
+  if (parsed->value("manifest_sha256", digest) != digest) {
+    for (const nlohmann::json* e : EntriesOf(*parsed)) {
+      if (e->value("manifest_sha256", "") == digest) {
+        entry = e;
+        break;
+      }
+    }
   }
   if (entry->value("key_id", "") != SigningKeyId(key)) {
     return Refused(fmt::format("{} was signed with another key (key id {}, this key's is {})",

@@ -40,8 +40,21 @@ std::string SignatureObject(std::string_view key, std::string_view manifest_byte
                             std::string_view previous_signature = "",
                             std::string_view signed_object = kManifestKey);
 
+// The content of _manifest.sig for these exact bytes, written over `current_signature` (the
+// signature object the store holds now, "" if none) while `committed_sha256` (the SHA-256 of
+// the manifest the store holds now, "" if none) stays committed until this run's commit: the
+// committed manifest's entry is kept as "previous" (or, when the object does not hold it,
+// its main entry), and up to six other entries of runs that signed and may yet commit or
+// may have committed meanwhile as "earlier". So no write built on the current object drops
+// the entry of a committed manifest.
+std::string SignatureObjectOver(std::string_view key, std::string_view manifest_bytes,
+                                std::string_view current_signature,
+                                std::string_view committed_sha256,
+                                std::string_view signed_object = kManifestKey);
+
 // Checks the signature object `signature` (the text of a _manifest.sig) against
-// `signed_bytes`, the exact bytes of the object `what` names. PermissionDenied, one line naming
+// `signed_bytes`, the exact bytes of the object `what` names, by the entry (main, "previous"
+// or "earlier") recorded for those bytes, else the main one. PermissionDenied, one line naming
 // `what`: not a signature, signed with another key, or altered.
 Status CheckSignatureText(std::string_view signature, std::string_view key,
                           std::string_view signed_bytes, std::string_view what);

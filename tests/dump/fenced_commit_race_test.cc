@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "fakes/partitioned_commit.h"
+#include "lake/signature.h"
+#include "lake/signature_commit.h"
 #include "store/memory/memory_store.h"
 
 namespace lakedump {
@@ -24,6 +26,46 @@ TEST(FencedCommitRaceTest, ALateManifestOfATakenOverRunIsRefusedAndTheWinnerStan
     wrong_zero_exits += CheckTrial(store, t);
   }
   EXPECT_EQ(wrong_zero_exits, 0);
+}
+
+// Signed: the first run is cut off while it sends _manifest.sig (which goes before the
+// manifest), and its signature lands after the takeover committed. It is written only over the
+// object it read, so it fails, is built again over the winner's, and the winner's dump stays
+// signed; the first run's manifest is then refused as above.
+TEST(FencedCommitRaceTest, ALateSignatureOfATakenOverRunLeavesTheWinnersDumpSigned) {
+  const std::string key(40, 'k');
+  int wrong_zero_exits = 0;
+  for (int trial = 0; trial < 10; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    MemoryStore store("fenced-signed-" + std::to_string(trial));
+    Trial t = PartitionedCommit(store, /*over_committed_dump=*/trial % 2 == 1, key,
+                                std::string(kSignatureKey));
+    wrong_zero_exits += CheckTrial(store, t);
+    auto manifest = store.GetObject(kManifestKey);
+    ASSERT_TRUE(manifest.ok());
+    Status sig = CheckManifestSignature(store, key, *manifest);
+    EXPECT_TRUE(sig.ok()) << sig.ToString();
+  }
+  EXPECT_EQ(wrong_zero_exits, 0);
+}
+
+// Runs that sign and never commit (killed after their signature) leave the committed dump
+// verifiable, however many in a row.
+TEST(FencedCommitRaceTest, SignaturesOfRunsThatNeverCommittedKeepTheCommittedEntry) {
+  const std::string key(40, 'k');
+  MemoryStore store("signed-uncommitted");
+  FakeDatabase db = Source(300);
+  FakeClock clock;
+  ASSERT_TRUE(ExportService(&db, &store, Options(IfExists::kFail, &clock, key)).Run().ok());
+  auto committed = store.GetObject(kManifestKey);
+  ASSERT_TRUE(committed.ok());
+  for (int run = 0; run < 9; ++run) {
+    const std::string other = "{\"uncommitted\": " + std::to_string(run) + "}\n";
+    ASSERT_TRUE(PutSignatureAhead(store, kSignatureKey, kManifestKey, key, other).ok());
+    Status sig = CheckManifestSignature(store, key, *committed);
+    EXPECT_TRUE(sig.ok()) << "after " << run + 1 << " runs: " << sig.ToString();
+    EXPECT_TRUE(CheckManifestSignature(store, key, other).ok());
+  }
 }
 
 TEST(FencedCommitRaceTest, AManifestWriteAnsweredOkThatStoredNothingFailsTheRun) {

@@ -29,10 +29,12 @@ inline FakeDatabase Source(uint64_t rows) {
   return db;
 }
 
-inline DumpOptions Options(IfExists if_exists, Clock* clock) {
+// `sign_key`: "" unsigned, else the dump is signed with it.
+inline DumpOptions Options(IfExists if_exists, Clock* clock, const std::string& sign_key = "") {
   DumpOptions o = SmallDumpOptions();
   o.if_exists = if_exists;
   o.clock = clock;
+  o.sign_key = sign_key;
   return o;
 }
 
@@ -41,22 +43,26 @@ struct Trial {
   Result<DumpResult> second = Status::Internal("not run");
 };
 
-// The first run (overwrite over a committed dump, or a first dump) is held at its manifest
-// PUT; meanwhile a resume, 40 s later by its clock, takes its lease over and commits.
-inline Trial PartitionedCommit(ObjectStore& store, bool over_committed_dump) {
+// The first run (overwrite over a committed dump, or a first dump) is held at its PUT of
+// `held_key` (its manifest, or in a signed dump its signature, which goes first); meanwhile a
+// resume, 40 s later by its clock, takes its lease over and commits.
+inline Trial PartitionedCommit(ObjectStore& store, bool over_committed_dump,
+                               const std::string& sign_key = "",
+                               const std::string& held_key = std::string(kManifestKey)) {
   FakeClock clock_a, clock_b;
   clock_b.Advance(std::chrono::seconds(40));  // the first run's lease looks stale to it
   if (over_committed_dump) {
     FakeDatabase db = Source(800);
     FakeClock clock;
-    EXPECT_TRUE(ExportService(&db, &store, Options(IfExists::kFail, &clock)).Run().ok());
+    EXPECT_TRUE(
+        ExportService(&db, &store, Options(IfExists::kFail, &clock, sign_key)).Run().ok());
   }
-  HoldingStore held(&store, std::string(kManifestKey));
+  HoldingStore held(&store, held_key);
   FakeDatabase db_a = Source(1200), db_b = Source(1200);
   ExportService first(&db_a, &held,
                       Options(over_committed_dump ? IfExists::kOverwrite : IfExists::kFail,
-                              &clock_a));
-  ExportService second(&db_b, &store, Options(IfExists::kResume, &clock_b));
+                              &clock_a, sign_key));
+  ExportService second(&db_b, &store, Options(IfExists::kResume, &clock_b, sign_key));
   Trial t;
   std::thread a([&] { t.first = first.Run(); });
   EXPECT_TRUE(held.WaitUntilHeld());

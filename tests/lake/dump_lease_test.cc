@@ -5,11 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <future>
 #include <thread>
 
 #include "fakes/fake_clock.h"
 #include "fakes/fault_injection_store.h"
+#include "store/forwarding_store.h"
 #include "store/memory/memory_store.h"
 
 namespace lakedump {
@@ -122,6 +124,44 @@ TEST(DumpLeaseTest, RenewsAndNoticesATakeover) {
   auto left = store.GetObject(kLeaseKey);
   ASSERT_TRUE(left.ok()) << left.status().ToString();
   EXPECT_EQ(ParseLease(*left)->run_id, "run-intruder");
+}
+
+// A takeover that lands between a renewal's read and its write (on S3: the renewal of a run
+// cut off from the store arrives late): the write is conditional on what was read, so it is
+// refused, the takeover's lease stays, and the run knows it lost the lease.
+class TakeoverBeforeWriteStore final : public ForwardingStore {
+ public:
+  TakeoverBeforeWriteStore(MemoryStore* target, Clock* clock)
+      : ForwardingStore(target), memory_(target), clock_(clock) {}
+  void Arm() { armed_ = true; }
+  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key,
+                                                  WriteOptions options = {}) override {
+    if (key == kLeaseKey && armed_.exchange(false)) PlantLease(*memory_, *clock_, "run-b", 0);
+    return ForwardingStore::NewWriter(key, options);
+  }
+
+ private:
+  MemoryStore* memory_;
+  Clock* clock_;
+  std::atomic<bool> armed_{false};
+};
+
+TEST(DumpLeaseTest, ARenewalLandingAfterATakeoverIsRefused) {
+  FakeClock clock;
+  MemoryStore store("lease-late-renewal");
+  TakeoverBeforeWriteStore racing(&store, &clock);
+  auto lease = DumpLease::Acquire(&racing, "run-a", Fast(&clock));
+  ASSERT_TRUE(lease.ok());
+  racing.Arm();
+  clock.AdvanceRound(Fast(&clock).renew_interval, 1);
+  auto left = store.GetObject(kLeaseKey);
+  ASSERT_TRUE(left.ok());
+  EXPECT_EQ(ParseLease(*left)->run_id, "run-b");
+  Status held = (*lease)->CheckHeld();
+  EXPECT_EQ(held.code(), Code::kAlreadyExists);
+  EXPECT_NE(held.message().find("run-b"), std::string::npos) << held.message();
+  EXPECT_TRUE((*lease)->Release().ok());
+  EXPECT_EQ(ParseLease(*store.GetObject(kLeaseKey))->run_id, "run-b");
 }
 
 TEST(DumpLeaseTest, CheckHeldFailsOnceRenewalsFailedForTooLong) {

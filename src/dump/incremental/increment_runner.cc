@@ -16,6 +16,7 @@
 #include "lake/increment_signature.h"
 #include "lake/object_keys.h"
 #include "lake/signature.h"
+#include "lake/signature_commit.h"
 #include "source/postgres/pg_slot.h"
 #include "source/postgres/pgoutput.h"
 #include "store/prefix_store.h"
@@ -316,10 +317,16 @@ Status CommitIncrement(ObjectStore* store, DumpLease& lease, const std::string& 
   LD_ASSIGN_OR_RETURN(std::string text, SerializeMetadata(ToJson(m), key));
   if (!sign_key.empty()) {
     const std::string sig_key = IncrementSignatureKey(m.sequence);
-    LD_RETURN_IF_ERROR(
-        store->PutObject(sig_key, SignatureObject(sign_key, text, "", key)).WithContext(sig_key));
+    LD_RETURN_IF_ERROR(PutSignatureAhead(*store, sig_key, key, sign_key, text));
   }
-  LD_RETURN_IF_ERROR(store->PutObject(key, text).WithContext(key));
+  // Create-only: an increment is committed once; a run that lost its lease meanwhile (the
+  // run that took over committed this sequence number) fails here instead of replacing it.
+  WriteOptions once;
+  once.create_only = true;
+  LD_RETURN_IF_ERROR(store->PutObject(key, text, once).WithContext(key));
+  if (!sign_key.empty()) {
+    TrimSignatureAfterCommit(*store, IncrementSignatureKey(m.sequence), key, sign_key, text);
+  }
   return store->SyncWritten().WithContext(key);
 }
 
