@@ -128,6 +128,9 @@ std::string Safe(std::string_view text) { return TerminalSafe(text, /*keep_newli
 // "1 snapshot", "3 snapshots", or what is wrong with the table's Iceberg metadata.
 std::string IcebergCell(const IcebergTableStatus& ice, const TableSummary& table) {
   if (!ice.problem.empty()) return "not readable: " + ice.problem;
+  if (ice.increment > 0) {
+    return fmt::format("{} snapshots, at increment {}", ice.snapshots, ice.increment);
+  }
   if (ice.run_id != table.run_id) return "stale: metadata of run " + ice.run_id;
   return fmt::format("{} snapshot{}", ice.snapshots, ice.snapshots == 1 ? "" : "s");
 }
