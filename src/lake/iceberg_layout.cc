@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <random>
 
+#include "lake/incremental_state.h"
 #include "lake/object_keys.h"
 #include "format/iceberg/iceberg_table.h"
 
@@ -149,11 +150,14 @@ Result<std::vector<iceberg::RemovedManifest>> ReadRemovedFiles(
     const iceberg::TableHistory& history) {
   LD_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestRef> refs,
                       ReadCurrentManifestList(store, table, location, history));
+  const std::string increments = StoreRootUri(store) + "/" + std::string(kIncrementsFolder);
   std::vector<iceberg::RemovedManifest> out;
   for (const iceberg::ManifestRef& ref : refs) {
     LD_ASSIGN_OR_RETURN(std::string key, MetadataKeyOf(table, location, ref.path));
     LD_ASSIGN_OR_RETURN(std::string bytes, store.GetObject(key, kMaxMetadataBytes));
-    LD_ASSIGN_OR_RETURN(iceberg::RemovedManifest m, iceberg::LiveEntriesOf(bytes, ref, location));
+    // An incremental dump's re-dumped files stay in their increment's folder.
+    LD_ASSIGN_OR_RETURN(iceberg::RemovedManifest m,
+                        iceberg::LiveEntriesOf(bytes, ref, location, increments));
     if (!m.entries.empty()) out.push_back(std::move(m));
   }
   return out;

@@ -87,6 +87,7 @@ struct EntryReader {
   const ManifestRef& ref;
   std::string_view location;
   std::string prefix;  // location + "/"
+  std::string_view also_under;
   bool partitioned;
   const avro::AvroSchema* schema;  // the container's, compiled
   uint32_t partition_type;         // its node of the partition field's union, if partitioned
@@ -116,7 +117,7 @@ struct EntryReader {
     if ((ref.content == 0) != (content == 0) || content < 0 || content > 2) {
       return Bad(what, "an entry whose content is not its manifest's");
     }
-    if (!path.starts_with(prefix)) {
+    if (!path.starts_with(prefix) && (also_under.empty() || !path.starts_with(also_under))) {
       return Bad(what, fmt::format("an entry's file is not under {}", location));
     }
     if (record_count < 0) return Bad(what, "a negative record count");
@@ -173,7 +174,7 @@ Result<std::vector<ManifestRef>> ReadManifestList(std::string_view bytes) {
 }
 
 Result<RemovedManifest> LiveEntriesOf(std::string_view bytes, const ManifestRef& ref,
-                                      std::string_view location) {
+                                      std::string_view location, std::string_view also_under) {
   const std::string what = fmt::format("manifest {}", ref.path);
   auto container = avro::ReadAvroContainer(bytes, kMaxManifestRecords);
   if (!container.ok()) return Bad(what, container.status().message());
@@ -187,7 +188,7 @@ Result<RemovedManifest> LiveEntriesOf(std::string_view bytes, const ManifestRef&
   }
   out.partition_spec_id = ref.partition_spec_id;
   out.content = ref.content;
-  EntryReader reader{what, ref, location, std::string(location) + "/", false,
+  EntryReader reader{what, ref, location, std::string(location) + "/", also_under, false,
                      &container->compiled, 0};
   if (!(*partition)["fields"].empty()) {
     const AvroJson& field = (*partition)["fields"][0];

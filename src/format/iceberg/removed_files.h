@@ -58,8 +58,11 @@ struct RemovedManifest {
 };
 
 // The live entries of the manifest `bytes` that `ref` names (data, or position deletes) (sequence numbers inherited
-// from `ref`); every file must be under `location` + "/". Corruption otherwise.
+// from `ref`); every file must be under `location` + "/", or under `also_under` when it is
+// not empty (an incremental dump's re-dumped files: "<root>/_increments/"). Corruption
+// otherwise.
 Result<RemovedManifest> LiveEntriesOf(std::string_view bytes, const ManifestRef& ref,
-                                      std::string_view location);
+                                      std::string_view location,
+                                      std::string_view also_under = {});
 
 }  // namespace lakedump::iceberg
