@@ -220,6 +220,10 @@ TEST_F(IncrementalIcebergTest, EachIncrementIsASnapshotThatIcebirdReadsAsTheSour
   EXPECT_EQ(verify.code, 0) << verify.out << verify.err;
   RunResult ls = RunLakedump("ls " + Quote(dest_), tmp_, 60);
   EXPECT_NE(ls.out.find("at increment 4"), std::string::npos) << ls.out;
+  EXPECT_NE(ls.out.find("public.nk: re-dumped whole in every increment, as an Iceberg "
+                        "overwrite snapshot"),
+            std::string::npos)
+      << ls.out;
 }
 
 // An increment whose run dies after writing a table's snapshot but before its manifest: the
@@ -240,6 +244,9 @@ TEST_F(IncrementalIcebergTest, ARunThatDiedBeforeItsManifestIsNotAppliedTwice) {
   RunResult again = Dump("--wait-for-lock 60s");
   ASSERT_EQ(again.code, 0) << again.err;
   ExpectIcebirdReadsSource("after the rerun", {"t"});
+  // The dead run's objects are gone with its snapshot: nothing stray.
+  RunResult verify = RunLakedump("verify " + Quote(dest_), tmp_, 600);
+  EXPECT_EQ(verify.code, 0) << verify.out << verify.err;
 }
 
 }  // namespace

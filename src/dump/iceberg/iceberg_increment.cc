@@ -50,14 +50,17 @@ std::string SummaryValue(const json* snapshot, const char* key) {
 
 // A run of this same increment that died before its manifest left its snapshot current:
 // the history without it (its parent current again), so that its changes are not applied
-// twice. The sequence numbers go on from the highest given.
-void DropDeadRunSnapshot(iceberg::TableHistory* h, int sequence) {
+// twice. The sequence numbers go on from the highest given. Returns the dead run's id ("" when
+// there was none).
+std::string DropDeadRunSnapshot(iceberg::TableHistory* h, int sequence) {
   const json* current = CurrentSnapshotJson(*h);
   const std::string inc = SummaryValue(current, "lakedump.increment");
   if (inc.empty() || inc.find_first_not_of("0123456789") != std::string::npos ||
-      inc.size() > 9 || std::stoi(inc) < sequence || !current->contains("parent-snapshot-id")) {
-    return;
+      inc.size() > 9 || std::stoi(inc) < sequence || !current->contains("parent-snapshot-id") ||
+      !SummaryValue(current, "lakedump.redump").empty()) {
+    return "";
   }
+  std::string dead_run;
   const int64_t dead = h->current_snapshot_id;
   const int64_t parent = (*current)["parent-snapshot-id"].get<int64_t>();
   json& m = h->metadata;
@@ -74,11 +77,28 @@ void DropDeadRunSnapshot(iceberg::TableHistory* h, int sequence) {
   m["refs"] = {{"main", {{"snapshot-id", parent}, {"type", "branch"}}}};
   for (size_t i = 0; i < h->snapshot_ids.size(); ++i) {
     if (h->snapshot_ids[i] != dead) continue;
+    dead_run = h->run_ids[i];
     h->snapshot_ids.erase(h->snapshot_ids.begin() + static_cast<std::ptrdiff_t>(i));
     h->run_ids.erase(h->run_ids.begin() + static_cast<std::ptrdiff_t>(i));
     break;
   }
   h->current_snapshot_id = parent;
+  return dead_run;
+}
+
+// Deletes the objects of the table named after the dead run `run` (its data, delete and
+// key index files, manifests and manifest list), which no snapshot names any more.
+Status DeleteDeadRunObjects(ObjectStore& store, const TableRef& table, const std::string& run) {
+  if (run.empty()) return Status::OK();
+  IcebergTableKeep dead;
+  dead.prefix = TablePrefix(table);
+  dead.run_ids = {run};
+  LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> listing, store.List(dead.prefix));
+  std::vector<std::string> keys;
+  for (const ObjectInfo& o : listing) {
+    if (dead.KeepsObject(o.key)) keys.push_back(o.key);
+  }
+  return store.Delete(keys);
 }
 
 // The data file's schema: the change file's table columns, named as the source names them,
@@ -411,16 +431,17 @@ iceberg::SnapshotInput RowDeltaInput(const ObjectStore& store, const TableRef& t
   return in;
 }
 
-// The table's history, as this increment continues it.
+// The table's history, as this increment continues it; *dead_run: a run of the same
+// increment whose snapshot it leaves out.
 Result<iceberg::TableHistory> HistoryToContinue(ObjectStore& store, const TableRef& table,
-                                                int sequence) {
+                                                int sequence, std::string* dead_run) {
   LD_ASSIGN_OR_RETURN(IcebergHistoryRead read, ReadIcebergHistory(store, table));
   if (!read.history) {
     return Status::Corruption(fmt::format(
         "Iceberg table {} does not open ({}): its changes cannot become a snapshot",
         table.QualifiedName(), read.problem.empty() ? "no version-hint.text" : read.problem));
   }
-  DropDeadRunSnapshot(&*read.history, sequence);
+  *dead_run = DropDeadRunSnapshot(&*read.history, sequence);
   return std::move(*read.history);
 }
 
@@ -442,7 +463,9 @@ Result<IcebergChangeCounts> CommitIcebergChanges(ObjectStore& store, const Table
                                                  const std::vector<std::string>& key_columns,
                                                  const IcebergIncrement& inc) {
   const std::string location = IcebergTableLocation(store, table);
-  LD_ASSIGN_OR_RETURN(iceberg::TableHistory h, HistoryToContinue(store, table, inc.sequence));
+  std::string dead_run;
+  LD_ASSIGN_OR_RETURN(iceberg::TableHistory h,
+                      HistoryToContinue(store, table, inc.sequence, &dead_run));
   std::unique_ptr<ObjectReader> holder;
   LD_ASSIGN_OR_RETURN(auto changes, OpenStoredParquet(store, change_file_key, {}, &holder));
   LD_ASSIGN_OR_RETURN(Schema data, DataSchema(h, changes->schema(), inc.escaped_column_names,
@@ -484,6 +507,8 @@ Result<IcebergChangeCounts> CommitIcebergChanges(ObjectStore& store, const Table
   in.summary["lakedump.deletes"] = std::to_string(counts.deletes);
   in.summary["lakedump.key-index"] = index_name;
   LD_RETURN_IF_ERROR(WriteSnapshotFiles(store, table, in));
+  LD_RETURN_IF_ERROR(DeleteDeadRunObjects(store, table, dead_run)
+                         .WithContext("deleting the objects of a run that did not commit"));
   return counts;
 }
 
