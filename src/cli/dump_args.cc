@@ -166,9 +166,12 @@ const std::vector<DumpFlagRule>& DumpFlagRules() {
        "--incremental needs a PostgreSQL source (it reads a logical replication slot); SQLite "
        "has no change stream: dump it whole, without --incremental",
        kExitUsage},
-      {[](A a, O o) { return a.incremental && o.table_format != TableFormat::kParquet; },
-       "--incremental with --table-format iceberg is not supported yet (docs/incremental.md): "
-       "use --table-format parquet",
+      {[](A a, O o) {
+         return a.incremental && o.table_format == TableFormat::kIceberg &&
+                !o.partition_by.empty();
+       },
+       "--incremental with --table-format iceberg cannot be combined with --partition-by "
+       "(increments of partitioned Iceberg tables are not supported yet)",
        kExitUsage},
       {[](A a, O o) { return a.incremental && !o.queries.empty(); },
        "--incremental cannot follow --query results: dump tables", kExitUsage},

@@ -358,7 +358,9 @@ void AddDumpSourceOptions(CLI::App* app, DumpArgs& a) {
   app->add_flag("--incremental", a.incremental,
                 "PostgreSQL: on a DEST without a dump, a base dump read from the snapshot of a new "
                 "logical replication slot; on a DEST holding such a base, the next increment: "
-                "the changes since the last one (docs/incremental.md)");
+                "the changes since the last one (docs/incremental.md); with --table-format "
+                "iceberg, each increment also becomes one Iceberg snapshot per changed table "
+                "(docs/iceberg.md)");
   app->add_flag("--pg-materialized-views", a.pg_materialized_views,
                 "also dump PostgreSQL materialized views");
   AddSizeOption(app, "--lock-wait-timeout", &a.lock_wait_timeout, LockWaitTimeoutRange(),

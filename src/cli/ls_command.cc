@@ -128,21 +128,26 @@ std::string Safe(std::string_view text) { return TerminalSafe(text, /*keep_newli
 // "1 snapshot", "3 snapshots", or what is wrong with the table's Iceberg metadata.
 std::string IcebergCell(const IcebergTableStatus& ice, const TableSummary& table) {
   if (!ice.problem.empty()) return "not readable: " + ice.problem;
+  if (ice.increment > 0) {
+    return fmt::format("{} snapshots, at increment {}", ice.snapshots, ice.increment);
+  }
   if (ice.run_id != table.run_id) return "stale: metadata of run " + ice.run_id;
   return fmt::format("{} snapshot{}", ice.snapshots, ice.snapshots == 1 ? "" : "s");
 }
 
-// The base's replication slot, the tables re-dumped whole in every increment, and one line per
-// increment.
-void PrintIncrements(const IncrementalBase& inc, const std::vector<IncrementManifest>& list) {
+// The base's replication slot, the tables re-dumped whole in every increment (over an Iceberg
+// base: as an overwrite snapshot), and one line per increment.
+void PrintIncrements(const IncrementalBase& inc, const std::vector<IncrementManifest>& list,
+                     bool iceberg) {
   std::printf("\nincremental: replication slot %s, publication %s, consistent point %s\n",
               Safe(inc.slot).c_str(), Safe(inc.publication).c_str(),
               FormatLsn(inc.consistent_point).c_str());
   const std::vector<IncrementalTable>& tables = list.empty() ? inc.tables : list.back().tables;
   for (const IncrementalTable& t : tables) {
     if (t.mode == IncrementalMode::kRedump) {
-      std::printf("  %s: re-dumped whole in every increment (%s)\n",
-                  Safe(t.ref.QualifiedName()).c_str(), Safe(t.reason).c_str());
+      std::printf("  %s: re-dumped whole in every increment%s (%s)\n",
+                  Safe(t.ref.QualifiedName()).c_str(),
+                  iceberg ? ", as an Iceberg overwrite snapshot" : "", Safe(t.reason).c_str());
     }
   }
   std::printf("%zu increments\n", list.size());
@@ -297,7 +302,7 @@ int RunLs(const LsArgs& a) {
   PrintLsHeader(m);
   PrintLsTables(m, d);
   for (const std::string& line : SchemaLines(m.schema, a.ddl)) std::printf("%s\n", line.c_str());
-  if (d.inc) PrintIncrements(*d.inc, d.increments);
+  if (d.inc) PrintIncrements(*d.inc, d.increments, d.iceberg);
   for (const TableManifest& t : d.tables) {
     std::printf("\n-- %s\n%s;\n", Safe(t.table.QualifiedName()).c_str(),
                 TerminalSafe(t.ddl, /*keep_newlines=*/true).c_str());

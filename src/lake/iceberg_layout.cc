@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <random>
 
+#include "lake/incremental_state.h"
 #include "lake/object_keys.h"
 #include "format/iceberg/iceberg_table.h"
 
@@ -115,40 +116,70 @@ IcebergTableKeep KeepOfHistory(const TableRef& table, const iceberg::TableHistor
   return keep;
 }
 
-Result<std::vector<iceberg::RemovedManifest>> ReadRemovedFiles(
+namespace {
+
+// A URI of the table's metadata/ as its key (one name: nothing climbs out).
+Result<std::string> MetadataKeyOf(const TableRef& table, const std::string& location,
+                                  const std::string& uri) {
+  const std::string meta_dir = location + "/metadata/";
+  const std::string name = uri.starts_with(meta_dir) ? uri.substr(meta_dir.size()) : "";
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+    return Status::Corruption(fmt::format("{} is not a file of the table's metadata/", uri));
+  }
+  return TablePrefix(table) + "metadata/" + name;
+}
+
+}  // namespace
+
+Result<std::vector<iceberg::ManifestRef>> ReadCurrentManifestList(
     ObjectStore& store, const TableRef& table, const std::string& location,
     const iceberg::TableHistory& history) {
-  const std::string meta_dir = location + "/metadata/";
-  const std::string meta_prefix = TablePrefix(table) + "metadata/";
-  // A URI of the table's metadata/ as its key (one name: nothing climbs out).
-  const auto key_of = [&](const std::string& uri) -> Result<std::string> {
-    const std::string name = uri.starts_with(meta_dir) ? uri.substr(meta_dir.size()) : "";
-    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
-      return Status::Corruption(fmt::format("{} is not a file of the table's metadata/", uri));
-    }
-    return meta_prefix + name;
-  };
   std::string list_uri;
   for (const auto& s : history.metadata["snapshots"]) {
     if (s["snapshot-id"] == history.current_snapshot_id) {
       list_uri = s["manifest-list"].get<std::string>();
     }
   }
-  LD_ASSIGN_OR_RETURN(std::string list_key, key_of(list_uri));
+  LD_ASSIGN_OR_RETURN(std::string list_key, MetadataKeyOf(table, location, list_uri));
   LD_ASSIGN_OR_RETURN(std::string list, store.GetObject(list_key, kMaxMetadataBytes));
-  LD_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestRef> refs, iceberg::ReadManifestList(list));
+  return iceberg::ReadManifestList(list);
+}
+
+Result<std::vector<iceberg::RemovedManifest>> ReadRemovedFiles(
+    ObjectStore& store, const TableRef& table, const std::string& location,
+    const iceberg::TableHistory& history) {
+  LD_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestRef> refs,
+                      ReadCurrentManifestList(store, table, location, history));
+  const std::string increments = StoreRootUri(store) + "/" + std::string(kIncrementsFolder);
   std::vector<iceberg::RemovedManifest> out;
   for (const iceberg::ManifestRef& ref : refs) {
-    if (ref.content != 0) {
-      return Status::Corruption(fmt::format("{} is a delete manifest", ref.path));
-    }
-    LD_ASSIGN_OR_RETURN(std::string key, key_of(ref.path));
+    LD_ASSIGN_OR_RETURN(std::string key, MetadataKeyOf(table, location, ref.path));
     LD_ASSIGN_OR_RETURN(std::string bytes, store.GetObject(key, kMaxMetadataBytes));
-    LD_ASSIGN_OR_RETURN(iceberg::RemovedManifest m, iceberg::LiveEntriesOf(bytes, ref, location));
+    // An incremental dump's re-dumped files stay in their increment's folder.
+    LD_ASSIGN_OR_RETURN(iceberg::RemovedManifest m,
+                        iceberg::LiveEntriesOf(bytes, ref, location, increments));
     if (!m.entries.empty()) out.push_back(std::move(m));
   }
   return out;
 }
+
+int IcebergIncrementOf(const iceberg::TableHistory& history) {
+  for (const auto& s : history.metadata["snapshots"]) {
+    if (s["snapshot-id"] != history.current_snapshot_id || !s.contains("summary") ||
+        !s["summary"].is_object()) {
+      continue;
+    }
+    const auto& v = s["summary"].value("lakedump.increment", nlohmann::ordered_json());
+    if (!v.is_string()) return 0;
+    const std::string& n = v.get_ref<const std::string&>();
+    if (n.empty() || n.size() > 6 || n.find_first_not_of("0123456789") != std::string::npos) {
+      return 0;
+    }
+    return std::stoi(n);
+  }
+  return 0;
+}
+
 bool IsIcebergVersionHint(std::string_view key) {
   constexpr std::string_view kSuffix = "/metadata/version-hint.text";
   return key.size() > kSuffix.size() && key.ends_with(kSuffix);
@@ -203,6 +234,7 @@ Result<IcebergTableStatus> ReadIcebergTableStatus(ObjectStore& store, const Tabl
   }
   out.snapshots = read.history->snapshot_ids.size();
   out.run_id = read.history->metadata["properties"]["lakedump.run-id"].get<std::string>();
+  out.increment = IcebergIncrementOf(*read.history);
   return out;
 }
 }  // namespace lakedump

@@ -64,6 +64,16 @@ Result<std::vector<iceberg::RemovedManifest>> ReadRemovedFiles(
     ObjectStore& store, const TableRef& table, const std::string& location,
     const iceberg::TableHistory& history);
 
+// The manifest list of the history's current snapshot (read bounded, under the table's
+// metadata/). NotFound or Corruption when it does not read.
+Result<std::vector<iceberg::ManifestRef>> ReadCurrentManifestList(
+    ObjectStore& store, const TableRef& table, const std::string& location,
+    const iceberg::TableHistory& history);
+
+// The number of the increment whose snapshot is the history's current one (its summary's
+// "lakedump.increment", docs/iceberg.md "Increments"); 0 for a dump's own snapshot.
+int IcebergIncrementOf(const iceberg::TableHistory& history);
+
 // True for "<...>/metadata/version-hint.text".
 bool IsIcebergVersionHint(std::string_view key);
 
@@ -87,6 +97,7 @@ struct IcebergTableStatus {
   std::string metadata_key;  // "<prefix>metadata/v<N>.metadata.json" (empty without a hint)
   uint64_t snapshots = 0;
   std::string run_id;   // its "lakedump.run-id" property
+  int increment = 0;    // the increment whose snapshot is current (IcebergIncrementOf)
   std::string problem;  // e.g. "no version-hint.text", "metadata is not JSON"
 };
 // Errors only when the store fails (a missing or damaged object is a `problem`).

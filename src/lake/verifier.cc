@@ -444,7 +444,8 @@ Result<std::optional<IcebergTableKeep>> ClaimIcebergTable(ObjectStore& store,
   for (size_t i = 0; i < h.snapshot_ids.size(); ++i) {
     if (h.snapshot_ids[i] == h.current_snapshot_id) current_run = h.run_ids[i];
   }
-  if (current_run != t.run_id) {
+  // An increment continues the table (docs/iceberg.md, "Increments"): its snapshot is current.
+  if (current_run != t.run_id && IcebergIncrementOf(h) == 0) {
     // An overwrite that failed after its manifest leaves the earlier dump's metadata.
     problems->Add(IcebergMetadataFileKey(t.table, h.version), "iceberg-metadata",
                   fmt::format("Iceberg metadata of table {} is of run {}, not of the "

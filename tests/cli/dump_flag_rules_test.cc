@@ -107,7 +107,11 @@ TEST(DumpFlagRulesCliTest, IncrementalRefusals) {
   a = Args(kPg);
   a.incremental = true;
   a.table_format = "iceberg";
-  EXPECT_NE(Refusal(a).find("--incremental with --table-format iceberg"), std::string::npos);
+  EXPECT_EQ(Refusal(a), "");  // an Iceberg base: its increments are Iceberg snapshots
+  a.partition_by = "id";
+  EXPECT_NE(Refusal(a).find("--incremental with --table-format iceberg cannot be combined with "
+                            "--partition-by"),
+            std::string::npos);
   a = Args(kPg);
   a.incremental = true;
   a.queries = {"q=SELECT 1"};

@@ -313,9 +313,12 @@ TEST_F(IncrementalTest, BadInputIsOneLineAndCommitsNothing) {
                                  tmp),
                      2, "needs a PostgreSQL source");
   EXPECT_FALSE(std::filesystem::exists(tmp.Sub("out/_manifest.json")));
-  // Iceberg.
-  ExpectOneLineError(Dump("--table-format iceberg"), 2, "not supported yet");
+  // Iceberg: not partitioned; an increment of a Parquet base is not an Iceberg snapshot.
+  ExpectOneLineError(Dump("--table-format iceberg --partition-by id"), 2,
+                     "cannot be combined with --partition-by");
   ASSERT_EQ(Dump().code, 0);
+  ExpectOneLineError(Dump("--table-format iceberg"), 2, "not an Iceberg dump");
+  EXPECT_FALSE(Committed(1));
   // A base of another database.
   ScratchDatabase other(admin_.get());
   SlotCleanup other_slots(admin_.get(), other.name());

@@ -127,10 +127,11 @@ IcebergTableKeep KeepAfterWrite(const TableManifest& table, const std::string& m
 Result<IcebergWritten> WriteIcebergTable(
     ObjectStore& store, const TableManifest& table,
     std::vector<std::pair<std::string, std::string>>* deferred,
-    const IcebergHistoryRead* history) {
+    const IcebergHistoryRead* history, const std::map<std::string, std::string>& summary) {
   IcebergWritten out;
   iceberg::SnapshotInput in;
   in.schema = table.schema;
+  in.summary = summary;
   if (!table.partition_by.empty()) {
     in.partition_column = table.schema.FindColumn(table.partition_by);
   }

@@ -9,6 +9,7 @@
 // Functions; thread-safe (the store is).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,10 +60,12 @@ struct IcebergWritten {
 // (ReadIcebergHistory, by the units that chose the files' field ids); nullptr: read here.
 // The columns of table.schema carry the field ids of its data files; the history is
 // continued only when they are the ones it gives them (iceberg::CannotAppend), with a new
-// schema when the columns changed.
+// schema when the columns changed. `summary`: more entries of the snapshot's summary (an
+// increment's re-dump: its number and LSN range).
 Result<IcebergWritten> WriteIcebergTable(
     ObjectStore& store, const TableManifest& table,
     std::vector<std::pair<std::string, std::string>>* deferred = nullptr,
-    const IcebergHistoryRead* history = nullptr);
+    const IcebergHistoryRead* history = nullptr,
+    const std::map<std::string, std::string>& summary = {});
 
 }  // namespace lakedump

@@ -9,6 +9,7 @@
 
 #include "base/sha256.h"
 #include "dump/export_service.h"
+#include "dump/iceberg/iceberg_increment.h"
 #include "dump/incremental/change_capture.h"
 #include "dump/incremental/pg_incremental_tables.h"
 #include "dump/incremental/slot_ownership.h"
@@ -64,6 +65,7 @@ Result<uint64_t> Redump(ObjectStore* store, const IncrementRequest& request,
   options.queries.clear();
   for (const TableRef& t : tables) options.include.push_back(ExactTablePattern(t));
   options.if_exists = IfExists::kFail;
+  options.table_format = TableFormat::kParquet;  // an Iceberg base's snapshots come after
   options.wait_for_lock = std::chrono::milliseconds(0);
   options.schema_from_source_tool = false;
   options.progress = ProgressMode::kNone;
@@ -375,9 +377,13 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
                                      std::stop_token stop) {
   const auto started = WallClock::now();
   LD_ASSIGN_OR_RETURN(IncrementalBase inc, ParseIncrementalBase(base));
-  if (request.dump.table_format != TableFormat::kParquet) {
+  // The increments follow the base's table format (docs/iceberg.md, "Increments").
+  const bool iceberg = base.options.is_object() &&
+                       base.options.value("table_format", std::string()) == "iceberg";
+  if (request.dump.table_format == TableFormat::kIceberg && !iceberg) {
     return Status::InvalidArgument(
-        "--incremental with --table-format iceberg is not supported yet (docs/incremental.md)");
+        "--table-format iceberg: the base at DEST is not an Iceberg dump, so its increments "
+        "cannot be Iceberg snapshots (make an Iceberg base with --if-exists overwrite)");
   }
   const std::string run_id = NewRunId();
   LD_ASSIGN_OR_RETURN(std::unique_ptr<DumpLease> lease,
@@ -418,11 +424,15 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
   m.finished_at = FormatUtc(finished);
   m.seconds = std::chrono::duration<double>(finished - started).count();
 
+  IncrementResult result;
+  if (iceberg) {
+    // Every table's snapshot, then the increment's manifest.
+    LD_RETURN_IF_ERROR(CommitIcebergIncrement(*store, m, &result.warnings));
+  }
   DieAtFaultPoint("increment-before-commit");
   LD_RETURN_IF_ERROR(CommitIncrement(store, *lease, prefix, m, request.dump.sign_key));
 
   DieAtFaultPoint("increment-before-advance");
-  IncrementResult result;
   // Only now may the slot forget these changes.
   if (Status s = AdvancePgSlot(*conn, inc.slot, m.end_lsn); !s.ok()) {
     result.warnings.push_back(fmt::format(

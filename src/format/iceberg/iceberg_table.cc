@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 #include <random>
 #include <set>
@@ -52,8 +53,9 @@ void AppendIntBytesMap(const std::map<int, std::string>& m, std::string* out) {
   avro::AppendBlockEnd(out);
 }
 
-// One manifest_entry record, fields in ManifestEntrySchema's order.
-std::string EncodeEntry(const SnapshotInput& in, const DataFileEntry& f) {
+// One manifest_entry record, fields in ManifestEntrySchema's order; `content` 0 for a data
+// file, 1 for position deletes (which have no table sort order).
+std::string EncodeEntry(const SnapshotInput& in, const DataFileEntry& f, int content = 0) {
   std::string r;
   avro::AppendInt(1, &r);  // status: ADDED
   avro::AppendUnionBranch(1, &r);
@@ -61,7 +63,7 @@ std::string EncodeEntry(const SnapshotInput& in, const DataFileEntry& f) {
   avro::AppendUnionBranch(0, &r);  // sequence_number: inherited from the manifest list
   avro::AppendUnionBranch(0, &r);  // file_sequence_number: inherited
   // data_file (r2)
-  avro::AppendInt(0, &r);  // content: DATA
+  avro::AppendInt(content, &r);
   avro::AppendString(f.path, &r);
   avro::AppendString("PARQUET", &r);
   if (in.partition_column) {  // partition (r102)
@@ -86,8 +88,12 @@ std::string EncodeEntry(const SnapshotInput& in, const DataFileEntry& f) {
   for (int64_t o : f.stats.split_offsets) avro::AppendLong(o, &r);
   avro::AppendBlockEnd(&r);
   avro::AppendUnionBranch(0, &r);  // equality_ids
-  avro::AppendUnionBranch(1, &r);  // sort_order_id: 0, the table's (empty) default order
-  avro::AppendInt(0, &r);
+  if (content == 0) {
+    avro::AppendUnionBranch(1, &r);  // sort_order_id: 0, the table's (empty) default order
+    avro::AppendInt(0, &r);
+  } else {
+    avro::AppendUnionBranch(0, &r);  // sorted by file and position, not by a table order
+  }
   avro::AppendUnionBranch(0, &r);  // referenced_data_file
   return r;
 }
@@ -159,7 +165,7 @@ std::string EncodeDeletedManifestFile(const std::string& path, int64_t length,
   avro::AppendString(path, &r);
   avro::AppendLong(length, &r);
   avro::AppendInt(m.partition_spec_id, &r);
-  avro::AppendInt(0, &r);  // content: data
+  avro::AppendInt(m.content, &r);  // data, or the position deletes of a row delta
   avro::AppendLong(sequence_number, &r);
   avro::AppendLong(sequence_number, &r);  // min_sequence_number
   avro::AppendLong(snapshot_id, &r);
@@ -213,6 +219,10 @@ Status ValidateSnapshotInput(const SnapshotInput& in) {
   }
   if (in.version < 1 || (in.previous && in.previous->version < 1)) {
     return Status::InvalidArgument("Iceberg metadata versions start at 1");
+  }
+  if (in.row_delta && (!in.previous || in.partition_column || !in.removed.empty())) {
+    return Status::InvalidArgument(
+        "an Iceberg row delta follows a history of an unpartitioned table and removes no file");
   }
   if (in.previous && std::count(in.previous->snapshot_ids.begin(),
                                 in.previous->snapshot_ids.end(), in.snapshot_id) > 0) {
@@ -299,6 +309,21 @@ struct DataManifest {
   size_t partitions = 0;  // distinct partition values
 };
 
+// A manifest of the snapshot's own (ADDED) entries; `content` "data" or "deletes".
+Result<std::string> WriteOwnManifest(const SnapshotInput& in, const SnapshotSchema& schema,
+                                     const json& partition_fields,
+                                     const std::vector<std::string>& entries,
+                                     std::string_view content, std::mt19937_64& rng) {
+  return WriteAvro(ManifestEntrySchema(in.schema, in.partition_column).dump(),
+                   {{"schema", schema.schema.dump()},
+                    {"schema-id", std::to_string(schema.id)},
+                    {"partition-spec", partition_fields.dump()},
+                    {"partition-spec-id", std::to_string(kSpecId)},
+                    {"format-version", "2"},
+                    {"content", std::string(content)}},
+                   entries, rng);
+}
+
 Result<DataManifest> WriteDataManifest(const SnapshotInput& in, const SnapshotSchema& schema,
                                        const json& partition_fields, std::mt19937_64& rng) {
   DataManifest out;
@@ -311,39 +336,40 @@ Result<DataManifest> WriteDataManifest(const SnapshotInput& in, const SnapshotSc
     partitions.insert(in.partition_column ? f.partition_value : std::nullopt);
   }
   out.partitions = partitions.size();
-  LD_ASSIGN_OR_RETURN(
-      out.bytes,
-      WriteAvro(ManifestEntrySchema(in.schema, in.partition_column).dump(),
-                {{"schema", schema.schema.dump()},
-                 {"schema-id", std::to_string(schema.id)},
-                 {"partition-spec", partition_fields.dump()},
-                 {"partition-spec-id", std::to_string(kSpecId)},
-                 {"format-version", "2"},
-                 {"content", "data"}},
-                entries, rng));
+  LD_ASSIGN_OR_RETURN(out.bytes,
+                      WriteOwnManifest(in, schema, partition_fields, entries, "data", rng));
   return out;
 }
 
-// The manifest_file record of the data manifest.
-std::string EncodeDataManifestFile(const SnapshotInput& in, const SnapshotPlace& place,
-                                   const DataManifest& manifest) {
+// The manifest_file record of a manifest of the snapshot's own entries: `files` ADDED files
+// of `rows` rows (content 0: data; 1: position deletes).
+std::string EncodeAddedManifestFile(const SnapshotInput& in, const SnapshotPlace& place,
+                                    const std::string& name, size_t length, int content,
+                                    size_t files, uint64_t rows) {
   std::string r;
-  avro::AppendString(place.meta_dir + place.names[0], &r);
-  avro::AppendLong(static_cast<int64_t>(manifest.bytes.size()), &r);
+  avro::AppendString(place.meta_dir + name, &r);
+  avro::AppendLong(static_cast<int64_t>(length), &r);
   avro::AppendInt(kSpecId, &r);
-  avro::AppendInt(0, &r);  // content: data
+  avro::AppendInt(content, &r);
   avro::AppendLong(place.sequence_number, &r);
   avro::AppendLong(place.sequence_number, &r);  // min_sequence_number
   avro::AppendLong(in.snapshot_id, &r);
-  avro::AppendInt(static_cast<int32_t>(in.files.size()), &r);  // added_files_count
+  avro::AppendInt(static_cast<int32_t>(files), &r);  // added_files_count
   avro::AppendInt(0, &r);
   avro::AppendInt(0, &r);
-  avro::AppendLong(static_cast<int64_t>(manifest.rows), &r);  // added_rows_count
+  avro::AppendLong(static_cast<int64_t>(rows), &r);  // added_rows_count
   avro::AppendLong(0, &r);
   avro::AppendLong(0, &r);
   r += EncodePartitionSummary(in);
   avro::AppendUnionBranch(0, &r);  // key_metadata
   return r;
+}
+
+// The manifest_file record of the data manifest.
+std::string EncodeDataManifestFile(const SnapshotInput& in, const SnapshotPlace& place,
+                                   const DataManifest& manifest) {
+  return EncodeAddedManifestFile(in, place, place.names[0], manifest.bytes.size(), 0,
+                                 in.files.size(), manifest.rows);
 }
 
 // The files of the replaced snapshot, as DELETED entries (one manifest per manifest
@@ -418,6 +444,73 @@ json SnapshotSummary(const SnapshotInput& in, const SnapshotPlace& place,
     summary["lakedump.run-id"] = run->second;
   }
   return summary;
+}
+
+// A count in the parent snapshot's summary (0 when missing or not a count).
+int64_t ParentCount(const SnapshotPlace& place, const char* key) {
+  for (const json& s : (*place.prev)["snapshots"]) {
+    if (s["snapshot-id"] != *place.parent || !s["summary"].is_object()) continue;
+    const json& v = s["summary"].value(key, json());
+    if (!v.is_string()) return 0;
+    const std::string& text = v.get_ref<const std::string&>();
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    return ec == std::errc() && end == text.data() + text.size() && n >= 0 ? n : 0;
+  }
+  return 0;
+}
+
+// A row delta's summary: what it adds, and the parent's totals grown by it.
+json RowDeltaSummary(const SnapshotInput& in, const SnapshotPlace& place,
+                     const DataManifest& manifest) {
+  const uint64_t deletes = in.position_deletes ? in.position_deletes->record_count : 0;
+  const uint64_t delete_bytes = in.position_deletes ? in.position_deletes->file_size_in_bytes : 0;
+  const char* operation = in.files.empty() ? "delete" : in.position_deletes ? "overwrite" : "append";
+  json summary = {{"operation", operation}};
+  if (!in.files.empty()) {
+    summary["added-data-files"] = std::to_string(in.files.size());
+    summary["added-records"] = std::to_string(manifest.rows);
+  }
+  if (in.position_deletes) {
+    summary["added-delete-files"] = "1";
+    summary["added-position-delete-files"] = "1";
+    summary["added-position-deletes"] = std::to_string(deletes);
+  }
+  summary["added-files-size"] = std::to_string(manifest.file_bytes + delete_bytes);
+  summary["changed-partition-count"] = "1";
+  const auto total = [&](const char* key, uint64_t added) {
+    summary[key] = std::to_string(static_cast<uint64_t>(ParentCount(place, key)) + added);
+  };
+  total("total-records", manifest.rows);
+  total("total-files-size", manifest.file_bytes + delete_bytes);
+  total("total-data-files", in.files.size());
+  total("total-delete-files", in.position_deletes ? 1 : 0);
+  total("total-position-deletes", deletes);
+  total("total-equality-deletes", 0);
+  if (auto run = in.properties.find("lakedump.run-id"); run != in.properties.end()) {
+    summary["lakedump.run-id"] = run->second;
+  }
+  return summary;
+}
+
+// A row delta's manifest of its position delete file (if any), "<file_tag>-m1.avro";
+// appends its manifest_file record to *list_records.
+Result<std::vector<std::pair<std::string, std::string>>> WriteDeleteManifest(
+    const SnapshotInput& in, const SnapshotPlace& place, const SnapshotSchema& schema,
+    const json& partition_fields, std::mt19937_64& rng, std::vector<std::string>* list_records) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!in.position_deletes) return out;
+  DataFileEntry f;
+  f.path = in.position_deletes->path;
+  f.record_count = in.position_deletes->record_count;
+  f.file_size_in_bytes = in.position_deletes->file_size_in_bytes;
+  const std::string name = fmt::format("{}-m1.avro", in.file_tag);
+  LD_ASSIGN_OR_RETURN(std::string bytes, WriteOwnManifest(in, schema, partition_fields,
+                                                          {EncodeEntry(in, f, 1)}, "deletes", rng));
+  list_records->push_back(
+      EncodeAddedManifestFile(in, place, name, bytes.size(), 1, 1, f.record_count));
+  out.emplace_back(name, std::move(bytes));
+  return out;
 }
 
 json SnapshotJson(const SnapshotInput& in, const SnapshotPlace& place, int schema_id,
@@ -544,19 +637,32 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
   const json partition_fields = PartitionFieldsJson(in.schema, in.partition_column);
   LD_ASSIGN_OR_RETURN(DataManifest manifest,
                       WriteDataManifest(in, schema, partition_fields, rng));
-  std::vector<std::string> list_records = {EncodeDataManifestFile(in, place, manifest)};
-  LD_ASSIGN_OR_RETURN(auto removed_manifests,
-                      WriteRemovedManifests(in, place, rng, &list_records));
+  // A row delta without data files has no data manifest of its own.
+  const bool own_data_manifest = !in.row_delta || !in.files.empty();
+  std::vector<std::string> list_records;
+  if (own_data_manifest) list_records.push_back(EncodeDataManifestFile(in, place, manifest));
+  std::vector<std::pair<std::string, std::string>> removed_manifests;
+  if (in.row_delta) {
+    LD_ASSIGN_OR_RETURN(removed_manifests, WriteDeleteManifest(in, place, schema,
+                                                               partition_fields, rng,
+                                                               &list_records));
+    list_records.insert(list_records.end(), in.kept_manifests.begin(), in.kept_manifests.end());
+  } else {
+    LD_ASSIGN_OR_RETURN(removed_manifests, WriteRemovedManifests(in, place, rng, &list_records));
+  }
   LD_ASSIGN_OR_RETURN(std::string manifest_list,
                       WriteManifestList(in, place, list_records, rng));
   const int schema_id = schema.id;
-  json snapshot = SnapshotJson(in, place, schema_id, SnapshotSummary(in, place, manifest));
+  json summary = in.row_delta ? RowDeltaSummary(in, place, manifest)
+                              : SnapshotSummary(in, place, manifest);
+  for (const auto& [k, v] : in.summary) summary[k] = v;
+  json snapshot = SnapshotJson(in, place, schema_id, std::move(summary));
   const json metadata =
       MetadataJson(in, place, std::move(schema), partition_fields, std::move(snapshot));
 
   const std::vector<std::string>& names = place.names;
   std::vector<std::pair<std::string, std::string>> out;
-  out.emplace_back(names[0], std::move(manifest.bytes));
+  if (own_data_manifest) out.emplace_back(names[0], std::move(manifest.bytes));
   for (auto& removed : removed_manifests) out.push_back(std::move(removed));
   out.emplace_back(names[1], std::move(manifest_list));
   out.emplace_back(names[2], metadata.dump(2) + "\n");

@@ -33,6 +33,13 @@ struct DataFileEntry {
   std::optional<std::string> partition_value;
 };
 
+// A position delete file (Parquet: file_path, pos) of a row delta, unpartitioned.
+struct DeleteFileEntry {
+  std::string path;  // full URI, as DataFileEntry::path
+  uint64_t record_count = 0;  // positions deleted
+  uint64_t file_size_in_bytes = 0;
+};
+
 struct SnapshotInput {
   Schema schema;
   std::optional<size_t> partition_column;  // identity partition spec on this column
@@ -56,14 +63,27 @@ struct SnapshotInput {
   // LiveEntriesOf), listed again as DELETED entries (status 2) in a manifest of their own
   // each, "<file_tag>-m1.avro"..., after the new snapshot's manifest in its manifest list.
   std::vector<RemovedManifest> removed;
+  // A row delta (an incremental dump's changes, docs/iceberg.md): with `previous`, the
+  // snapshot keeps the parent's files: its manifest list names the snapshot's own manifests
+  // (`files`, which may be empty, then `position_deletes` in "<file_tag>-m1.avro"), then
+  // `kept_manifests`, the parent's manifest_file records with live files, as its list
+  // holds them. Its operation is "append" (no deletes), "delete" (no files) or "overwrite",
+  // and its sequence number applies its position deletes to every file up to it (v2:
+  // a delete applies to data files whose data sequence number is at most its own).
+  // Unpartitioned tables only; `removed` must be empty.
+  bool row_delta = false;
+  std::vector<std::string> kept_manifests;
+  std::optional<DeleteFileEntry> position_deletes;
+  // More entries of the snapshot's summary (an increment's number, LSN range, counts).
+  std::map<std::string, std::string> summary;
 };
 
 // Names of the files BuildSnapshot writes under <location>/metadata/, in order, besides
 // the manifests of removed files.
 std::vector<std::string> MetadataFileNames(std::string_view file_tag, int version);
 
-// (name under metadata/, bytes), in the order to write them: manifest, the manifests
-// of removed files (if any), manifest list, v<N>.metadata.json, version-hint.text ("N",
+// (name under metadata/, bytes), in the order to write them: manifest (a row delta without
+// files: none), the manifests of removed files or of position deletes (if any), manifest list, v<N>.metadata.json, version-hint.text ("N",
 // no newline): the metadata file is always the last but one.
 // InvalidArgument for a snapshot id <= 0 or one already in the history, an empty
 // location, a bad partition column or a version below 1.

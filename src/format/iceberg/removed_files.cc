@@ -87,6 +87,7 @@ struct EntryReader {
   const ManifestRef& ref;
   std::string_view location;
   std::string prefix;  // location + "/"
+  std::string_view also_under;
   bool partitioned;
   const avro::AvroSchema* schema;  // the container's, compiled
   uint32_t partition_type;         // its node of the partition field's union, if partitioned
@@ -113,8 +114,10 @@ struct EntryReader {
     }
     LD_ASSIGN_OR_RETURN(int64_t record_count, d.ReadLong());
     if (status == 2) return std::optional<RemovedEntry>();  // already deleted
-    if (content != 0) return Bad(what, "a data manifest with an entry that is not data");
-    if (!path.starts_with(prefix)) {
+    if ((ref.content == 0) != (content == 0) || content < 0 || content > 2) {
+      return Bad(what, "an entry whose content is not its manifest's");
+    }
+    if (!path.starts_with(prefix) && (also_under.empty() || !path.starts_with(also_under))) {
       return Bad(what, fmt::format("an entry's file is not under {}", location));
     }
     if (record_count < 0) return Bad(what, "a negative record count");
@@ -157,13 +160,21 @@ Result<std::vector<ManifestRef>> ReadManifestList(std::string_view bytes) {
     LD_ASSIGN_OR_RETURN(ref.content, ReadInt(d));
     LD_ASSIGN_OR_RETURN(ref.sequence_number, d.ReadLong());
     if (ref.sequence_number < 0) return Bad(kWhat, "a negative sequence number");
+    if (ref.content != 0 && ref.content != 1) return Bad(kWhat, "a manifest content out of range");
+    LD_RETURN_IF_ERROR(d.ReadLong().status());  // min_sequence_number
+    LD_RETURN_IF_ERROR(d.ReadLong().status());  // added_snapshot_id
+    LD_ASSIGN_OR_RETURN(int32_t added, ReadInt(d));
+    LD_ASSIGN_OR_RETURN(int32_t existing, ReadInt(d));
+    if (added < 0 || existing < 0) return Bad(kWhat, "a negative file count");
+    ref.live_files = int64_t{added} + existing;
+    ref.record = std::string(record);
     out.push_back(std::move(ref));
   }
   return out;
 }
 
 Result<RemovedManifest> LiveEntriesOf(std::string_view bytes, const ManifestRef& ref,
-                                      std::string_view location) {
+                                      std::string_view location, std::string_view also_under) {
   const std::string what = fmt::format("manifest {}", ref.path);
   auto container = avro::ReadAvroContainer(bytes, kMaxManifestRecords);
   if (!container.ok()) return Bad(what, container.status().message());
@@ -176,7 +187,8 @@ Result<RemovedManifest> LiveEntriesOf(std::string_view bytes, const ManifestRef&
     if (it != container->metadata.end()) out.header.emplace_back(key, it->second);
   }
   out.partition_spec_id = ref.partition_spec_id;
-  EntryReader reader{what, ref, location, std::string(location) + "/", false,
+  out.content = ref.content;
+  EntryReader reader{what, ref, location, std::string(location) + "/", also_under, false,
                      &container->compiled, 0};
   if (!(*partition)["fields"].empty()) {
     const AvroJson& field = (*partition)["fields"][0];

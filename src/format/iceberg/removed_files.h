@@ -27,6 +27,10 @@ struct ManifestRef {
   int32_t partition_spec_id = 0;
   int32_t content = 0;  // 0 data, 1 deletes
   int64_t sequence_number = 0;
+  // The record's bytes as the list holds them (a row delta carries it over unchanged), and
+  // how many live files its manifest has (added_files_count + existing_files_count).
+  std::string record;
+  int64_t live_files = 0;
 };
 
 // The manifest list's records. Corruption when it is not a manifest list of the shape
@@ -44,6 +48,7 @@ struct RemovedEntry {
 // The live entries of one data manifest, with what its DELETED copy needs: the manifest's
 // own Avro schema and Iceberg header keys (the data_file bytes follow them).
 struct RemovedManifest {
+  int32_t content = 0;  // 0 data files, 1 delete files (position deletes of a row delta)
   std::string avro_schema;
   std::vector<std::pair<std::string, std::string>> header;  // schema, schema-id, partition-spec...
   int32_t partition_spec_id = 0;
@@ -52,9 +57,12 @@ struct RemovedManifest {
   std::vector<RemovedEntry> entries;
 };
 
-// The live entries of the data manifest `bytes` that `ref` names (sequence numbers inherited
-// from `ref`); every file must be under `location` + "/". Corruption otherwise.
+// The live entries of the manifest `bytes` that `ref` names (data, or position deletes) (sequence numbers inherited
+// from `ref`); every file must be under `location` + "/", or under `also_under` when it is
+// not empty (an incremental dump's re-dumped files: "<root>/_increments/"). Corruption
+// otherwise.
 Result<RemovedManifest> LiveEntriesOf(std::string_view bytes, const ManifestRef& ref,
-                                      std::string_view location);
+                                      std::string_view location,
+                                      std::string_view also_under = {});
 
 }  // namespace lakedump::iceberg

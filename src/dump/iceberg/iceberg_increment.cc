@@ -1,0 +1,561 @@
+#include "dump/iceberg/iceberg_increment.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "base/byte_sink.h"
+#include "dump/iceberg/iceberg_commit.h"
+#include "dump/iceberg/key_index.h"
+#include "format/avro/avro_reader.h"
+#include "format/iceberg/iceberg_table.h"
+#include "format/parquet/parquet_writer.h"
+#include "lake/iceberg_layout.h"
+#include "lake/object_keys.h"
+#include "source/postgres/pgoutput.h"
+#include "store/prefix_store.h"
+
+namespace lakedump {
+namespace {
+
+using json = nlohmann::ordered_json;
+constexpr size_t kReadRows = 8192;
+// The position delete file's columns (Iceberg spec, "Position Delete Files").
+constexpr int kFilePathFieldId = 2147483546;
+constexpr int kPosFieldId = 2147483545;
+
+std::string RootUri(const ObjectStore& store) {
+  std::string root = StoreRootUri(store);
+  if (root == "file:///") root = "file://";  // a dump into "/" itself
+  return root;
+}
+
+const json* CurrentSnapshotJson(const iceberg::TableHistory& h) {
+  for (const json& s : h.metadata["snapshots"]) {
+    if (s["snapshot-id"] == h.current_snapshot_id) return &s;
+  }
+  return nullptr;
+}
+
+std::string SummaryValue(const json* snapshot, const char* key) {
+  if (snapshot == nullptr || !snapshot->contains("summary")) return "";
+  const json& v = (*snapshot)["summary"].value(key, json());
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+// A run of this same increment that died before its manifest left its snapshot current:
+// the history without it (its parent current again), so that its changes are not applied
+// twice. The sequence numbers go on from the highest given. Returns the dead run's id ("" when
+// there was none).
+std::string DropDeadRunSnapshot(iceberg::TableHistory* h, int sequence) {
+  const json* current = CurrentSnapshotJson(*h);
+  const std::string inc = SummaryValue(current, "lakedump.increment");
+  if (inc.empty() || inc.find_first_not_of("0123456789") != std::string::npos ||
+      inc.size() > 9 || std::stoi(inc) < sequence || !current->contains("parent-snapshot-id") ||
+      !SummaryValue(current, "lakedump.redump").empty()) {
+    return "";
+  }
+  std::string dead_run;
+  const int64_t dead = h->current_snapshot_id;
+  const int64_t parent = (*current)["parent-snapshot-id"].get<int64_t>();
+  json& m = h->metadata;
+  json snapshots = json::array(), log = json::array();
+  for (json& s : m["snapshots"]) {
+    if (s["snapshot-id"] != dead) snapshots.push_back(std::move(s));
+  }
+  for (json& e : m["snapshot-log"]) {
+    if (e["snapshot-id"] != dead) log.push_back(std::move(e));
+  }
+  m["snapshots"] = std::move(snapshots);
+  m["snapshot-log"] = std::move(log);
+  m["current-snapshot-id"] = parent;
+  m["refs"] = {{"main", {{"snapshot-id", parent}, {"type", "branch"}}}};
+  for (size_t i = 0; i < h->snapshot_ids.size(); ++i) {
+    if (h->snapshot_ids[i] != dead) continue;
+    dead_run = h->run_ids[i];
+    h->snapshot_ids.erase(h->snapshot_ids.begin() + static_cast<std::ptrdiff_t>(i));
+    h->run_ids.erase(h->run_ids.begin() + static_cast<std::ptrdiff_t>(i));
+    break;
+  }
+  h->current_snapshot_id = parent;
+  return dead_run;
+}
+
+// Deletes the objects of the table named after the dead run `run` (its data, delete and
+// key index files, manifests and manifest list), which no snapshot names any more.
+Status DeleteDeadRunObjects(ObjectStore& store, const TableRef& table, const std::string& run) {
+  if (run.empty()) return Status::OK();
+  IcebergTableKeep dead;
+  dead.prefix = TablePrefix(table);
+  dead.run_ids = {run};
+  LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> listing, store.List(dead.prefix));
+  std::vector<std::string> keys;
+  for (const ObjectInfo& o : listing) {
+    if (dead.KeepsObject(o.key)) keys.push_back(o.key);
+  }
+  return store.Delete(keys);
+}
+
+// The data file's schema: the change file's table columns, named as the source names them,
+// with the field ids (and requiredness) of the Iceberg table's current schema.
+Result<Schema> DataSchema(const iceberg::TableHistory& h, const Schema& changes, bool escaped,
+                          const std::string& table) {
+  const json* fields = nullptr;
+  for (const json& s : h.metadata["schemas"]) {
+    if (s.value("schema-id", json()) == h.metadata["current-schema-id"] && s.contains("fields")) {
+      fields = &s["fields"];
+    }
+  }
+  if (fields == nullptr || !fields->is_array() ||
+      fields->size() + kChangeMetaColumns != changes.num_columns()) {
+    return Status::Corruption(fmt::format(
+        "Iceberg table {}: its current schema does not have the change file's columns", table));
+  }
+  Schema out;
+  for (size_t i = kChangeMetaColumns; i < changes.num_columns(); ++i) {
+    Column c = changes.column(i);
+    if (escaped) c.name = UnescapeChangeColumnName(c.name);
+    const json& f = (*fields)[i - kChangeMetaColumns];
+    if (!f.is_object() || f.value("name", json()) != c.name || !f["id"].is_number_integer()) {
+      return Status::Corruption(fmt::format(
+          "Iceberg table {}: its current schema has no column {} where the change file has it",
+          table, c.name));
+    }
+    c.field_id = f["id"].get<int>();
+    c.nullable = !f.value("required", false);
+    if (f["type"].is_object() && f["type"].contains("element-id")) {
+      c.element_field_id = f["type"]["element-id"].get<int>();
+    }
+    out.AddColumn(std::move(c));
+  }
+  return out;
+}
+
+// The store keys of the live data files of the current snapshot (`manifests`, its list).
+Result<std::vector<std::string>> LiveDataFiles(ObjectStore& store, const TableRef& table,
+                                               const std::string& location,
+                                               const iceberg::TableHistory& h) {
+  LD_ASSIGN_OR_RETURN(auto manifests, ReadRemovedFiles(store, table, location, h));
+  const std::string root = RootUri(store) + "/";
+  std::vector<std::string> keys;
+  for (const iceberg::RemovedManifest& m : manifests) {
+    if (m.content != 0) continue;
+    for (const iceberg::RemovedEntry& e : m.entries) {
+      avro::AvroDecoder d(e.data_file);
+      LD_RETURN_IF_ERROR(d.ReadLong().status());  // content
+      LD_ASSIGN_OR_RETURN(std::string_view path, d.ReadBytes());
+      if (!path.starts_with(root)) {
+        return Status::Corruption(fmt::format("{} is not in the dump", path));
+      }
+      keys.emplace_back(path.substr(root.size()));
+    }
+  }
+  return keys;
+}
+
+// The key index of the current snapshot: the one its summary names, or (a snapshot without
+// position deletes: the base, an overwrite) built from its data files' key columns.
+Result<KeyIndex> LoadKeyIndex(ObjectStore& store, const TableRef& table,
+                              const std::string& location, const iceberg::TableHistory& h,
+                              const std::vector<std::string>& key_columns) {
+  const json* current = CurrentSnapshotJson(h);
+  const std::string name = SummaryValue(current, "lakedump.key-index");
+  if (!name.empty()) {
+    if (name.find('/') != std::string::npos || !name.starts_with("keyindex-")) {
+      return Status::Corruption(
+          fmt::format("Iceberg table {}: its key index {} is not in its metadata/",
+                      table.QualifiedName(), name));
+    }
+    return KeyIndex::Read(store, TablePrefix(table) + "metadata/" + name);
+  }
+  const std::string deletes = SummaryValue(current, "total-delete-files");
+  if (!deletes.empty() && deletes != "0") {
+    return Status::Corruption(fmt::format(
+        "Iceberg table {}: its current snapshot has deletes but no key index",
+        table.QualifiedName()));
+  }
+  KeyIndex index;
+  LD_ASSIGN_OR_RETURN(std::vector<std::string> files, LiveDataFiles(store, table, location, h));
+  for (const std::string& f : files) {
+    LD_RETURN_IF_ERROR(index.AddDataFile(store, f, key_columns));
+  }
+  return index;
+}
+
+// Where a value the update did not send (an unchanged TOASTed value) comes from: a row of
+// this increment's data file, or one of an older data file (read later).
+struct FillSource {
+  bool staged = true;
+  size_t row = 0;          // staged
+  KeyLocation old;         // !staged
+};
+
+// Applies one table's change rows, in commit order, to its key index: the rows to write, the
+// positions to delete, the values to take from older rows.
+class ChangeApplier {
+ public:
+  ChangeApplier(KeyIndex* index, const Schema& data, std::vector<size_t> key_columns,
+                uint32_t new_file)
+      : index_(index), data_(data), key_columns_(std::move(key_columns)), new_file_(new_file),
+        staged_(data) {}
+
+  Status Apply(const RowBatch& changes) {
+    for (size_t r = 0; r < changes.num_rows(); ++r) LD_RETURN_IF_ERROR(ApplyRow(changes, r));
+    return Status::OK();
+  }
+
+  // The rows to write, with the values older files hold filled in.
+  Result<RowBatch> Finish(ObjectStore& store);
+
+  std::vector<KeyLocation>& deletes() { return deletes_; }
+  const IcebergChangeCounts& counts() const { return counts_; }
+
+ private:
+  Status ApplyRow(const RowBatch& changes, size_t r);
+  size_t Stage(const RowBatch& changes, size_t r) {
+    for (size_t j = 0; j < data_.num_columns(); ++j) {
+      staged_.column(j).AppendFrom(changes.column(kChangeMetaColumns + j), r, 1);
+    }
+    return staged_.num_rows() - 1;
+  }
+  Status RecordFills(const RowBatch& changes, size_t r, size_t row, KeyLocation old);
+  Status ReadOldRows(ObjectStore& store, RowBatch* old_rows,
+                     std::map<std::pair<uint32_t, int64_t>, size_t>* at);
+
+  KeyIndex* index_;
+  const Schema& data_;
+  std::vector<size_t> key_columns_;  // in the change file
+  uint32_t new_file_;
+  RowBatch staged_;
+  std::vector<KeyLocation> deletes_;
+  std::map<std::pair<size_t, size_t>, FillSource> fills_;  // (row, column) -> source
+  IcebergChangeCounts counts_;
+  std::string key_;
+};
+
+Status ChangeApplier::ApplyRow(const RowBatch& changes, size_t r) {
+  const std::string_view op = changes.column(0).BytesAt(r);
+  key_.clear();
+  LD_RETURN_IF_ERROR(KeyIndex::EncodeKey(changes, key_columns_, r, &key_));
+  auto& entries = index_->entries();
+  auto it = entries.find(key_);
+  if (op == "insert") {
+    if (it != entries.end()) {
+      return Status::Corruption("the change file inserts a key the Iceberg table holds already");
+    }
+    entries.emplace(key_, KeyLocation{new_file_, static_cast<int64_t>(Stage(changes, r))});
+    ++counts_.inserts;
+    return Status::OK();
+  }
+  if (it == entries.end()) {
+    return Status::Corruption(
+        fmt::format("the change file has an {} of a key the Iceberg table does not hold", op));
+  }
+  const KeyLocation old = it->second;
+  deletes_.push_back(old);
+  if (op == "delete") {
+    entries.erase(it);
+    ++counts_.deletes;
+    return Status::OK();
+  }
+  if (op != "update") return Status::Corruption(fmt::format("a change file's _op is {}", op));
+  const size_t row = Stage(changes, r);
+  it->second = KeyLocation{new_file_, static_cast<int64_t>(row)};
+  ++counts_.updates;
+  return RecordFills(changes, r, row, old);
+}
+
+// The columns an update did not send (_unchanged, a JSON array of names) take the value
+// of the row's previous version at `old`.
+Status ChangeApplier::RecordFills(const RowBatch& changes, size_t r, size_t row,
+                                  KeyLocation old) {
+  const ColumnVector& unchanged = changes.column(4);
+  if (unchanged.IsNull(r)) return Status::OK();
+  const nlohmann::json names = nlohmann::json::parse(unchanged.BytesAt(r), nullptr, false);
+  if (!names.is_array()) return Status::Corruption("a change file's _unchanged is not a list");
+  for (const nlohmann::json& n : names) {
+    const std::optional<size_t> j =
+        n.is_string() ? data_.FindColumn(n.get<std::string>()) : std::optional<size_t>();
+    if (!j) return Status::Corruption("a change file's _unchanged names no column");
+    FillSource source;
+    if (old.file == new_file_) {
+      auto f = fills_.find({static_cast<size_t>(old.pos), *j});
+      source = f != fills_.end() ? f->second : FillSource{true, static_cast<size_t>(old.pos), {}};
+    } else {
+      source = FillSource{false, 0, old};
+    }
+    fills_[{row, *j}] = source;
+  }
+  return Status::OK();
+}
+
+// The rows of older data files that fills read, into *old_rows; *at: (file, pos) -> row.
+Status ChangeApplier::ReadOldRows(ObjectStore& store, RowBatch* old_rows,
+                                  std::map<std::pair<uint32_t, int64_t>, size_t>* at) {
+  for (const auto& [cell, source] : fills_) {
+    if (!source.staged) at->emplace(std::pair{source.old.file, source.old.pos}, 0);
+  }
+  std::vector<std::string> names;
+  for (const Column& c : data_.columns()) names.push_back(c.name);
+  auto next = at->begin();
+  while (next != at->end()) {
+    const uint32_t file = next->first.first;
+    std::unique_ptr<ObjectReader> holder;
+    LD_ASSIGN_OR_RETURN(auto reader,
+                        OpenStoredParquet(store, index_->FileKey(file), names, &holder));
+    RowBatch batch;
+    int64_t pos = 0;
+    while (next != at->end() && next->first.first == file) {
+      LD_RETURN_IF_ERROR(reader->Next(kReadRows, &batch));
+      if (batch.num_rows() == 0) {
+        return Status::Corruption(
+            fmt::format("{} has no row {}", index_->FileKey(file), next->first.second));
+      }
+      for (; next != at->end() && next->first.first == file &&
+             next->first.second < pos + static_cast<int64_t>(batch.num_rows());
+           ++next) {
+        for (size_t j = 0; j < data_.num_columns(); ++j) {
+          old_rows->column(j).AppendFrom(batch.column(j),
+                                         static_cast<size_t>(next->first.second - pos), 1);
+        }
+        next->second = old_rows->num_rows() - 1;
+      }
+      pos += static_cast<int64_t>(batch.num_rows());
+    }
+  }
+  return Status::OK();
+}
+
+Result<RowBatch> ChangeApplier::Finish(ObjectStore& store) {
+  if (fills_.empty()) return std::move(staged_);
+  RowBatch old_rows(data_);
+  std::map<std::pair<uint32_t, int64_t>, size_t> at;
+  LD_RETURN_IF_ERROR(ReadOldRows(store, &old_rows, &at));
+  RowBatch out(data_);
+  for (size_t j = 0; j < data_.num_columns(); ++j) {
+    ColumnVector& column = out.column(j);
+    for (size_t r = 0; r < staged_.num_rows(); ++r) {
+      auto f = fills_.find({r, j});
+      if (f == fills_.end()) {
+        column.AppendFrom(staged_.column(j), r, 1);
+      } else if (f->second.staged) {
+        column.AppendFrom(staged_.column(j), f->second.row, 1);
+      } else {
+        column.AppendFrom(old_rows.column(j), at.at({f->second.old.file, f->second.old.pos}), 1);
+      }
+    }
+  }
+  return out;
+}
+
+// Writes `batch` as the Parquet file `key`; returns its size and footer metrics.
+Result<iceberg::DataFileEntry> WriteDataFile(ObjectStore& store, const std::string& key,
+                                             const Schema& schema, const RowBatch& batch) {
+  LD_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> out, store.NewWriter(key));
+  ParquetWriter writer(schema, ParquetWriterOptions{}, out.get());
+  LD_RETURN_IF_ERROR(writer.Write(batch).WithContext(key));
+  LD_RETURN_IF_ERROR(writer.Close().WithContext(key));
+  LD_RETURN_IF_ERROR(out->Close().WithContext(key));
+  LD_ASSIGN_OR_RETURN(auto metrics, CollectIcebergMetrics(schema, writer.footer(), std::nullopt));
+  iceberg::DataFileEntry e;
+  e.path = RootUri(store) + "/" + key;
+  e.record_count = batch.num_rows();
+  e.file_size_in_bytes = writer.stats().bytes;
+  e.stats = metrics->stats;
+  return e;
+}
+
+// Writes the position delete file `key`: (file_path, pos) sorted by path, then position.
+Result<iceberg::DeleteFileEntry> WriteDeleteFile(ObjectStore& store, const std::string& key,
+                                                 const KeyIndex& index,
+                                                 std::vector<KeyLocation> deletes) {
+  const std::string root = RootUri(store) + "/";
+  std::sort(deletes.begin(), deletes.end(), [&](const KeyLocation& a, const KeyLocation& b) {
+    const std::string& fa = index.FileKey(a.file);
+    const std::string& fb = index.FileKey(b.file);
+    return fa != fb ? fa < fb : a.pos < b.pos;
+  });
+  Schema schema({Column{"file_path", LogicalType{TypeId::kString}, false, "", kFilePathFieldId},
+                 Column{"pos", LogicalType{TypeId::kInt64}, false, "", kPosFieldId}});
+  RowBatch batch(schema);
+  for (const KeyLocation& d : deletes) {
+    batch.column(0).AppendBytes(root + index.FileKey(d.file));
+    batch.column(1).Append<int64_t>(d.pos);
+  }
+  LD_ASSIGN_OR_RETURN(iceberg::DataFileEntry written, WriteDataFile(store, key, schema, batch));
+  return iceberg::DeleteFileEntry{written.path, written.record_count, written.file_size_in_bytes};
+}
+
+// The key columns' indices in the change file.
+Result<std::vector<size_t>> KeyColumnsOf(const Schema& changes,
+                                         const std::vector<std::string>& key_columns,
+                                         bool escaped) {
+  std::vector<size_t> out;
+  for (const std::string& k : key_columns) {
+    auto i = changes.FindColumn(escaped ? EscapeChangeColumnName(k) : k);
+    if (!i || *i < kChangeMetaColumns) {
+      return Status::Corruption(fmt::format("the change file has no key column {}", k));
+    }
+    out.push_back(*i);
+  }
+  return out;
+}
+
+// The row delta's snapshot description, but for its files.
+iceberg::SnapshotInput RowDeltaInput(const ObjectStore& store, const TableRef& table,
+                                     const Schema& data, const iceberg::TableHistory& h,
+                                     const IcebergIncrement& inc) {
+  iceberg::SnapshotInput in;
+  in.schema = data;
+  in.location = IcebergTableLocation(store, table);
+  in.previous = &h;
+  in.row_delta = true;
+  in.snapshot_id = iceberg::RandomSnapshotId();
+  while (std::count(h.snapshot_ids.begin(), h.snapshot_ids.end(), in.snapshot_id) > 0) {
+    in.snapshot_id = iceberg::RandomSnapshotId();
+  }
+  in.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+  in.file_tag = inc.run_id;
+  in.random_seed = std::random_device{}();
+  in.properties["lakedump.run-id"] = inc.run_id;
+  in.summary["lakedump.increment"] = std::to_string(inc.sequence);
+  in.summary["lakedump.start-lsn"] = FormatLsn(inc.start_lsn);
+  in.summary["lakedump.end-lsn"] = FormatLsn(inc.end_lsn);
+  return in;
+}
+
+// The table's history, as this increment continues it; *dead_run: a run of the same
+// increment whose snapshot it leaves out.
+Result<iceberg::TableHistory> HistoryToContinue(ObjectStore& store, const TableRef& table,
+                                                int sequence, std::string* dead_run) {
+  LD_ASSIGN_OR_RETURN(IcebergHistoryRead read, ReadIcebergHistory(store, table));
+  if (!read.history) {
+    return Status::Corruption(fmt::format(
+        "Iceberg table {} does not open ({}): its changes cannot become a snapshot",
+        table.QualifiedName(), read.problem.empty() ? "no version-hint.text" : read.problem));
+  }
+  *dead_run = DropDeadRunSnapshot(&*read.history, sequence);
+  return std::move(*read.history);
+}
+
+// Writes the snapshot's metadata objects in order, version-hint.text last.
+Status WriteSnapshotFiles(ObjectStore& store, const TableRef& table,
+                          const iceberg::SnapshotInput& in) {
+  LD_ASSIGN_OR_RETURN(auto files, iceberg::BuildSnapshot(in));
+  const std::string meta_prefix = TablePrefix(table) + "metadata/";
+  for (const auto& [name, bytes] : files) {
+    LD_RETURN_IF_ERROR(store.PutObject(meta_prefix + name, bytes).WithContext(meta_prefix + name));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<IcebergChangeCounts> CommitIcebergChanges(ObjectStore& store, const TableRef& table,
+                                                 const std::string& change_file_key,
+                                                 const std::vector<std::string>& key_columns,
+                                                 const IcebergIncrement& inc) {
+  const std::string location = IcebergTableLocation(store, table);
+  std::string dead_run;
+  LD_ASSIGN_OR_RETURN(iceberg::TableHistory h,
+                      HistoryToContinue(store, table, inc.sequence, &dead_run));
+  std::unique_ptr<ObjectReader> holder;
+  LD_ASSIGN_OR_RETURN(auto changes, OpenStoredParquet(store, change_file_key, {}, &holder));
+  LD_ASSIGN_OR_RETURN(Schema data, DataSchema(h, changes->schema(), inc.escaped_column_names,
+                                              table.QualifiedName()));
+  LD_ASSIGN_OR_RETURN(auto key_in_changes,
+                      KeyColumnsOf(changes->schema(), key_columns, inc.escaped_column_names));
+  LD_ASSIGN_OR_RETURN(KeyIndex index, LoadKeyIndex(store, table, location, h, key_columns));
+  const std::string base = fmt::format("{}inc-{:06d}-{}", TablePrefix(table), inc.sequence,
+                                        inc.run_id);
+  ChangeApplier applier(&index, data, std::move(key_in_changes), index.FileId(base + ".parquet"));
+  RowBatch batch;
+  for (;;) {
+    LD_RETURN_IF_ERROR(changes->Next(kReadRows, &batch));
+    if (batch.num_rows() == 0) break;
+    LD_RETURN_IF_ERROR(applier.Apply(batch).WithContext(change_file_key));
+  }
+  LD_ASSIGN_OR_RETURN(RowBatch rows, applier.Finish(store));
+  iceberg::SnapshotInput in = RowDeltaInput(store, table, data, h, inc);
+  if (!rows.empty()) {
+    LD_ASSIGN_OR_RETURN(auto file, WriteDataFile(store, base + ".parquet", data, rows));
+    in.files.push_back(std::move(file));
+  }
+  if (!applier.deletes().empty()) {
+    LD_ASSIGN_OR_RETURN(in.position_deletes, WriteDeleteFile(store, base + "-deletes.parquet",
+                                                             index, applier.deletes()));
+  }
+  const std::string index_name = fmt::format("keyindex-{}.parquet", inc.run_id);
+  LD_ASSIGN_OR_RETURN(std::string index_bytes, index.Serialize());
+  const std::string index_key = TablePrefix(table) + "metadata/" + index_name;
+  LD_RETURN_IF_ERROR(store.PutObject(index_key, index_bytes).WithContext(index_key));
+  LD_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestRef> kept,
+                      ReadCurrentManifestList(store, table, location, h));
+  for (const iceberg::ManifestRef& m : kept) {
+    if (m.live_files > 0) in.kept_manifests.push_back(m.record);
+  }
+  const IcebergChangeCounts counts = applier.counts();
+  in.summary["lakedump.inserts"] = std::to_string(counts.inserts);
+  in.summary["lakedump.updates"] = std::to_string(counts.updates);
+  in.summary["lakedump.deletes"] = std::to_string(counts.deletes);
+  in.summary["lakedump.key-index"] = index_name;
+  LD_RETURN_IF_ERROR(WriteSnapshotFiles(store, table, in));
+  LD_RETURN_IF_ERROR(DeleteDeadRunObjects(store, table, dead_run)
+                         .WithContext("deleting the objects of a run that did not commit"));
+  return counts;
+}
+
+Status CommitIcebergRedumps(ObjectStore& store, const std::string& redump_prefix,
+                            const IcebergIncrement& inc, std::vector<std::string>* warnings) {
+  const std::map<std::string, std::string> summary = {
+      {"lakedump.increment", std::to_string(inc.sequence)},
+      {"lakedump.start-lsn", FormatLsn(inc.start_lsn)},
+      {"lakedump.end-lsn", FormatLsn(inc.end_lsn)},
+      {"lakedump.redump", "the table is re-dumped whole"}};
+  PrefixStore redump_store(&store, redump_prefix);
+  LD_ASSIGN_OR_RETURN(DumpManifest redump, ReadDumpManifest(redump_store));
+  for (const TableSummary& s : redump.tables) {
+    LD_ASSIGN_OR_RETURN(TableManifest t, ReadTableManifest(redump_store, s.key));
+    for (DataFile& f : t.files) {
+      std::unique_ptr<ObjectReader> holder;
+      LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(redump_store, f.key, {}, &holder));
+      LD_ASSIGN_OR_RETURN(f.iceberg,
+                          CollectIcebergMetrics(t.schema, &reader->metadata(), std::nullopt));
+      f.key = redump_prefix + f.key;
+    }
+    std::vector<std::pair<std::string, std::string>> deferred;
+    LD_ASSIGN_OR_RETURN(IcebergWritten written, WriteIcebergTable(store, t, &deferred, nullptr, summary));
+    if (!written.warning.empty()) warnings->push_back(written.warning);
+    for (const auto& [key, bytes] : deferred) {
+      LD_RETURN_IF_ERROR(store.PutObject(key, bytes).WithContext(key));
+    }
+  }
+  return Status::OK();
+}
+
+Status CommitIcebergIncrement(ObjectStore& store, const IncrementManifest& m,
+                              std::vector<std::string>* warnings) {
+  IcebergIncrement inc{m.sequence, m.increment_id, m.start_lsn, m.end_lsn,
+                       m.escaped_column_names};
+  const std::string prefix = IncrementPrefix(m.sequence);
+  for (const ChangeFile& f : m.change_files) {
+    auto state = std::find_if(m.tables.begin(), m.tables.end(),
+                              [&](const IncrementalTable& t) { return t.ref == f.table; });
+    if (state == m.tables.end()) {
+      return Status::Internal("a change file of a table the increment does not record");
+    }
+    LD_RETURN_IF_ERROR(
+        CommitIcebergChanges(store, f.table, prefix + f.key, state->key, inc).status());
+  }
+  if (m.redumped.empty()) return Status::OK();
+  return CommitIcebergRedumps(store, prefix + std::string(kRedumpFolder), inc, warnings);
+}
+
+}  // namespace lakedump
