@@ -32,6 +32,7 @@ ImdsProvider::ImdsProvider(std::string endpoint, std::unique_ptr<HttpTransport> 
     : endpoint_(std::move(endpoint)), transport_(std::move(transport)), clock_(clock) {}
 
 std::string ImdsProvider::Describe() const {
+  std::lock_guard<std::mutex> lock(role_mu_);
   return "instance metadata (IMDSv2)" + (role_.empty() ? "" : ", role " + role_);
 }
 
@@ -110,7 +111,10 @@ Result<ExpiringCredentials> ImdsProvider::Fetch(std::stop_token stop) {
     return Status::Corruption(Describe() + where + ": the role name \"" + OneLine(role) +
                               "\" is not one");
   }
-  role_ = role;
+  {
+    std::lock_guard<std::mutex> lock(role_mu_);
+    role_ = role;
+  }
   LD_ASSIGN_OR_RETURN(HttpResponse creds, GetWithToken(kRolePath + role, stop));
   if (creds.status != 200) {
     const Status s(creds.status >= 500 ? Code::kUnavailable : Code::kIOError,

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -45,7 +46,10 @@ class ImdsProvider final : public CredentialProvider {
   Clock* const clock_;
   std::string token_;
   Clock::TimePoint token_expiry_{};
-  std::string role_;
+  // Describe() may be called by any thread (the cache's, for error lines) while a refresh
+  // learns the role.
+  mutable std::mutex role_mu_;
+  std::string role_;  // GUARDED_BY(role_mu_)
 };
 
 // The provider the environment asks for: NotFound when AWS_EC2_METADATA_DISABLED is true;
