@@ -20,6 +20,8 @@ class CredentialsTest : public ::testing::Test {
              ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(home_ / ".aws");
     env_["HOME"] = home_.string();
+    // Unit tests never ask the network: no instance metadata (on an EC2 runner it would answer).
+    env_["AWS_EC2_METADATA_DISABLED"] = "true";
   }
   void TearDown() override { std::filesystem::remove_all(home_); }
 

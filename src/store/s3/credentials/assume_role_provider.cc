@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "store/s3/credentials/container_provider.h"
+#include "store/s3/credentials/environment_provider.h"
 #include "store/s3/credentials/imds_provider.h"
 #include "store/s3/credentials/web_identity_provider.h"
 
@@ -20,47 +21,12 @@ bool HasStaticKeys(const ProfileValues& values) {
          !Get(values, "aws_secret_access_key").empty();
 }
 
-// A source profile's static keys: they never change.
-class StaticKeys final : public CredentialProvider {
- public:
-  StaticKeys(std::string profile, const ProfileValues& values) : profile_(std::move(profile)) {
-    credentials_.access_key_id = Get(values, "aws_access_key_id");
-    credentials_.secret_access_key = Get(values, "aws_secret_access_key");
-    credentials_.session_token = Get(values, "aws_session_token");
-    credentials_.source = Describe();
-  }
-  std::string Describe() const override { return "profile " + profile_; }
-  Result<ExpiringCredentials> Fetch(std::stop_token) override {
-    return ExpiringCredentials{credentials_, std::nullopt};
-  }
-
- private:
-  const std::string profile_;
-  Credentials credentials_;
-};
-
-// credential_source = Environment: the keys of the environment, read at each fetch.
-class EnvironmentKeys final : public CredentialProvider {
- public:
-  explicit EnvironmentKeys(EnvLookup env) : env_(std::move(env)) {}
-  std::string Describe() const override { return "environment (AWS_ACCESS_KEY_ID)"; }
-  Result<ExpiringCredentials> Fetch(std::stop_token) override {
-    auto get = [&](const char* name) {
-      auto v = env_ ? env_(name) : std::nullopt;
-      return v ? *v : std::string();
-    };
-    ExpiringCredentials out;
-    out.credentials = {get("AWS_ACCESS_KEY_ID"), get("AWS_SECRET_ACCESS_KEY"),
-                       get("AWS_SESSION_TOKEN"), Describe()};
-    if (out.credentials.access_key_id.empty() || out.credentials.secret_access_key.empty()) {
-      return Status::NotFound("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not both set");
-    }
-    return out;
-  }
-
- private:
-  const EnvLookup env_;
-};
+std::unique_ptr<CredentialProvider> StaticKeys(const std::string& profile,
+                                               const ProfileValues& values) {
+  return NewStaticProvider({Get(values, "aws_access_key_id"),
+                            Get(values, "aws_secret_access_key"),
+                            Get(values, "aws_session_token"), "profile " + profile});
+}
 
 // Builds the providers of a chain of role profiles; `visited` holds the profiles on the way.
 struct ChainBuilder {
@@ -150,8 +116,7 @@ Result<std::unique_ptr<CredentialProvider>> ChainBuilder::Source(const std::stri
         "nothing to assume the role with");
   }
   if (source_profile == name) {  // the SDKs' self-reference: the profile's own static keys
-    if (HasStaticKeys(values)) return std::unique_ptr<CredentialProvider>(
-        std::make_unique<StaticKeys>(name, values));
+    if (HasStaticKeys(values)) return StaticKeys(name, values);
     return Status::InvalidArgument("profile " + name +
                                    " is its own source_profile but has no static keys");
   }
@@ -166,7 +131,7 @@ Result<std::unique_ptr<CredentialProvider>> ChainBuilder::SourceProfile(
                                    ") is not in the config or credentials file");
   }
   if (HasStaticKeys(*values)) {
-    return std::unique_ptr<CredentialProvider>(std::make_unique<StaticKeys>(source, *values));
+    return StaticKeys(source, *values);
   }
   if (IsAssumeRoleProfile(*values)) {
     if (visited.contains(source)) {
@@ -183,7 +148,7 @@ Result<std::unique_ptr<CredentialProvider>> ChainBuilder::SourceProfile(
 Result<std::unique_ptr<CredentialProvider>> ChainBuilder::CredentialSource(
     const std::string& name, const std::string& source) {
   if (source == "Environment") {
-    return std::unique_ptr<CredentialProvider>(std::make_unique<EnvironmentKeys>(context.env));
+    return NewEnvironmentProvider(context.env);
   }
   if (source == "Ec2InstanceMetadata") return NewImdsProvider(context);
   if (source == "EcsContainer") return NewContainerProvider(context);

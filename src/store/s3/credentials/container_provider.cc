@@ -172,9 +172,7 @@ Result<std::unique_ptr<CredentialProvider>> NewContainerProvider(
     LD_RETURN_IF_ERROR(CheckContainerUrl(full, "AWS_CONTAINER_CREDENTIALS_FULL_URI"));
     config.url = full;
   } else {
-    return Status::NotFound(
-        "neither AWS_CONTAINER_CREDENTIALS_RELATIVE_URI nor AWS_CONTAINER_CREDENTIALS_FULL_URI "
-        "is set");
+    return Status::NotFound("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI/_FULL_URI");
   }
   config.token_file = context.Env("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE");
   config.token = context.Env("AWS_CONTAINER_AUTHORIZATION_TOKEN");

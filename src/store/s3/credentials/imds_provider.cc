@@ -62,13 +62,13 @@ Status ImdsProvider::RefreshToken(std::stop_token stop) {
   Result<HttpResponse> reply = Send("PUT", "/latest/api/token", stop);
   if (!reply.ok()) {
     if (reply.status().code() == Code::kCancelled) return reply.status();
-    return Status::NotFound("no instance metadata service at " + UrlForMessages(endpoint_) +
-                            " (" + OneLine(reply.status().message()) + ")");
+    return Status::NotFound("instance metadata at " + UrlForMessages(endpoint_) +
+                            " (no answer: " + OneLine(reply.status().message()) + ")");
   }
   if (reply->status != 200 || reply->body.empty()) {
     return Status::NotFound("instance metadata at " + UrlForMessages(endpoint_) +
-                            " gives no IMDSv2 session token (HTTP " +
-                            std::to_string(reply->status) + ")");
+                            " (no IMDSv2 session token: HTTP " + std::to_string(reply->status) +
+                            ")");
   }
   token_ = reply->body;
   while (!token_.empty() && (token_.back() == '\n' || token_.back() == '\r')) token_.pop_back();
@@ -100,7 +100,7 @@ Result<ExpiringCredentials> ImdsProvider::Fetch(std::stop_token stop) {
   const std::string where = " at " + UrlForMessages(endpoint_);
   LD_ASSIGN_OR_RETURN(HttpResponse roles, GetWithToken(kRolePath, stop));
   if (roles.status == 404) {
-    return Status::NotFound("the instance has no IAM role (instance metadata" + where + ")");
+    return Status::NotFound("instance metadata" + where + " (the instance has no IAM role)");
   }
   if (roles.status != 200) {
     return Status::IOError(Describe() + where + ": listing the role answered HTTP " +
@@ -131,7 +131,7 @@ Result<ExpiringCredentials> ImdsProvider::Fetch(std::stop_token stop) {
 Result<std::unique_ptr<CredentialProvider>> NewImdsProvider(
     const RemoteCredentialContext& context) {
   if (Lower(context.Env("AWS_EC2_METADATA_DISABLED")) == "true") {
-    return Status::NotFound("instance metadata is disabled (AWS_EC2_METADATA_DISABLED)");
+    return Status::NotFound("instance metadata (disabled by AWS_EC2_METADATA_DISABLED)");
   }
   std::string endpoint = context.Env("AWS_EC2_METADATA_SERVICE_ENDPOINT");
   const std::string mode = Lower(context.Env("AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"));

@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "store/s3/s3_xml.h"
 
 namespace lakedump {
 
@@ -45,7 +44,7 @@ Result<ExpiringCredentials> ParseCredentialDocument(std::string_view body,
   }
   const std::string expiration = text("Expiration");
   if (!expiration.empty()) {
-    out.expiration = ParseIso8601(expiration);
+    out.expiration = ParseCredentialExpiration(expiration);
     if (!out.expiration) {
       return Status::Corruption("the reply of " + where + " has a malformed Expiration \"" +
                                 OneLine(expiration) + "\"");

@@ -8,7 +8,6 @@
 
 #include "store/s3/credentials/remote_credentials.h"
 #include "store/s3/s3_names.h"
-#include "store/s3/s3_xml.h"
 #include "store/s3/sigv4.h"
 
 namespace lakedump {
@@ -215,7 +214,7 @@ Result<ExpiringCredentials> ParseStsCredentials(std::string_view body, std::stri
                               " has no AccessKeyId, SecretAccessKey or SessionToken");
   }
   const std::string expiration = creds.child("Expiration").text().as_string();
-  out.expiration = ParseIso8601(expiration);
+  out.expiration = ParseCredentialExpiration(expiration);
   if (!out.expiration) {
     return Status::Corruption("the " + response + " has a missing or malformed Expiration \"" +
                               OneLine(expiration) + "\"");

@@ -31,7 +31,7 @@ Result<std::unique_ptr<CredentialProvider>> NewWebIdentityProvider(
   WebIdentityConfig config;
   config.token_file = context.Env("AWS_WEB_IDENTITY_TOKEN_FILE");
   if (config.token_file.empty()) {
-    return Status::NotFound("AWS_WEB_IDENTITY_TOKEN_FILE is not set");
+    return Status::NotFound("AWS_WEB_IDENTITY_TOKEN_FILE");  // where the chain looked
   }
   config.role_arn = context.Env("AWS_ROLE_ARN");
   if (config.role_arn.empty()) {
