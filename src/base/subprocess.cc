@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <set>
@@ -72,6 +74,59 @@ void PassNamedFds(const SubprocessSpec& spec, posix_spawn_file_actions_t* action
   }
 }
 
+// How long poll() may block: until the deadline, and in slices while a stop may come.
+int PollTimeoutMs(const SubprocessSpec& spec, std::chrono::steady_clock::time_point deadline) {
+  int ms = -1;
+  if (spec.timeout.count() > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    ms = static_cast<int>(std::clamp<int64_t>(left.count(), 0, 1 << 30));
+  }
+  if (spec.stop.stop_possible()) ms = ms < 0 ? 100 : std::min(ms, 100);
+  return ms;
+}
+
+// Reads the child's standard output into `out` and its standard error into the outcome's
+// tail until both close. False when the deadline passed or a stop was requested first (the
+// caller kills the child: its descendants may hold the pipes open, so they are not waited for).
+bool PumpOutput(const SubprocessSpec& spec, Fd* out_r, Fd* err_r, ByteSink* out,
+                SubprocessOutcome* outcome, Status* sink_status) {
+  const auto deadline = std::chrono::steady_clock::now() + spec.timeout;
+  std::string buf(1 << 16, '\0');
+  while (out_r->fd >= 0 || err_r->fd >= 0) {
+    if (spec.stop.stop_requested()) return false;
+    if (spec.timeout.count() > 0 && std::chrono::steady_clock::now() >= deadline) return false;
+    pollfd fds[2];
+    int n = 0;
+    if (out_r->fd >= 0) fds[n++] = {out_r->fd, POLLIN, 0};
+    if (err_r->fd >= 0) fds[n++] = {err_r->fd, POLLIN, 0};
+    if (::poll(fds, n, PollTimeoutMs(spec, deadline)) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < n; ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t got = ::read(fds[i].fd, buf.data(), buf.size());
+      if (got < 0 && errno == EINTR) continue;
+      const bool is_out = fds[i].fd == out_r->fd;
+      if (got <= 0) {
+        (is_out ? out_r : err_r)->Close();
+        continue;
+      }
+      const std::string_view chunk(buf.data(), static_cast<size_t>(got));
+      if (is_out) {
+        if (out && sink_status->ok()) *sink_status = out->Append(chunk);
+      } else {
+        outcome->stderr_tail.append(chunk);
+        if (outcome->stderr_tail.size() > kStderrTail) {
+          outcome->stderr_tail.erase(0, outcome->stderr_tail.size() - kStderrTail);
+        }
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<SubprocessOutcome> RunSubprocess(const SubprocessSpec& spec, ByteSink* out) {
@@ -89,6 +144,15 @@ Result<SubprocessOutcome> RunSubprocess(const SubprocessSpec& spec, ByteSink* ou
   posix_spawn_file_actions_adddup2(&actions, out_w.fd, 1);
   posix_spawn_file_actions_adddup2(&actions, err_w.fd, 2);
   PassNamedFds(spec, &actions);
+  // A child that may be killed gets a process group of its own, so that its descendants
+  // (a shell's children) are killed with it.
+  const bool killable = spec.timeout.count() > 0 || spec.stop.stop_possible();
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (killable) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
 
   std::vector<char*> argv;
   for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
@@ -99,8 +163,9 @@ Result<SubprocessOutcome> RunSubprocess(const SubprocessSpec& spec, ByteSink* ou
   envp.push_back(nullptr);
 
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  const int rc = ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   if (rc != 0) {
     return Status::NotFound(fmt::format("cannot run {}: {}", spec.argv[0], strerror(rc)));
   }
@@ -109,41 +174,17 @@ Result<SubprocessOutcome> RunSubprocess(const SubprocessSpec& spec, ByteSink* ou
 
   SubprocessOutcome outcome;
   Status sink_status;
-  std::string buf(1 << 16, '\0');
-  while (out_r.fd >= 0 || err_r.fd >= 0) {
-    pollfd fds[2];
-    int n = 0;
-    if (out_r.fd >= 0) fds[n++] = {out_r.fd, POLLIN, 0};
-    if (err_r.fd >= 0) fds[n++] = {err_r.fd, POLLIN, 0};
-    if (::poll(fds, n, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (int i = 0; i < n; ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t got = ::read(fds[i].fd, buf.data(), buf.size());
-      if (got < 0 && errno == EINTR) continue;
-      const bool is_out = fds[i].fd == out_r.fd;
-      if (got <= 0) {
-        (is_out ? out_r : err_r).Close();
-        continue;
-      }
-      const std::string_view chunk(buf.data(), static_cast<size_t>(got));
-      if (is_out) {
-        if (out && sink_status.ok()) sink_status = out->Append(chunk);
-      } else {
-        outcome.stderr_tail.append(chunk);
-        if (outcome.stderr_tail.size() > kStderrTail) {
-          outcome.stderr_tail.erase(0, outcome.stderr_tail.size() - kStderrTail);
-        }
-      }
-    }
-  }
+  const bool finished = PumpOutput(spec, &out_r, &err_r, out, &outcome, &sink_status);
+  if (!finished) ::kill(-pid, SIGKILL);
   int wstatus = 0;
   while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
   }
   outcome.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
                                          : 128 + (WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0);
+  if (!finished && spec.stop.stop_requested()) {
+    return Status::Cancelled(fmt::format("{} stopped", spec.argv[0]));
+  }
+  outcome.timed_out = !finished;
   if (!sink_status.ok()) return sink_status;
   return outcome;
 }

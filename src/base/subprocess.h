@@ -8,6 +8,8 @@
 // Thread-safe (each call owns its pipes and child); blocks until the child exits.
 #pragma once
 
+#include <chrono>
+#include <stop_token>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,15 +26,20 @@ struct SubprocessSpec {
   std::vector<std::pair<std::string, std::string>> env;
   // Read by the child as its standard input; empty = /dev/null.
   std::string stdin_path;
+  // When positive: a child still running after this long (real time) is killed (SIGKILL) and
+  // the outcome says timed_out. A requested `stop` kills it too (Cancelled).
+  std::chrono::milliseconds timeout{0};
+  std::stop_token stop;
 };
 
 struct SubprocessOutcome {
   int exit_code = 0;         // the exit status, or 128 + signal number
   std::string stderr_tail;   // at most the last 64 KiB of standard error
+  bool timed_out = false;    // killed after spec.timeout (exit_code is then 128 + SIGKILL)
 };
 
-// Errors: the program cannot be started (NotFound naming it), or a read/write
-// failure of the sink. A non-zero exit is not an error here: see exit_code.
+// Errors: the program cannot be started (NotFound naming it), a read/write
+// failure of the sink, or spec.stop requested (Cancelled: the child is killed). A non-zero exit is not an error here: see exit_code.
 // `out` may be null: standard output is then discarded.
 Result<SubprocessOutcome> RunSubprocess(const SubprocessSpec& spec, ByteSink* out);
 

@@ -5,6 +5,7 @@
 #include "base/utf8.h"
 #include "cli/numeric_option.h"
 #include "store/open_store.h"
+#include "store/s3/credentials.h"
 #include "store/s3/s3_multipart_writer.h"
 
 #include <fmt/format.h>
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <mutex>
 
 #include <CLI/CLI.hpp>
 
@@ -170,10 +172,30 @@ int DefaultParallelism() {
       std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, kMaxThreads));
 }
 
+namespace {
+
+// -v: the source of the credentials, once per source (a command that opens its store twice,
+// for a lease handle, says it once).
+void SayCredentials(const std::string& source) {
+  static std::mutex mu;
+  static std::string said;
+  std::lock_guard<std::mutex> lock(mu);
+  if (source == said) return;
+  said = source;
+  std::fprintf(stderr, "credentials: %s\n", source.c_str());
+}
+
+}  // namespace
+
 void AddS3Flags(CLI::App* app, S3Flags* flags, bool with_upload) {
   app->add_option("--endpoint", flags->endpoint, "S3 endpoint URL");
   app->add_option("--region", flags->region, "S3 region");
-  app->add_option("--profile", flags->profile, "AWS profile");
+  app->add_option("--profile", flags->profile,
+                  "AWS profile (credentials and settings; docs/s3.md, \"Credentials\")");
+  app->add_flag_callback(
+      "-v,--verbose", [] { SetCredentialsObserver(SayCredentials); },
+      "print which credentials S3 requests use (\"credentials: profile dev "
+      "(credential_process)\"), never a secret");
   app->add_option("--s3-addressing", flags->addressing,
                   "auto | path | virtual: bucket in the path (default for custom endpoints) or "
                   "in the host name (default on AWS); AWS config: s3.addressing_style")

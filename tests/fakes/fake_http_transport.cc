@@ -16,19 +16,6 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-std::string PercentDecode(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size()) {
-      out.push_back(static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16)));
-      i += 2;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
 // "http://host/bucket/a/b?x=1&y" -> key "a/b", query {x:1, y:""}.
 void SplitUrl(const std::string& url, std::string* key, std::map<std::string, std::string>* query) {
   size_t start = url.find("://");
@@ -76,6 +63,19 @@ std::string Between(const std::string& s, const std::string& open, const std::st
 }
 
 }  // namespace
+
+std::string PercentDecode(std::string_view s, bool plus_is_space) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size()) {
+      out.push_back(static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(plus_is_space && s[i] == '+' ? ' ' : s[i]);
+    }
+  }
+  return out;
+}
 
 std::string RecordedRequest::Header(std::string_view name) const {
   for (const auto& [k, v] : headers) {

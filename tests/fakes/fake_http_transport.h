@@ -17,6 +17,9 @@
 
 namespace lakedump {
 
+// "%41+b" -> "A+b" (or "A b" with plus_is_space, as a form body means it).
+std::string PercentDecode(std::string_view s, bool plus_is_space = false);
+
 struct RecordedRequest {
   std::string method;
   std::string url;

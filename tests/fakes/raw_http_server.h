@@ -52,8 +52,7 @@ class RawHttpServer {
     return port;
   }
 
- private:
-  // A TCP socket bound to a free port of 127.0.0.1 (*port).
+  // A TCP socket bound to a free port of 127.0.0.1 (*port), not yet listening.
   static int BoundSocket(int* port) {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in addr{};
@@ -66,6 +65,7 @@ class RawHttpServer {
     return fd;
   }
 
+ private:
   void Serve(std::stop_token stop) {
     while (!stop.stop_requested()) {
       const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "base/crc32c.h"
+#include "store/s3/credentials/environment_provider.h"
 #include "store/s3/sigv4.h"
 
 namespace lakedump {
@@ -17,6 +18,20 @@ bool IsThrottle(long status, std::string_view code) {
 bool IsHex(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(
                                                         static_cast<unsigned char>(c)) != 0; });
+}
+
+// The codes by which S3 says the session token has expired (HTTP 400 on AWS; any 4xx here).
+// Not RequestTimeTooSkewed (a clock problem that new credentials do not fix), nor
+// RequestExpired (not an S3 code: other AWS APIs send it for a request signed too long ago).
+bool IsExpiredToken(std::string_view code) {
+  return code == "ExpiredToken" || code == "TokenRefreshRequired";
+}
+
+// The client's credentials: the config's cache, or one serving its static credentials.
+std::shared_ptr<CredentialCache> CacheFor(const S3Config& config) {
+  if (config.credential_cache) return config.credential_cache;
+  return std::make_shared<CredentialCache>(NewStaticProvider(config.credentials),
+                                           ExpiringCredentials{config.credentials, std::nullopt});
 }
 
 // A reply that does not parse is treated as cut short in transit: retried.
@@ -121,7 +136,10 @@ Status CheckAddressing(std::string_view bucket, const S3Config& config) {
 }
 
 S3Client::S3Client(S3ClientOptions options, HttpTransport* transport, RetryPolicy* retry)
-    : options_(std::move(options)), transport_(transport), retry_(retry) {
+    : options_(std::move(options)),
+      credentials_(CacheFor(options_.config)),
+      transport_(transport),
+      retry_(retry) {
   std::string endpoint = options_.config.endpoint;
   const bool virtual_host = UsesVirtualHostStyle(options_);
   if (endpoint.empty()) endpoint = "https://s3." + options_.config.region + ".amazonaws.com";
@@ -164,7 +182,9 @@ void S3Client::ReleaseConnection() {
   cv_.notify_one();
 }
 
-Result<HttpResponse> S3Client::SendOnce(const Request& request, std::stop_token stop) {
+Result<HttpResponse> S3Client::SendOnce(const Request& request, std::stop_token stop,
+                                        Credentials* used) {
+  LD_ASSIGN_OR_RETURN(Credentials credentials, credentials_->Current(stop));
   SigningRequest sign;
   sign.method = request.method;
   sign.canonical_uri = path_prefix_ + "/" + UriEncode(request.key, false);
@@ -174,7 +194,8 @@ Result<HttpResponse> S3Client::SendOnce(const Request& request, std::stop_token 
   sign.payload_hash = https_ ? std::string(kUnsignedPayload) : Sha256Hex(request.body);
   sign.headers.emplace_back("x-amz-content-sha256", sign.payload_hash);
   auto now = options_.clock ? options_.clock() : std::chrono::system_clock::now();
-  SignRequest(&sign, options_.config.credentials, options_.config.region, "s3", now);
+  SignRequest(&sign, credentials, options_.config.region, "s3", now);
+  if (used != nullptr) *used = std::move(credentials);
 
   HttpRequest http;
   http.method = request.method;
@@ -197,11 +218,14 @@ Result<HttpResponse> S3Client::Execute(const Request& request, std::stop_token s
   const std::string location = Location(request.key);
   RetryPolicy* const used = policy != nullptr ? policy : retry_;
   RetryState state(used);
+  bool refreshed = false;  // one retry with fresh credentials after an expired token
   for (;;) {
     LD_RETURN_IF_ERROR(retry_->Sleep(retry_->throttle_delay(), stop));
-    Result<HttpResponse> response = SendOnce(request, stop);
+    Credentials signed_with;
+    Result<HttpResponse> response = SendOnce(request, stop, &signed_with);
     bool throttled = false;
     Status last;
+    std::string code;
     if (response.ok()) {
       retry_->OnContact();  // an HTTP reply: the endpoint is right and reachable
       used->OnContact();
@@ -218,16 +242,23 @@ Result<HttpResponse> S3Client::Execute(const Request& request, std::stop_token s
         return response;
       } else if (request.method == "HEAD" && response->body.empty() && status >= 400 &&
                  status < 500 && status != 412) {
-        last = DiagnoseHead(request, status, stop);
+        last = DiagnoseHead(request, status, stop, &code);
       } else {
         last = StatusFromS3Response(status, response->body, request.op, location,
-                                    options_.bucket, options_.config.credentials.source);
+                                    options_.bucket, credentials_->Describe());
         std::optional<S3Error> error = ParseS3Error(response->body);
-        throttled = IsThrottle(status, error ? error->code : "");
+        code = error ? error->code : "";
+        throttled = IsThrottle(status, code);
       }
     } else {
       if (response.status().code() == Code::kCancelled) return response.status();
       last = response.status().WithContext(request.op + " " + location);
+    }
+    // Refused as expired: refreshed once (the other requests of the run share the refresh),
+    // and retried at once, outside the retry budget.
+    if (!refreshed && IsExpiredToken(code) && credentials_->Invalidate(signed_with)) {
+      refreshed = true;
+      continue;
     }
     // An interrupted run does not retry what it was not told to cancel.
     if (options_.hurry.stop_requested() && last.retryable()) return last;
@@ -235,19 +266,23 @@ Result<HttpResponse> S3Client::Execute(const Request& request, std::stop_token s
   }
 }
 
-Status S3Client::DiagnoseHead(const Request& head, long http_status, std::stop_token stop) {
+Status S3Client::DiagnoseHead(const Request& head, long http_status, std::stop_token stop,
+                              std::string* code) {
   const std::string location = Location(head.key);
   // A HEAD reply has no body, so it cannot say why (an expired token, a missing
   // bucket and a missing key all look alike): the same key asked with a GET of
   // one byte carries the <Error> document.
   Request get{"GET", head.key, {}, {{"Range", "bytes=0-0"}}, {}, head.op, {}};
   Result<HttpResponse> response = SendOnce(get, stop);
-  if (response.ok() && response->status >= 400 && ParseS3Error(response->body)) {
+  std::optional<S3Error> error;
+  if (response.ok() && response->status >= 400) error = ParseS3Error(response->body);
+  if (error) {
+    *code = error->code;
     return StatusFromS3Response(response->status, response->body, head.op, location,
-                                options_.bucket, options_.config.credentials.source);
+                                options_.bucket, credentials_->Describe());
   }
   return StatusFromS3Response(http_status, "", head.op, location, options_.bucket,
-                              options_.config.credentials.source);
+                              credentials_->Describe());
 }
 
 void S3Client::AddPayloadChecksums(std::string_view body, Request* request) const {

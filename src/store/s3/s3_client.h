@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stop_token>
@@ -17,6 +18,7 @@
 #include "base/status.h"
 #include "store/object_store.h"
 #include "store/s3/credentials.h"
+#include "store/s3/credentials/credential_provider.h"
 #include "store/s3/http_transport.h"
 #include "store/s3/retry.h"
 #include "store/s3/s3_xml.h"
@@ -25,7 +27,9 @@ namespace lakedump {
 
 struct S3ClientOptions {
   std::string bucket;
-  S3Config config;         // config.addressing: auto, path or virtual
+  // config.addressing: auto, path or virtual. Requests sign with config.credential_cache's
+  // Current() credentials (null: config.credentials, static).
+  S3Config config;
   bool virtual_host_style = false;  // forces virtual-host style (as addressing = virtual)
   int max_connections = 16;
   // Payload checksums beyond SigV4 (docs/s3.md): Content-MD5 on PutObject and
@@ -137,8 +141,12 @@ class S3Client {
                        std::chrono::system_clock::time_point started, const Status& failure,
                        std::stop_token stop);
   // The error a HEAD cannot carry (no body): asks the same key with a 1-byte GET.
-  Status DiagnoseHead(const Request& head, long http_status, std::stop_token stop);
-  Result<HttpResponse> SendOnce(const Request& request, std::stop_token stop);
+  // *code: the S3 error code the GET answered ("" if none).
+  Status DiagnoseHead(const Request& head, long http_status, std::stop_token stop,
+                      std::string* code);
+  // Signs with the cache's current credentials (*used: which ones) and sends.
+  Result<HttpResponse> SendOnce(const Request& request, std::stop_token stop,
+                                Credentials* used = nullptr);
   Status MapError(const Request& request, const HttpResponse& response) const;
   std::string Location(std::string_view key) const;
 
@@ -146,6 +154,7 @@ class S3Client {
   void ReleaseConnection();
 
   const S3ClientOptions options_;
+  const std::shared_ptr<CredentialCache> credentials_;
   HttpTransport* const transport_;
   RetryPolicy* const retry_;
   bool https_ = true;
