@@ -48,6 +48,9 @@ cleanup() {
 trap cleanup EXIT
 tag=test
 started=$SECONDS
+# One SOURCE_DATE_EPOCH for both builds (build-image's default, the commit time, could move
+# between them).
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$root_dir" log -1 --format=%ct 2>/dev/null || date +%s)}
 
 if [ -n "$given" ]; then
   cp -a "${given%:*}" "$work/oci"
