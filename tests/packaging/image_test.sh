@@ -72,7 +72,7 @@ if [ $once = 0 ] && [ -z "$given" ]; then
 fi
 
 echo "== the image's config"
-config_id=$(python3 - "$work/oci" "$digest" <<'EOF') || fail "the image's config"
+config_id=$(python3 - "$work/oci" "$digest" <<'EOF'
 import json, sys
 layout, digest = sys.argv[1], sys.argv[2]
 blob = lambda d: json.load(open("%s/blobs/%s" % (layout, d.replace(":", "/"))))
@@ -86,6 +86,7 @@ assert c.get("Entrypoint") == ["/usr/bin/lakedump"], c.get("Entrypoint")
 assert config["os"] == "linux" and config["created"].endswith("Z"), config
 print(manifest["config"]["digest"].split(":")[1])
 EOF
+) || fail "the image's config"
 
 echo "== unpacked (umoci unpack)"
 umoci unpack --image "$work/oci:$tag" "$work/bundle" >/dev/null
