@@ -3,12 +3,15 @@
 describes, and their commands run unchanged: the coordinator's and the workers' args from the
 YAML, with only SOURCE and DEST replaced by the test PostgreSQL (a scratch database) and a
 temporary folder, the workers given JOB_COMPLETION_INDEX as an Indexed Job gives it.
+The pods run the image that scripts/build-image and the Dockerfile build (its name, its user),
+as the IRSA-annotated service account; S3 keys only from the optional fallback Secret.
 
 usage: kubernetes_manifests_test.py LAKEDUMP_BINARY
 Exit 0 pass, 1 fail, 77 skipped (no python3-yaml; the run part also needs LD_TEST_PG_DSN).
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -42,6 +45,70 @@ def load(name):
         return [d for d in yaml.safe_load_all(f) if d]
 
 
+def read(*path):
+    with open(os.path.join(ROOT, *path)) as f:
+        return f.read()
+
+
+def pod_specs(jobs, jobset):
+    specs = [(d["metadata"]["name"], d["spec"]["template"]["spec"]) for d in jobs]
+    specs += [("JobSet " + r["name"], r["template"]["spec"]["template"]["spec"])
+              for r in jobset["spec"]["replicatedJobs"]]
+    return specs
+
+
+def check_dockerfile(user):
+    """The Dockerfile builds the image the manifests name: its packages, user and entrypoint."""
+    docker = read("Dockerfile")
+    froms = re.findall(r"^FROM (\S+)", docker, re.M)
+    check(froms == ["debian:12", "debian:12-slim"], "Dockerfile: debian:12, then debian:12-slim")
+    deps = set(re.search(r"PKGS=\((.*?)\)", read("scripts", "deps"), re.S).group(1).split())
+    build_stage = docker.split("FROM debian:12-slim")[0]
+    wanted = re.search(r"install -y --no-install-recommends(.*?)&&", build_stage, re.S).group(1)
+    wanted = set(wanted.replace("\\", " ").split())
+    check(wanted and wanted <= deps, "Dockerfile: builds with scripts/deps' packages: %s"
+          % sorted(wanted - deps))
+    check("deploy/image/runtime-packages" in docker.split("FROM debian:12-slim")[1],
+          "Dockerfile: the runtime stage installs deploy/image/runtime-packages")
+    runtime = [l for l in read("deploy", "image", "runtime-packages").split()
+               if l and not l.startswith("#")]
+    check(runtime and not any(p.endswith("-dev") for p in runtime), "runtime packages: no -dev")
+    check(re.search(r"^USER %d:%d$" % (user, user), docker, re.M), "Dockerfile: USER %d" % user)
+    check('ENTRYPOINT ["/usr/bin/lakedump"]' in docker, "Dockerfile: ENTRYPOINT lakedump")
+    check("--config.user %d:%d" % (user, user) in read("scripts", "build-image"),
+          "scripts/build-image: the same user")
+
+
+def check_image_and_identity(jobs, jobset, db_secret):
+    version = re.search(r"project\(lakedump VERSION ([0-9.]+)", read("CMakeLists.txt")).group(1)
+    sa = load("serviceaccount.yaml")
+    check(len(sa) == 1 and sa[0]["kind"] == "ServiceAccount", "serviceaccount.yaml: a ServiceAccount")
+    arn = sa[0]["metadata"].get("annotations", {}).get("eks.amazonaws.com/role-arn", "")
+    check(re.fullmatch(r"arn:aws:iam::\d{12}:role/[\w+=,.@-]+", arn), "IRSA role-arn: %r" % arn)
+    keys = load("s3-static-keys-example.yaml")[0]
+    check(keys["kind"] == "Secret" and {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
+          <= set(keys["stringData"]), "s3-static-keys-example.yaml: the fallback keys")
+    user = None
+    for name, spec in pod_specs(jobs, jobset):
+        check(spec.get("serviceAccountName") == sa[0]["metadata"]["name"],
+              name + ": runs as the service account")
+        sc = spec.get("securityContext", {})
+        check(sc.get("runAsNonRoot") is True and sc.get("runAsUser"), name + ": a non-root user")
+        user = user or sc.get("runAsUser")
+        c = spec["containers"][0]
+        check(c["image"] == "lakedump:" + version, name + ": the image built here, lakedump:"
+              + version)
+        refs = [e["secretRef"] for e in c.get("envFrom", []) if "secretRef" in e]
+        check({r["name"] for r in refs} == {db_secret["metadata"]["name"],
+                                             keys["metadata"]["name"]}, name + ": the two Secrets")
+        check(all(r.get("optional") is True for r in refs
+                  if r["name"] == keys["metadata"]["name"]), name + ": S3 keys only as a fallback")
+        if c.get("securityContext", {}).get("readOnlyRootFilesystem"):
+            check(any(m["mountPath"] == "/tmp" for m in c.get("volumeMounts", [])),
+                  name + ": a writable /tmp (TMPDIR) on a read-only root")
+    check_dockerfile(user)
+
+
 jobs = load("dump-job.yaml")
 check(len(jobs) == 2 and all(d["kind"] == "Job" for d in jobs), "dump-job.yaml: two Jobs")
 coord = next(d for d in jobs if d["metadata"]["name"] == "lakedump-coordinator")
@@ -73,6 +140,9 @@ js_coord_args = containers(rj["coordinator"]["template"]["spec"]["template"])[0]
 check(js_coord_args == coord_args, "JobSet coordinator: the same command as dump-job.yaml")
 secret = load("secret-example.yaml")
 check(secret[0]["kind"] == "Secret" and "PGPASSWORD" in secret[0]["stringData"], "the Secret")
+check(not any(k.startswith("AWS_") for k in secret[0]["stringData"]),
+      "the database Secret holds no S3 keys (they come from the service account's role)")
+check_image_and_identity(jobs, jobset[0], secret[0])
 
 binary = sys.argv[1]
 dsn = os.environ.get("LD_TEST_PG_DSN")
