@@ -629,6 +629,7 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
     capture.info["fks"] = std::move(facts->fks);
     capture.info["dependents"] = std::move(facts->dependents);
     capture.info["mentions"] = std::move(facts->mentions);
+    capture.info["unpopulated_matviews"] = std::move(facts->unpopulated_matviews);
   }
   return capture;
 }
