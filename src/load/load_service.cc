@@ -11,6 +11,7 @@
 
 #include "base/thread_pool.h"
 #include "lake/commit_check.h"
+#include "lake/large_objects.h"
 #include "lake/object_checksum.h"
 #include "lake/object_keys.h"
 #include "lake/table_selection.h"
@@ -306,7 +307,7 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
 
   LoadResult result;
   result.dump_id = manifest.dump_id;
-  result.warnings = Warnings();
+  result.warnings = Warnings(manifest.schema);
   result.schema = std::move(schema);
   for (TableTask& t : tasks) {
     result.rows += t.loaded.rows;
@@ -318,8 +319,11 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
   return result;
 }
 
-std::vector<std::string> LoadService::Warnings() const {
+std::vector<std::string> LoadService::Warnings(const nlohmann::json& schema) const {
   std::vector<std::string> out = target_->notes().warnings();
+  if (std::string w = LargeObjectsWarning(schema, /*at_load=*/true); !w.empty()) {
+    out.push_back(std::move(w));
+  }
   const uint64_t skipped = target_->notes().skipped_schema_items();
   if (skipped > 0) {
     out.push_back(fmt::format(

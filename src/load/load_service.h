@@ -81,9 +81,10 @@ class LoadService {
 
   // Counters for a ProgressReporter (bytes = Parquet bytes read).
   const DumpProgress& progress() const { return progress_; }
-  // What the target left out or changed so far, one line each, ending with the summary of
+  // What the target left out or changed so far and what the dump's `schema` (the manifest's)
+  // says the dump does not hold (large objects), one line each, ending with the summary of
   // schema items not applied to an untrusted load (also in LoadResult).
-  std::vector<std::string> Warnings() const;
+  std::vector<std::string> Warnings(const nlohmann::json& schema) const;
   // True once a table was handed to the target (exit code 1 rather than 2).
   bool started_loading() const { return started_loading_; }
 

@@ -623,6 +623,7 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
   capture.info["schema_from"] = options.use_source_tool ? "pg_dump" : "lakedump";
   capture.info["indexes"] = std::move(facts->indexes);
   capture.info["partitions"] = std::move(facts->partitions);
+  if (facts->large_objects > 0) capture.info["large_objects"] = facts->large_objects;
   if (options.use_source_tool) {
     // What only the archive's restore uses: not read at all without it.
     capture.info["sequences"] = std::move(facts->sequences);
