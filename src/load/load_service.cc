@@ -197,6 +197,7 @@ Result<std::vector<LoadService::TableTask>> LoadService::Plan(const DumpManifest
     plan.source_kind = kind;
     LD_RETURN_IF_ERROR(CheckIdentifierLengths(plan, target_->max_identifier_bytes()));
     plan.if_exists = options_.if_exists;
+    plan.commit_together = options_.data_only;  // into a schema restored earlier: FK order
     plan.rows = task.manifest.rows;
     plan.file_count = task.manifest.files.size();
     auto [it, inserted] = targets.emplace(plan.target.QualifiedName(), plan.source.QualifiedName());
@@ -299,7 +300,7 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
     status = group.Wait();
     file_pool_ = nullptr;
   }
-  if (!status.ok()) return status;
+  LD_RETURN_IF_ERROR(CommitTogether(status, schema_plan));
   if (!options_.data_only) {
     if (stop.stop_requested()) return Status::Cancelled("cancelled");
     LD_RETURN_IF_ERROR(target_->RestoreSchemaAfter(schema_plan, &schema));
@@ -317,6 +318,14 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+Status LoadService::CommitTogether(const Status& tables, const SchemaRestorePlan& plan) {
+  if (tables.ok()) return options_.data_only ? target_->CommitTogether(plan) : Status::OK();
+  Status abort = target_->AbortTogether();
+  if (abort.ok()) return tables;
+  return Status(tables.code(), fmt::format("{} (and the cleanup failed too: {}; finish it by hand)",
+                                           tables.message(), abort.message()));
 }
 
 std::vector<std::string> LoadService::Warnings(const nlohmann::json& schema) const {

@@ -94,6 +94,9 @@ class LoadService {
   Result<SchemaRestorePlan> PlanSchema(const DumpManifest& manifest,
                                        const std::vector<TableTask>& tasks);
   Status LoadTable(TableTask& task, std::stop_token stop);
+  // After the table tasks (`tables`: their outcome): with --data-only the target's
+  // CommitTogether, or its AbortTogether after a failure (whose error is the one returned).
+  Status CommitTogether(const Status& tables, const SchemaRestorePlan& plan);
   struct TableLoad;
   struct OpenFile;
   Status LoadFiles(TableTask& task, std::stop_token stop);
