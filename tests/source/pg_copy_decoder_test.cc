@@ -175,7 +175,7 @@ TEST(PgCopyDecoderTest, TimestampsPastInt64EpochAreEscapedExactly) {
   s.Row(1).Int(static_cast<uint64_t>(kPgTimestampEscapeFrom - 1), 8);  // the last plain one
   RowBatch batch;
   ASSERT_TRUE(DecodeAll(fields, s.Finish(), 100, &batch).ok());
-  const int64_t* v = batch.column(0).values<int64_t>().data();
+  const int64_t* v = batch.column(0).values<int64_t>();
   EXPECT_TRUE(IsTimestampEscape(v[0]));
   EXPECT_EQ(PgMicrosOfEscape(v[0]), 9223371331200000000LL - 1);
   EXPECT_EQ(FormatTimestamp(v[0]), "+294276-12-31T23:59:59.999999");
