@@ -250,12 +250,13 @@ INSERT INTO public.nets VALUES
   const std::string sql = "SELECT id, i, c, x::text, ia FROM public.nets ORDER BY id";
   EXPECT_EQ(Rows(replica.conninfo(), sql),
             Rows(source_->conninfo(),
-                 "SELECT id, i, c, pg_catalog.format('%s', x), ia FROM public.nets ORDER BY id"));
+                 "SELECT id, i, c, CASE WHEN x IS NOT NULL THEN pg_catalog.format('%s', x) END, ia "
+                 "FROM public.nets ORDER BY id"));
 }
 
 TEST_F(RestoreDataTest, LargeObjectsAreNotLostWithoutAWord) {
   if (Stopped()) return;
-  Source("SELECT lo_from_bytea(0, 'abc'); SELECT lo_from_bytea(0, 'def');");
+  Source("DO $$BEGIN PERFORM lo_from_bytea(0, 'abc'); PERFORM lo_from_bytea(0, 'def'); END$$");
   const std::string dump = dir_.Sub("d");
   RunResult d = Dump(dump);
   ASSERT_EQ(d.code, 0) << d.err;

@@ -635,7 +635,10 @@ Status PostgresTarget::Commit(PgConn& conn, const TablePlan& plan, const StagedT
   auto context = [&](const Status& s, std::string_view step) {
     return s.WithContext(fmt::format("table {}: {}", name, step));
   };
-  if (staged.direct) return Analyze(conn, plan);  // every sink committed into the table
+  // Every sink committed into the table. No ANALYZE, as pg_restore runs none: in the
+  // schema-heavy restore it was a third of the tables' time (docs/performance.md), and
+  // autovacuum analyzes the new tables soon after (or vacuumdb --analyze-in-stages).
+  if (staged.direct) return Status::OK();
   if (staged.append) return CommitAppend(conn, plan, staged);
   if (!staged.casts.empty()) {
     std::string alter;

@@ -34,7 +34,7 @@
 //   OpenSink      BEGIN, COPY table FROM STDIN (FORMAT binary|text); the only sink of a plain
 //                 table runs BEGIN; TRUNCATE ONLY table; COPY ... (FORMAT ..., FREEZE),
 //                 so its whole load is one transaction; several sinks commit each their part.
-//   CommitTable   ANALYZE.
+//   CommitTable   nothing (no ANALYZE, as pg_restore: autovacuum analyzes new tables).
 //   AbortTable    empties the table (TRUNCATE), so no part of it stays loaded.
 // The restore is into an empty database and fails as a whole: its post-data (indexes,
 // constraints, triggers) never runs after a failed table (README "A replica").
