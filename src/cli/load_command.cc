@@ -44,6 +44,7 @@ struct LoadArgs {
   std::string lock_timeout = "30s";
   bool schema_only = false;
   bool data_only = false;
+  bool disable_triggers = false;
   std::string pg_bin_dir;
   int restore_jobs = 0;
   int until = -1;  // incremental dumps: the last increment to apply (-1: all)
@@ -81,6 +82,9 @@ Result<LoadOptions> BuildOptions(const LoadArgs& a) {
   }
   o.schema_only = a.schema_only;
   o.data_only = a.data_only;
+  if (a.disable_triggers && !a.data_only) {
+    return Status::InvalidArgument("--disable-triggers goes with --data-only (as pg_restore's)");
+  }
   o.pg_bin_dir = a.pg_bin_dir;
   o.restore_jobs = a.restore_jobs;
   LD_ASSIGN_OR_RETURN(o.progress, ParseProgressMode(a.progress));
@@ -361,6 +365,7 @@ int RunLoad(const LoadArgs& a) {
   if (!lock_timeout.ok()) return PrintError(lock_timeout.status(), kExitUsage);
   TargetOptions target_options;
   target_options.lock_timeout_ms = *lock_timeout;
+  target_options.disable_triggers = a.disable_triggers;
   target_options.connections = options->table_parallelism * std::max(1, options->file_parallelism);
   auto target = OpenTargetDatabase(a.target, target_options);
   if (!target.ok()) return PrintError(target.status(), ExitCodeForStatus(target.status()));
@@ -389,6 +394,18 @@ int RunLoad(const LoadArgs& a) {
     return AfterBaseLoad(a, *store, *manifest, increments, plan, request, interrupt);
   }
   return kExitOk;
+}
+
+// --data-only and what goes with it (README "Schema now, data later").
+void AddDataOnlyOptions(CLI::App* app, LoadArgs* a) {
+  app->add_flag("--data-only", a->data_only,
+                "the data only: no schema archive (tables created from the dump's types, or "
+                "appended to with --if-exists append: every existing table's rows in one "
+                "transaction, in foreign-key order)");
+  app->add_flag("--disable-triggers", a->disable_triggers,
+                "with --data-only, as pg_restore's: move the rows into existing tables with "
+                "triggers and foreign-key checks off (session_replication_role = replica; "
+                "superuser only)");
 }
 
 }  // namespace
@@ -444,9 +461,7 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
                 "PostgreSQL: how long --if-exists replace/append waits for the lock on the "
                 "existing table before giving up");
   app->add_flag("--schema-only", a->schema_only, "restore the schema (tables empty), no data");
-  app->add_flag("--data-only", a->data_only,
-                "the data only: no schema archive (tables created from the dump's types, or "
-                "appended to with --if-exists append)");
+  AddDataOnlyOptions(app, a.get());
   app->add_option("--pg-bin-dir", a->pg_bin_dir,
                   "directory of the pg_restore to use (default: the newest suitable one in "
                   "PATH or /usr/lib/postgresql/*/bin)");

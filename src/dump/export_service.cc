@@ -12,6 +12,7 @@
 #include "dump/dump_committer.h"
 #include "dump/run_journal_writer.h"
 #include "dump/unit_exporter.h"
+#include "lake/large_objects.h"
 #include "lake/object_keys.h"
 
 namespace lakedump {
@@ -254,6 +255,9 @@ Result<DumpResult> ExportService::RunLeased(DumpCommitter& committer, DumpLease&
   phase.Enter("schema");
   Result<nlohmann::json> captured = schema.Join();
   if (!captured.ok()) return captured.status().WithContext("schema");
+  if (std::string w = LargeObjectsWarning(*captured, /*at_load=*/false); !w.empty()) {
+    result.warnings.push_back(std::move(w));
+  }
   result.manifest = committer.BuildManifest(std::move(captured).value(), started);
   phase.Enter("checks before commit");
   if (manifest_hook_) LD_RETURN_IF_ERROR(manifest_hook_(&result.manifest));

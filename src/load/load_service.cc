@@ -11,6 +11,7 @@
 
 #include "base/thread_pool.h"
 #include "lake/commit_check.h"
+#include "lake/large_objects.h"
 #include "lake/object_checksum.h"
 #include "lake/object_keys.h"
 #include "lake/table_selection.h"
@@ -196,6 +197,7 @@ Result<std::vector<LoadService::TableTask>> LoadService::Plan(const DumpManifest
     plan.source_kind = kind;
     LD_RETURN_IF_ERROR(CheckIdentifierLengths(plan, target_->max_identifier_bytes()));
     plan.if_exists = options_.if_exists;
+    plan.commit_together = options_.data_only;  // into a schema restored earlier: FK order
     plan.rows = task.manifest.rows;
     plan.file_count = task.manifest.files.size();
     auto [it, inserted] = targets.emplace(plan.target.QualifiedName(), plan.source.QualifiedName());
@@ -298,7 +300,7 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
     status = group.Wait();
     file_pool_ = nullptr;
   }
-  if (!status.ok()) return status;
+  LD_RETURN_IF_ERROR(CommitTogether(status, schema_plan));
   if (!options_.data_only) {
     if (stop.stop_requested()) return Status::Cancelled("cancelled");
     LD_RETURN_IF_ERROR(target_->RestoreSchemaAfter(schema_plan, &schema));
@@ -306,7 +308,7 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
 
   LoadResult result;
   result.dump_id = manifest.dump_id;
-  result.warnings = Warnings();
+  result.warnings = Warnings(manifest.schema);
   result.schema = std::move(schema);
   for (TableTask& t : tasks) {
     result.rows += t.loaded.rows;
@@ -318,8 +320,19 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
   return result;
 }
 
-std::vector<std::string> LoadService::Warnings() const {
+Status LoadService::CommitTogether(const Status& tables, const SchemaRestorePlan& plan) {
+  if (tables.ok()) return options_.data_only ? target_->CommitTogether(plan) : Status::OK();
+  Status abort = target_->AbortTogether();
+  if (abort.ok()) return tables;
+  return Status(tables.code(), fmt::format("{} (and the cleanup failed too: {}; finish it by hand)",
+                                           tables.message(), abort.message()));
+}
+
+std::vector<std::string> LoadService::Warnings(const nlohmann::json& schema) const {
   std::vector<std::string> out = target_->notes().warnings();
+  if (std::string w = LargeObjectsWarning(schema, /*at_load=*/true); !w.empty()) {
+    out.push_back(std::move(w));
+  }
   const uint64_t skipped = target_->notes().skipped_schema_items();
   if (skipped > 0) {
     out.push_back(fmt::format(

@@ -81,9 +81,10 @@ class LoadService {
 
   // Counters for a ProgressReporter (bytes = Parquet bytes read).
   const DumpProgress& progress() const { return progress_; }
-  // What the target left out or changed so far, one line each, ending with the summary of
+  // What the target left out or changed so far and what the dump's `schema` (the manifest's)
+  // says the dump does not hold (large objects), one line each, ending with the summary of
   // schema items not applied to an untrusted load (also in LoadResult).
-  std::vector<std::string> Warnings() const;
+  std::vector<std::string> Warnings(const nlohmann::json& schema) const;
   // True once a table was handed to the target (exit code 1 rather than 2).
   bool started_loading() const { return started_loading_; }
 
@@ -93,6 +94,9 @@ class LoadService {
   Result<SchemaRestorePlan> PlanSchema(const DumpManifest& manifest,
                                        const std::vector<TableTask>& tasks);
   Status LoadTable(TableTask& task, std::stop_token stop);
+  // After the table tasks (`tables`: their outcome): with --data-only the target's
+  // CommitTogether, or its AbortTogether after a failure (whose error is the one returned).
+  Status CommitTogether(const Status& tables, const SchemaRestorePlan& plan);
   struct TableLoad;
   struct OpenFile;
   Status LoadFiles(TableTask& task, std::stop_token stop);

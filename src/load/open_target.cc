@@ -26,6 +26,7 @@ Result<std::unique_ptr<TargetDatabase>> OpenTargetDatabase(std::string_view url,
     PostgresTargetOptions po;
     po.max_connections = std::max(1, options.connections);
     po.lock_timeout_ms = options.lock_timeout_ms;
+    po.disable_triggers = options.disable_triggers;
     return OpenPostgresTarget(std::string(url), po);
   }
   std::string path;

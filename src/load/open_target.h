@@ -23,6 +23,8 @@ struct TargetOptions {
   // PostgreSQL: how long the swap of a loaded table waits for the lock on the existing one
   // (--lock-timeout); 0 = forever.
   int64_t lock_timeout_ms = 30000;
+  // PostgreSQL: --disable-triggers (PostgresTargetOptions::disable_triggers).
+  bool disable_triggers = false;
 };
 
 // InvalidArgument for a URL of no known kind.

@@ -67,6 +67,9 @@ struct TablePlan {
   // triggers yet (post-data comes after the data). The target may load straight into it,
   // without a staging table; if_exists is then kAppend.
   bool restored_empty = false;
+  // --data-only: rows appended into an existing table are not moved in by CommitTable but by
+  // CommitTogether, with every other such table, in one transaction (set by LoadService).
+  bool commit_together = false;
 };
 
 // The dump's schema beyond its tables (manifest "schema", docs/dump-format.md), for a
@@ -168,6 +171,13 @@ class TargetDatabase {
                                     SchemaRestoreOutcome* /*out*/) {
     return Status::OK();
   }
+  // --data-only, after every table's CommitTable: moves in the rows of the tables that
+  // CommitTable left staged (TablePlan::commit_together), all in one transaction or none
+  // (PostgreSQL: in foreign-key order, then the dump's populated materialized views refreshed;
+  // pg_append_together.h). AbortTogether, after a failed table instead, removes what they
+  // left. Default: nothing (CommitTable committed each).
+  virtual Status CommitTogether(const SchemaRestorePlan& /*plan*/) { return Status::OK(); }
+  virtual Status AbortTogether() { return Status::OK(); }
  private:
   LoadNotes notes_;
 };

@@ -44,13 +44,25 @@ std::string FormatTime(int64_t micros) {
   return fmt::format("{:02}:{:02}:{:02}.{:06}", s / 3600, (s / 60) % 60, s % 60, us);
 }
 
-std::string FormatTimestamp(int64_t micros) {
-  int64_t days = micros / 86400000000LL;
-  int64_t rem = micros % 86400000000LL;
-  if (rem < 0) {
-    rem += 86400000000LL;
-    --days;
+void SplitTimestamp(int64_t micros, int64_t* days, int64_t* micros_of_day) {
+  constexpr int64_t kDay = 86400000000LL;
+  if (IsTimestampEscape(micros)) {  // past int64 µs since 1970: from PostgreSQL's epoch
+    const int64_t pg = PgMicrosOfEscape(micros);
+    *days = pg / kDay + kPgEpochMicros / kDay;
+    *micros_of_day = pg % kDay;
+    return;
   }
+  *days = micros / kDay;
+  *micros_of_day = micros % kDay;
+  if (*micros_of_day < 0) {
+    *micros_of_day += kDay;
+    --*days;
+  }
+}
+
+std::string FormatTimestamp(int64_t micros) {
+  int64_t days = 0, rem = 0;
+  SplitTimestamp(micros, &days, &rem);
   return FormatDate(static_cast<int32_t>(days)) + "T" + FormatTime(rem);
 }
 

@@ -180,6 +180,10 @@ inline std::string PgExpr(const Column& column) {
       return fmt::format("CASE WHEN isfinite({0}) THEN "
                          "(extract(epoch from {0})*1000000)::numeric(30,0)::text "
                          "ELSE {0}::text END", q);
+    // The type's output (what the source reads): inet's cast to text adds '/32', xml's keeps
+    // an XML declaration's encoding, where their output functions do not.
+    case TypeId::kString:
+      return fmt::format("CASE WHEN {0} IS NOT NULL THEN pg_catalog.format('%s', {0}) END", q);
     default: return q + "::text";
   }
 }

@@ -166,14 +166,27 @@ TEST(PgCopyDecoderTest, InfinityPolicies) {
   EXPECT_NE(st.message().find("row 1"), std::string::npos);
 }
 
-TEST(PgCopyDecoderTest, TimestampBeyondInt64EpochFailsNamingTheColumn) {
+TEST(PgCopyDecoderTest, TimestampsPastInt64EpochAreEscapedExactly) {
   const std::vector<PgFieldSpec> fields = {
       Spec("ts", PgWire::kTimestamp, LogicalType::Of(TypeId::kTimestamp))};
   CopyStream s;
   s.Row(1).Int(9223371331200000000ull - 1, 8);  // 294276-12-31 23:59:59.999999 (PG's max)
-  Status st;
+  s.Row(1).Int(static_cast<uint64_t>(kPgTimestampEscapeFrom), 8);  // unix µs = INT64_MAX
+  s.Row(1).Int(static_cast<uint64_t>(kPgTimestampEscapeFrom - 1), 8);  // the last plain one
   RowBatch batch;
-  st = DecodeAll(fields, s.Finish(), 100, &batch);
+  ASSERT_TRUE(DecodeAll(fields, s.Finish(), 100, &batch).ok());
+  const int64_t* v = batch.column(0).values<int64_t>();
+  EXPECT_TRUE(IsTimestampEscape(v[0]));
+  EXPECT_EQ(PgMicrosOfEscape(v[0]), 9223371331200000000LL - 1);
+  EXPECT_EQ(FormatTimestamp(v[0]), "+294276-12-31T23:59:59.999999");
+  EXPECT_EQ(v[1], kTimestampEscapeBase);  // never +infinity's INT64_MAX
+  EXPECT_EQ(v[2], std::numeric_limits<int64_t>::max() - 1);
+  EXPECT_FALSE(IsTimestampEscape(v[2]));
+  // Past PostgreSQL's own end: refused, naming the column.
+  CopyStream bad;
+  bad.Row(1).Int(9223371331200000000ull, 8);
+  RowBatch none;
+  Status st = DecodeAll(fields, bad.Finish(), 100, &none);
   EXPECT_EQ(st.code(), Code::kInvalidArgument);
   EXPECT_NE(st.message().find("column \"ts\""), std::string::npos);
 }

@@ -82,6 +82,18 @@ TEST(PgTypeMapTest, SelectExpressionsAreQuoted) {
   PgColumnMapping interval = MapPgColumn(Info(1186, -1, 'T'), options);
   EXPECT_EQ(interval.select_expr, "\"c\"\"ol\"::pg_catalog.text");
   EXPECT_TRUE(interval.text_fallback);
+  // inet, cidr and xml through their output functions, not their casts to text.
+  EXPECT_EQ(MapPgColumn(Info(869, -1, 'I'), options).select_expr,
+            "pg_catalog.textin(pg_catalog.inet_out(\"c\"\"ol\"))");
+  EXPECT_EQ(MapPgColumn(Info(650, -1, 'I'), options).select_expr,
+            "pg_catalog.textin(pg_catalog.cidr_out(\"c\"\"ol\"))");
+  EXPECT_EQ(MapPgColumn(Info(142, -1, 'U'), options).select_expr,
+            "pg_catalog.textin(pg_catalog.xml_out(\"c\"\"ol\"))");
+  PgColumnInfo inets = Info(1041, -1, 'A');
+  inets.element_oid = 869;
+  inets.element_category = 'I';
+  EXPECT_EQ(MapPgColumn(inets, options).select_expr,
+            "pg_catalog.textin(pg_catalog.array_out(\"c\"\"ol\"))::pg_catalog.text[]");
   PgColumnMapping en = MapPgColumn(Info(99999, -1, 'E', 'e'), options);
   EXPECT_EQ(en.select_expr, "\"c\"\"ol\"");
   EXPECT_FALSE(en.text_fallback);

@@ -7,12 +7,13 @@
 #include <cstring>
 #include <limits>
 
+#include "table/temporal.h"
+
 namespace lakedump {
 namespace {
 
 constexpr char kSignature[11] = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', '\377', '\r', '\n', '\0'};
 constexpr int64_t kPgEpochDays = 10957;                // 2000-01-01 - 1970-01-01
-constexpr int64_t kPgEpochMicros = 946684800000000LL;  // same, in microseconds
 
 inline void PutBe16(std::string* out, uint16_t v) {
   const uint16_t be = __builtin_bswap16(v);
@@ -248,6 +249,8 @@ bool PgTimestamp(int64_t t, int64_t* pg) {
     *pg = kMax;
   } else if (t == -kMax || t == std::numeric_limits<int64_t>::min()) {
     *pg = std::numeric_limits<int64_t>::min();
+  } else if (IsTimestampEscape(t)) {
+    *pg = PgMicrosOfEscape(t);  // past 294247-01-10 (docs/type-mapping.md)
   } else if (__builtin_sub_overflow(t, kPgEpochMicros, pg)) {
     return false;
   }

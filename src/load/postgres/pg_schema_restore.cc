@@ -11,6 +11,7 @@
 #include "base/subprocess.h"
 #include "base/temp_file.h"
 #include "lake/table_selection.h"
+#include "load/postgres/pg_restore_filters.h"
 #include "load/schema_subset.h"
 #include "source/postgres/pg_tools.h"
 
@@ -333,6 +334,7 @@ Status PgSchemaRestorer::Before(PgConn& conn, const SchemaRestorePlan& plan,
       return e.type == "SCHEMA" && e.schema == "-" && e.name == "public";
     });
   }
+  std::erase_if(s.entries, IsLakedumpPublicationEntry);  // serves the source's increments
   std::string list;
   for (const PgTocEntry& e : s.entries) list += e.line + "\n";
   LD_RETURN_IF_ERROR(s.list.Write(list));
@@ -415,7 +417,9 @@ Status PgSchemaRestorer::After(PgConn& conn, const SchemaRestorePlan& plan,
   }
   if (plan.with_data) {
     for (const PgTocEntry& e : s.entries) {
-      if (e.type != "MATERIALIZED VIEW") continue;
+      if (e.type != "MATERIALIZED VIEW" || IsUnpopulatedMatview(plan.schema, e.schema, e.name)) {
+        continue;  // a WITH NO DATA one stays unpopulated
+      }
       LD_RETURN_IF_ERROR(conn.Exec("REFRESH MATERIALIZED VIEW " + QuoteQualified(e.schema, e.name))
                              .WithContext("refreshing materialized view " + e.schema + "." + e.name));
     }

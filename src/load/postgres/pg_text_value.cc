@@ -245,11 +245,8 @@ void AppendTimestampText(int64_t t, bool tz, std::string* out) {
     out->append("-infinity");
     return;
   }
-  int64_t days = t / 86400000000LL, rem = t % 86400000000LL;
-  if (rem < 0) {
-    rem += 86400000000LL;
-    --days;
-  }
+  int64_t days = 0, rem = 0;
+  SplitTimestamp(t, &days, &rem);
   std::string era;
   AppendPgDate(days, out, &era);
   out->push_back(' ');

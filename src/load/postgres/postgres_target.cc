@@ -11,6 +11,7 @@
 #include <span>
 
 #include "base/units.h"
+#include "load/postgres/pg_append_together.h"
 #include "load/postgres/pg_copy_encoder.h"
 #include "load/postgres/pg_table_layout.h"
 #include "load/postgres/pg_schema_restore.h"
@@ -117,7 +118,10 @@ struct StagedTable {
   std::vector<PgKey> keys;            // PRIMARY KEY / UNIQUE (not append)
   std::vector<std::string> identity_columns;  // made identity columns in the swap
   bool append = false;
+  bool matview = false;  // appending into a materialized view: --data-only refreshes it
 };
+
+std::string AppendInsertSql(const TablePlan& plan, const StagedTable& staged);
 
 class PostgresTarget final : public TargetDatabase {
  public:
@@ -196,6 +200,15 @@ class PostgresTarget final : public TargetDatabase {
         return Status::Internal(fmt::format("table {}: CommitTable before PrepareTable", name));
       }
       staged = it->second;
+      if (plan.commit_together && staged.append && !staged.direct) {
+        // Moved in by CommitTogether, with the other tables, in foreign-key order.
+        together_.push_back({{name, QuoteQualified(plan.target.schema, plan.target.name),
+                              staged.staging,
+                              staged.matview ? "" : AppendInsertSql(plan, staged)},
+                             plan});
+        tables_.erase(it);
+        return Status::OK();
+      }
     }
     LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
     Status s = Commit(*conn, plan, staged);
@@ -220,6 +233,50 @@ class PostgresTarget final : public TargetDatabase {
   Status RestoreSchemaAfter(const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) override {
     LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
     Status s = restorer_.After(*conn, plan, out);
+    pool_.Release(std::move(conn));
+    return s;
+  }
+
+  Status CommitTogether(const SchemaRestorePlan& schema) override {
+    std::vector<PgStagedAppend> tables;
+    std::vector<TablePlan> plans;
+    {
+      std::lock_guard lock(mu_);
+      for (auto& [table, plan] : together_) {
+        tables.push_back(std::move(table));
+        plans.push_back(std::move(plan));
+      }
+      together_.clear();
+    }
+    LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
+    auto matviews = PgMatviewsToRefresh(*conn, schema.schema, schema.schema_map);
+    Status s = matviews.status();
+    if (s.ok()) {
+      s = PgCommitAppendsTogether(*conn, tables, *matviews, options_.disable_triggers,
+                                  options_.lock_timeout_ms);
+    }
+    if (!s.ok()) {
+      Status dropped = PgDropStaged(*conn, tables);
+      pool_.Release(std::move(conn));
+      if (dropped.ok()) return s;
+      return Status(s.code(), fmt::format("{} (and the cleanup failed too: {}; finish it by hand)",
+                                          s.message(), dropped.message()));
+    }
+    for (const TablePlan& plan : plans) LD_RETURN_IF_ERROR(Analyze(*conn, plan));
+    pool_.Release(std::move(conn));
+    return Status::OK();
+  }
+
+  Status AbortTogether() override {
+    std::vector<PgStagedAppend> tables;
+    {
+      std::lock_guard lock(mu_);
+      for (auto& [table, plan] : together_) tables.push_back(std::move(table));
+      together_.clear();
+    }
+    if (tables.empty()) return Status::OK();
+    LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
+    Status s = PgDropStaged(*conn, tables);
     pool_.Release(std::move(conn));
     return s;
   }
@@ -293,6 +350,8 @@ class PostgresTarget final : public TargetDatabase {
   std::mutex schema_mu_;  // serializes CREATE SCHEMA
   std::mutex mu_;
   std::map<std::string, StagedTable> tables_;  // guarded by mu_; by target "schema.table"
+  // Appends CommitTable left for CommitTogether, with their plans (for ANALYZE); guarded by mu_.
+  std::vector<std::pair<PgStagedAppend, TablePlan>> together_;
   PgSchemaRestorer restorer_;  // used by the load's own thread, before and after the tables
 };
 
@@ -395,6 +454,7 @@ Result<StagedTable> PostgresTarget::Prepare(PgConn& conn, const TablePlan& plan)
         "table {} already exists in the target (use --if-exists replace|append)", name));
   }
   staged.append = table_exists && plan.if_exists == LoadIfExists::kAppend;
+  staged.matview = staged.append && PgValue(found.get(), 0, 1) == "m";
   if (staged.append && plan.restored_empty) {
     const std::string_view relkind = PgValue(found.get(), 0, 1);
     LD_ASSIGN_OR_RETURN(std::optional<StagedTable> direct,
@@ -512,9 +572,8 @@ std::vector<std::pair<std::string, std::vector<std::string>>> SwapStatements(
   return swap;
 }
 
-Status PostgresTarget::CommitAppend(PgConn& conn, const TablePlan& plan,
-                                    const StagedTable& staged) {
-  const std::string name = plan.target.QualifiedName();
+// INSERT INTO the existing table SELECT the staged rows (text-staged columns cast).
+std::string AppendInsertSql(const TablePlan& plan, const StagedTable& staged) {
   const std::string final_table = QuoteQualified(plan.target.schema, plan.target.name);
   std::string cols, select;
   for (size_t i = 0; i < staged.columns.size(); ++i) {
@@ -525,12 +584,16 @@ Status PostgresTarget::CommitAppend(PgConn& conn, const TablePlan& plan,
     }
     select += (i ? ", " : "") + expr;
   }
+  return "INSERT INTO " + final_table + " (" + cols + ") OVERRIDING SYSTEM VALUE SELECT " +
+         select + " FROM " + staged.staging;
+}
+
+Status PostgresTarget::CommitAppend(PgConn& conn, const TablePlan& plan,
+                                    const StagedTable& staged) {
+  const std::string name = plan.target.QualifiedName();
   Status s = conn.ExecOne("BEGIN");
   if (s.ok()) s = SetLockTimeout(conn);
-  if (s.ok()) {
-    s = conn.ExecOne("INSERT INTO " + final_table + " (" + cols +
-                     ") OVERRIDING SYSTEM VALUE SELECT " + select + " FROM " + staged.staging);
-  }
+  if (s.ok()) s = conn.ExecOne(AppendInsertSql(plan, staged));
   if (s.ok()) s = conn.ExecOne("DROP TABLE " + staged.staging);
   if (s.ok()) s = conn.ExecOne("COMMIT");
   LD_RETURN_IF_ERROR(LockTimeoutError(s, name).WithContext(
@@ -572,7 +635,10 @@ Status PostgresTarget::Commit(PgConn& conn, const TablePlan& plan, const StagedT
   auto context = [&](const Status& s, std::string_view step) {
     return s.WithContext(fmt::format("table {}: {}", name, step));
   };
-  if (staged.direct) return Analyze(conn, plan);  // every sink committed into the table
+  // Every sink committed into the table. No ANALYZE, as pg_restore runs none: in the
+  // schema-heavy restore it was a third of the tables' time (docs/performance.md), and
+  // autovacuum analyzes the new tables soon after (or vacuumdb --analyze-in-stages).
+  if (staged.direct) return Status::OK();
   if (staged.append) return CommitAppend(conn, plan, staged);
   if (!staged.casts.empty()) {
     std::string alter;

@@ -19,6 +19,9 @@
 //                 INSERT ... SELECT from staging into the existing table and drops
 //                 the staging table (append); then ANALYZE.
 //   AbortTable    drops the staging table.
+// With --data-only (TablePlan::commit_together) the appends wait, staged, for
+// CommitTogether: every table's rows in one transaction, in foreign-key order
+// (pg_append_together.h).
 // So a reader sees the old table or the whole new one, never a part; a failed
 // or killed load leaves at most a staging table, which the next run replaces.
 //
@@ -31,7 +34,7 @@
 //   OpenSink      BEGIN, COPY table FROM STDIN (FORMAT binary|text); the only sink of a plain
 //                 table runs BEGIN; TRUNCATE ONLY table; COPY ... (FORMAT ..., FREEZE),
 //                 so its whole load is one transaction; several sinks commit each their part.
-//   CommitTable   ANALYZE.
+//   CommitTable   nothing (no ANALYZE, as pg_restore: autovacuum analyzes new tables).
 //   AbortTable    empties the table (TRUNCATE), so no part of it stays loaded.
 // The restore is into an empty database and fails as a whole: its post-data (indexes,
 // constraints, triggers) never runs after a failed table (README "A replica").
@@ -68,6 +71,10 @@ struct PostgresTargetOptions {
   // How long the swap (and append, and the staging table's drop) waits for a lock on the
   // existing table before giving up with a clear error; 0 = wait forever.
   int64_t lock_timeout_ms = 30000;
+  // load --disable-triggers (with --data-only, superuser only): the transaction that moves
+  // the rows into existing tables fires no triggers and checks no foreign keys
+  // (pg_append_together.h).
+  bool disable_triggers = false;
 };
 
 // Connects once to check the server is reachable and the login works (one

@@ -7,13 +7,13 @@
 #include <limits>
 
 #include "source/postgres/pg_numeric.h"
+#include "table/temporal.h"
 
 namespace lakedump {
 namespace {
 
 constexpr char kSignature[11] = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', '\377', '\r', '\n', '\0'};
 constexpr int64_t kPgEpochDays = 10957;                // 2000-01-01 - 1970-01-01
-constexpr int64_t kPgEpochMicros = 946684800000000LL;  // same, in microseconds
 
 inline uint16_t Be16(const uint8_t* p) {
   uint16_t v;
@@ -350,9 +350,12 @@ Status PgCopyDecoder::DecodeField(size_t column, const uint8_t* p, int32_t len,
         return SpecialValue(column, "timestamp '-infinity'", -kMax, true, out);
       }
       int64_t unix_us;
-      if (__builtin_add_overflow(t, kPgEpochMicros, &unix_us) || unix_us == kMax) {
-        return FieldError(column,
-                          "timestamp after 294246-12-31 does not fit int64 microseconds since 1970");
+      if (t >= kPgTimestampEscapeFrom) {
+        // Past what int64 µs since 1970 holds: the escape range (docs/type-mapping.md).
+        if (t >= kPgTimestampEnd) return FieldError(column, "timestamp after 294276-12-31");
+        unix_us = EscapeOfPgMicros(t);
+      } else if (__builtin_add_overflow(t, kPgEpochMicros, &unix_us)) {
+        return FieldError(column, "timestamp out of range");
       }
       out->Append<int64_t>(unix_us);
       return Status::OK();

@@ -161,6 +161,13 @@ JOIN pg_catalog.pg_class p ON p.oid = i.inhparent
 JOIN pg_catalog.pg_namespace pn ON pn.oid = p.relnamespace
 WHERE c.relispartition ORDER BY 1, 2)SQL";
 
+// Materialized views created WITH NO DATA (or never refreshed): load leaves them unpopulated
+// (an archive of pg_dump --schema-only creates every one unpopulated; load refreshes the rest).
+constexpr const char* kUnpopulatedSql = R"SQL(
+SELECT n.nspname, c.relname FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind = 'm' AND NOT c.relispopulated ORDER BY 1, 2)SQL";
+
 // Views, materialized views and functions with the user tables they need, directly or
 // through other views and functions: pg_depend of a view's rewrite rule, and of a function
 // with a SQL-standard body (BEGIN ATOMIC / RETURN, PostgreSQL 14+: the tables and functions
@@ -403,6 +410,9 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& se
     });
   }
   LD_RETURN_IF_ERROR(QueryIndexes(conn, &facts));
+  LD_ASSIGN_OR_RETURN(PgResult lobs,
+                      conn.Query("SELECT count(*) FROM pg_catalog.pg_largeobject_metadata"));
+  facts.large_objects = std::strtoull(PQgetvalue(lobs.get(), 0, 0), nullptr, 10);
   LD_ASSIGN_OR_RETURN(PgResult parts, conn.Query(kPartitionsSql));
   for (int i = 0; i < PQntuples(parts.get()); ++i) {
     facts.partitions.push_back({{"schema", std::string(PgValue(parts.get(), i, 0))},
@@ -433,6 +443,11 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& se
                                                      ? "AND p.prosqlbody IS NULL"
                                                      : ""))));
   facts.mentions = GroupByObject(mentions.get(), 1255);
+  LD_ASSIGN_OR_RETURN(PgResult unpopulated, conn.Query(kUnpopulatedSql));
+  for (int i = 0; i < PQntuples(unpopulated.get()); ++i) {
+    facts.unpopulated_matviews.push_back({{"schema", std::string(PgValue(unpopulated.get(), i, 0))},
+                                          {"name", std::string(PgValue(unpopulated.get(), i, 1))}});
+  }
   LD_RETURN_IF_ERROR(QuerySequences(conn, &facts));
   return facts;
 }

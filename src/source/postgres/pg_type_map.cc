@@ -15,8 +15,21 @@ enum : uint32_t {
   kTextOid = 25, kOidOid = 26, kJsonOid = 114, kFloat4Oid = 700, kFloat8Oid = 701,
   kBpcharOid = 1042, kVarcharOid = 1043, kDateOid = 1082, kTimeOid = 1083,
   kTimestampOid = 1114, kTimestampTzOid = 1184, kNumericOid = 1700, kUuidOid = 2950,
-  kJsonbOid = 3802,
+  kJsonbOid = 3802, kXmlOid = 142, kCidrOid = 650, kInetOid = 869,
 };
+
+// The output function of the types whose cast to text is not their output: inet and cidr
+// (text(inet) always adds the netmask: '10.0.0.1/32' where inet_out prints '10.0.0.1') and
+// xml (a binary coercion: the stored string, where xml_out drops the XML declaration's
+// encoding, as pg_dump's COPY does); nullptr for the others.
+const char* TextOutputFunction(uint32_t base_oid) {
+  switch (base_oid) {
+    case kInetOid: return "inet_out";
+    case kCidrOid: return "cidr_out";
+    case kXmlOid: return "xml_out";
+    default: return nullptr;
+  }
+}
 
 void Direct(PgColumnMapping* m, PgWire wire, LogicalType type) {
   m->field.wire = wire;
@@ -77,7 +90,7 @@ void MapArray(const PgColumnInfo& info, const PgTypeOptions& options, PgColumnMa
     // Several dimensions or other bounds somewhere in the column: the exact text
     // ('[0:1]={5,6}'), which load casts back to the array type.
     Direct(m, PgWire::kText, LogicalType::Of(TypeId::kString));
-    m->select_expr = quoted + "::pg_catalog.text";
+    m->select_expr = quoted + "::pg_catalog.text";  // I/O conversion: array_out
     return;
   }
   // One-dimensional arrays from 1: a list of the element type's mapping; elements without
@@ -88,7 +101,12 @@ void MapArray(const PgColumnInfo& info, const PgTypeOptions& options, PgColumnMa
   m->field.array = true;
   m->column.type = LogicalType::List(em.column.type, true);
   m->field.type = m->column.type;
-  if (em.select_expr != quoted) m->select_expr = quoted + "::pg_catalog.text[]";
+  if (TextOutputFunction(info.element_oid) != nullptr) {
+    // Each element through its output function (array_out), then split into text[].
+    m->select_expr = "pg_catalog.textin(pg_catalog.array_out(" + quoted + "))::pg_catalog.text[]";
+  } else if (em.select_expr != quoted) {
+    m->select_expr = quoted + "::pg_catalog.text[]";
+  }
 }
 
 }  // namespace
@@ -141,7 +159,11 @@ PgColumnMapping MapPgColumn(const PgColumnInfo& info, const PgTypeOptions& optio
   // Everything else (interval, inet, cidr, macaddr, money, bit, xml, timetz,
   // ranges, geometric, composite, tsvector, extension types...): its text output.
   Direct(&m, PgWire::kText, LogicalType::Of(TypeId::kString));
-  m.select_expr = quoted + "::pg_catalog.text";
+  if (const char* out = TextOutputFunction(info.base_oid)) {
+    m.select_expr = fmt::format("pg_catalog.textin(pg_catalog.{}({}))", out, quoted);
+  } else {
+    m.select_expr = quoted + "::pg_catalog.text";
+  }
   m.text_fallback = true;
   return m;
 }

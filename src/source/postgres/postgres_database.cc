@@ -623,12 +623,14 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
   capture.info["schema_from"] = options.use_source_tool ? "pg_dump" : "lakedump";
   capture.info["indexes"] = std::move(facts->indexes);
   capture.info["partitions"] = std::move(facts->partitions);
+  if (facts->large_objects > 0) capture.info["large_objects"] = facts->large_objects;
   if (options.use_source_tool) {
     // What only the archive's restore uses: not read at all without it.
     capture.info["sequences"] = std::move(facts->sequences);
     capture.info["fks"] = std::move(facts->fks);
     capture.info["dependents"] = std::move(facts->dependents);
     capture.info["mentions"] = std::move(facts->mentions);
+    capture.info["unpopulated_matviews"] = std::move(facts->unpopulated_matviews);
   }
   return capture;
 }
