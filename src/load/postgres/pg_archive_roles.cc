@@ -205,27 +205,29 @@ std::vector<PgRoleRef> PgDefinitionRoles(const PgArchiveTocEntry& e) {
   return out;
 }
 
-std::map<std::string, PgRoleUse> PgRolesNeeded(const PgArchiveToc& toc,
-                                               const std::vector<size_t>& entries,
-                                               const PgRoleOptions& options) {
-  std::map<std::string, PgRoleUse> out;
+std::map<std::string, PgRoleUses> PgRolesNeeded(const PgArchiveToc& toc,
+                                                const std::vector<size_t>& entries,
+                                                const PgRoleOptions& options) {
+  std::map<std::string, PgRoleUses> out;
   for (size_t i : entries) {
     const PgArchiveTocEntry& e = toc.entries[i];
-    if (!options.no_owner && !e.owner.empty()) out.emplace(Mapped(options, e.owner), PgRoleUse::kOwner);
+    if (!options.no_owner && !e.owner.empty()) out[Mapped(options, e.owner)].insert(PgRoleUse::kOwner);
     if (options.no_privileges && IsGrant(e)) continue;
-    for (const PgRoleRef& r : PgDefinitionRoles(e)) out.emplace(Mapped(options, r.role), r.use);
+    for (const PgRoleRef& r : PgDefinitionRoles(e)) out[Mapped(options, r.role)].insert(r.use);
   }
   return out;
 }
 
-std::string MissingRolesLine(const std::map<std::string, PgRoleUse>& missing) {
+std::string MissingRolesLine(const std::map<std::string, PgRoleUses>& missing) {
   std::vector<std::string> names;
   bool owner = false, grant = false, policy = false;
-  for (const auto& [role, use] : missing) {
-    names.push_back(fmt::format("{} ({})", QuoteIdent(role), UseName(use)));
-    owner |= use == PgRoleUse::kOwner;
-    grant |= use == PgRoleUse::kGrant;
-    policy |= use == PgRoleUse::kPolicy;
+  for (const auto& [role, uses] : missing) {
+    std::vector<std::string_view> how;
+    for (PgRoleUse use : uses) how.push_back(UseName(use));
+    names.push_back(fmt::format("{} ({})", QuoteIdent(role), fmt::join(how, ", ")));
+    owner |= uses.count(PgRoleUse::kOwner) > 0;
+    grant |= uses.count(PgRoleUse::kGrant) > 0;
+    policy |= uses.count(PgRoleUse::kPolicy) > 0;
   }
   std::string fix;
   if (policy) {

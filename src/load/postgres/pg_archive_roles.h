@@ -13,6 +13,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,15 +42,15 @@ struct PgRoleOptions {
 };
 
 // The roles restoring `entries` (indices into toc.entries) needs, after the map, each with
-// the first use that needs it: owners unless no_owner, grants unless no_privileges, policies
-// always.
-std::map<std::string, PgRoleUse> PgRolesNeeded(const PgArchiveToc& toc,
+// its uses: owners unless no_owner, grants unless no_privileges, policies always.
+using PgRoleUses = std::set<PgRoleUse>;
+std::map<std::string, PgRoleUses> PgRolesNeeded(const PgArchiveToc& toc,
                                                const std::vector<size_t>& entries,
                                                const PgRoleOptions& options);
 
-// The one line refusing a restore into a target without `missing` (role -> use), naming the
-// option that fixes it.
-std::string MissingRolesLine(const std::map<std::string, PgRoleUse>& missing);
+// The one line refusing a restore into a target without `missing` (role -> uses), naming the
+// option that fixes it (--role-map when a policy names one: no option leaves policies out).
+std::string MissingRolesLine(const std::map<std::string, PgRoleUses>& missing);
 
 // The edits renaming the mapped roles in `entries` (owner fields, grant and policy tokens).
 std::vector<PgArchiveEdit> PgRoleMapEdits(const PgArchiveToc& toc,

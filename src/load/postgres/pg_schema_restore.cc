@@ -112,8 +112,8 @@ Result<std::string> CheckRoles(PgConn& conn, const SchemaRestorePlan& plan,
         "--role-map: the dump's schema archive is newer than this lakedump reads; load "
         "without --role-map (with --no-owner --no-privileges)");
   }
-  std::map<std::string, PgRoleUse> needed = PgRolesNeeded(toc, selected, options);
-  if (!plan.roles.role.empty()) needed.emplace(plan.roles.role, PgRoleUse::kOwner);
+  std::map<std::string, PgRoleUses> needed = PgRolesNeeded(toc, selected, options);
+  if (!plan.roles.role.empty()) needed[plan.roles.role].insert(PgRoleUse::kOwner);
   nlohmann::json names = nlohmann::json::array();
   for (const auto& [role, use] : needed) names.push_back(role);
   LD_ASSIGN_OR_RETURN(
@@ -121,7 +121,7 @@ Result<std::string> CheckRoles(PgConn& conn, const SchemaRestorePlan& plan,
       conn.Query("SELECT r FROM pg_catalog.json_array_elements_text($1::pg_catalog.json) r "
                  "WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = r)",
                  {names.dump()}));
-  std::map<std::string, PgRoleUse> missing;
+  std::map<std::string, PgRoleUses> missing;
   for (int i = 0; i < PQntuples(absent.get()); ++i) {
     const std::string role(PgValue(absent.get(), i, 0));
     if (role == plan.roles.role) {
