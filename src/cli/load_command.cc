@@ -14,6 +14,7 @@
 #include "base/units.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/load_restore_flags.h"
 #include "cli/numeric_option.h"
 #include "lake/manifest.h"
 #include "lake/signature.h"
@@ -33,6 +34,7 @@ struct LoadArgs {
   std::vector<std::string> tables;
   std::vector<std::string> exclude;
   std::vector<std::string> schema_map;
+  RestoreFlags restore;  // -t, -n, -N, --no-owner, --no-privileges, --role, --role-map
   std::string if_exists = "fail";
   int table_parallelism = DefaultParallelism();
   int file_parallelism = 2;
@@ -72,6 +74,7 @@ Result<LoadOptions> BuildOptions(const LoadArgs& a) {
   o.batch_rows = a.batch_rows;
   o.include = a.tables;
   o.exclude = a.exclude;
+  LD_RETURN_IF_ERROR(ApplyRestoreFlags(a.restore, &o.filter, &o.roles));
   for (const std::string& m : a.schema_map) {
     LD_ASSIGN_OR_RETURN(auto mapping, ParseSchemaMapping(m));
     o.schema_map.push_back(std::move(mapping));
@@ -198,7 +201,9 @@ int AfterBaseLoad(const LoadArgs& a, ObjectStore& store, const DumpManifest& bas
                   const std::vector<IncrementManifest>& increments,
                   const std::optional<IncrementLoadPlan>& plan,
                   const IncrementLoadRequest& request, InterruptWatcher& interrupt) {
-  if (a.schema_only || !a.tables.empty() || !a.exclude.empty()) return kExitOk;
+  if (a.schema_only || !a.tables.empty() || !a.exclude.empty() || !a.restore.filter.Empty()) {
+    return kExitOk;
+  }
   auto conn = PgConn::Connect(a.target, 10);
   if (!conn.ok()) return PrintError(conn.status(), kExitFailed);
   auto text = ReadDumpManifestText(store);
@@ -234,9 +239,9 @@ Result<int> IncrementsUntil(const LoadArgs& a, bool incremental, int available,
       return Status::InvalidArgument("increments are applied to PostgreSQL targets only");
     }
   }
-  if (apply && (!a.tables.empty() || !a.exclude.empty())) {
+  if (apply && (!a.tables.empty() || !a.exclude.empty() || !a.restore.filter.Empty())) {
     return Status::InvalidArgument(
-        "--tables/--exclude cannot be used with an incremental dump: its "
+        "--tables/--exclude/-t/-n/-N cannot be used with an incremental dump: its "
         "increments change every table");
   }
   return until;
@@ -424,6 +429,7 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
   app->add_option("--tables", a->tables, "only these tables: globs over schema.table or table")
       ->delimiter(',');
   app->add_option("--exclude", a->exclude, "skip these tables (globs)")->delimiter(',');
+  AddRestoreFlags(app, &a->restore);
   app->add_option("--schema-map", a->schema_map,
                   "load tables of dump schema OLD into schema NEW (repeatable)")
       ->type_name("OLD=NEW");

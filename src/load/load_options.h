@@ -11,6 +11,7 @@
 #include "base/status.h"
 #include "base/progress.h"
 #include "format/parquet/parquet_reader.h"
+#include "load/restore_filter.h"
 #include "load/target_database.h"
 #include "store/store_options.h"
 
@@ -60,6 +61,10 @@ struct LoadOptions {
   std::string pg_bin_dir;
   // pg_restore --jobs for the post-data section (indexes, constraints); 0 = table_parallelism.
   int restore_jobs = 0;
+  // pg_restore's -t/-n/-N (restore_filter.h); tables must also pass include/exclude.
+  RestoreFilter filter;
+  // pg_restore's --no-owner, --no-privileges, --role, and --role-map.
+  RestoreRoles roles;
 };
 
 // "fail" | "replace" | "append" (InvalidArgument otherwise).

@@ -90,6 +90,7 @@ Status CheckLoadOptions(const LoadOptions& options, const DumpManifest& manifest
     return Status::InvalidArgument("--file-parallelism must be at least 1");
   }
   if (options.batch_rows < 1) return Status::InvalidArgument("batch rows must be at least 1");
+  LD_RETURN_IF_ERROR(CheckRestoreFilter(options.filter, manifest));
   for (const std::string& p : options.include) {
     const bool any =
         std::any_of(manifest.tables.begin(), manifest.tables.end(),
@@ -183,6 +184,7 @@ Result<std::vector<LoadService::TableTask>> LoadService::Plan(const DumpManifest
   for (const TableSummary& summary : manifest.tables) {
     if (!options_.include.empty() && !MatchesAny(options_.include, summary.table)) continue;
     if (MatchesAny(options_.exclude, summary.table)) continue;
+    if (!options_.filter.Keeps(summary.table)) continue;
     TableTask task;
     LD_ASSIGN_OR_RETURN(task.manifest, ReadCommittedTable(*store_, options_, summary));
     TablePlan& plan = task.plan;
@@ -226,6 +228,10 @@ Result<SchemaRestorePlan> LoadService::PlanSchema(const DumpManifest& manifest,
   plan.if_exists = options_.if_exists;
   plan.jobs = options_.restore_jobs > 0 ? options_.restore_jobs : options_.table_parallelism;
   plan.tool_dir = options_.pg_bin_dir;
+  plan.filter = options_.filter;
+  plan.filter.subset = !options_.include.empty() || !plan.filter.tables.empty() ||
+                       !plan.filter.schemas.empty();
+  plan.roles = options_.roles;
   std::set<std::string> selected;
   for (const TableTask& t : tasks) {
     plan.tables.push_back(t.plan.source);

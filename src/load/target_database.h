@@ -34,6 +34,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "load/restore_filter.h"
 #include "source/table_source.h"
 #include "table/row_batch.h"
 #include "table/schema.h"
@@ -87,6 +88,8 @@ struct SchemaRestorePlan {
   LoadIfExists if_exists = LoadIfExists::kFail;
   int jobs = 2;                     // parallel post-data jobs
   std::string tool_dir;             // --pg-bin-dir
+  RestoreFilter filter;             // -t/-n/-N, and whether the load is a subset
+  RestoreRoles roles;               // --no-owner, --no-privileges, --role, --role-map
 };
 
 struct SchemaRestoreOutcome {

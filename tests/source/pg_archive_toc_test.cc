@@ -205,5 +205,48 @@ TEST(PgArchiveTocTest, VersionNumbers) {
   EXPECT_EQ(PgVersionNumber("(none)"), "");
 }
 
+// Dependencies and definitions are read; a rewrite of owners and definitions re-encodes
+// exactly those strings and moves the data offsets past the table of contents by the growth.
+TEST(PgArchiveTocTest, RewritesOwnersAndDefinitionsInPlace) {
+  for (int minor : {12, 14, 16}) {
+    SCOPED_TRACE(minor);
+    std::string archive = ArchiveWriter(minor).Finish(RichEntries());
+    auto toc = ReadPgArchiveToc(archive);
+    ASSERT_TRUE(toc.ok()) << toc.status().ToString();
+    EXPECT_EQ(toc->entries[2].dependencies, (std::vector<int>{1, 2}));
+    EXPECT_EQ(toc->entries[7].definition, "ALTER ...;");
+    // A data block at 5000 (K_OFFSET_POS_SET).
+    const size_t at = toc->entries[9].offset_at;
+    archive[at] = '\x02';
+    archive[at + 1] = static_cast<char>(5000 & 0xff);
+    archive[at + 2] = static_cast<char>(5000 >> 8);
+    archive += std::string(5100 - archive.size() % 5100, 'd');
+    toc = ReadPgArchiveToc(archive);
+    ASSERT_TRUE(toc.ok());
+    PgArchiveEdit owner{2, std::string("a \"longer\" owner"), std::nullopt};
+    PgArchiveEdit definition{7, std::nullopt, std::string("ALTER TABLE x OWNER TO y;")};
+    auto rewritten = RewritePgArchive(archive, *toc, {definition, owner});
+    ASSERT_TRUE(rewritten.ok()) << rewritten.status().ToString();
+    auto again = ReadPgArchiveToc(*rewritten);
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    ASSERT_EQ(again->entries.size(), toc->entries.size());
+    EXPECT_EQ(again->entries[2].owner, "a \"longer\" owner");
+    EXPECT_EQ(again->entries[2].definition, toc->entries[2].definition);
+    EXPECT_EQ(again->entries[7].definition, "ALTER TABLE x OWNER TO y;");
+    EXPECT_EQ(again->entries[7].owner, "postgres");
+    EXPECT_EQ(again->entries[8].tag, toc->entries[8].tag);
+    const int64_t growth = static_cast<int64_t>(rewritten->size() - archive.size());
+    EXPECT_EQ(growth, 8 + 15);  // "postgres" -> 16 bytes, "ALTER ...;" -> 25 bytes
+    const size_t moved = again->entries[9].offset_at;
+    uint64_t offset = 0;
+    for (int i = 0; i < 8; ++i) {
+      offset |= static_cast<uint64_t>(static_cast<unsigned char>((*rewritten)[moved + 1 + i]))
+                << (8 * i);
+    }
+    EXPECT_EQ(offset, 5000u + static_cast<uint64_t>(growth));
+    EXPECT_EQ(rewritten->substr(rewritten->size() - 50), archive.substr(archive.size() - 50));
+  }
+}
+
 }  // namespace
 }  // namespace lakedump

@@ -3,52 +3,24 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <limits>
+#include <cstdlib>
 #include <map>
 #include <set>
 
 #include "base/subprocess.h"
 #include "base/temp_file.h"
 #include "lake/table_selection.h"
+#include "load/postgres/pg_archive_roles.h"
 #include "load/postgres/pg_restore_filters.h"
 #include "load/schema_subset.h"
+#include "source/postgres/pg_archive_toc.h"
 #include "source/postgres/pg_tools.h"
 
 namespace lakedump {
 namespace {
 
-using Name = std::pair<std::string, std::string>;  // schema, relation
-
-std::string FirstWord(std::string_view s) { return std::string(s.substr(0, s.find(' '))); }
-
 bool IsPgRestorePlan(const SchemaRestorePlan& plan) {
   return JsonString(plan.schema, "schema_from") == "pg_dump" && !plan.archive.empty();
-}
-
-// The relation an archive entry belongs to, or an empty name when it is not a table's.
-Name OwnerOf(const PgTocEntry& e, const std::map<Name, Name>& index_tables,
-             const std::map<Name, Name>& sequence_tables) {
-  static const std::set<std::string> kSelf = {"TABLE", "TABLE DATA", "TABLE ATTACH",
-                                              "FOREIGN TABLE"};
-  static const std::set<std::string> kFirstWord = {"DEFAULT", "CONSTRAINT", "FK CONSTRAINT",
-                                                   "TRIGGER", "RULE", "POLICY", "ROW SECURITY",
-                                                   "CHECK CONSTRAINT"};
-  if (kSelf.count(e.type)) return {e.schema, e.name};
-  if (kFirstWord.count(e.type)) return {e.schema, FirstWord(e.name)};
-  if (e.type == "INDEX" || e.type == "INDEX ATTACH") {
-    auto it = index_tables.find({e.schema, e.name});
-    return it == index_tables.end() ? Name{} : it->second;
-  }
-  if (e.type == "SEQUENCE" || e.type == "SEQUENCE OWNED BY") {
-    auto it = sequence_tables.find({e.schema, e.name});
-    return it == sequence_tables.end() ? Name{} : it->second;
-  }
-  if ((e.type == "COMMENT" || e.type == "ACL" || e.type == "SECURITY LABEL") &&
-      e.name.starts_with("TABLE ")) {
-    return {e.schema, e.name.substr(6)};
-  }
-  return {};
 }
 
 // Runs pg_restore with `args` + the connection + the archive; the first error line
@@ -72,213 +44,128 @@ Status RunPgRestore(const PgTool& tool, const PgChildConnection& conn,
   return Status::IOError(fmt::format("{}: {}", what, line));
 }
 
-// The tables a load restores, by their root: a partition belongs to its parent.
-class RestoredTables {
- public:
-  explicit RestoredTables(const SchemaRestorePlan& plan) {
-    for (const nlohmann::json& p : plan.schema.value("partitions", nlohmann::json::array())) {
-      parent_[{JsonString(p, "schema"), JsonString(p, "name")}] = {JsonString(p, "parent_schema"),
-                                                                   JsonString(p, "parent")};
-    }
-    for (const TableRef& t : plan.tables) restored_.insert(RootOf({t.schema, t.name}));
-  }
-  Name RootOf(Name n) const {
-    for (int depth = 0; depth < 100; ++depth) {  // bounded: a hostile manifest may loop
-      auto it = parent_.find(n);
-      if (it == parent_.end()) break;
-      n = it->second;
-    }
-    return n;
-  }
-  bool Restores(const Name& table) const { return restored_.count(RootOf(table)) > 0; }
 
- private:
-  std::map<Name, Name> parent_;
-  std::set<Name> restored_;
-};
-
-// The manifest's per-object table lists ("dependents", "mentions"): (catalog, oid) -> the
-// first table of its list this load does not restore, or every such table with `all`.
-// Malformed entries (hostile or damaged) are ignored.
-std::map<std::pair<uint32_t, uint32_t>, std::vector<Name>> TablesNotRestored(
-    const nlohmann::json& list, const RestoredTables& restored, bool all) {
-  std::map<std::pair<uint32_t, uint32_t>, std::vector<Name>> out;
-  if (!list.is_array()) return out;
-  for (const nlohmann::json& d : list) {
-    const auto is_oid = [&](const char* key) {
-      return d.contains(key) && d[key].is_number_unsigned() &&
-             d[key].get<uint64_t>() <= std::numeric_limits<uint32_t>::max();
-    };
-    if (!d.is_object() || !is_oid("catalog") || !is_oid("oid") || !d.contains("tables") ||
-        !d["tables"].is_array()) {
-      continue;
-    }
-    for (const nlohmann::json& t : d["tables"]) {
-      const Name table{JsonString(t, "schema"), JsonString(t, "name")};
-      if (table.second.empty() || restored.Restores(table)) continue;
-      out[{d["catalog"].get<uint32_t>(), d["oid"].get<uint32_t>()}].push_back(table);
-      if (!all) break;
-    }
+// The archive's table of contents: read in process, or (an archive version newer than the
+// reader takes) from `pg_restore --list`, then without dependencies or definitions.
+Result<PgArchiveToc> ReadToc(const PgTool& tool, const std::string& archive_path,
+                             std::string_view archive) {
+  auto toc = ReadPgArchiveToc(archive);
+  if (toc.ok() || toc.status().code() != Code::kUnimplemented) {
+    if (!toc.ok()) return toc.status().WithContext("the dump's schema archive");
+    return toc;
+  }
+  StringSink listing;
+  LD_ASSIGN_OR_RETURN(SubprocessOutcome listed,
+                      RunSubprocess({{tool.path, "--list", archive_path}, {}, ""}, &listing));
+  if (listed.exit_code != 0) {
+    return Status::Corruption(fmt::format("pg_restore --list of the dump's schema archive: {}",
+                                          FirstErrorLine(listed.stderr_tail)));
+  }
+  PgArchiveToc out;
+  for (const PgTocEntry& e : ParsePgTocListing(listing.str())) {
+    PgArchiveTocEntry a;
+    a.dump_id = std::atoi(e.line.c_str());
+    a.catalog_oid = e.catalog_oid;
+    a.object_oid = e.object_oid;
+    a.desc = e.type;
+    a.has_schema = e.schema != "-";
+    a.schema = a.has_schema ? e.schema : "";
+    a.tag = e.name;
+    a.owner = e.line.substr(e.line.rfind(' ') + 1);
+    a.has_definition = true;
+    out.entries.push_back(std::move(a));
   }
   return out;
 }
 
-// The steps of SelectTocEntries.
-
-// Each index's table.
-std::map<Name, Name> IndexTables(const SchemaRestorePlan& plan) {
-  std::map<Name, Name> index_tables;
-  for (const nlohmann::json& ix : plan.schema.value("indexes", nlohmann::json::array())) {
-    index_tables[{JsonString(ix, "schema"), JsonString(ix, "name")}] = {JsonString(ix, "schema"), JsonString(ix, "table")};
-  }
-  return index_tables;
+// pg_restore's own role options, for both sections.
+std::vector<std::string> RoleFlags(const RestoreRoles& roles) {
+  std::vector<std::string> flags;
+  if (roles.no_owner) flags.push_back("--no-owner");
+  if (roles.no_privileges) flags.push_back("--no-privileges");
+  if (!roles.role.empty()) flags.push_back("--role=" + roles.role);
+  return flags;
 }
 
-// Each sequence owned by a table, with its table.
-std::map<Name, Name> SequenceTables(const SchemaRestorePlan& plan) {
-  std::map<Name, Name> sequence_tables;
-  for (const nlohmann::json& q : plan.schema.value("sequences", nlohmann::json::array())) {
-    if (!JsonString(q, "table").empty()) {
-      sequence_tables[{JsonString(q, "schema"), JsonString(q, "name")}] = {
-          JsonString(q, "table_schema"), JsonString(q, "table")};
+std::vector<std::string> PostDataArgs(const SchemaRestorePlan& plan, const std::string& list) {
+  std::vector<std::string> args = {"--section=post-data", "--exit-on-error",
+                                   fmt::format("--jobs={}", std::max(1, plan.jobs)),
+                                   "--use-list=" + list};
+  for (std::string& f : RoleFlags(plan.roles)) args.push_back(std::move(f));
+  return args;
+}
+
+PgRoleOptions RoleOptionsOf(const RestoreRoles& roles) {
+  PgRoleOptions o;
+  o.no_owner = roles.no_owner;
+  o.no_privileges = roles.no_privileges;
+  for (const auto& [from, to] : roles.role_map) o.role_map[from] = to;
+  return o;
+}
+
+// Before anything is created: every role the selected entries name exists in the target
+// (InvalidArgument in one line otherwise), and the archive with --role-map applied.
+Result<std::string> CheckRoles(PgConn& conn, const SchemaRestorePlan& plan,
+                               const PgArchiveToc& toc, const std::vector<size_t>& selected,
+                               bool has_definitions) {
+  const PgRoleOptions options = RoleOptionsOf(plan.roles);
+  if (!options.role_map.empty() && !has_definitions) {
+    return Status::InvalidArgument(
+        "--role-map: the dump's schema archive is newer than this lakedump reads; load "
+        "without --role-map (with --no-owner --no-privileges)");
+  }
+  std::map<std::string, PgRoleUses> needed = PgRolesNeeded(toc, selected, options);
+  if (!plan.roles.role.empty()) needed[plan.roles.role].insert(PgRoleUse::kOwner);
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& [role, use] : needed) names.push_back(role);
+  LD_ASSIGN_OR_RETURN(
+      PgResult absent,
+      conn.Query("SELECT r FROM pg_catalog.json_array_elements_text($1::pg_catalog.json) r "
+                 "WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = r)",
+                 {names.dump()}));
+  std::map<std::string, PgRoleUses> missing;
+  for (int i = 0; i < PQntuples(absent.get()); ++i) {
+    const std::string role(PgValue(absent.get(), i, 0));
+    if (role == plan.roles.role) {
+      return Status::InvalidArgument(
+          fmt::format("--role {}: the target has no such role; nothing was restored",
+                      QuoteIdent(role)));
     }
+    missing.emplace(role, needed.at(role));
   }
-  return sequence_tables;
+  if (!missing.empty()) return Status::InvalidArgument(MissingRolesLine(missing));
+  const std::vector<PgArchiveEdit> edits = PgRoleMapEdits(toc, selected, options);
+  if (edits.empty()) return plan.archive;
+  return RewritePgArchive(plan.archive, toc, edits);
 }
 
-struct ForeignKey {
-  std::string table, name;
-  Name references;
-};
-
-// Foreign keys by their archive tag ("table name"), with the table each references.
-std::map<Name, ForeignKey> ForeignKeysByTag(const SchemaRestorePlan& plan) {
-  std::map<Name, ForeignKey> fks;
-  for (const nlohmann::json& k : plan.schema.value("fks", nlohmann::json::array())) {
-    ForeignKey fk{JsonString(k, "table"), JsonString(k, "name"),
-                  {JsonString(k, "ref_schema"), JsonString(k, "ref_table")}};
-    if (fk.table.empty() || fk.name.empty() || fk.references.second.empty()) continue;
-    const Name tag{JsonString(k, "schema"), fk.table + " " + fk.name};
-    fks[tag] = std::move(fk);
-  }
-  return fks;
-}
-
-// A view or materialized view --exclude names (load leaves it out without a word).
-bool ExcludedByName(const PgTocEntry& e, const SchemaRestorePlan& plan) {
-  if (e.type != "VIEW" && e.type != "MATERIALIZED VIEW") return false;
-  const TableRef view{e.schema, e.name};
-  return std::any_of(plan.exclude_patterns.begin(), plan.exclude_patterns.end(),
-                     [&](const std::string& p) { return TablePatternMatches(p, view); });
-}
-
-// Leaves out the views, materialized views and functions that need a table in
-// `missing_table`: adds the relations to *excluded, names each in *skipped (if not null),
-// and returns their tags (schema, "FUNCTION f(integer)"), as COMMENT and ACL name them.
-std::set<Name> LeaveOutDependents(
-    const std::vector<PgTocEntry>& toc, const SchemaRestorePlan& plan,
-    const std::map<std::pair<uint32_t, uint32_t>, std::vector<Name>>& missing_table,
-    std::set<Name>* excluded, std::vector<std::string>* skipped) {
-  std::set<Name> left_out_tags;
-  for (const PgTocEntry& e : toc) {
-    auto it = missing_table.find({e.catalog_oid, e.object_oid});
-    if (it == missing_table.end() || e.catalog_oid == 0 || ExcludedByName(e, plan)) continue;
-    const bool relation = e.type == "VIEW" || e.type == "MATERIALIZED VIEW";
-    if (!relation && e.type != "FUNCTION" && e.type != "PROCEDURE" && e.type != "AGGREGATE") {
-      continue;
+// A CREATE SCHEMA public (an archive of some schemas has one) that the target has already:
+// left out of `selected`; returns the owner to give public instead ("" for none).
+Result<std::string> LeaveOutPublic(PgConn& conn, const PgArchiveToc& toc,
+                                   std::vector<size_t>* selected, const RestoreRoles& roles) {
+  LD_ASSIGN_OR_RETURN(PgResult has_public,
+                      conn.Query("SELECT pg_catalog.to_regnamespace('public') IS NOT NULL"));
+  if (PgValue(has_public.get(), 0, 0) != "t") return std::string();
+  std::string owner;
+  std::erase_if(*selected, [&](size_t i) {
+    const PgArchiveTocEntry& e = toc.entries[i];
+    // pg_dump of a whole database writes "-- *not* creating schema, since initdb creates
+    // it" (pg_restore sets its owner itself): that entry stays.
+    if (e.desc != "SCHEMA" || (e.has_schema && !e.schema.empty()) || e.tag != "public" ||
+        !e.definition.starts_with("CREATE SCHEMA")) {
+      return false;
     }
-    if (relation) excluded->insert({e.schema, e.name});
-    left_out_tags.insert({e.schema, e.type + " " + e.name});
-    if (relation) left_out_tags.insert({e.schema, "TABLE " + e.name});
-    if (skipped != nullptr) {
-      std::string kind = e.type;
-      std::transform(kind.begin(), kind.end(), kind.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      skipped->push_back(fmt::format(
-          "skipped PostgreSQL {} {}.{}: it needs {}.{}, which this load does not restore", kind,
-          e.schema, e.name, it->second.front().first, it->second.front().second));
-    }
+    owner = e.owner;
+    return true;
+  });
+  if (roles.no_owner) return std::string();
+  for (const auto& [from, to] : roles.role_map) {
+    if (from == owner) return to;
   }
-  return left_out_tags;
+  return owner;
 }
 
 }  // namespace
-
-std::vector<std::string> QuotedBodyWarnings(const std::vector<PgTocEntry>& restored_entries,
-                                            const SchemaRestorePlan& plan) {
-  const RestoredTables restored(plan);
-  const auto missing =
-      TablesNotRestored(plan.schema.value("mentions", nlohmann::json::array()), restored, true);
-  std::vector<std::string> out;
-  for (const PgTocEntry& e : restored_entries) {
-    if (e.type != "FUNCTION" && e.type != "PROCEDURE") continue;
-    auto it = missing.find({e.catalog_oid, e.object_oid});
-    if (it == missing.end() || e.catalog_oid == 0) continue;
-    std::vector<std::string> tables;
-    for (const Name& t : it->second) tables.push_back(t.first + "." + t.second);
-    out.push_back(fmt::format(
-        "PostgreSQL {} {}.{} was restored, but its body (in quotes, no recorded dependencies) "
-        "mentions {}, which this load does not restore: it may fail when called",
-        e.type == "FUNCTION" ? "function" : "procedure", e.schema, e.name,
-        fmt::join(tables, ", ")));
-  }
-  return out;
-}
-
-std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
-                                         const SchemaRestorePlan& plan,
-                                         std::vector<std::string>* skipped) {
-  std::set<Name> excluded;
-  for (const TableRef& t : plan.excluded) excluded.insert({t.schema, t.name});
-  const RestoredTables restored(plan);
-  const auto root_of = [&](const Name& n) { return restored.RootOf(n); };
-  const std::map<Name, Name> index_tables = IndexTables(plan);
-  const std::map<Name, Name> sequence_tables = SequenceTables(plan);
-  const std::map<Name, ForeignKey> fks = ForeignKeysByTag(plan);
-  // Views, materialized views and SQL-standard functions needing a table this load does not
-  // restore (left out of the dump, or --exclude) would fail pre-data: they are left out,
-  // named, with what hangs on them (a view's indexes, triggers and rules through `excluded`,
-  // comments and grants through `left_out_tags`).
-  const auto missing_table = TablesNotRestored(
-      plan.schema.value("dependents", nlohmann::json::array()), restored, false);
-  const std::set<Name> left_out_tags =
-      LeaveOutDependents(toc, plan, missing_table, &excluded, skipped);
-  std::vector<PgTocEntry> out;
-  for (const PgTocEntry& e : toc) {
-    if ((e.type == "COMMENT" || e.type == "ACL" || e.type == "SECURITY LABEL") &&
-        left_out_tags.count({e.schema, e.name})) {
-      continue;
-    }
-    if (e.catalog_oid != 0 && missing_table.count({e.catalog_oid, e.object_oid}) &&
-        (e.type == "FUNCTION" || e.type == "PROCEDURE" || e.type == "AGGREGATE")) {
-      continue;
-    }
-    if ((e.type == "VIEW" || e.type == "MATERIALIZED VIEW" || e.type == "MATERIALIZED VIEW DATA") &&
-        excluded.count({e.schema, e.name})) {
-      continue;
-    }
-    if (ExcludedByName(e, plan)) continue;
-    const Name owner = root_of(OwnerOf(e, index_tables, sequence_tables));
-    if (!owner.first.empty() && excluded.count(owner)) continue;
-    if (e.type == "FK CONSTRAINT") {
-      // A key to a table the load does not restore (left out of the dump, or --exclude)
-      // would fail post-data: it is left out, naming it.
-      auto fk = fks.find({e.schema, e.name});
-      if (fk != fks.end() && !restored.Restores(fk->second.references)) {
-        if (skipped != nullptr) {
-          skipped->push_back(fmt::format(
-              "skipped PostgreSQL foreign key {} on {}.{}: it references {}.{}, which this "
-              "load does not restore",
-              fk->second.name, e.schema, fk->second.table, fk->second.references.first,
-              fk->second.references.second));
-        }
-        continue;
-      }
-    }
-    out.push_back(e);
-  }
-  return out;
-}
 
 struct PgSchemaRestorer::State {
   PgTool tool;
@@ -315,40 +202,50 @@ Status PgSchemaRestorer::Before(PgConn& conn, const SchemaRestorePlan& plan,
                          "or load with --data-only (tables only, without the archive's views, "
                          "functions, types, sequences, indexes, triggers)"));
   LD_RETURN_IF_ERROR(s.archive.Write(plan.archive));
-  StringSink listing;
-  LD_ASSIGN_OR_RETURN(SubprocessOutcome listed,
-                      RunSubprocess({{s.tool.path, "--list", s.archive.path()}, {}, ""}, &listing));
-  if (listed.exit_code != 0) {
-    return Status::Corruption(fmt::format("pg_restore --list of the dump's schema archive: {}",
-                                          FirstErrorLine(listed.stderr_tail)));
-  }
+  LD_ASSIGN_OR_RETURN(const PgArchiveToc toc, ReadToc(s.tool, s.archive.path(), plan.archive));
   std::vector<std::string> skipped;
-  s.entries = SelectTocEntries(ParsePgTocListing(listing.str()), plan, &skipped);
-  // An archive of some schemas (pg_dump --schema) creates public like the others, but every
-  // new database has it already: its CREATE would fail the whole pre-data. Its comment and
-  // grants stay.
-  LD_ASSIGN_OR_RETURN(PgResult has_public,
-                      conn.Query("SELECT pg_catalog.to_regnamespace('public') IS NOT NULL"));
-  if (PgValue(has_public.get(), 0, 0) == "t") {
-    std::erase_if(s.entries, [](const PgTocEntry& e) {
-      return e.type == "SCHEMA" && e.schema == "-" && e.name == "public";
-    });
+  std::vector<size_t> selected = SelectArchiveEntries(toc.entries, plan, &skipped);
+  const bool has_definitions = std::any_of(toc.entries.begin(), toc.entries.end(),
+                                           [](const auto& e) { return !e.definition.empty(); });
+  LD_ASSIGN_OR_RETURN(const std::string archive,
+                      CheckRoles(conn, plan, toc, selected, has_definitions));
+  if (archive.size() != plan.archive.size() || archive != plan.archive) {
+    LD_RETURN_IF_ERROR(s.archive.Write(archive));
   }
-  std::erase_if(s.entries, IsLakedumpPublicationEntry);  // serves the source's increments
+  LD_ASSIGN_OR_RETURN(const std::string public_owner,
+                      LeaveOutPublic(conn, toc, &selected, plan.roles));
+  std::erase_if(selected, [&toc](size_t i) {  // serves the source's increments
+    const PgArchiveTocEntry& e = toc.entries[i];
+    return IsLakedumpPublicationEntry(PgTocEntry{"", e.catalog_oid, e.object_oid, e.desc,
+                                                 e.has_schema ? e.schema : std::string("-"),
+                                                 e.tag});
+  });
   std::string list;
-  for (const PgTocEntry& e : s.entries) list += e.line + "\n";
+  for (size_t i : selected) {
+    const PgArchiveTocEntry& e = toc.entries[i];
+    list += fmt::format("{};\n", e.dump_id);  // pg_restore reads the id; names stay out
+    s.entries.push_back(PgTocEntry{fmt::format("{};", e.dump_id), e.catalog_oid, e.object_oid,
+                                   e.desc, e.has_schema ? e.schema : std::string("-"), e.tag});
+  }
   LD_RETURN_IF_ERROR(s.list.Write(list));
   LD_ASSIGN_OR_RETURN(const PgChildConnection child, ChildConnectionOf(conn.raw()));
+  std::vector<std::string> args = {"--section=pre-data", "--single-transaction",
+                                   "--exit-on-error", "--use-list=" + s.list.path()};
+  for (std::string& f : RoleFlags(plan.roles)) args.push_back(std::move(f));
   LD_RETURN_IF_ERROR(RunPgRestore(
-      s.tool, child,
-      {"--section=pre-data", "--single-transaction", "--exit-on-error", "--use-list=" + s.list.path()},
-      s.archive.path(),
+      s.tool, child, std::move(args), s.archive.path(),
       "restoring the dump's schema (pg_restore --section=pre-data) failed and created nothing; "
       "load into an empty database"));
+  if (!public_owner.empty()) {
+    LD_RETURN_IF_ERROR(conn.Exec("ALTER SCHEMA public OWNER TO " + QuoteIdent(public_owner))
+                           .WithContext("setting the owner of schema public"));
+  }
   s.restoring = true;
   out->method = "pg_restore";
   for (std::string& w : skipped) out->warnings.push_back(std::move(w));
-  for (std::string& w : QuotedBodyWarnings(s.entries, plan)) out->warnings.push_back(std::move(w));
+  for (std::string& w : QuotedBodyWarnings(toc.entries, selected, plan)) {
+    out->warnings.push_back(std::move(w));
+  }
   for (const PgTocEntry& e : s.entries) {
     const TableRef ref{e.schema, e.name};
     const bool selected = std::find(plan.tables.begin(), plan.tables.end(), ref) != plan.tables.end();
@@ -395,8 +292,7 @@ Status PgSchemaRestorer::After(PgConn& conn, const SchemaRestorePlan& plan,
   LD_ASSIGN_OR_RETURN(const PgChildConnection post_child, ChildConnectionOf(conn.raw()));
   LD_RETURN_IF_ERROR(RunPgRestore(
       s.tool, post_child,
-      {"--section=post-data", "--exit-on-error", fmt::format("--jobs={}", std::max(1, plan.jobs)),
-       "--use-list=" + s.list.path()},
+      PostDataArgs(plan, s.list.path()),
       s.archive.path(),
       "restoring the dump's indexes, constraints and triggers (pg_restore --section=post-data) "
       "failed"));

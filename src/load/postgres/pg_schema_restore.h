@@ -6,9 +6,15 @@
 //   After   pg_restore --section=post-data --jobs N (indexes, constraints, foreign keys,
 //           triggers), every sequence set to its value at the dump's snapshot, then
 //           REFRESH of the materialized views in dependency order.
-// --tables/--exclude become a pg_restore --use-list: the entries of dump tables not
-// selected (and of their partitions, indexes, constraints, triggers...) are left out,
-// and so are foreign keys to tables not restored (one warning line each).
+// The archive's table of contents is read in process (pg_archive_toc.h); the entries to
+// restore are chosen by identity (pg_archive_selection.h: --tables/-t/-n/-N/--exclude and
+// the dependency closure) and given to pg_restore as a --use-list of dump ids. Before
+// anything is created, the roles the kept entries name (owners, grantees, policy roles,
+// after --role-map) are looked up in the target: a missing one refuses the load in one line
+// naming the option that fixes it (pg_archive_roles.h). --no-owner, --no-privileges and
+// --role go to pg_restore; --role-map rewrites the archive's owner fields and grant/policy
+// role tokens. A public schema the target has already is not created again; its owner is
+// set as the dump's.
 // Without trust (LoadOptions::trust_schema) or from another engine only the indexes
 // on plain columns are built (schema_subset.h) and the rest is reported.
 //
@@ -20,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "load/postgres/pg_archive_selection.h"
 #include "load/target_database.h"
 #include "source/postgres/pg_conn.h"
 #include "source/postgres/pg_schema_capture.h"
@@ -41,21 +48,5 @@ class PgSchemaRestorer {
   struct State;
   std::unique_ptr<State> state_;
 };
-
-// The archive entries to restore for the selection (exposed for tests): entries of
-// dump tables in plan.excluded (through their partitions, indexes, constraints,
-// triggers, defaults, comments, grants) and views matching plan.exclude_patterns
-// are dropped, and so is each foreign key (by the manifest's "fks") that references
-// a table not among plan.tables (left out of the dump or excluded at load), with one
-// line naming it in `skipped` when given; everything else is kept.
-std::vector<PgTocEntry> SelectTocEntries(const std::vector<PgTocEntry>& toc,
-                                         const SchemaRestorePlan& plan,
-                                         std::vector<std::string>* skipped = nullptr);
-
-// One line per function or procedure among the entries to restore whose body is in quotes
-// and mentions a table this load does not restore (the manifest's "mentions": pg_restore
-// creates it, it may fail when called).
-std::vector<std::string> QuotedBodyWarnings(const std::vector<PgTocEntry>& restored_entries,
-                                            const SchemaRestorePlan& plan);
 
 }  // namespace lakedump

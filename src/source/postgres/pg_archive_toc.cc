@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <optional>
@@ -121,9 +122,12 @@ Status ReadEntry(ArchiveReader& in, int version, size_t offset_size, PgArchiveTo
   LD_RETURN_IF_ERROR(in.Str(&e->tag, what));
   LD_RETURN_IF_ERROR(in.Str(&e->desc, what));
   LD_RETURN_IF_ERROR(in.Int(&ignored, what));  // section (1.11+)
+  e->definition_at = in.pos();
   LD_RETURN_IF_ERROR(in.Str(&s, what));        // the definition
+  e->definition_end = in.pos();
   e->has_definition = s && !s->empty();
   e->load_via_root = s && s->starts_with("-- load via partition root ");
+  e->definition = s ? std::string(*s) : std::string();
   LD_RETURN_IF_ERROR(in.Skip(what));  // DROP statement
   LD_RETURN_IF_ERROR(in.Skip(what));  // COPY statement (1.3+)
   LD_RETURN_IF_ERROR(in.Str(&s, what));  // schema (1.6+)
@@ -132,15 +136,25 @@ Status ReadEntry(ArchiveReader& in, int version, size_t offset_size, PgArchiveTo
   LD_RETURN_IF_ERROR(in.Skip(what));  // tablespace (1.10+)
   if (version >= kVers_1_14) LD_RETURN_IF_ERROR(in.Skip(what));  // table access method
   if (version >= kVers_1_16) LD_RETURN_IF_ERROR(in.Int(&ignored, what));  // relkind
+  e->owner_at = in.pos();
   LD_RETURN_IF_ERROR(in.Str(&e->owner, what));
+  e->owner_end = in.pos();
   LD_RETURN_IF_ERROR(in.Skip(what));  // "with oids" (1.9+)
   // Dependencies: strings up to a NULL one; each at least one integer long, so a hostile
   // list ends with the bytes.
   for (;;) {
     LD_RETURN_IF_ERROR(in.Str(&s, what));
     if (!s) break;
+    int dep = 0;
+    const auto [end, ec] = std::from_chars(s->data(), s->data() + s->size(), dep);
+    if (ec != std::errc() || end != s->data() + s->size() || dep <= 0) {
+      return Status::Corruption(
+          fmt::format("pg_dump archive: entry {} has a dependency that is not a dump id", id));
+    }
+    e->dependencies.push_back(dep);
   }
   // The custom format's data position: a flag byte and `offset size` bytes (1.7+).
+  e->offset_at = in.pos();
   std::string_view offset;
   return in.Bytes(1 + offset_size, &offset, what);
 }
@@ -173,6 +187,8 @@ Result<PgArchiveToc> ReadPgArchiveToc(std::string_view archive) {
         "pg_dump archive: integer size {} or offset size {} out of range", int_size, offset_size));
   }
   in.set_int_size(static_cast<size_t>(int_size));
+  toc.int_size = static_cast<size_t>(int_size);
+  toc.offset_size = static_cast<size_t>(offset_size);
   LD_RETURN_IF_ERROR(in.Byte(&format, "the header"));
   if (format != kArchiveCustom) {
     return Status::Corruption(
@@ -204,6 +220,81 @@ Result<PgArchiveToc> ReadPgArchiveToc(std::string_view archive) {
   return toc;
 }
 
+bool PgArchiveListed(const PgArchiveTocEntry& e) {
+  // pg_restore's _tocEntryRequired without options: what it would restore is listed.
+  const std::string_view d = e.desc;
+  if (d == "ENCODING" || d == "STDSTRINGS" || d == "SEARCHPATH" || d == "DATABASE" ||
+      d == "DATABASE PROPERTIES") {
+    return false;
+  }
+  const bool about_object = d == "ACL" || d == "COMMENT" || d == "SECURITY LABEL";
+  if (about_object && e.tag.starts_with("DATABASE ")) return false;
+  if (d == "<Init>" && e.tag == "Max OID") return false;
+  const bool large_object = about_object && e.tag.starts_with("LARGE OBJECT");
+  const bool data = e.had_dumper || d == "SEQUENCE SET" || d == "BLOB" ||
+                    d == "BLOB METADATA" || large_object;
+  // Data entries are listed; the others only with a definition to run.
+  return data || (e.has_definition && !e.load_via_root);
+}
+
+Result<std::string> RewritePgArchive(std::string_view archive, const PgArchiveToc& toc,
+                                     const std::vector<PgArchiveEdit>& edits) {
+  // pg_dump's WriteInt and WriteStr, in the archive's integer size.
+  const auto encode = [&](std::string_view s) {
+    std::string out(1, '\0');
+    for (size_t i = 0; i < toc.int_size; ++i) {
+      out += static_cast<char>(i < sizeof(size_t) ? (s.size() >> (8 * i)) & 0xff : 0);
+    }
+    return out += s;
+  };
+  struct Span {
+    size_t at, end;
+    std::string bytes;
+  };
+  std::vector<Span> spans;
+  for (const PgArchiveEdit& edit : edits) {
+    if (edit.entry >= toc.entries.size()) {
+      return Status::InvalidArgument("pg_dump archive rewrite: no such entry");
+    }
+    const PgArchiveTocEntry& e = toc.entries[edit.entry];
+    if (edit.definition) spans.push_back({e.definition_at, e.definition_end, encode(*edit.definition)});
+    if (edit.owner) spans.push_back({e.owner_at, e.owner_end, encode(*edit.owner)});
+  }
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.at < b.at; });
+  std::string out;
+  size_t copied = 0;
+  int64_t growth = 0;
+  for (const Span& s : spans) {
+    if (s.at < copied || s.end > archive.size()) {
+      return Status::InvalidArgument("pg_dump archive rewrite: overlapping edits");
+    }
+    out.append(archive.substr(copied, s.at - copied));
+    out += s.bytes;
+    growth += static_cast<int64_t>(s.bytes.size()) - static_cast<int64_t>(s.end - s.at);
+    copied = s.end;
+  }
+  out.append(archive.substr(copied));
+  if (growth == 0) return out;
+  // The data blocks follow the table of contents: every offset set (K_OFFSET_POS_SET) moves.
+  for (const PgArchiveTocEntry& e : toc.entries) {
+    int64_t shift = 0;
+    for (const Span& s : spans) {
+      if (s.at < e.offset_at) shift += static_cast<int64_t>(s.bytes.size()) - static_cast<int64_t>(s.end - s.at);
+    }
+    const size_t at = static_cast<size_t>(static_cast<int64_t>(e.offset_at) + shift);
+    if (at + 1 + toc.offset_size > out.size() || out[at] != '\x02') continue;
+    uint64_t offset = 0;
+    for (size_t i = 0; i < toc.offset_size && i < 8; ++i) {
+      offset |= static_cast<uint64_t>(static_cast<unsigned char>(out[at + 1 + i])) << (8 * i);
+    }
+    offset = static_cast<uint64_t>(static_cast<int64_t>(offset) + growth);
+    for (size_t i = 0; i < toc.offset_size; ++i) {
+      out[at + 1 + i] = static_cast<char>(i < 8 ? (offset >> (8 * i)) & 0xff : 0);
+    }
+  }
+  return out;
+}
+
 std::string PgArchiveListing(const PgArchiveToc& toc) {
   const auto sanitized = [](std::string s) {
     for (char& c : s) {
@@ -213,20 +304,7 @@ std::string PgArchiveListing(const PgArchiveToc& toc) {
   };
   std::string out;
   for (const PgArchiveTocEntry& e : toc.entries) {
-    // pg_restore's _tocEntryRequired without options: what it would restore is listed.
-    const std::string_view d = e.desc;
-    if (d == "ENCODING" || d == "STDSTRINGS" || d == "SEARCHPATH" || d == "DATABASE" ||
-        d == "DATABASE PROPERTIES") {
-      continue;
-    }
-    const bool about_object = d == "ACL" || d == "COMMENT" || d == "SECURITY LABEL";
-    if (about_object && e.tag.starts_with("DATABASE ")) continue;
-    if (d == "<Init>" && e.tag == "Max OID") continue;
-    const bool large_object = about_object && e.tag.starts_with("LARGE OBJECT");
-    const bool data = e.had_dumper || d == "SEQUENCE SET" || d == "BLOB" ||
-                      d == "BLOB METADATA" || large_object;
-    // Data entries are listed; the others only with a definition to run.
-    if (!data && (!e.has_definition || e.load_via_root)) continue;
+    if (!PgArchiveListed(e)) continue;
     out += fmt::format("{}; {} {} {} {} {} {}\n", e.dump_id, e.catalog_oid, e.object_oid, e.desc,
                        e.has_schema ? sanitized(e.schema) : std::string("-"), sanitized(e.tag),
                        sanitized(e.owner));

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,11 @@ struct PgArchiveTocEntry {
   std::string owner;
   bool has_definition = false;  // a non-empty CREATE/ALTER statement
   bool load_via_root = false;   // the definition is pg_dump's "-- load via partition root" note
+  std::string definition;       // the SQL pg_restore runs for it ("" when NULL)
+  std::vector<int> dependencies;  // the dump ids it depends on, as pg_dump recorded them
+  // Where the owner and definition strings (their length integer included) and the data
+  // offset lie in the archive: RewritePgArchive replaces them.
+  size_t owner_at = 0, owner_end = 0, definition_at = 0, definition_end = 0, offset_at = 0;
 };
 
 struct PgArchiveToc {
@@ -46,11 +52,28 @@ struct PgArchiveToc {
   std::string server_version;   // "15.18 (Debian 15.18-0+deb12u1)", as the archive says
   std::string pg_dump_version;  // likewise, of the pg_dump that wrote it
   std::vector<PgArchiveTocEntry> entries;  // in archive order
+  size_t int_size = 4, offset_size = 8;    // of the archive's integers and data offsets
 };
 
 // Corruption (naming what is wrong and where) for bytes that are not a custom-format archive
 // or end early; Unimplemented for an archive version newer than 1.16 or older than 1.12.
 Result<PgArchiveToc> ReadPgArchiveToc(std::string_view archive);
+
+// True for an entry `pg_restore --list` lists (and so --use-list can name).
+bool PgArchiveListed(const PgArchiveTocEntry& e);
+
+// A change to one entry of an archive (RewritePgArchive): its owner and/or its definition.
+struct PgArchiveEdit {
+  size_t entry = 0;  // index into PgArchiveToc::entries
+  std::optional<std::string> owner;
+  std::optional<std::string> definition;
+};
+
+// The archive with the edits applied (the entries' strings re-encoded in place, the data
+// offsets after the table of contents moved by what it grew or shrank). REQUIRES: `toc` was
+// read from `archive`; edits name entries of it, at most one edit per entry.
+Result<std::string> RewritePgArchive(std::string_view archive, const PgArchiveToc& toc,
+                                     const std::vector<PgArchiveEdit>& edits);
 
 // What `pg_restore --list` prints for these entries, without its header comment lines: one
 // line per entry it would restore with no options ("218; 1259 16402 TABLE shop customers

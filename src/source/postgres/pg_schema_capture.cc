@@ -540,17 +540,21 @@ Status RunPgDumpSchema(const PgDumpRequest& request, SchemaCapture* capture) {
   // The table of contents, for `ls --ddl`, load's selection and its messages: read from the
   // archive in process (no pg_restore to start, issue 11's cost); an archive the reader does
   // not take (a newer pg_dump's format version) is listed by pg_restore --list instead.
-  std::string listing;
   std::string version = pg_dump.version;
+  nlohmann::json objects = nlohmann::json::array();
   if (auto toc = ReadPgArchiveToc(archive.str()); toc.ok()) {
-    listing = PgArchiveListing(*toc);
+    // The entries' exact names (a listing line joins them with spaces).
+    for (const PgArchiveTocEntry& e : toc->entries) {
+      if (!PgArchiveListed(e)) continue;
+      objects.push_back({{"type", e.desc}, {"schema", e.has_schema ? e.schema : "-"},
+                         {"name", e.tag}});
+    }
     if (std::string v = PgVersionNumber(toc->pg_dump_version); !v.empty()) version = std::move(v);
   } else {
-    LD_ASSIGN_OR_RETURN(listing, ListWithPgRestore(pg_dump.path, archive.str()));
-  }
-  nlohmann::json objects = nlohmann::json::array();
-  for (const PgTocEntry& e : ParsePgTocListing(listing)) {
-    objects.push_back({{"type", e.type}, {"schema", e.schema}, {"name", e.name}});
+    LD_ASSIGN_OR_RETURN(const std::string listing, ListWithPgRestore(pg_dump.path, archive.str()));
+    for (const PgTocEntry& e : ParsePgTocListing(listing)) {
+      objects.push_back({{"type", e.type}, {"schema", e.schema}, {"name", e.name}});
+    }
   }
   capture->info["archive"] = {{"format", "pg_dump custom"},
                               {"pg_dump_version", version}};
