@@ -87,6 +87,12 @@ class S3CredentialsCliTest : public testing_cli::DemoDatabaseSuite<S3Credentials
                            " -v --json --trace " + trace_ + " " + flags,
                        dir_);
   }
+  // A run that succeeded printed its --json summary and wrote its trace (so that the search
+  // below looks at something).
+  void ExpectSummaryAndTrace(const RunResult& r) {
+    EXPECT_NE(r.out.find("\"status\""), std::string::npos) << r.out;
+    EXPECT_NE(ReadFile(trace_).find("traceEvents"), std::string::npos);
+  }
   // None of `secrets` in the run's output, its trace, or the argv.txt the helper wrote.
   void ExpectNowhere(const RunResult& r, const std::vector<std::string>& secrets) {
     const std::string argv = ReadFile(dir_.Sub("argv.txt"));
@@ -110,6 +116,7 @@ TEST_F(S3CredentialsCliTest, EachSourceNamedByVerboseAndTheSecretNowhere) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("credentials: environment (AWS_ACCESS_KEY_ID)\n"), std::string::npos)
       << r.err;
+  ExpectSummaryAndTrace(r);
   ExpectNowhere(r, {s3_.secret});
 
   ProfilesOnly("[backup]\naws_access_key_id = " + key_ + "\naws_secret_access_key = " +
@@ -119,6 +126,7 @@ TEST_F(S3CredentialsCliTest, EachSourceNamedByVerboseAndTheSecretNowhere) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("credentials: profile backup in " + dir_.Sub("credentials") + "\n"),
             std::string::npos) << r.err;
+  ExpectSummaryAndTrace(r);
   ExpectNowhere(r, {s3_.secret});
 
   ProfilesOnly("", "[profile proc]\ncredential_process = " +
@@ -129,6 +137,7 @@ TEST_F(S3CredentialsCliTest, EachSourceNamedByVerboseAndTheSecretNowhere) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("credentials: profile proc (credential_process)\n"), std::string::npos)
       << r.err;
+  ExpectSummaryAndTrace(r);
   ExpectNowhere(r, {s3_.secret});
   // The helper ran, with its own arguments split as awscli splits them.
   EXPECT_NE(ReadFile(dir_.Sub("argv.txt")).find("helper.sh --flag two words"), std::string::npos)
