@@ -124,6 +124,11 @@ Result<SqliteTableFacts> ReadSqliteTableFacts(std::string_view ddl, const std::s
                                  nullptr);
   std::unique_ptr<sqlite3, Closer> db(raw);
   if (rc != SQLITE_OK) return Status::IOError("cannot open an in-memory SQLite database");
+  // sqlite_sequence exists before the statement runs (an AUTOINCREMENT table would create it,
+  // which the authorizer refuses: creating the one table only).
+  LD_RETURN_IF_ERROR(ExecOneStatement(
+      db.get(), "CREATE TABLE \"lakedump sequence\" (id INTEGER PRIMARY KEY AUTOINCREMENT)", table));
+  LD_RETURN_IF_ERROR(ExecOneStatement(db.get(), "DROP TABLE \"lakedump sequence\"", table));
   {
     SchemaAuthorizer guard(db.get(), table);
     Status created = ExecOneStatement(db.get(), ddl, table);

@@ -71,28 +71,28 @@ bool TrustedSqlite(const SchemaRestorePlan& plan) {
   return JsonString(plan.schema, "schema_from") == "sqlite_schema" && plan.trusted;
 }
 
-// The recorded indexes, views and triggers the load restores, in replay order: indexes, then
-// views (in creation order), then triggers.
+// The recorded indexes, views and triggers the load restores, in the source's creation order
+// (which `.dump` prints them in; a view comes after what it reads, and all come after the
+// data, so no trigger fires during the load).
 std::vector<std::pair<std::string, nlohmann::json>> ObjectsToReplay(const SchemaRestorePlan& plan) {
   std::set<std::string> tables;
   for (const TableRef& t : plan.tables) tables.insert(t.name);
   const nlohmann::json objects = plan.schema.value("objects", nlohmann::json::array());
   std::vector<std::pair<std::string, nlohmann::json>> out;
-  for (const char* kind : {"index", "view", "trigger"}) {
-    for (const nlohmann::json& o : objects) {
-      if (JsonString(o, "type") != kind) continue;
-      const std::string name = JsonString(o, "name");
-      if (std::string_view(kind) == "view") {
-        const TableRef view{"main", name};
-        if (std::any_of(plan.exclude_patterns.begin(), plan.exclude_patterns.end(),
-                        [&](const std::string& p) { return TablePatternMatches(p, view); })) {
-          continue;
-        }
-      } else if (!tables.count(JsonString(o, "table"))) {
+  for (const nlohmann::json& o : objects) {
+    const std::string kind = JsonString(o, "type");
+    if (kind != "index" && kind != "view" && kind != "trigger") continue;
+    const std::string name = JsonString(o, "name");
+    if (kind == "view") {
+      const TableRef view{"main", name};
+      if (std::any_of(plan.exclude_patterns.begin(), plan.exclude_patterns.end(),
+                      [&](const std::string& p) { return TablePatternMatches(p, view); })) {
         continue;
       }
-      out.emplace_back(kind, o);
+    } else if (!tables.count(JsonString(o, "table"))) {
+      continue;
     }
+    out.emplace_back(kind, o);
   }
   return out;
 }
