@@ -427,7 +427,8 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
       ->delimiter(',');
   app->add_option("--exclude", a->exclude, "skip these tables (globs)")->delimiter(',');
   app->add_option("--schema-map", a->schema_map,
-                  "load tables of dump schema OLD into schema NEW (repeatable)")
+                  "load tables of dump schema OLD into schema NEW (repeatable; a SQLite "
+                  "dump's schema is main, loaded into public unless mapped)")
       ->type_name("OLD=NEW");
   AddIntOption(app, "--until", &a->until, 0, 999999,
                "incremental dumps: apply the increments up to N only (0: the base alone)");

@@ -96,21 +96,18 @@ void PostgresArchiveSkips(const SchemaRestorePlan& plan, std::vector<SkippedSche
 
 }  // namespace
 
-std::vector<SkippedSchemaObject> CrossEngineSkips(const SchemaRestorePlan& plan,
-                                                  const std::vector<const TablePlan*>& tables,
-                                                  bool into_sqlite, bool carried) {
-  std::vector<SkippedSchemaObject> out;
+void CrossEngineSkips(const SchemaRestorePlan& plan, const std::vector<const TablePlan*>& tables,
+                      bool into_sqlite, bool carried, std::vector<SkippedSchemaObject>* out) {
   const bool from_sqlite = plan.source_kind == "sqlite";
-  if (from_sqlite == into_sqlite) return out;
+  if (from_sqlite == into_sqlite) return;
   for (const TablePlan* t : tables) {
     if (from_sqlite) {
-      SqliteTableSkips(*t, carried, &out);
+      SqliteTableSkips(*t, carried, out);
     } else {
-      PostgresTableSkips(*t, &out);
+      PostgresTableSkips(*t, out);
     }
   }
-  if (!from_sqlite) PostgresArchiveSkips(plan, &out);
-  return out;
+  if (!from_sqlite) PostgresArchiveSkips(plan, out);
 }
 
 std::string SkippedLine(const SkippedSchemaObject& s) {

@@ -312,11 +312,7 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
     if (stop.stop_requested()) return Status::Cancelled("cancelled");
     LD_RETURN_IF_ERROR(target_->RestoreSchemaAfter(schema_plan, &schema));
   }
-  std::vector<const TablePlan*> plans;
-  for (const TableTask& t : tasks) plans.push_back(&t.plan);
-  std::vector<SkippedSchemaObject> skipped =
-      CrossEngineSkips(schema_plan, plans, !target_->has_schemas(), !options_.data_only);
-  schema.skipped.insert(schema.skipped.begin(), skipped.begin(), skipped.end());
+  ListCrossEngineSkips(schema_plan, tasks, &schema);
 
   LoadResult result;
   result.dump_id = manifest.dump_id;
@@ -330,6 +326,16 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+void LoadService::ListCrossEngineSkips(const SchemaRestorePlan& schema_plan,
+                                       const std::vector<TableTask>& tasks,
+                                       SchemaRestoreOutcome* schema) const {
+  std::vector<const TablePlan*> plans;
+  for (const TableTask& t : tasks) plans.push_back(&t.plan);
+  // With --data-only no schema was restored, so nothing was carried across either.
+  CrossEngineSkips(schema_plan, plans, !target_->has_schemas(), !options_.data_only,
+                   &schema->skipped);
 }
 
 std::vector<std::string> LoadService::Warnings() const {
