@@ -97,8 +97,10 @@ void PostgresArchiveSkips(const SchemaRestorePlan& plan, std::vector<SkippedSche
 }  // namespace
 
 void CrossEngineSkips(const SchemaRestorePlan& plan, const std::vector<const TablePlan*>& tables,
-                      bool into_sqlite, bool carried, std::vector<SkippedSchemaObject>* out) {
+                      const TargetDatabase& target, bool carried,
+                      std::vector<SkippedSchemaObject>* out) {
   const bool from_sqlite = plan.source_kind == "sqlite";
+  const bool into_sqlite = !target.has_schemas();
   if (from_sqlite == into_sqlite) return;
   for (const TablePlan* t : tables) {
     if (from_sqlite) {

@@ -15,13 +15,14 @@
 
 namespace lakedump {
 
-// `into_sqlite`: the target is SQLite (else PostgreSQL). `tables`: the plans of the tables
-// this load restores. `carried`: the PostgreSQL target restored the schema after the data, and
-// with it a SQLite dump's foreign keys, literal DEFAULTs and AUTOINCREMENT
+// `target`: SQLite when it has no schemas, else PostgreSQL. `tables`: the plans of the tables
+// this load restores. `carried`: the PostgreSQL target restored the schema after the data (not
+// --data-only), and with it a SQLite dump's foreign keys, literal DEFAULTs and AUTOINCREMENT
 // (load/postgres/sqlite_schema_to_pg.h), reporting itself those it could not.
 // Appends one entry per object to *out.
 void CrossEngineSkips(const SchemaRestorePlan& plan, const std::vector<const TablePlan*>& tables,
-                      bool into_sqlite, bool carried, std::vector<SkippedSchemaObject>* out);
+                      const TargetDatabase& target, bool carried,
+                      std::vector<SkippedSchemaObject>* out);
 
 // "skipped SQLite foreign key on public.t (a) REFERENCES u (b): <reason>".
 std::string SkippedLine(const SkippedSchemaObject& s);

@@ -312,30 +312,21 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
     if (stop.stop_requested()) return Status::Cancelled("cancelled");
     LD_RETURN_IF_ERROR(target_->RestoreSchemaAfter(schema_plan, &schema));
   }
-  ListCrossEngineSkips(schema_plan, tasks, &schema);
-
   LoadResult result;
   result.dump_id = manifest.dump_id;
   result.warnings = Warnings();
   result.schema = std::move(schema);
+  std::vector<const TablePlan*> plans;  // what did not cross engines: cross_engine_skips.h
   for (TableTask& t : tasks) {
+    plans.push_back(&t.plan);
     result.rows += t.loaded.rows;
     result.files += t.loaded.files;
     result.bytes += t.loaded.bytes;
     result.tables.push_back(t.loaded);
   }
+  CrossEngineSkips(schema_plan, plans, *target_, !options_.data_only, &result.schema.skipped);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
-}
-
-void LoadService::ListCrossEngineSkips(const SchemaRestorePlan& schema_plan,
-                                       const std::vector<TableTask>& tasks,
-                                       SchemaRestoreOutcome* schema) const {
-  std::vector<const TablePlan*> plans;
-  for (const TableTask& t : tasks) plans.push_back(&t.plan);
-  // With --data-only no schema was restored, so nothing was carried across either.
-  CrossEngineSkips(schema_plan, plans, !target_->has_schemas(), !options_.data_only,
-                   &schema->skipped);
 }
 
 std::vector<std::string> LoadService::Warnings() const {

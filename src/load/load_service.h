@@ -116,10 +116,6 @@ class LoadService {
   // Opens data file `index` of the table and checks its size, schema and row count, and
   // with kSections its footer's checksum and that each row group lies in its range.
   Status Open(TableLoad& load, size_t index, FileCheck check, OpenFile* out);
-  // What of the dump's schema the target did not get across engines (cross_engine_skips.h).
-  void ListCrossEngineSkips(const SchemaRestorePlan& schema_plan,
-                            const std::vector<TableTask>& tasks,
-                            SchemaRestoreOutcome* schema) const;
   // Hands one batch to `sink` (without a SQLite dump's exact values for targets not taking them).
   Status AppendBatch(const TablePlan& plan, RowBatch& batch, TableSink* sink);
   // After a stream read `streamed` rows of a unit (row group `row_group`, or kWholeFile) of
