@@ -1,4 +1,3 @@
-#include "load/postgres/sqlite_schema_to_pg.h"
 #include "load/postgres/pg_schema_restore.h"
 
 #include <fmt/format.h>
@@ -288,7 +287,6 @@ Status PgSchemaRestorer::After(PgConn& conn, const SchemaRestorePlan& plan,
         out->warnings.push_back(std::move(w));
       }
     }
-    if (plan.source_kind == "sqlite") return CarrySqliteSchemaToPg(conn, plan, out);
     return Status::OK();
   }
   LD_ASSIGN_OR_RETURN(const PgChildConnection post_child, ChildConnectionOf(conn.raw()));
