@@ -37,6 +37,10 @@ std::string PgExpr(const std::string& name, const std::string& type,
   if (type.starts_with("list<")) return fmt::format("array_to_json({})::text", q);
   if (source_type.ends_with("[]")) return q + "::text";
   if (type == "binary") return fmt::format("encode({}, 'hex')", q);
+  // The type's output function, as the dump reads them (a cast to text of an inet keeps /32).
+  if (source_type == "inet" || source_type == "cidr" || source_type == "xml") {
+    return fmt::format("format('%s', {})", q);
+  }
   if (type == "date") {
     return fmt::format(
         "CASE WHEN isfinite({0}) THEN ({0} - DATE '1970-01-01')::text ELSE {0}::text END", q);
