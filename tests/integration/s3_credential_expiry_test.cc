@@ -69,13 +69,14 @@ TEST(S3CredentialExpiryTest, AMultipartUploadToRadosgwOutlivesItsCredentials) {
   ASSERT_TRUE(id.ok()) << id.status().ToString();
   const std::string body = RandomBytes((10u << 20) + 4096, 32);
   const size_t sizes[] = {5u << 20, 5u << 20, 4096};
-  const char* expiries[] = {"2026-12-01T00:30:00Z", "2026-12-01T00:45:00Z"};
+  // Refreshed at 00:12 (3 minutes left of the first), until 00:27; at 00:24 (3 minutes left
+  // again), until 00:45.
+  const char* expiries[] = {"2026-12-01T00:27:00Z", "2026-12-01T00:45:00Z"};
   std::vector<UploadedPart> parts;
   size_t offset = 0;
   for (int n = 1; n <= 3; ++n) {
     if (n > 1) {
-      // 12 minutes on: the credentials expire within the 5-minute margin; STS's next ones
-      // last 15 minutes more.
+      // 12 minutes on: the credentials expire within the 5-minute margin.
       sts.set_issued(RadosgwKeys(expiries[n - 2]));
       clock.Advance(std::chrono::minutes(12));
     }
