@@ -39,7 +39,7 @@ std::string PgExpr(const std::string& name, const std::string& type,
   if (type == "binary") return fmt::format("encode({}, 'hex')", q);
   // The type's output function, as the dump reads them (a cast to text of an inet keeps /32).
   if (source_type == "inet" || source_type == "cidr" || source_type == "xml") {
-    return fmt::format("format('%s', {})", q);
+    return fmt::format("CASE WHEN {0} IS NOT NULL THEN format('%s', {0}) END", q);
   }
   if (type == "date") {
     return fmt::format(

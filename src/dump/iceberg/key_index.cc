@@ -10,7 +10,7 @@
 namespace lakedump {
 namespace {
 
-constexpr size_t kReadRows = 8192;
+constexpr size_t kKeyIndexReadRows = 8192;
 
 Schema IndexSchema() {
   return Schema({Column{"key", LogicalType{TypeId::kBinary}, false},
@@ -78,7 +78,7 @@ Result<KeyIndex> KeyIndex::Read(ObjectStore& store, const std::string& key) {
   KeyIndex index;
   RowBatch batch;
   for (;;) {
-    LD_RETURN_IF_ERROR(reader->Next(kReadRows, &batch));
+    LD_RETURN_IF_ERROR(reader->Next(kKeyIndexReadRows, &batch));
     if (batch.num_rows() == 0) break;
     for (size_t r = 0; r < batch.num_rows(); ++r) {
       if (batch.column(0).IsNull(r) || batch.column(1).IsNull(r) || batch.column(2).IsNull(r) ||
@@ -108,7 +108,7 @@ Status KeyIndex::AddDataFile(ObjectStore& store, const std::string& key,
   int64_t pos = 0;
   std::string k;
   for (;;) {
-    LD_RETURN_IF_ERROR(reader->Next(kReadRows, &batch));
+    LD_RETURN_IF_ERROR(reader->Next(kKeyIndexReadRows, &batch));
     if (batch.num_rows() == 0) break;
     for (size_t r = 0; r < batch.num_rows(); ++r, ++pos) {
       k.clear();
@@ -132,7 +132,7 @@ Result<std::string> KeyIndex::Serialize() const {
     batch.column(0).AppendBytes(key);
     batch.column(1).AppendBytes(files_[at.file]);
     batch.column(2).Append<int64_t>(at.pos);
-    if (batch.num_rows() == kReadRows) {
+    if (batch.num_rows() == kKeyIndexReadRows) {
       LD_RETURN_IF_ERROR(writer.Write(batch));
       batch.Clear();
     }

@@ -10,8 +10,8 @@ namespace lakedump::parquet {
 namespace {
 
 enum Enc : int32_t {
-  kEncPlain = 0, kEncRle = 3, kEncBitPacked = 4, kEncDeltaBinaryPacked = 5,
-  kEncDeltaLengthByteArray = 6, kEncDeltaByteArray = 7, kEncByteStreamSplit = 9,
+  kValueEncPlain = 0, kValueEncRle = 3, kValueEncBitPacked = 4, kValueEncDeltaBinaryPacked = 5,
+  kValueEncDeltaLengthByteArray = 6, kValueEncDeltaByteArray = 7, kValueEncByteStreamSplit = 9,
 };
 
 Status Truncated(const char* what) {
@@ -287,8 +287,8 @@ namespace {
 Status DecodeValuesInto(const LeafInfo& leaf, int32_t encoding, std::string_view data, size_t n,
                         PhysicalValues* out) {
   switch (encoding) {
-    case kEncPlain: return DecodePlain(leaf, data, n, out);
-    case kEncRle: {
+    case kValueEncPlain: return DecodePlain(leaf, data, n, out);
+    case kValueEncRle: {
       if (leaf.physical != Type::kBoolean) {
         return Status::Corruption("RLE value encoding used on a non-boolean column");
       }
@@ -300,7 +300,7 @@ Status DecodeValuesInto(const LeafInfo& leaf, int32_t encoding, std::string_view
       RleDecoder dec(data.substr(4, len), 1);
       return dec.Get(n, reinterpret_cast<uint8_t*>(out->fixed.data()));
     }
-    case kEncDeltaBinaryPacked: {
+    case kValueEncDeltaBinaryPacked: {
       if (leaf.physical != Type::kInt32 && leaf.physical != Type::kInt64) {
         return Status::Corruption("DELTA_BINARY_PACKED used on a non-integer column");
       }
@@ -319,17 +319,17 @@ Status DecodeValuesInto(const LeafInfo& leaf, int32_t encoding, std::string_view
       }
       return Status::OK();
     }
-    case kEncDeltaLengthByteArray:
+    case kValueEncDeltaLengthByteArray:
       if (leaf.physical != Type::kByteArray) {
         return Status::Corruption("DELTA_LENGTH_BYTE_ARRAY used on a non-BYTE_ARRAY column");
       }
       return DecodeDeltaLengthByteArray(data, n, out, nullptr);
-    case kEncDeltaByteArray:
+    case kValueEncDeltaByteArray:
       if (leaf.physical != Type::kByteArray && leaf.physical != Type::kFixedLenByteArray) {
         return Status::Corruption("DELTA_BYTE_ARRAY used on a non-byte-array column");
       }
       return DecodeDeltaByteArray(data, n, out);
-    case kEncByteStreamSplit: return DecodeByteStreamSplit(leaf, data, n, out);
+    case kValueEncByteStreamSplit: return DecodeByteStreamSplit(leaf, data, n, out);
     default:
       return Status::Unimplemented(fmt::format("parquet value encoding {} is not supported", encoding));
   }

@@ -11,9 +11,9 @@
 namespace lakedump {
 namespace {
 
-constexpr int kAttempts = 3;
-constexpr std::chrono::milliseconds kFirstBackoff{100};
-constexpr std::chrono::milliseconds kConnectTimeout{2000};
+constexpr int kContainerAttempts = 3;
+constexpr std::chrono::milliseconds kContainerFirstBackoff{100};
+constexpr std::chrono::milliseconds kContainerConnectTimeout{2000};
 
 // "scheme", "host" (brackets of an IPv6 literal removed) and "scheme://authority" of a URL.
 struct UrlParts {
@@ -57,7 +57,7 @@ bool AllowedOverHttp(const std::string& host) {
 }
 
 // The {"code", "message"} (or "Code", "Message") of an error reply, made one line.
-std::string ErrorDetail(const HttpResponse& reply, const std::string& token) {
+std::string ContainerErrorDetail(const HttpResponse& reply, const std::string& token) {
   std::string detail = "HTTP " + std::to_string(reply.status);
   const auto j = nlohmann::json::parse(reply.body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return detail;
@@ -124,8 +124,8 @@ Result<ExpiringCredentials> ContainerProvider::Fetch(std::stop_token stop) {
                         ReadTokenFile(config_.token_file, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"));
   }
   Status last;
-  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
-    if (attempt > 1 && !clock_->SleepFor(kFirstBackoff * (1 << (attempt - 2)), stop)) {
+  for (int attempt = 1; attempt <= kContainerAttempts; ++attempt) {
+    if (attempt > 1 && !clock_->SleepFor(kContainerFirstBackoff * (1 << (attempt - 2)), stop)) {
       return Status::Cancelled(Describe() + ": cancelled");
     }
     Result<HttpResponse> reply = Get(token, stop);
@@ -140,7 +140,7 @@ Result<ExpiringCredentials> ContainerProvider::Fetch(std::stop_token stop) {
       out.credentials.source = Describe();
       return out;
     }
-    const std::string detail = Describe() + " answered " + ErrorDetail(*reply, token);
+    const std::string detail = Describe() + " answered " + ContainerErrorDetail(*reply, token);
     if (reply->status >= 500 || reply->status == 429) {
       last = Status::Unavailable(detail);
       continue;
@@ -180,7 +180,7 @@ Result<std::unique_ptr<CredentialProvider>> NewContainerProvider(
     return Status::InvalidArgument("AWS_CONTAINER_AUTHORIZATION_TOKEN holds a line break");
   }
   CurlTransportOptions options;
-  options.connect_timeout = kConnectTimeout;
+  options.connect_timeout = kContainerConnectTimeout;
   options.min_rate_window = std::chrono::seconds(5);
   return std::unique_ptr<CredentialProvider>(std::make_unique<ContainerProvider>(
       std::move(config), context.NewTransport(options), context.clock));

@@ -20,7 +20,7 @@ bool IsRoleName(std::string_view name) {
   return true;
 }
 
-std::string Lower(std::string s) {
+std::string LowerAsciiForImds(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
@@ -130,11 +130,11 @@ Result<ExpiringCredentials> ImdsProvider::Fetch(std::stop_token stop) {
 
 Result<std::unique_ptr<CredentialProvider>> NewImdsProvider(
     const RemoteCredentialContext& context) {
-  if (Lower(context.Env("AWS_EC2_METADATA_DISABLED")) == "true") {
+  if (LowerAsciiForImds(context.Env("AWS_EC2_METADATA_DISABLED")) == "true") {
     return Status::NotFound("instance metadata (disabled by AWS_EC2_METADATA_DISABLED)");
   }
   std::string endpoint = context.Env("AWS_EC2_METADATA_SERVICE_ENDPOINT");
-  const std::string mode = Lower(context.Env("AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"));
+  const std::string mode = LowerAsciiForImds(context.Env("AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"));
   if (!endpoint.empty()) {
     LD_RETURN_IF_ERROR(CheckEndpointUrl(endpoint, "AWS_EC2_METADATA_SERVICE_ENDPOINT"));
   } else if (mode.empty() || mode == "ipv4") {

@@ -23,8 +23,8 @@ struct StsClient::Call {
 
 namespace {
 
-constexpr int kAttempts = 3;
-constexpr std::chrono::milliseconds kFirstBackoff{200};
+constexpr int kStsAttempts = 3;
+constexpr std::chrono::milliseconds kStsFirstBackoff{200};
 
 bool TransientCode(std::string_view code) {
   return code == "Throttling" || code == "ThrottlingException" ||
@@ -32,7 +32,7 @@ bool TransientCode(std::string_view code) {
          code == "ServiceUnavailable" || code == "InternalFailure" || code == "InternalError";
 }
 
-std::string Lower(std::string s) {
+std::string LowerAsciiForSts(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
@@ -57,7 +57,7 @@ Result<StsEndpoint> ResolveStsEndpoint(const EnvLookup& env, const std::string& 
   };
   StsEndpoint out;
   out.signing_region = region.empty() ? "us-east-1" : region;
-  if (Lower(get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")) != "true") {
+  if (LowerAsciiForSts(get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")) != "true") {
     for (const char* name : {"AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL"}) {
       std::string url = get(name);
       if (url.empty()) continue;
@@ -67,10 +67,10 @@ Result<StsEndpoint> ResolveStsEndpoint(const EnvLookup& env, const std::string& 
       return out;
     }
   }
-  std::string mode = Lower(get("AWS_STS_REGIONAL_ENDPOINTS"));
+  std::string mode = LowerAsciiForSts(get("AWS_STS_REGIONAL_ENDPOINTS"));
   const char* mode_from = "AWS_STS_REGIONAL_ENDPOINTS";
   if (mode.empty()) {
-    mode = Lower(profile_regional);
+    mode = LowerAsciiForSts(profile_regional);
     mode_from = "sts_regional_endpoints of the profile";
   }
   if (!mode.empty() && mode != "regional" && mode != "legacy") {
@@ -155,8 +155,8 @@ Result<ExpiringCredentials> StsClient::Run(const Call& call, std::stop_token sto
     return OneLine(out);
   };
   Status last;
-  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
-    if (attempt > 1 && !clock_->SleepFor(kFirstBackoff * (1 << (2 * (attempt - 2))), stop)) {
+  for (int attempt = 1; attempt <= kStsAttempts; ++attempt) {
+    if (attempt > 1 && !clock_->SleepFor(kStsFirstBackoff * (1 << (2 * (attempt - 2))), stop)) {
       return Status::Cancelled(what + " cancelled");
     }
     if (stop.stop_requested()) return Status::Cancelled(what + " cancelled");
