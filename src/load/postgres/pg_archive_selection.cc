@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <deque>
 #include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
 
+#include "base/ascii.h"
 #include "lake/table_selection.h"
 #include "load/schema_subset.h"
 
@@ -107,12 +107,6 @@ bool HangsOn(const std::string& desc) {
       "STATISTICS", "MATERIALIZED VIEW DATA", "TABLE DATA", "SEQUENCE SET", "SEQUENCE",
       "TABLE", "PUBLICATION TABLE"};
   return kParts.count(desc) > 0;
-}
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 std::string Qualified(const PgArchiveTocEntry& e) {
@@ -292,7 +286,7 @@ class Selector {
       }
       skipped->push_back(fmt::format(
           "skipped PostgreSQL {} {}: it needs {}, which this load does not restore",
-          Lower(e.desc), Qualified(e), cause_[i]));
+          AsciiLower(e.desc), Qualified(e), cause_[i]));
     }
   }
 
@@ -332,7 +326,7 @@ std::vector<std::string> QuotedBodyWarnings(const std::vector<PgArchiveTocEntry>
     out.push_back(fmt::format(
         "PostgreSQL {} {} was restored, but its body (in quotes, no recorded dependencies) "
         "mentions {}, which this load does not restore: it may fail when called",
-        Lower(e.desc), Qualified(e), fmt::join(names, ", ")));
+        AsciiLower(e.desc), Qualified(e), fmt::join(names, ", ")));
   }
   return out;
 }

@@ -1,8 +1,8 @@
 #include "store/s3/credentials/imds_provider.h"
 
-#include <cctype>
 #include <utility>
 
+#include "base/ascii.h"
 #include "store/s3/s3_names.h"
 
 namespace lakedump {
@@ -18,11 +18,6 @@ bool IsRoleName(std::string_view name) {
     if (!ok) return false;
   }
   return true;
-}
-
-std::string LowerAsciiForImds(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 }  // namespace
@@ -130,11 +125,11 @@ Result<ExpiringCredentials> ImdsProvider::Fetch(std::stop_token stop) {
 
 Result<std::unique_ptr<CredentialProvider>> NewImdsProvider(
     const RemoteCredentialContext& context) {
-  if (LowerAsciiForImds(context.Env("AWS_EC2_METADATA_DISABLED")) == "true") {
+  if (AsciiLower(context.Env("AWS_EC2_METADATA_DISABLED")) == "true") {
     return Status::NotFound("instance metadata (disabled by AWS_EC2_METADATA_DISABLED)");
   }
   std::string endpoint = context.Env("AWS_EC2_METADATA_SERVICE_ENDPOINT");
-  const std::string mode = LowerAsciiForImds(context.Env("AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"));
+  const std::string mode = AsciiLower(context.Env("AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"));
   if (!endpoint.empty()) {
     LD_RETURN_IF_ERROR(CheckEndpointUrl(endpoint, "AWS_EC2_METADATA_SERVICE_ENDPOINT"));
   } else if (mode.empty() || mode == "ipv4") {

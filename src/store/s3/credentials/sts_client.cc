@@ -2,10 +2,10 @@
 
 #include <pugixml.hpp>
 
-#include <cctype>
 #include <utility>
 #include <vector>
 
+#include "base/ascii.h"
 #include "store/s3/credentials/remote_credentials.h"
 #include "store/s3/s3_names.h"
 #include "store/s3/sigv4.h"
@@ -32,11 +32,6 @@ bool TransientCode(std::string_view code) {
          code == "ServiceUnavailable" || code == "InternalFailure" || code == "InternalError";
 }
 
-std::string LowerAsciiForSts(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // "https://host:1/base" -> host "host:1", path "/base" (no trailing '/').
 void SplitEndpoint(const std::string& url, std::string* host, std::string* path) {
   const size_t scheme = url.find("://");
@@ -57,7 +52,7 @@ Result<StsEndpoint> ResolveStsEndpoint(const EnvLookup& env, const std::string& 
   };
   StsEndpoint out;
   out.signing_region = region.empty() ? "us-east-1" : region;
-  if (LowerAsciiForSts(get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")) != "true") {
+  if (AsciiLower(get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")) != "true") {
     for (const char* name : {"AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL"}) {
       std::string url = get(name);
       if (url.empty()) continue;
@@ -67,10 +62,10 @@ Result<StsEndpoint> ResolveStsEndpoint(const EnvLookup& env, const std::string& 
       return out;
     }
   }
-  std::string mode = LowerAsciiForSts(get("AWS_STS_REGIONAL_ENDPOINTS"));
+  std::string mode = AsciiLower(get("AWS_STS_REGIONAL_ENDPOINTS"));
   const char* mode_from = "AWS_STS_REGIONAL_ENDPOINTS";
   if (mode.empty()) {
-    mode = LowerAsciiForSts(profile_regional);
+    mode = AsciiLower(profile_regional);
     mode_from = "sts_regional_endpoints of the profile";
   }
   if (!mode.empty() && mode != "regional" && mode != "legacy") {
