@@ -11,12 +11,12 @@
 #include <algorithm>
 #include <chrono>
 #include <sstream>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
+#include "integration/fault_proxy_process.h"
 #include "integration/s3_test_env.h"
 
 namespace lakedump {
@@ -170,8 +170,13 @@ TEST_F(S3JournalTest, LiveRunsUploadSurvivesGcDeadRunsDoesNot) {
 
 // SIGINT during a first dump: no multipart upload of the run stays behind, and a sibling
 // prefix's object is untouched.
+// Interrupted while its multipart upload is open: the upload is aborted, nothing else touched.
+// The dump goes through a 1 MB/s link, so its 5 MiB part is in flight for seconds (on the
+// loopback it can be over between two listings, and the test would prove nothing).
 TEST_F(S3JournalTest, InterruptedFirstDumpLeavesNoUpload) {
   PutText("keep/me.txt", "not lakedump's");
+  ProxyProcess slow(s3_.endpoint, {"--conn-rate", "1MB"});
+  ASSERT_TRUE(slow.ok());
   const std::string url = Root() + "/app";
   const std::string err_file = dir_.Sub("dump.err");
   const pid_t pid = fork();
@@ -179,20 +184,33 @@ TEST_F(S3JournalTest, InterruptedFirstDumpLeavesNoUpload) {
   if (pid == 0) {
     const int out = open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(out, 2);
-    const std::string endpoint = s3_.endpoint;
+    const std::string endpoint = slow.endpoint();
     execl(LAKEDUMP_BINARY, LAKEDUMP_BINARY, "dump", db_.c_str(), url.c_str(), "--endpoint",
           endpoint.c_str(), "--part-size", "5MiB", "--upload-parallelism", "1",
           "--progress", "none", static_cast<char*>(nullptr));
     _exit(127);
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (Uploads() == "None\n" && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  kill(pid, SIGINT);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  bool seen = false;
   int status = 0;
-  waitpid(pid, &status, 0);
+  bool exited = false;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    if (Uploads() != "None\n") {
+      seen = true;
+      break;
+    }
+  }
+  if (!exited) {
+    kill(pid, SIGINT);
+    waitpid(pid, &status, 0);
+  }
+  ASSERT_TRUE(seen) << "the dump's multipart upload was never seen open: " << ReadFile(err_file);
   ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_NE(WEXITSTATUS(status), 0);
   EXPECT_EQ(Uploads(), "None\n") << ReadFile(err_file);
   EXPECT_EQ(Aws("s3 cp s3://" + bucket_ + "/keep/me.txt -"), "not lakedump's");
 }
