@@ -1,21 +1,36 @@
 #!/usr/bin/env node
-// Times full reads of one Iceberg table's current snapshot by two readers lakedump did not
-// write, each applying the snapshot's position deletes (bench/iceberg_compact_read.sh):
+// Times full reads of snapshots of one Iceberg table by two readers lakedump did not write,
+// each applying the snapshot's position deletes (bench/iceberg_compact_read.sh):
 //   icebird: icebergRead, every row materialised as an object;
 //   duckdb:  merge-on-read in SQL, as an Iceberg engine does it: the data files (from the
 //            manifests icebird reads) ANTI JOIN the position delete files on (file_path, pos),
-//            every value hashed; single thread.
-//   usage: node iceberg_read_bench.mjs TABLE_URL [REPEATS]
-//   -> {"icebird":[s...],"duckdb":[s...],"rows":N,"duckdb_rows":N,"data_files":D,"delete_files":F}
+//            every value hashed; one thread.
+// The snapshots are read in turn in every round (interleaved), each as Iceberg reads an older
+// snapshot (time travel: that snapshot's manifest list).
+//   usage: node iceberg_read_bench.mjs TABLE_URL REPEATS LABEL=SNAPSHOT_ID|LABEL=current...
+//   -> {"LABEL": {"icebird":[s...],"duckdb":[s...],"rows":N,"duckdb_rows":N,
+//                 "duckdb_hash":"...","data_files":D,"delete_files":F}, ...}
 import { DuckDBInstance } from '@duckdb/node-api';
 import { icebergManifests, icebergMetadata, icebergRead } from 'icebird';
 import { installFileFetch } from './fetch_shim.mjs';
 
-const [url, repeats = '3'] = process.argv.slice(2);
-if (!url) { console.error('usage: node iceberg_read_bench.mjs TABLE_URL [REPEATS]'); process.exit(2); }
+const [url, repeats, ...targets] = process.argv.slice(2);
+if (!url || !repeats || targets.length === 0) {
+  console.error('usage: node iceberg_read_bench.mjs TABLE_URL REPEATS LABEL=SNAPSHOT_ID|LABEL=current...');
+  process.exit(2);
+}
 installFileFetch();
 const lit = s => `'${s.replace(/'/g, "''")}'`;
 const local = u => u.startsWith('file://') ? u.slice('file://'.length) : u;
+
+// The table's metadata with `id` as its current snapshot (icebird parses ids as doubles).
+async function metadataAt(id) {
+  const metadata = await icebergMetadata({ tableUrl: url });
+  if (id === 'current') return metadata;
+  const found = metadata.snapshots.find(s => s['snapshot-id'] === Number(id));
+  if (!found) { console.error(`no snapshot ${id}`); process.exit(1); }
+  return { ...metadata, 'current-snapshot-id': found['snapshot-id'] };
+}
 
 async function duckdbQuery(metadata) {
   const data = [], deletes = [];
@@ -37,20 +52,23 @@ async function duckdbQuery(metadata) {
 
 const inst = await DuckDBInstance.create(':memory:', { threads: '1' });
 const conn = await inst.connect();
-const out = { icebird: [], duckdb: [], rows: 0, duckdb_rows: 0 };
+const out = {};
 for (let i = 0; i < Number(repeats); i++) {
-  let t0 = process.hrtime.bigint();
-  const metadata = await icebergMetadata({ tableUrl: url });
-  const rows = await icebergRead({ tableUrl: url, metadata });
-  out.icebird.push(Number(process.hrtime.bigint() - t0) / 1e9);
-  out.rows = rows.length;
-  t0 = process.hrtime.bigint();
-  const q = await duckdbQuery(await icebergMetadata({ tableUrl: url }));
-  const r = await conn.runAndReadAll(q.sql);
-  out.duckdb.push(Number(process.hrtime.bigint() - t0) / 1e9);
-  out.duckdb_rows = Number(r.getRows()[0][0]);
-  out.duckdb_hash = r.getRows()[0].slice(1).map(String).join(",");
-  out.data_files = q.data;
-  out.delete_files = q.deletes;
+  for (const target of targets) {
+    const [label, id] = target.split('=');
+    const o = out[label] ??= { icebird: [], duckdb: [] };
+    let t0 = process.hrtime.bigint();
+    const rows = await icebergRead({ tableUrl: url, metadata: await metadataAt(id) });
+    o.icebird.push(Number(process.hrtime.bigint() - t0) / 1e9);
+    o.rows = rows.length;
+    t0 = process.hrtime.bigint();
+    const q = await duckdbQuery(await metadataAt(id));
+    const r = await conn.runAndReadAll(q.sql);
+    o.duckdb.push(Number(process.hrtime.bigint() - t0) / 1e9);
+    o.duckdb_rows = Number(r.getRows()[0][0]);
+    o.duckdb_hash = r.getRows()[0].slice(1).map(String).join(',');
+    o.data_files = q.data;
+    o.delete_files = q.deletes;
+  }
 }
 process.stdout.write(JSON.stringify(out) + '\n');
