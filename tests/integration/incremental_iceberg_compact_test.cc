@@ -121,7 +121,7 @@ class IcebergCompactTest : public ::testing::Test {
     const json j = json::parse(ls.out, nullptr, false);
     if (!j.is_object()) return json::array();
     for (const json& t : j["tables"]) {
-      if (t["table"].value("name", "") == table) return t["iceberg"]["snapshot_list"];
+      if (t.value("table", "") == table) return t["iceberg"]["snapshot_list"];
     }
     return json::array();
   }
