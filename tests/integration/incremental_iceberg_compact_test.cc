@@ -20,6 +20,7 @@
 #include "fakes/temp_dir.h"
 #include "integration/pg_slot_cleanup.h"
 #include "integration/pg_test_util.h"
+#include "integration/s3_test_env.h"
 #include "lake/dump_lease.h"
 
 namespace lakedump {
@@ -70,10 +71,12 @@ class IcebergCompactTest : public ::testing::Test {
     Status s = (*c)->Exec("SET search_path = public; " + sql);
     ASSERT_TRUE(s.ok()) << sql << ": " << s.ToString();
   }
-  RunResult Dump() {
+  // An increment (the base first) into dest_, or `dest` with `extra` arguments.
+  RunResult Dump(const std::string& dest = "", const std::string& extra = "") {
     return RunLakedump(fmt::format("dump {} {} --incremental --table-format iceberg "
-                                   "--progress none",
-                                   Quote(src_->conninfo()), Quote(dest_)),
+                                   "--progress none{}",
+                                   Quote(src_->conninfo()), Quote(dest.empty() ? dest_ : dest),
+                                   extra),
                        tmp_, 600);
   }
   static json Rows(const std::string& conninfo, const std::string& table) {
@@ -243,6 +246,43 @@ TEST_F(IcebergCompactTest, SnapshotsAreListedReadableThenCompactedAndExpired) {
               SortedRows(Rows(src_->conninfo(), table)))
         << table;
   }
+}
+
+// The same on an S3 DEST: ls --snapshots, compact and gc --expire-snapshots through the store.
+TEST_F(IcebergCompactTest, OnS3TheSnapshotsAreListedAndTheTableCompacted) {
+  auto s3 = testing_s3::UseTestS3();
+  if (!s3) GTEST_SKIP() << "LD_TEST_S3_ENDPOINT not set";
+  const std::string dest = fmt::format("s3://{}/cdc-compact-{}", s3->bucket, src_->name());
+  const std::string at = " --endpoint " + s3->endpoint;
+  Sql("CREATE TABLE t (id int PRIMARY KEY, v text);"
+      "INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 100) g;");
+  ASSERT_EQ(Dump(dest, at).code, 0);
+  Sql("UPDATE t SET v = 'one' WHERE id <= 10; DELETE FROM t WHERE id > 95;");
+  RunResult one = Dump(dest, at);
+  ASSERT_EQ(one.code, 0) << one.err;
+  RunResult ls = RunLakedump("ls --snapshots " + Quote(dest) + at, tmp_, 60);
+  ASSERT_EQ(ls.code, 0) << ls.err;
+  EXPECT_NE(ls.out.find("public.t: 2 snapshots, at increment 1"), std::string::npos) << ls.out;
+  EXPECT_NE(ls.out.find("0 inserts, 10 updates, 5 deletes; 110 records, 1 delete files  "
+                        "(current)"),
+            std::string::npos)
+      << ls.out;
+  RunResult compact = RunLakedump("compact " + Quote(dest) + at, tmp_, 600);
+  ASSERT_EQ(compact.code, 0) << compact.err;
+  EXPECT_NE(compact.out.find("public.t: 2 data files and 1 delete files (15 rows deleted) -> "
+                             "1 files, 95 rows"),
+            std::string::npos)
+      << compact.out;
+  RunResult gc = RunLakedump("gc --expire-snapshots " + Quote(dest) + at, tmp_, 600);
+  ASSERT_EQ(gc.code, 0) << gc.err;
+  EXPECT_NE(gc.out.find("2 snapshots expired in 1 tables"), std::string::npos) << gc.out;
+  ls = RunLakedump("ls --snapshots " + Quote(dest) + at, tmp_, 60);
+  EXPECT_NE(ls.out.find("replace"), std::string::npos) << ls.out;
+  EXPECT_NE(ls.out.find("95 records, 0 delete files  (current)"), std::string::npos) << ls.out;
+  RunResult verify = RunLakedump("verify " + Quote(dest) + at, tmp_, 600);
+  EXPECT_EQ(verify.code, 0) << verify.out << verify.err;
+  s3->Aws(fmt::format("s3 rm --recursive s3://{}/cdc-compact-{}", s3->bucket, src_->name()),
+          tmp_);
 }
 
 // compact refuses what it cannot compact in one line: a plain Parquet dump.
