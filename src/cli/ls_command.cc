@@ -350,7 +350,8 @@ CommandEntry AddLsCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "ls",
       "List the tables of a dump (rows, files, bytes, codec, timings; for an Iceberg dump each "
-      "table's snapshot count) and its source, snapshot and format version.");
+      "table's snapshot count, with --snapshots each snapshot) and its source, snapshot and format "
+      "version.");
   app->add_option("DEST", a->dest, "the dump's location (directory, file:// or s3:// URL)")
       ->required();
   app->add_flag("--json", a->json,
