@@ -28,7 +28,8 @@ std::vector<CommandEntry> DefineCli(CLI::App& app) {
       "Exit codes: 0 complete, 1 failed (nothing committed), 2 bad usage.\n"
       "Run `lakedump <command> --help` for a command's options.");
   return {AddDemoCommand(app), AddDumpCommand(app), AddLoadCommand(app),
-          AddLsCommand(app),   AddGcCommand(app),   AddVerifyCommand(app)};
+          AddLsCommand(app),   AddGcCommand(app),   AddCompactCommand(app),
+          AddVerifyCommand(app)};
 }
 
 int RunCli(int argc, char** argv) {

@@ -27,7 +27,8 @@ CommandEntry AddDemoCommand(CLI::App& parent);
 CommandEntry AddDumpCommand(CLI::App& parent);
 CommandEntry AddLsCommand(CLI::App& parent);
 CommandEntry AddLoadCommand(CLI::App& parent);  // load_command.cc
-CommandEntry AddGcCommand(CLI::App& parent);  // gc_command.cc (S3 store)
+CommandEntry AddGcCommand(CLI::App& parent);
+CommandEntry AddCompactCommand(CLI::App& parent);  // compact_command.cc  // gc_command.cc (S3 store)
 CommandEntry AddVerifyCommand(CLI::App& parent);
 
 }  // namespace lakedump::cli

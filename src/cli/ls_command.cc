@@ -12,6 +12,7 @@
 
 #include "base/units.h"
 #include "cli/cli_util.h"
+#include "lake/iceberg_snapshots.h"
 #include "lake/incremental_state.h"
 #include "source/postgres/pgoutput.h"
 #include "cli/commands.h"
@@ -27,6 +28,7 @@ struct LsArgs {
   std::string dest;
   bool json = false;
   bool ddl = false;
+  bool snapshots = false;
   S3Flags s3;
 };
 
@@ -172,11 +174,13 @@ struct LsDetails {
   std::vector<TableManifest> tables;  // with --ddl
   bool iceberg = false;
   std::vector<IcebergTableStatus> ice;  // per table, when iceberg
+  std::vector<std::vector<IcebergSnapshotInfo>> snapshots;  // per table, with --snapshots/--json
   std::optional<IncrementalBase> inc;
   std::vector<IncrementManifest> increments;
 };
 
-Status ReadLsDetails(ObjectStore& store, const DumpManifest& m, bool ddl, LsDetails* d) {
+Status ReadLsDetails(ObjectStore& store, const DumpManifest& m, bool ddl, bool snapshots,
+                     LsDetails* d) {
   if (ddl) {
     for (const TableSummary& t : m.tables) {
       LD_ASSIGN_OR_RETURN(TableManifest tm, ReadTableManifest(store, t.key));
@@ -188,6 +192,10 @@ Status ReadLsDetails(ObjectStore& store, const DumpManifest& m, bool ddl, LsDeta
     for (const TableSummary& t : m.tables) {
       LD_ASSIGN_OR_RETURN(IcebergTableStatus status, ReadIcebergTableStatus(store, t.table));
       d->ice.push_back(std::move(status));
+      if (!snapshots) continue;
+      LD_ASSIGN_OR_RETURN(IcebergHistoryRead read, ReadIcebergHistory(store, t.table));
+      d->snapshots.push_back(read.history ? ListIcebergSnapshots(*read.history)
+                                          : std::vector<IcebergSnapshotInfo>());
     }
   }
   if (!m.incremental.is_null()) {
@@ -216,6 +224,12 @@ nlohmann::json LsJson(const DumpManifest& m, const LsDetails& d, bool ddl) {
     e["snapshots"] = d.ice[i].snapshots;
     e["run_id"] = d.ice[i].run_id;
     if (!d.ice[i].problem.empty()) e["problem"] = d.ice[i].problem;
+    if (i < d.snapshots.size()) {
+      e["snapshot_list"] = nlohmann::json::array();
+      for (const IcebergSnapshotInfo& s : d.snapshots[i]) {
+        e["snapshot_list"].push_back(IcebergSnapshotJson(s));
+      }
+    }
   }
   if (ddl) {
     for (size_t i = 0; i < d.tables.size(); ++i) j["tables"][i]["ddl"] = d.tables[i].ddl;
@@ -281,6 +295,22 @@ void PrintLsTables(const DumpManifest& m, const LsDetails& d) {
               static_cast<unsigned long long>(m.total_files), FormatBytes(m.total_bytes).c_str());
 }
 
+// ls --snapshots: each Iceberg table's retained snapshots (time travel), oldest first.
+void PrintSnapshots(const DumpManifest& m, const LsDetails& d) {
+  if (!d.iceberg) {
+    std::printf("\nsnapshots: none (not an Iceberg dump: --table-format iceberg keeps them)\n");
+    return;
+  }
+  std::printf("\nsnapshots (each readable by its id until gc --expire-snapshots):\n");
+  for (size_t i = 0; i < m.tables.size() && i < d.snapshots.size(); ++i) {
+    std::printf("%s: %s\n", Safe(m.tables[i].table.QualifiedName()).c_str(),
+                Safe(IcebergCell(d.ice[i], m.tables[i])).c_str());
+    for (const IcebergSnapshotInfo& s : d.snapshots[i]) {
+      std::printf("%s\n", Safe(FormatIcebergSnapshot(s)).c_str());
+    }
+  }
+}
+
 int RunLs(const LsArgs& a) {
   std::unique_ptr<ObjectStore> store;
   if (int rc = OpenCommandStore(a.dest, a.s3, StoreOptions{}, &store); rc != kExitOk) return rc;
@@ -294,7 +324,9 @@ int RunLs(const LsArgs& a) {
   }
   const DumpManifest& m = *manifest;
   LsDetails d;
-  if (Status s = ReadLsDetails(*store, m, a.ddl, &d); !s.ok()) return PrintError(s, kExitFailed);
+  if (Status s = ReadLsDetails(*store, m, a.ddl, a.snapshots || a.json, &d); !s.ok()) {
+    return PrintError(s, kExitFailed);
+  }
   if (a.json) {
     std::printf("%s\n", DisplayJson(LsJson(m, d, a.ddl), 2).c_str());
     return kExitOk;
@@ -303,6 +335,7 @@ int RunLs(const LsArgs& a) {
   PrintLsTables(m, d);
   for (const std::string& line : SchemaLines(m.schema, a.ddl)) std::printf("%s\n", line.c_str());
   if (d.inc) PrintIncrements(*d.inc, d.increments, d.iceberg);
+  if (a.snapshots) PrintSnapshots(m, d);
   for (const TableManifest& t : d.tables) {
     std::printf("\n-- %s\n%s;\n", Safe(t.table.QualifiedName()).c_str(),
                 TerminalSafe(t.ddl, /*keep_newlines=*/true).c_str());
@@ -317,18 +350,23 @@ CommandEntry AddLsCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "ls",
       "List the tables of a dump (rows, files, bytes, codec, timings; for an Iceberg dump each "
-      "table's snapshot count) and its source, snapshot and format version.");
+      "table's snapshot count, with --snapshots each snapshot) and its source, snapshot and format "
+      "version.");
   app->add_option("DEST", a->dest, "the dump's location (directory, file:// or s3:// URL)")
       ->required();
   app->add_flag("--json", a->json,
                 "print the manifest as JSON (format version, created_by, source with its "
                 "version and snapshot; with --ddl each table's DDL)");
   app->add_flag("--ddl", a->ddl, "also print each table's recorded DDL");
+  app->add_flag("--snapshots", a->snapshots,
+                "for an Iceberg dump, also list each table's retained snapshots (time travel): "
+                "id, increment, operation, time and change counts (--json always has them)");
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"
       "  lakedump ls ./lakedump-demo\n"
       "  lakedump ls ./lakedump-demo --ddl\n"
+      "  lakedump ls s3://bucket/dumps/app --snapshots\n"
       "  lakedump ls s3://bucket/dumps/app --json");
   return {app, [a] { return RunLs(*a); }};
 }

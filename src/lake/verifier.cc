@@ -4,6 +4,7 @@
 #include "lake/incremental_state.h"
 
 #include "lake/iceberg_layout.h"
+#include "lake/iceberg_snapshot_objects.h"
 
 #include <fmt/format.h>
 
@@ -409,6 +410,22 @@ Status ClaimSchemaArchive(ObjectStore& store, const DumpManifest& manifest, Clai
   return Status::OK();
 }
 
+// Claims what the history's snapshots read, whatever run wrote it: snapshots of increments
+// and compactions share files of runs whose snapshots expired. What does not read is left
+// to the checks above (the current snapshot's) and to the sweep.
+void ClaimSnapshotObjects(ObjectStore& store, const TableRef& table,
+                          const iceberg::TableHistory& h, Claims* claims) {
+  SnapshotObjects objects(&store, table);
+  std::set<std::string> read;
+  for (const auto& s : h.metadata["snapshots"]) {
+    Status added = objects.Add(s, &read);  // what does not read: the checks above say
+    (void)added;
+  }
+  for (const std::string& k : read) {
+    if (claims->listed.count(k)) claims->claimed.insert(k);
+  }
+}
+
 // Claims one table's Iceberg metadata, which must be there; returns what its history
 // keeps (nullopt when its metadata does not open).
 Result<std::optional<IcebergTableKeep>> ClaimIcebergTable(ObjectStore& store,
@@ -452,6 +469,7 @@ Result<std::optional<IcebergTableKeep>> ClaimIcebergTable(ObjectStore& store,
                               "table's run {} (dump it again with --if-exists resume)",
                               t.table.QualifiedName(), current_run, t.run_id));
   }
+  ClaimSnapshotObjects(store, t.table, h, claims);
   return std::optional<IcebergTableKeep>(KeepOfHistory(t.table, h));
 }
 

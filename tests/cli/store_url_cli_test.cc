@@ -38,6 +38,7 @@ class StoreUrlCliTest : public ::testing::Test {
     out["verify"] = RunLakedump("verify " + q, dir_);
     out["ls"] = RunLakedump("ls " + q, dir_);
     out["gc"] = RunLakedump("gc " + q, dir_);
+    out["compact"] = RunLakedump("compact " + q, dir_);
     return out;
   }
 

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "lake/dump_lease.h"
 #include "dump/iceberg/iceberg_commit.h"
+#include "lake/iceberg_snapshot_objects.h"
 #include "lake/manifest.h"
 #include "lake/object_keys.h"
 
@@ -44,6 +46,30 @@ bool HasIncrementSnapshots(const iceberg::TableHistory& h) {
   return false;
 }
 
+// The objects of the table that only the snapshots `expiring` (indices into the history's
+// snapshots) need, none that a retained snapshot or the dump's own table names, and only
+// under the table's folder (never an increment's re-dumped files, which loads read).
+Result<std::vector<std::string>> OnlyExpiredNeed(ObjectStore& store, const TableManifest& table,
+                                                 const iceberg::TableHistory& h,
+                                                 const std::vector<size_t>& expiring) {
+  SnapshotObjects objects(&store, table.table);
+  std::set<std::string> kept, expired;
+  const std::set<size_t> gone(expiring.begin(), expiring.end());
+  size_t i = 0;
+  for (const auto& s : h.metadata["snapshots"]) {
+    LD_RETURN_IF_ERROR(objects.Add(s, gone.count(i++) ? &expired : &kept));
+  }
+  for (const DataFile& f : table.files) kept.insert(f.key);
+  // The dump's own snapshot's manifest and list, which verify expects with its _table.json.
+  for (const std::string& k : IcebergMetadataKeys(table)) kept.insert(k);
+  const std::string prefix = TablePrefix(table.table);
+  std::vector<std::string> doomed;
+  for (const std::string& k : expired) {
+    if (k.starts_with(prefix) && !kept.count(k)) doomed.push_back(k);
+  }
+  return doomed;
+}
+
 // Trims one table: v<N+1>, the hint, then the objects only the expired snapshots named.
 Status ExpireTable(ObjectStore& store, const TableManifest& table,
                    const std::vector<ObjectInfo>& listing, const ExpireOptions& options,
@@ -57,17 +83,20 @@ Status ExpireTable(ObjectStore& store, const TableManifest& table,
     return Status::OK();
   }
   const iceberg::TableHistory& h = *read.history;
-  if (HasIncrementSnapshots(h)) {
-    // A row delta keeps its parent's files: expiring by run would delete files that later
-    // snapshots still read.
-    result->warnings.push_back(fmt::format(
-        "Iceberg table {} left as it is: its snapshots of increments share their data files, "
-        "whose expiry is not supported yet",
-        table.table.QualifiedName()));
-    return Status::OK();
-  }
   const std::vector<size_t> expiring = Expiring(h, options);
   if (expiring.empty()) return Status::OK();
+  // Snapshots of increments (and compactions) share files: what goes is found by reference.
+  std::optional<std::vector<std::string>> shared;
+  if (HasIncrementSnapshots(h)) {
+    auto found = OnlyExpiredNeed(store, table, h, expiring);
+    if (!found.ok()) {
+      result->warnings.push_back(fmt::format("Iceberg table {} left as it is: {}",
+                                             table.table.QualifiedName(),
+                                             found.status().message()));
+      return Status::OK();
+    }
+    shared = std::move(*found);
+  }
   std::vector<int64_t> ids;
   std::set<std::string> gone_runs;
   for (size_t i : expiring) {
@@ -84,6 +113,11 @@ Status ExpireTable(ObjectStore& store, const TableManifest& table,
   result->tables += 1;
   result->snapshots_expired += ids.size();
 
+  if (shared) {
+    LD_RETURN_IF_ERROR(store.Delete(*shared));
+    for (std::string& k : *shared) result->deleted.push_back(std::move(k));
+    return Status::OK();
+  }
   // Now no snapshot names them: the objects of the expired runs, but for any that a kept
   // snapshot or the dump's own table names too.
   IcebergTableKeep kept = KeepOfHistory(table.table, h);
