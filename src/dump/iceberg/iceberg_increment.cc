@@ -11,6 +11,7 @@
 
 #include "base/byte_sink.h"
 #include "dump/iceberg/iceberg_commit.h"
+#include "dump/iceberg/iceberg_table_committer.h"
 #include "dump/iceberg/key_index.h"
 #include "format/avro/avro_reader.h"
 #include "format/iceberg/iceberg_table.h"
@@ -56,8 +57,7 @@ std::string DropDeadRunSnapshot(iceberg::TableHistory* h, int sequence) {
   const json* current = CurrentSnapshotJson(*h);
   const std::string inc = SummaryValue(current, "lakedump.increment");
   if (inc.empty() || inc.find_first_not_of("0123456789") != std::string::npos ||
-      inc.size() > 9 || std::stoi(inc) < sequence || !current->contains("parent-snapshot-id") ||
-      !SummaryValue(current, "lakedump.redump").empty()) {
+      inc.size() > 9 || std::stoi(inc) < sequence || !current->contains("parent-snapshot-id")) {
     return "";
   }
   std::string dead_run;
@@ -523,6 +523,8 @@ Status CommitIcebergRedumps(ObjectStore& store, const std::string& redump_prefix
   LD_ASSIGN_OR_RETURN(DumpManifest redump, ReadDumpManifest(redump_store));
   for (const TableSummary& s : redump.tables) {
     LD_ASSIGN_OR_RETURN(TableManifest t, ReadTableManifest(redump_store, s.key));
+    // The ids the re-dump's files carry (DumpOptions::iceberg_ids_from): the history goes on.
+    LD_ASSIGN_OR_RETURN(t.schema, ContinuingFieldIds(store, t.table, std::move(t.schema)));
     for (DataFile& f : t.files) {
       std::unique_ptr<ObjectReader> holder;
       LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(redump_store, f.key, {}, &holder));
@@ -530,12 +532,19 @@ Status CommitIcebergRedumps(ObjectStore& store, const std::string& redump_prefix
                           CollectIcebergMetrics(t.schema, &reader->metadata(), std::nullopt));
       f.key = redump_prefix + f.key;
     }
+    // A snapshot of this increment by a run that died before its manifest is left out.
+    LD_ASSIGN_OR_RETURN(IcebergHistoryRead history, ReadIcebergHistory(store, t.table));
+    const std::string dead_run =
+        history.history ? DropDeadRunSnapshot(&*history.history, inc.sequence) : "";
     std::vector<std::pair<std::string, std::string>> deferred;
-    LD_ASSIGN_OR_RETURN(IcebergWritten written, WriteIcebergTable(store, t, &deferred, nullptr, summary));
+    LD_ASSIGN_OR_RETURN(IcebergWritten written,
+                        WriteIcebergTable(store, t, &deferred, &history, summary));
     if (!written.warning.empty()) warnings->push_back(written.warning);
     for (const auto& [key, bytes] : deferred) {
       LD_RETURN_IF_ERROR(store.PutObject(key, bytes).WithContext(key));
     }
+    LD_RETURN_IF_ERROR(DeleteDeadRunObjects(store, t.table, dead_run)
+                           .WithContext("deleting the objects of a run that did not commit"));
   }
   return Status::OK();
 }
