@@ -167,7 +167,7 @@ TEST_F(IcebergEvolveTest, TextFormTypesAreFollowedByTheirChanges) {
   ASSERT_EQ(Dump().code, 0);
   ExpectTableReads("base", "k", kTextFormRow);
   Sql(TextFormRows(31, 40) +
-      "UPDATE k SET i = i * 2, ip = '2001:db8::' || id, c = '2001:db8::/32', m = NULL,"
+      "UPDATE k SET i = i * 2, ip = ('2001:db8::' || id)::inet, c = '2001:db8::/32', m = NULL,"
       " x = '<b/>', r = 'empty', ips = ARRAY['10.1.1.1/8'::inet] WHERE id % 3 = 0;"
       "DELETE FROM k WHERE id % 7 = 0; UPDATE k SET id = id + 1000 WHERE id = 5;"
       "UPDATE md SET a = '{{9}}' WHERE id = 2;");
