@@ -64,10 +64,16 @@ std::map<std::string, int> FieldIds(const json& m, int schema_id) {
 class IcebergEvolveTest : public testing_inc::IcebergIncrementalFixture {
  protected:
   // icebird's rows of `table` (with `args`) equal the source's (`row_expr`, numbers unified).
+  // `leave_out`: columns of icebird's rows that `row_expr` does not have.
   void ExpectTableReads(const std::string& when, const std::string& table,
-                        const std::string& row_expr = "t", const std::string& args = "") {
+                        const std::string& row_expr = "t", const std::string& args = "",
+                        const std::vector<std::string>& leave_out = {}) {
     const auto want = Canonical(NumbersAsNumbers(SourceRows(table, row_expr)));
-    const auto got = Canonical(NumbersAsNumbers(IcebirdRows(table, args)));
+    json read = IcebirdRows(table, args);
+    for (json& row : read) {
+      for (const std::string& c : leave_out) row.erase(c);
+    }
+    const auto got = Canonical(NumbersAsNumbers(std::move(read)));
     EXPECT_EQ(got.size(), want.size()) << when << ": table " << table;
     EXPECT_TRUE(got == want) << when << ": table " << table << " differs:\n"
                              << (got.empty() ? "" : got[0]) << "\n"
@@ -230,7 +236,7 @@ TEST_F(IcebergEvolveTest, IncrementsWhilePgbenchWritesReadAsTheSource) {
     for (const char* t : {"pgbench_accounts", "pgbench_tellers", "pgbench_branches"}) {
       ExpectTableReads(when, t);
     }
-    ExpectTableReads(when, "pgbench_history", history_row);
+    ExpectTableReads(when, "pgbench_history", history_row, "", {"mtime", "filler"});
   };
   for (int round = 1; round <= 2; ++round) {
     std::thread writers = bench(4);
