@@ -19,6 +19,8 @@
 
 namespace lakedump {
 
+class ObjectStore;
+
 enum class IfExists : uint8_t { kFail, kOverwrite, kResume };
 // parquet: data files plus lakedump's JSON; iceberg: also an Apache Iceberg v2
 // table per table folder (metadata/, docs/iceberg.md).
@@ -53,6 +55,11 @@ struct DumpOptions {
   int max_open_partitions = 1000;
 
   TableFormat table_format = TableFormat::kParquet;
+  // An increment's re-dump over an Iceberg base (docs/iceberg.md, "Increments"): the data
+  // files carry the field ids that continue each table's Iceberg history in this store (the
+  // base's DEST), as a later Iceberg dump's would, so that the re-dump's overwrite snapshot
+  // continues the history (schema evolution). Borrowed; nullptr: ids by position.
+  ObjectStore* iceberg_ids_from = nullptr;
 
   IfExists if_exists = IfExists::kFail;
   // --delete-foreign (with overwrite): objects at DEST that no run journal or manifest names

@@ -80,6 +80,9 @@ Result<UnitOutput> UnitExporter::Export(const WorkUnit& unit, IcebergTableSlot* 
 Result<Schema> UnitExporter::FileSchema(const TableRef& table, Schema schema,
                                         IcebergTableSlot* iceberg_slot) const {
   LD_RETURN_IF_ERROR(CheckPartitionColumn(options_, table, schema));
+  if (iceberg_ == nullptr && options_.iceberg_ids_from != nullptr) {
+    return ContinuingFieldIds(*options_.iceberg_ids_from, table, std::move(schema));
+  }
   if (iceberg_ == nullptr) return schema;
   // The Iceberg field ids the data files carry (over a committed dump, the table's
   // history's: a changed table keeps the ids of its unchanged columns).

@@ -75,9 +75,23 @@ std::string_view DataFileRun(std::string_view name) {
   return IsRunOrAttemptId(rest) ? rest : std::string_view();
 }
 
-// An Iceberg metadata object's name under a table's metadata/.
+// An Iceberg metadata object's name under a table's metadata/ (an Iceberg increment's key
+// index "keyindex-<run>.parquet" too).
 bool IsIcebergMetadataName(std::string_view name) {
-  return name == "version-hint.text" || name.ends_with(".metadata.json") || name.ends_with(".avro");
+  return name == "version-hint.text" || name.ends_with(".metadata.json") ||
+         name.ends_with(".avro") || (name.starts_with("keyindex-") && name.ends_with(".parquet"));
+}
+
+// The run id in an Iceberg increment's data or delete file "inc-NNNNNN-<run>.parquet",
+// "inc-NNNNNN-<run>-deletes.parquet" (docs/iceberg.md, "Increments"); "" when it is none.
+std::string_view IcebergIncrementFileRun(std::string_view name) {
+  constexpr std::string_view kPrefix = "inc-", kSuffix = ".parquet", kDeletes = "-deletes";
+  if (!name.starts_with(kPrefix) || !name.ends_with(kSuffix)) return {};
+  std::string_view rest =
+      name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
+  if (rest.ends_with(kDeletes)) rest.remove_suffix(kDeletes.size());
+  if (rest.size() < 8 || !AllDigits(rest.substr(0, 6)) || rest[6] != '-') return {};
+  return IsRunId(rest.substr(7)) ? rest.substr(7) : std::string_view();
 }
 
 // Within a table folder: the path after "<s>/<t>/" is of a shape lakedump writes there, for
@@ -94,6 +108,8 @@ bool TableFolderShape(std::span<const std::string_view> rest, std::string_view r
       const std::string_view id = name.substr(7, name.size() - 12);
       return run.empty() ? IsRunId(id) : id == run;
     }
+    const std::string_view increment_run = IcebergIncrementFileRun(name);
+    if (!increment_run.empty()) return run.empty() || increment_run == run;
     return data_file(name);
   }
   if (rest.size() == 2) {

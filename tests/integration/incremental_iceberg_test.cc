@@ -15,132 +15,26 @@
 #include <sstream>
 
 #include "fakes/cli_run.h"
-#include "fakes/temp_dir.h"
-#include "integration/pg_slot_cleanup.h"
-#include "integration/pg_test_util.h"
+#include "integration/incremental_fixture.h"
 
 namespace lakedump {
 namespace {
 
 using json = nlohmann::json;
 using testing_cli::Quote;
-using testing_cli::ReadFile;
 using testing_cli::RunLakedump;
 using testing_cli::RunResult;
 using testing_pg::ScratchDatabase;
-using testing_pg::SlotCleanup;
 
-std::string PgBin() {
-  const char* bin = std::getenv("LD_TEST_PG_BIN");
-  return bin && *bin ? bin : "/usr/lib/postgresql/15/bin";
-}
+using testing_inc::DataOf;
 
-// The rows of every table as pg_dump --data-only prints them, sorted.
-std::string DataOf(const std::string& conninfo) {
-  TempDir tmp;
-  const std::string out = tmp.Sub("data.sql");
-  const std::string cmd = fmt::format(
-      "{}/pg_dump --data-only --exclude-schema lakedump -d {} > {} 2>&1", PgBin(),
-      Quote(conninfo), out);
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << ReadFile(out);
-  std::istringstream in(ReadFile(out));
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line.starts_with("--") || line.starts_with("\\") ||
-        line.starts_with("SET ") || line.starts_with("SELECT pg_catalog.set_config")) {
-      continue;
-    }
-    lines.push_back(line);
-  }
-  std::sort(lines.begin(), lines.end());
-  std::string joined;
-  for (const std::string& l : lines) joined += l + "\n";
-  return joined;
-}
-
-// Rows as sorted JSON texts, so that two reads compare whatever their order.
-std::vector<std::string> Canonical(const json& rows) {
-  std::vector<std::string> out;
-  for (const json& r : rows) out.push_back(r.dump());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-class IncrementalIcebergTest : public ::testing::Test {
+class IncrementalIcebergTest : public testing_inc::IcebergIncrementalFixture {
  protected:
-  void SetUp() override {
-    LD_REQUIRE_LOGICAL_PG(admin_);
-    interop_ = testing_cli::InteropDir();
-    if (interop_.empty()) GTEST_SKIP() << "LD_INTEROP_DIR with node_modules not found";
-    src_ = std::make_unique<ScratchDatabase>(admin_.get());
-    slots_ = std::make_unique<SlotCleanup>(admin_.get(), src_->name());
-    dest_ = tmp_.Sub("dest");
-  }
-  void TearDown() override {
-    slots_.reset();
-    replicas_.clear();
-    src_.reset();
-  }
-  void Sql(const std::string& sql) {
-    auto c = PgConn::Connect(src_->conninfo(), 10);
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    Status s = (*c)->Exec("SET search_path = public; " + sql);
-    ASSERT_TRUE(s.ok()) << sql << ": " << s.ToString();
-  }
-  RunResult Dump(const std::string& extra = "") {
-    return RunLakedump(fmt::format("dump {} {} --incremental --table-format iceberg "
-                                   "--progress none {}",
-                                   Quote(src_->conninfo()), Quote(dest_), extra),
-                       tmp_, 600);
-  }
-  // The table's rows as the source has them (int and text columns: JSON as icebird shows them).
-  json SourceRows(const std::string& table) {
-    auto c = PgConn::Connect(src_->conninfo(), 10);
-    EXPECT_TRUE(c.ok());
-    if (!c.ok()) return json::array();
-    return json::parse(testing_pg::QueryOne(
-        **c, fmt::format("SELECT coalesce(json_agg(t), '[]') FROM public.{} t", table)));
-  }
-  // The table at its current snapshot, read by icebird.
-  json IcebirdRows(const std::string& table) {
-    const std::string out = tmp_.Sub("icebird-" + table + ".json");
-    const std::string cmd =
-        fmt::format("node {}/iceberg_read.mjs {} --rows >{} 2>&1", interop_,
-                    Quote("file://" + dest_ + "/public/" + table), out);
-    const int rc = std::system(cmd.c_str());
-    const std::string text = ReadFile(out);
-    EXPECT_EQ(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, 0) << text.substr(0, 2000);
-    const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    return j.is_object() && j.contains("values") ? j["values"] : json::array();
-  }
   // Every table read by icebird equals the source.
   void ExpectIcebirdReadsSource(const std::string& when,
                                 std::initializer_list<const char*> tables = {"t", "c", "nk"}) {
-    for (const char* table : tables) {
-      const std::vector<std::string> want = Canonical(SourceRows(table));
-      const std::vector<std::string> got = Canonical(IcebirdRows(table));
-      EXPECT_EQ(got.size(), want.size()) << when << ": table " << table;
-      EXPECT_TRUE(got == want) << when << ": table " << table << " differs";
-    }
+    IcebergIncrementalFixture::ExpectIcebirdReadsSource(when, tables);
   }
-  // The current snapshot of `table` as its metadata names it.
-  json CurrentSnapshot(const std::string& table) {
-    const std::string meta = dest_ + "/public/" + table + "/metadata/";
-    const std::string version = ReadFile(meta + "version-hint.text");
-    const json m = json::parse(ReadFile(meta + "v" + version + ".metadata.json"));
-    for (const json& s : m["snapshots"]) {
-      if (s["snapshot-id"] == m["current-snapshot-id"]) return s;
-    }
-    return json::object();
-  }
-
-  std::unique_ptr<PgConn> admin_;
-  std::unique_ptr<ScratchDatabase> src_;
-  std::unique_ptr<SlotCleanup> slots_;
-  std::vector<std::unique_ptr<ScratchDatabase>> replicas_;
-  TempDir tmp_;
-  std::string dest_;
-  std::string interop_;
 };
 
 // A TOASTed value (stored out of line, uncompressed): an UPDATE that does not touch it sends

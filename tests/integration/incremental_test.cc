@@ -20,9 +20,8 @@
 
 #include "fakes/cli_run.h"
 #include "fakes/temp_dir.h"
+#include "integration/incremental_fixture.h"
 #include "integration/own_pg_server.h"
-#include "integration/pg_slot_cleanup.h"
-#include "integration/pg_test_util.h"
 
 namespace lakedump {
 namespace {
@@ -36,37 +35,8 @@ using testing_pg::OwnPgServer;
 using testing_pg::ScratchDatabase;
 using testing_pg::SlotCleanup;
 
-std::string PgBin() {
-  const char* bin = std::getenv("LD_TEST_PG_BIN");
-  return bin && *bin ? bin : "/usr/lib/postgresql/15/bin";
-}
-
-// The rows of every table as pg_dump --data-only prints them, sorted (physical order
-// differs between a source and its replica).
-// `pg_dump_args`: more arguments (e.g. --exclude-schema).
-std::string DataOf(const std::string& conninfo, const std::string& pg_dump_args = "") {
-  TempDir tmp;
-  const std::string out = tmp.Sub("data.sql");
-  // lakedump's own record of the increments applied (applied_increments.h) is not data.
-  const std::string cmd =
-      fmt::format("{}/pg_dump --data-only --exclude-schema lakedump {} -d {} > {} 2>&1", PgBin(),
-                  pg_dump_args, Quote(conninfo), out);
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << testing_cli::ReadFile(out);
-  std::istringstream in(testing_cli::ReadFile(out));
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line.starts_with("--") || line.starts_with("\\restrict") ||
-        line.starts_with("\\unrestrict") || line.starts_with("SET ") ||
-        line.starts_with("SELECT pg_catalog.set_config")) {
-      continue;
-    }
-    lines.push_back(line);
-  }
-  std::sort(lines.begin(), lines.end());
-  std::string joined;
-  for (const std::string& l : lines) joined += l + "\n";
-  return joined;
-}
+using testing_inc::DataOf;
+using testing_inc::PgBin;
 
 // Expects each of `parts` in what `r` printed.
 void ExpectSays(const RunResult& r, std::initializer_list<std::string_view> parts) {
@@ -75,41 +45,16 @@ void ExpectSays(const RunResult& r, std::initializer_list<std::string_view> part
   }
 }
 
-void Sql(const std::string& conninfo, const std::string& sql) {
-  auto c = PgConn::Connect(conninfo, 10);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
-  Status s = (*c)->Exec("SET search_path = public; " + sql);
-  ASSERT_TRUE(s.ok()) << sql << ": " << s.ToString();
-}
-
-class IncrementalTest : public ::testing::Test {
+class IncrementalTest : public testing_inc::IncrementalFixture {
  protected:
-  void SetUp() override {
-    LD_REQUIRE_LOGICAL_PG(admin_);
-    src_ = std::make_unique<ScratchDatabase>(admin_.get());
-    slots_ = std::make_unique<SlotCleanup>(admin_.get(), src_->name());
-    dest_ = tmp_.Sub("dest");
-  }
-  void TearDown() override {
-    slots_.reset();
-    replicas_.clear();
-    src_.reset();
+  void Sql(const std::string& conninfo, const std::string& sql) {
+    testing_inc::RunSql(conninfo, sql);
   }
   RunResult Dump(const std::string& extra = "") { return DumpFrom(src_->conninfo(), extra); }
   RunResult DumpFrom(const std::string& source, const std::string& extra = "") {
     return RunLakedump(fmt::format("dump {} {} --incremental --progress none {}", Quote(source),
                                    Quote(dest_), extra),
                        tmp_, 600);
-  }
-  // A new empty database loaded from DEST with `args`.
-  std::string Replica(const std::string& args = "") {
-    replicas_.push_back(std::make_unique<ScratchDatabase>(admin_.get()));
-    const std::string conninfo = replicas_.back()->conninfo();
-    RunResult r = RunLakedump(fmt::format("load {} {} --trust-dump --progress none {}",
-                                          Quote(dest_), Quote(conninfo), args),
-                              tmp_, 600);
-    EXPECT_EQ(r.code, 0) << r.out << r.err;
-    return conninfo;
   }
   // Applies increments `from`.. to `replica`, which holds what increment from-1 left (their
   // DDL too: a trusted load).
@@ -122,11 +67,6 @@ class IncrementalTest : public ::testing::Test {
     return RunLakedump(fmt::format("load {} {} --progress none {}", Quote(dest.empty() ? dest_ : dest),
                                    Quote(replica), args),
                        tmp_, 600);
-  }
-  // A new empty database.
-  std::string EmptyReplica() {
-    replicas_.push_back(std::make_unique<ScratchDatabase>(admin_.get()));
-    return replicas_.back()->conninfo();
   }
   std::string IncrementFile(int n, const std::string& rest) {
     return fmt::format("{}/_increments/{:06d}/{}", dest_, n, rest);
@@ -158,13 +98,6 @@ class IncrementalTest : public ::testing::Test {
   bool Committed(int n) {
     return std::filesystem::exists(fmt::format("{}/_increments/{:06d}/_manifest.json", dest_, n));
   }
-
-  std::unique_ptr<PgConn> admin_;
-  std::unique_ptr<ScratchDatabase> src_;
-  std::unique_ptr<SlotCleanup> slots_;
-  std::vector<std::unique_ptr<ScratchDatabase>> replicas_;
-  TempDir tmp_;
-  std::string dest_;
 };
 
 TEST_F(IncrementalTest, IncrementsWhilePgbenchWritesMakeAnExactReplica) {

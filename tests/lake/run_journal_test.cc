@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "fakes/fake_clock.h"
@@ -114,6 +116,35 @@ TEST(RunJournalTest, CommittedDumpOwnsItsTableFolders) {
             DestinationOwnership::Owner::kDump);
   EXPECT_EQ(own.Foreign(),
             std::vector<std::string>{"other/u/part-0000-00000-" + old_run + ".parquet"});
+}
+
+// An Iceberg increment's data, delete and key index files in a table folder of the dump are
+// its own (a new base over the DEST deletes them); look-alikes are not.
+TEST(RunJournalTest, CommittedDumpOwnsItsIcebergIncrementFiles) {
+  MemoryStore store;
+  DumpManifest m;
+  m.dump_id = kOther;
+  m.tables.push_back(TableSummary{TableRef{"main", "t"}, "main/t/_table.json", 1, 1, 1, "snappy",
+                                  0, kOther, ""});
+  Put(store, std::string(kManifestKey), ToJson(m).dump());
+  const std::vector<std::string> own_keys = {
+      "main/t/inc-000001-" + std::string(kRun) + ".parquet",
+      "main/t/inc-000012-" + std::string(kRun) + "-deletes.parquet",
+      "main/t/metadata/keyindex-" + std::string(kRun) + ".parquet"};
+  const std::vector<std::string> foreign = {
+      "main/t/inc-1-" + std::string(kRun) + ".parquet",
+      "main/t/inc-000001-notarun.parquet",
+      "main/t/inc-000001-" + std::string(kRun) + "-deletes.csv",
+      "other/u/inc-000001-" + std::string(kRun) + ".parquet"};
+  for (const std::string& k : own_keys) Put(store, k);
+  for (const std::string& k : foreign) Put(store, k);
+  DestinationOwnership own = ReadOwnership(store);
+  for (const std::string& k : own_keys) {
+    EXPECT_EQ(own.OwnerOf(k), DestinationOwnership::Owner::kDump) << k;
+  }
+  std::vector<std::string> want = foreign;
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(own.Foreign(), want);
 }
 
 TEST(RunJournalTest, FolderWithoutDumpHoldsNoDump) {

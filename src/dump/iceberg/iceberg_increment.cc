@@ -11,6 +11,7 @@
 
 #include "base/byte_sink.h"
 #include "dump/iceberg/iceberg_commit.h"
+#include "dump/iceberg/iceberg_table_committer.h"
 #include "dump/iceberg/key_index.h"
 #include "format/avro/avro_reader.h"
 #include "format/iceberg/iceberg_table.h"
@@ -56,8 +57,7 @@ std::string DropDeadRunSnapshot(iceberg::TableHistory* h, int sequence) {
   const json* current = CurrentSnapshotJson(*h);
   const std::string inc = SummaryValue(current, "lakedump.increment");
   if (inc.empty() || inc.find_first_not_of("0123456789") != std::string::npos ||
-      inc.size() > 9 || std::stoi(inc) < sequence || !current->contains("parent-snapshot-id") ||
-      !SummaryValue(current, "lakedump.redump").empty()) {
+      inc.size() > 9 || std::stoi(inc) < sequence || !current->contains("parent-snapshot-id")) {
     return "";
   }
   std::string dead_run;
@@ -86,19 +86,27 @@ std::string DropDeadRunSnapshot(iceberg::TableHistory* h, int sequence) {
   return dead_run;
 }
 
-// Deletes the objects of the table named after the dead run `run` (its data, delete and
-// key index files, manifests and manifest list), which no snapshot names any more.
-Status DeleteDeadRunObjects(ObjectStore& store, const TableRef& table, const std::string& run) {
-  if (run.empty()) return Status::OK();
-  IcebergTableKeep dead;
-  dead.prefix = TablePrefix(table);
-  dead.run_ids = {run};
-  LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> listing, store.List(dead.prefix));
-  std::vector<std::string> keys;
+// Deletes what runs that died before their manifest left in the table's folder: objects
+// named after a run (Iceberg manifests and manifest lists, key indexes, increment data and
+// delete files) that `keep` (the table's history as now written) does not name: a dead
+// run's snapshot left out of the history, and the objects of one that died before its
+// table's version-hint.text. DEST's lease keeps every other writer out meanwhile.
+Status DeleteOrphanRunObjects(ObjectStore& store, const IcebergTableKeep& keep) {
+  LD_ASSIGN_OR_RETURN(std::vector<ObjectInfo> listing, store.List(keep.prefix));
+  std::vector<std::string> orphans;
   for (const ObjectInfo& o : listing) {
-    if (dead.KeepsObject(o.key)) keys.push_back(o.key);
+    std::string_view name = std::string_view(o.key).substr(keep.prefix.size());
+    const bool meta = name.starts_with("metadata/");
+    if (meta) name.remove_prefix(9);
+    if (name.find('/') != std::string_view::npos) continue;
+    const bool run_named =
+        meta ? name.ends_with(".avro") ||
+                   (name.starts_with("keyindex-") && name.ends_with(".parquet"))
+             : name.starts_with("inc-") && name.ends_with(".parquet");
+    if (run_named && !keep.KeepsObject(o.key)) orphans.push_back(o.key);
   }
-  return store.Delete(keys);
+  if (orphans.empty()) return Status::OK();
+  return store.Delete(orphans);
 }
 
 // The data file's schema: the change file's table columns, named as the source names them,
@@ -507,8 +515,10 @@ Result<IcebergChangeCounts> CommitIcebergChanges(ObjectStore& store, const Table
   in.summary["lakedump.deletes"] = std::to_string(counts.deletes);
   in.summary["lakedump.key-index"] = index_name;
   LD_RETURN_IF_ERROR(WriteSnapshotFiles(store, table, in));
-  LD_RETURN_IF_ERROR(DeleteDeadRunObjects(store, table, dead_run)
-                         .WithContext("deleting the objects of a run that did not commit"));
+  IcebergTableKeep keep = KeepOfHistory(table, h);
+  keep.run_ids.push_back(inc.run_id);
+  LD_RETURN_IF_ERROR(DeleteOrphanRunObjects(store, keep)
+                         .WithContext("deleting the objects of runs that did not commit"));
   return counts;
 }
 
@@ -523,6 +533,8 @@ Status CommitIcebergRedumps(ObjectStore& store, const std::string& redump_prefix
   LD_ASSIGN_OR_RETURN(DumpManifest redump, ReadDumpManifest(redump_store));
   for (const TableSummary& s : redump.tables) {
     LD_ASSIGN_OR_RETURN(TableManifest t, ReadTableManifest(redump_store, s.key));
+    // The ids the re-dump's files carry (DumpOptions::iceberg_ids_from): the history goes on.
+    LD_ASSIGN_OR_RETURN(t.schema, ContinuingFieldIds(store, t.table, std::move(t.schema)));
     for (DataFile& f : t.files) {
       std::unique_ptr<ObjectReader> holder;
       LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(redump_store, f.key, {}, &holder));
@@ -530,12 +542,18 @@ Status CommitIcebergRedumps(ObjectStore& store, const std::string& redump_prefix
                           CollectIcebergMetrics(t.schema, &reader->metadata(), std::nullopt));
       f.key = redump_prefix + f.key;
     }
+    // A snapshot of this increment by a run that died before its manifest is left out.
+    LD_ASSIGN_OR_RETURN(IcebergHistoryRead history, ReadIcebergHistory(store, t.table));
+    if (history.history) DropDeadRunSnapshot(&*history.history, inc.sequence);
     std::vector<std::pair<std::string, std::string>> deferred;
-    LD_ASSIGN_OR_RETURN(IcebergWritten written, WriteIcebergTable(store, t, &deferred, nullptr, summary));
+    LD_ASSIGN_OR_RETURN(IcebergWritten written,
+                        WriteIcebergTable(store, t, &deferred, &history, summary));
     if (!written.warning.empty()) warnings->push_back(written.warning);
     for (const auto& [key, bytes] : deferred) {
       LD_RETURN_IF_ERROR(store.PutObject(key, bytes).WithContext(key));
     }
+    LD_RETURN_IF_ERROR(DeleteOrphanRunObjects(store, written.keep)
+                           .WithContext("deleting the objects of runs that did not commit"));
   }
   return Status::OK();
 }

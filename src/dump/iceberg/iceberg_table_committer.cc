@@ -28,6 +28,14 @@ Result<bool> ReuseIcebergTable(ObjectStore& store, const TableManifest& table,
   return true;
 }
 
+Result<Schema> ContinuingFieldIds(ObjectStore& store, const TableRef& table, Schema schema) {
+  LD_ASSIGN_OR_RETURN(IcebergHistoryRead read, ReadIcebergHistory(store, table));
+  if (!read.history) return schema;
+  auto evolved = iceberg::EvolveSchema(*read.history, schema);
+  if (!evolved.ok()) return schema;
+  return std::move(*evolved);
+}
+
 IcebergTableCommitter::IcebergTableCommitter(ObjectStore* store, int table_parallelism,
                                              bool after_committed_dump, std::stop_token stop)
     : store_(store),

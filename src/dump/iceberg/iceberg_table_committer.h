@@ -53,6 +53,11 @@ struct IcebergTableSlot {
 Result<bool> ReuseIcebergTable(ObjectStore& store, const TableManifest& table,
                                IcebergTableSlot* slot);
 
+// `schema` with the field ids that continue the Iceberg history of `table` in `store`
+// (iceberg::EvolveSchema), or as it is (ids by position) when the table has no history that
+// opens and checks. Errors only when the store fails.
+Result<Schema> ContinuingFieldIds(ObjectStore& store, const TableRef& table, Schema schema);
+
 class IcebergTableCommitter {
  public:
   // `after_committed_dump`: the destination holds a committed dump, whose tables'

@@ -60,6 +60,7 @@ struct ChangeCapture::TableCapture {
   RowBatch pending;
   std::unique_ptr<TableFileWriter> writer;
   uint64_t rows = 0;
+  std::unique_ptr<PgTextFormConverter> text_form;  // null: every value as the stream has it
 };
 
 ChangeCapture::ChangeCapture(ObjectStore* changes_store, const DumpOptions& options,
@@ -94,7 +95,24 @@ void ChangeCapture::Follow(const IncrementalTable& state, const PgTablePlan& pla
   RowBatch scratch(t->schema);
   t->decoder->Decode(&scratch, 1).IgnoreError();
   t->pending.Reset(t->schema);
+  std::vector<uint32_t> type_oids;
+  for (const IncrementalColumn& c : state.columns) type_oids.push_back(c.type_oid);
+  auto text_form = std::make_unique<PgTextFormConverter>(t->names, plan.select_exprs, type_oids);
+  if (text_form->needed()) t->text_form = std::move(text_form);
   tables_[state.oid] = std::move(t);
+}
+
+bool ChangeCapture::needs_text_form_connection() const {
+  for (const auto& [oid, t] : tables_) {
+    if (t->text_form) return true;
+  }
+  return false;
+}
+
+void ChangeCapture::set_text_form_connection(PgConn* conn) {
+  for (auto& [oid, t] : tables_) {
+    if (t->text_form) t->text_form->set_connection(conn);
+  }
 }
 
 void ChangeCapture::MarkRedump(uint32_t oid, std::string reason) {
@@ -195,11 +213,12 @@ Status ChangeCapture::OnChange(const PgoutputMessage& m, uint64_t lsn) {
 }
 
 Status ChangeCapture::AppendRow(TableCapture& t, std::string_view op, uint64_t lsn,
-                                const std::vector<PgoutputValue>& values) {
+                                std::vector<PgoutputValue> values) {
   if (values.size() != t.names.size()) {
     return Status::InvalidArgument(fmt::format("a tuple of {} columns for a table of {}",
                                                values.size(), t.names.size()));
   }
+  if (t.text_form) LD_RETURN_IF_ERROR(t.text_form->Convert(&values));
   tuple_.clear();
   PutBe(&tuple_, kChangeMetaColumns + values.size(), 2);
   PutField(&tuple_, op);

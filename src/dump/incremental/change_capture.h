@@ -24,6 +24,7 @@
 #include "dump/file_encoder.h"
 #include "lake/incremental_state.h"
 #include "source/postgres/pg_catalog.h"
+#include "source/postgres/pg_text_form.h"
 #include "source/postgres/pgoutput.h"
 #include "store/object_store.h"
 
@@ -44,6 +45,11 @@ class ChangeCapture {
 
   // Follows a table by its changes. `plan` describes its columns now (equal to state's).
   void Follow(const IncrementalTable& state, const PgTablePlan& plan);
+  // True when a followed table has columns read through their text form (interval,
+  // inet...): their values are printed by the server (PgTextFormConverter), on the
+  // connection set_text_form_connection() gives before the first message.
+  bool needs_text_form_connection() const;
+  void set_text_form_connection(PgConn* conn);
   // One message of the stream; `lsn` is its WAL position.
   Status OnMessage(uint64_t lsn, std::string_view data);
   // The followed tables to re-dump, by OID, with the reason.
@@ -59,7 +65,7 @@ class ChangeCapture {
   struct TableCapture;
   Status OnChange(const PgoutputMessage& m, uint64_t lsn);
   Status AppendRow(TableCapture& t, std::string_view op, uint64_t lsn,
-                   const std::vector<PgoutputValue>& values);
+                   std::vector<PgoutputValue> values);
   void MarkRedump(uint32_t oid, std::string reason);
 
   ObjectStore* store_;

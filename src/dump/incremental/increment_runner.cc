@@ -11,6 +11,7 @@
 #include "dump/export_service.h"
 #include "dump/iceberg/iceberg_increment.h"
 #include "dump/incremental/change_capture.h"
+#include "dump/incremental/commit_step_fault.h"
 #include "dump/incremental/pg_incremental_tables.h"
 #include "dump/incremental/slot_ownership.h"
 #include "lake/dump_lease.h"
@@ -362,6 +363,12 @@ Status WriteIncrement(ObjectStore* store, PgConn& conn, const DumpManifest& base
   const DumpOptions change_options = ChangeFileOptions(request.dump);
   ChangeCapture capture(&changes_store, change_options, m->increment_id, m->start_lsn);
   TableDecisions decisions = DecideTables(state, now, &capture, m);
+  std::unique_ptr<PgConn> text_form_conn;  // the server prints interval, inet... values
+  if (capture.needs_text_form_connection()) {
+    LD_ASSIGN_OR_RETURN(text_form_conn,
+                        PgConn::Connect(request.conninfo, request.pg.connect_timeout_seconds));
+    capture.set_text_form_connection(text_form_conn.get());
+  }
   // Published without a key, the application's own UPDATE and DELETE would fail.
   LD_RETURN_IF_ERROR(RemoveFromPublication(conn, inc.publication, decisions.unpublish_oids)
                          .WithContext("removing tables without a key from the publication"));
@@ -416,7 +423,10 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
   // The tables as they are now against their recorded state.
   const std::vector<IncrementalTable>& state =
       previous.empty() ? inc.tables : previous.back().tables;
-  LD_RETURN_IF_ERROR(WriteIncrement(store, *conn, base, inc, state, request, &m, stop));
+  IncrementRequest write_request = request;
+  // Re-dumped tables keep their Iceberg field ids: their overwrite continues the history.
+  if (iceberg) write_request.dump.iceberg_ids_from = store;
+  LD_RETURN_IF_ERROR(WriteIncrement(store, *conn, base, inc, state, write_request, &m, stop));
   if (stop.stop_requested()) return Status::Cancelled("interrupted");
   LD_ASSIGN_OR_RETURN(PgSlotState after, QueryPgSlot(*conn, inc.slot));
   m.retained_wal_bytes = after.retained_wal_bytes;
@@ -427,7 +437,9 @@ Result<IncrementResult> RunIncrement(ObjectStore* store, ObjectStore* lease_stor
   IncrementResult result;
   if (iceberg) {
     // Every table's snapshot, then the increment's manifest.
-    LD_RETURN_IF_ERROR(CommitIcebergIncrement(*store, m, &result.warnings));
+    std::unique_ptr<ObjectStore> fault_holder;
+    ObjectStore* commit_store = WithCommitStepFault(store, &fault_holder);
+    LD_RETURN_IF_ERROR(CommitIcebergIncrement(*commit_store, m, &result.warnings));
   }
   DieAtFaultPoint("increment-before-commit");
   LD_RETURN_IF_ERROR(CommitIncrement(store, *lease, prefix, m, request.dump.sign_key));

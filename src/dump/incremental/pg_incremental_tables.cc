@@ -145,10 +145,10 @@ Status ParseReplicaIdentity(const PgResult& r, int row, const PgTablePlan& plan,
 }
 
 // kChanges when an increment can follow t by its changes; kRedump with the reason otherwise.
+// Columns read through their text form (interval, inet...) are followed: the change
+// capture has the server print their values as the dump does (PgTextFormConverter). Not
+// arrays read as text for their values' shape: a dump of other values would make them lists.
 void DecideMode(const PgTablePlan& plan, bool generated, IncrementalTable* t) {
-  // A cast in the SELECT list: some column is read through its text form, which the
-  // change stream (binary values) does not give.
-  const bool text_read = !plan.plain_select_list || !plan.text_fallback_columns.empty();
   t->mode = IncrementalMode::kRedump;
   if (plan.relkind != 'r' && plan.relkind != 'p') {
     t->reason = "not a table";
@@ -156,13 +156,11 @@ void DecideMode(const PgTablePlan& plan, bool generated, IncrementalTable* t) {
     t->reason = "replica identity full without a key lakedump applies by";
   } else if (t->replica_identity == 'n' || t->key.empty()) {
     t->reason = "no primary key or replica identity index";
-  } else if (text_read) {
-    t->reason = "columns read through their text form (" +
-                (plan.text_fallback_columns.empty() ? std::string("arrays or casts")
-                                                    : plan.text_fallback_columns.front()) +
-                ")";
   } else if (generated || t->columns.size() != plan.definition.schema.num_columns()) {
     t->reason = "generated columns";
+  } else if (!plan.shape_text_columns.empty()) {
+    t->reason = "arrays of several dimensions or other lower bounds, read as text (" +
+                plan.shape_text_columns.front() + ")";
   } else {
     t->mode = IncrementalMode::kChanges;
   }

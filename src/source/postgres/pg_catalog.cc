@@ -50,6 +50,10 @@ void AddMappedColumn(const PgColumnInfo& info, const PgTypeOptions& options, PgT
   if (m.text_fallback) plan->text_fallback_columns.push_back(info.name);
   if (!plan->select_list.empty()) plan->select_list += ", ";
   plan->select_list += m.select_expr;
+  plan->select_exprs.push_back(m.select_expr);
+  if (info.base_category == 'A' && info.array_as_text) {
+    plan->shape_text_columns.push_back(info.name);
+  }
   plan->plain_select_list =
       plan->plain_select_list && m.select_expr == QuoteIdent(info.name) && !info.generated;
   plan->fields.push_back(m.field);

@@ -27,6 +27,10 @@ struct PgTablePlan {
   std::string select_list;
   bool plain_select_list = true;  // select_list is the columns' names only (no casts)
   std::vector<std::string> text_fallback_columns;  // read through ::text
+  std::vector<std::string> select_exprs;  // per column: its part of select_list
+  // Array columns read as their text because a value has several dimensions or other
+  // bounds (PgColumnInfo::array_as_text): their form in a dump depends on the values.
+  std::vector<std::string> shape_text_columns;
   int64_t relation_bytes = -1;  // pg_relation_size once locked (plain tables); -1 unknown
   std::string relfilenode;      // pg_class.relfilenode as read by Describe*/DescribeMany
 };
