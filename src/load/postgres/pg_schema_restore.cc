@@ -440,19 +440,26 @@ Status PgSchemaRestorer::After(PgConn& conn, const SchemaRestorePlan& plan,
   }
   LD_RETURN_IF_ERROR(RestoreRest(conn));
   out->restored += s.entries.size();
-  // Sequences: their values at the dump's snapshot (those the archive created).
+  // Sequences: their values at the dump's snapshot (those the archive created), in one query.
+  nlohmann::json values = nlohmann::json::array();
   for (const nlohmann::json& q : plan.schema.value("sequences", nlohmann::json::array())) {
     if (!q.is_object() || !q.contains("last_value") || !q["last_value"].is_number_integer()) {
       continue;
     }
-    const std::string name = QuoteQualified(JsonString(q, "schema"), JsonString(q, "name"));
+    values.push_back({QuoteQualified(JsonString(q, "schema"), JsonString(q, "name")),
+                      std::to_string(q["last_value"].get<int64_t>()),
+                      q.value("is_called", false) ? "true" : "false"});
+  }
+  if (!values.empty()) {
     LD_RETURN_IF_ERROR(
-        conn.Query("SELECT pg_catalog.setval(c.oid, $2::pg_catalog.int8, $3::pg_catalog.bool) "
-                   "FROM (SELECT pg_catalog.to_regclass($1) AS oid) c WHERE c.oid IS NOT NULL",
-                   {name, std::to_string(q["last_value"].get<int64_t>()),
-                    q.value("is_called", false) ? "true" : "false"})
+        conn.Query("SELECT pg_catalog.setval(c.oid, (s.v ->> 1)::pg_catalog.int8, "
+                   "(s.v ->> 2)::pg_catalog.bool) "
+                   "FROM pg_catalog.json_array_elements($1::pg_catalog.json) AS s(v), "
+                   "LATERAL (SELECT pg_catalog.to_regclass(s.v ->> 0) AS oid) c "
+                   "WHERE c.oid IS NOT NULL",
+                   {values.dump()})
             .status()
-            .WithContext("setting sequence " + name));
+            .WithContext("setting the dump's sequences to their values"));
   }
   if (plan.with_data) {
     for (const PgTocEntry& e : s.entries) {
