@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A whole-database restore (issue 11): lakedump load --trust-dump of a lakedump dump (schema
 # archive + data) vs pg_restore --jobs 2 of a pg_dump -Fd --jobs 2 of the same database, each into
-# a fresh database, runs interleaved, median of RUNS. The issue's bar: lakedump / pg_restore <= 1.0.
+# a fresh database, runs interleaved (lakedump first in odd runs, pg_restore first in even ones),
+# median of RUNS; the load average is printed before and after each run. The issue's bar:
+# lakedump / pg_restore <= 1.0.
 # The database (created once, lakedump_restore_bench): `orders`, ROWS rows (default 10,000,000)
 # with 3 secondary indexes and a foreign key to `customers` (ROWS/100 rows), plus TABLES small
 # tables (default 1000) of 100 rows each with a primary key.
@@ -140,15 +142,22 @@ check() {  # the restored database has every row and index
   [ "$got" = "$ROWS/4/1" ] || { echo "restored database incomplete: $got (rows/indexes/fks)" >&2; exit 1; }
 }
 
-ld="" pg=""
-for run in $(seq "$RUNS"); do
+run_ld() {
   fresh
   ld+=" $(secs "$LD" load "$WORK/ld" "$DST" --trust-dump --progress none -j "$PARALLEL" --restore-jobs "$JOBS")"
   check
+}
+run_pg() {
   fresh
   pg+=" $(secs pg_restore --jobs "$JOBS" -d "$DST" "$WORK/pgd")"
   check
-  echo "run $run done"
+}
+ld="" pg=""
+echo "load before the runs:$(uptime | sed 's/.*load average://')"
+for run in $(seq "$RUNS"); do
+  # Alternating which goes first, so that neither always follows the other's cleanup.
+  if [ $((run % 2)) = 1 ]; then run_ld; run_pg; else run_pg; run_ld; fi
+  echo "run $run done (load:$(uptime | sed 's/.*load average://'))"
 done
 # shellcheck disable=SC2086
 ml=$(median $ld)

@@ -3,10 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdlib>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
+#include <thread>
 
+#include "base/byte_sink.h"
 #include "base/subprocess.h"
 #include "base/temp_file.h"
 #include "lake/table_selection.h"
@@ -87,14 +92,6 @@ std::vector<std::string> RoleFlags(const RestoreRoles& roles) {
   return flags;
 }
 
-std::vector<std::string> PostDataArgs(const SchemaRestorePlan& plan, const std::string& list) {
-  std::vector<std::string> args = {"--section=post-data", "--exit-on-error",
-                                   fmt::format("--jobs={}", std::max(1, plan.jobs)),
-                                   "--use-list=" + list};
-  for (std::string& f : RoleFlags(plan.roles)) args.push_back(std::move(f));
-  return args;
-}
-
 PgRoleOptions RoleOptionsOf(const RestoreRoles& roles) {
   PgRoleOptions o;
   o.no_owner = roles.no_owner;
@@ -173,10 +170,171 @@ struct PgSchemaRestorer::State {
   TempFile list;
   std::vector<PgTocEntry> entries;  // selected, in the archive's (dependency) order
   bool restoring = false;           // Before() ran pg_restore
+  PgChildConnection child;          // for every pg_restore of the load
+  std::vector<std::string> role_flags;
+  int jobs = 1;
+  PgArchiveToc toc;
+
+  // The post-data entries restored while tables still load (pg_restore_schedule.h): one
+  // thread runs a pg_restore for what is ready, again and again, until After().
+  std::mutex mu;
+  std::condition_variable changed;
+  PgRestoreSchedule schedule;  // guarded by mu
+  bool news = false;           // guarded by mu: a table loaded since the last look
+  bool finishing = false;      // guarded by mu: After() or the destructor
+  Status early;                // guarded by mu: the first failed early pg_restore
+  std::thread early_thread;
+
+  // pg_restore of `list` (indices into toc.entries; none: nothing runs), with --section when
+  // `section` is not empty, --jobs up to `max_jobs`.
+  Status Restore(const std::vector<size_t>& list, const std::string& section, int max_jobs,
+                 std::string_view what) {
+    if (list.empty()) return Status::OK();
+    std::string ids;
+    for (size_t i : list) ids += fmt::format("{};\n", toc.entries[i].dump_id);
+    TempFile file;
+    LD_RETURN_IF_ERROR(file.Write(ids));
+    std::vector<std::string> args = {"--exit-on-error", "--use-list=" + file.path()};
+    if (!section.empty()) args.push_back("--section=" + section);
+    const int n = std::min<int>(max_jobs, static_cast<int>(list.size()));
+    if (n > 1) args.push_back(fmt::format("--jobs={}", n));
+    for (const std::string& f : role_flags) args.push_back(f);
+    return RunPgRestore(tool, child, std::move(args), archive.path(), what);
+  }
+
+  void RunEarly() {
+    std::unique_lock lock(mu);
+    for (;;) {
+      changed.wait(lock, [this] { return finishing || news; });
+      if (finishing) return;
+      news = false;
+      const std::vector<size_t> batch = schedule.TakeReady();
+      if (batch.empty()) continue;
+      lock.unlock();
+      Status s = Restore(batch, "", jobs,
+                         "restoring the dump's indexes, constraints and triggers of the loaded "
+                         "tables (pg_restore) failed");
+      lock.lock();
+      if (!s.ok()) {
+        early = std::move(s);
+        return;
+      }
+    }
+  }
+
+  // Stops the early restores (after the one running); their first error.
+  Status StopEarly() {
+    {
+      std::lock_guard lock(mu);
+      finishing = true;
+    }
+    changed.notify_all();
+    if (early_thread.joinable()) early_thread.join();
+    std::lock_guard lock(mu);
+    return early;
+  }
 };
 
 PgSchemaRestorer::PgSchemaRestorer() : state_(std::make_unique<State>()) {}
-PgSchemaRestorer::~PgSchemaRestorer() = default;
+PgSchemaRestorer::~PgSchemaRestorer() { state_->StopEarly().IgnoreError(); }
+
+void PgSchemaRestorer::TableFailed() {
+  State& s = *state_;
+  {
+    std::lock_guard lock(s.mu);
+    s.finishing = true;
+  }
+  s.changed.notify_all();
+}
+
+void PgSchemaRestorer::TableLoaded(const TableRef& table) {
+  State& s = *state_;
+  {
+    std::lock_guard lock(s.mu);
+    if (!s.early_thread.joinable() || s.finishing) return;
+    s.schedule.TableLoaded(table.schema, table.name);
+    s.news = true;
+  }
+  s.changed.notify_all();
+}
+
+// pg_restore --section=pre-data of what the schedule restores before the tables, in one
+// transaction (pg_restore reads the dump ids of the list; names stay out); then, when the
+// tables are loaded, the thread that restores their post-data as they come.
+Status PgSchemaRestorer::RestorePreData(PgConn& conn, const SchemaRestorePlan& plan,
+                                        const std::vector<size_t>& selected) {
+  State& s = *state_;
+  s.schedule = PgRestoreSchedule(s.toc.entries, selected);
+  s.role_flags = RoleFlags(plan.roles);
+  s.jobs = std::max(1, plan.jobs);
+  LD_ASSIGN_OR_RETURN(s.child, ChildConnectionOf(conn.raw()));
+  std::string list;
+  for (size_t i : s.schedule.PreData()) list += fmt::format("{};\n", s.toc.entries[i].dump_id);
+  LD_RETURN_IF_ERROR(s.list.Write(list));
+  std::vector<std::string> args = {"--section=pre-data", "--single-transaction",
+                                   "--exit-on-error", "--use-list=" + s.list.path()};
+  for (const std::string& f : s.role_flags) args.push_back(f);
+  LD_RETURN_IF_ERROR(RunPgRestore(
+      s.tool, s.child, std::move(args), s.archive.path(),
+      "restoring the dump's schema (pg_restore --section=pre-data) failed and created nothing; "
+      "load into an empty database"));
+  if (plan.with_data && s.schedule.known()) {
+    s.early_thread = std::thread([&s] { s.RunEarly(); });
+  }
+  return Status::OK();
+}
+
+// After the early restores: the rest of post-data (pg_restore --jobs), then, as pg_restore
+// orders them, the grants and then event triggers. Without sections, pg_restore
+// --section=post-data of every entry (the grants came with pre-data).
+Status PgSchemaRestorer::RestoreRest(PgConn& conn) {
+  State& s = *state_;
+  LD_RETURN_IF_ERROR(s.StopEarly());
+  std::vector<size_t> rest;
+  {
+    std::lock_guard lock(s.mu);
+    rest = s.schedule.TakeRest();
+  }
+  if (!s.schedule.known()) {
+    return s.Restore(rest, "post-data", s.jobs,
+                     "restoring the dump's indexes, constraints and triggers (pg_restore "
+                     "--section=post-data) failed");
+  }
+  std::vector<size_t> passes[3];
+  for (size_t i : rest) passes[static_cast<int>(PgRestorePassOf(s.toc.entries[i]))].push_back(i);
+  LD_RETURN_IF_ERROR(s.Restore(
+      passes[0], "", s.jobs,
+      "restoring the dump's indexes, constraints and triggers (pg_restore) failed"));
+  LD_RETURN_IF_ERROR(RestoreGrants(conn, passes[1]));
+  return s.Restore(passes[2], "", 1, "restoring the dump's event triggers (pg_restore) failed");
+}
+
+// The grants in one round trip: pg_restore writes their SQL (--file=-, one transaction), which
+// runs as one query, rather than one round trip per grant. Output with any psql command but
+// the \restrict line pg_restore writes around it (and its \unrestrict) runs through
+// pg_restore instead.
+Status PgSchemaRestorer::RestoreGrants(PgConn& conn, const std::vector<size_t>& list) {
+  State& s = *state_;
+  if (list.empty()) return Status::OK();
+  constexpr std::string_view kWhat = "restoring the dump's grants (pg_restore) failed";
+  std::string ids;
+  for (size_t i : list) ids += fmt::format("{};\n", s.toc.entries[i].dump_id);
+  TempFile file;
+  LD_RETURN_IF_ERROR(file.Write(ids));
+  SubprocessSpec spec;
+  spec.argv = {s.tool.path, "--use-list=" + file.path(), "--single-transaction", "--file=-"};
+  for (const std::string& f : s.role_flags) spec.argv.push_back(f);
+  spec.argv.push_back(s.archive.path());
+  StringSink sql;
+  LD_ASSIGN_OR_RETURN(SubprocessOutcome run, RunSubprocess(spec, &sql));
+  std::optional<std::string> script;
+  if (run.exit_code == 0) script = PgRestoreScriptAsQuery(sql.str());
+  if (!script) return s.Restore(list, "", s.jobs, kWhat);
+  Status st = conn.Exec(*script).WithContext(std::string(kWhat));
+  // The script's settings (search_path, role...) end with it.
+  Status reset = conn.Exec("RESET ROLE; RESET ALL; SET client_min_messages = warning");
+  return st.ok() ? reset : st;
+}
 
 Status PgSchemaRestorer::Before(PgConn& conn, const SchemaRestorePlan& plan,
                                 SchemaRestoreOutcome* out) {
@@ -202,7 +360,8 @@ Status PgSchemaRestorer::Before(PgConn& conn, const SchemaRestorePlan& plan,
                          "or load with --data-only (tables only, without the archive's views, "
                          "functions, types, sequences, indexes, triggers)"));
   LD_RETURN_IF_ERROR(s.archive.Write(plan.archive));
-  LD_ASSIGN_OR_RETURN(const PgArchiveToc toc, ReadToc(s.tool, s.archive.path(), plan.archive));
+  LD_ASSIGN_OR_RETURN(s.toc, ReadToc(s.tool, s.archive.path(), plan.archive));
+  const PgArchiveToc& toc = s.toc;
   std::vector<std::string> skipped;
   std::vector<size_t> selected = SelectArchiveEntries(toc.entries, plan, &skipped);
   const bool has_definitions = std::any_of(toc.entries.begin(), toc.entries.end(),
@@ -220,22 +379,12 @@ Status PgSchemaRestorer::Before(PgConn& conn, const SchemaRestorePlan& plan,
                                                  e.has_schema ? e.schema : std::string("-"),
                                                  e.tag});
   });
-  std::string list;
   for (size_t i : selected) {
     const PgArchiveTocEntry& e = toc.entries[i];
-    list += fmt::format("{};\n", e.dump_id);  // pg_restore reads the id; names stay out
     s.entries.push_back(PgTocEntry{fmt::format("{};", e.dump_id), e.catalog_oid, e.object_oid,
                                    e.desc, e.has_schema ? e.schema : std::string("-"), e.tag});
   }
-  LD_RETURN_IF_ERROR(s.list.Write(list));
-  LD_ASSIGN_OR_RETURN(const PgChildConnection child, ChildConnectionOf(conn.raw()));
-  std::vector<std::string> args = {"--section=pre-data", "--single-transaction",
-                                   "--exit-on-error", "--use-list=" + s.list.path()};
-  for (std::string& f : RoleFlags(plan.roles)) args.push_back(std::move(f));
-  LD_RETURN_IF_ERROR(RunPgRestore(
-      s.tool, child, std::move(args), s.archive.path(),
-      "restoring the dump's schema (pg_restore --section=pre-data) failed and created nothing; "
-      "load into an empty database"));
+  LD_RETURN_IF_ERROR(RestorePreData(conn, plan, selected));
   if (!public_owner.empty()) {
     LD_RETURN_IF_ERROR(conn.Exec("ALTER SCHEMA public OWNER TO " + QuoteIdent(public_owner))
                            .WithContext("setting the owner of schema public"));
@@ -289,27 +438,28 @@ Status PgSchemaRestorer::After(PgConn& conn, const SchemaRestorePlan& plan,
     }
     return Status::OK();
   }
-  LD_ASSIGN_OR_RETURN(const PgChildConnection post_child, ChildConnectionOf(conn.raw()));
-  LD_RETURN_IF_ERROR(RunPgRestore(
-      s.tool, post_child,
-      PostDataArgs(plan, s.list.path()),
-      s.archive.path(),
-      "restoring the dump's indexes, constraints and triggers (pg_restore --section=post-data) "
-      "failed"));
+  LD_RETURN_IF_ERROR(RestoreRest(conn));
   out->restored += s.entries.size();
-  // Sequences: their values at the dump's snapshot (those the archive created).
+  // Sequences: their values at the dump's snapshot (those the archive created), in one query.
+  nlohmann::json values = nlohmann::json::array();
   for (const nlohmann::json& q : plan.schema.value("sequences", nlohmann::json::array())) {
     if (!q.is_object() || !q.contains("last_value") || !q["last_value"].is_number_integer()) {
       continue;
     }
-    const std::string name = QuoteQualified(JsonString(q, "schema"), JsonString(q, "name"));
+    values.push_back({QuoteQualified(JsonString(q, "schema"), JsonString(q, "name")),
+                      std::to_string(q["last_value"].get<int64_t>()),
+                      q.value("is_called", false) ? "true" : "false"});
+  }
+  if (!values.empty()) {
     LD_RETURN_IF_ERROR(
-        conn.Query("SELECT pg_catalog.setval(c.oid, $2::pg_catalog.int8, $3::pg_catalog.bool) "
-                   "FROM (SELECT pg_catalog.to_regclass($1) AS oid) c WHERE c.oid IS NOT NULL",
-                   {name, std::to_string(q["last_value"].get<int64_t>()),
-                    q.value("is_called", false) ? "true" : "false"})
+        conn.Query("SELECT pg_catalog.setval(c.oid, (s.v ->> 1)::pg_catalog.int8, "
+                   "(s.v ->> 2)::pg_catalog.bool) "
+                   "FROM pg_catalog.json_array_elements($1::pg_catalog.json) AS s(v), "
+                   "LATERAL (SELECT pg_catalog.to_regclass(s.v ->> 0) AS oid) c "
+                   "WHERE c.oid IS NOT NULL",
+                   {values.dump()})
             .status()
-            .WithContext("setting sequence " + name));
+            .WithContext("setting the dump's sequences to their values"));
   }
   if (plan.with_data) {
     for (const PgTocEntry& e : s.entries) {

@@ -1,9 +1,14 @@
 // The schema of a PostgreSQL dump restored into PostgreSQL with PostgreSQL's own tool
 // (docs/dump-format.md "Schema", README "A replica"):
 //   Before  pg_restore --section=pre-data --single-transaction --exit-on-error of the
-//           archive (types, domains, enums, sequences, tables, functions, views): an
-//           object that exists already fails the load naming it, with nothing created;
-//   After   pg_restore --section=post-data --jobs N (indexes, constraints, foreign keys,
+//           archive (types, domains, enums, sequences, tables, functions, views; their
+//           grants wait, as in pg_restore, for after the data): an object that exists
+//           already fails the load naming it, with nothing created;
+//   tables  as each table is loaded (TableLoaded), a thread restores the indexes, keys,
+//           constraints and triggers that are ready, one pg_restore --jobs N after another,
+//           while other tables still load (pg_restore_schedule.h; as pg_restore --jobs
+//           schedules each item by its dependencies);
+//   After   pg_restore --jobs N of the rest (what is on tables loaded last, grants, event
 //           triggers), every sequence set to its value at the dump's snapshot, then
 //           REFRESH of the materialized views in dependency order.
 // The archive's table of contents is read in process (pg_archive_toc.h); the entries to
@@ -18,8 +23,9 @@
 // Without trust (LoadOptions::trust_schema) or from another engine only the indexes
 // on plain columns are built (schema_subset.h) and the rest is reported.
 //
-// One restorer per load; Before and After are called from one thread, in order. It
-// owns temporary files (the archive, the list), removed on destruction.
+// One restorer per load; Before and After are called from one thread, in order,
+// TableLoaded from any thread in between. It owns temporary files (the archive, the lists),
+// removed on destruction, which waits for a pg_restore still running.
 #pragma once
 
 #include <memory>
@@ -27,6 +33,7 @@
 #include <vector>
 
 #include "load/postgres/pg_archive_selection.h"
+#include "load/postgres/pg_restore_schedule.h"
 #include "load/target_database.h"
 #include "source/postgres/pg_conn.h"
 #include "source/postgres/pg_schema_capture.h"
@@ -43,8 +50,20 @@ class PgSchemaRestorer {
   // `conn` is an idle connection to the target (its parameters go to pg_restore).
   Status Before(PgConn& conn, const SchemaRestorePlan& plan, SchemaRestoreOutcome* out);
   Status After(PgConn& conn, const SchemaRestorePlan& plan, SchemaRestoreOutcome* out);
+  // A table Before() created is loaded and will not change (thread-safe): its post-data
+  // entries (indexes, keys, constraints, triggers) may be restored now, while other tables
+  // still load, as pg_restore --jobs does; a no-op when nothing is restored early.
+  void TableLoaded(const TableRef& table);
+  // A table failed (thread-safe): no more post-data starts (the load fails; After() is not
+  // called).
+  void TableFailed();
 
  private:
+  Status RestorePreData(PgConn& conn, const SchemaRestorePlan& plan,
+                        const std::vector<size_t>& selected);
+  Status RestoreRest(PgConn& conn);
+  Status RestoreGrants(PgConn& conn, const std::vector<size_t>& list);
+
   struct State;
   std::unique_ptr<State> state_;
 };

@@ -220,6 +220,7 @@ class PostgresTarget final : public TargetDatabase {
       std::lock_guard lock(mu_);
       tables_.erase(name);
     }
+    if (s.ok() && staged.direct) restorer_.TableLoaded(plan.source);
     return s;
   }
 
@@ -282,6 +283,7 @@ class PostgresTarget final : public TargetDatabase {
   }
 
   Status AbortTable(const TablePlan& plan) override {
+    restorer_.TableFailed();
     const std::string name = plan.target.QualifiedName();
     // Loaded straight into the restored table: emptied (sinks that committed left rows in it),
     // so that no part of it is presented as loaded. Otherwise the staging table is dropped.

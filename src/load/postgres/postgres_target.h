@@ -34,10 +34,13 @@
 //   OpenSink      BEGIN, COPY table FROM STDIN (FORMAT binary|text); the only sink of a plain
 //                 table runs BEGIN; TRUNCATE ONLY table; COPY ... (FORMAT ..., FREEZE),
 //                 so its whole load is one transaction; several sinks commit each their part.
-//   CommitTable   nothing (no ANALYZE, as pg_restore: autovacuum analyzes new tables).
+//   CommitTable   tells the schema restorer the table is loaded: its post-data (indexes,
+//                 keys, constraints, triggers) may be restored while other tables load
+//                 (pg_schema_restore.h); no ANALYZE, as pg_restore: autovacuum analyzes new
+//                 tables.
 //   AbortTable    empties the table (TRUNCATE), so no part of it stays loaded.
-// The restore is into an empty database and fails as a whole: its post-data (indexes,
-// constraints, triggers) never runs after a failed table (README "A replica").
+// The restore is into an empty database and fails as a whole: after a failed table no more
+// post-data starts and no grant is restored (README "A replica").
 // Mapping and limits: docs/type-mapping.md, "Loading into PostgreSQL".
 //
 // Thread-safe (TargetDatabase contract). Sinks borrow the target: REQUIRES

@@ -121,7 +121,9 @@ Status ReadEntry(ArchiveReader& in, int version, size_t offset_size, PgArchiveTo
   LD_RETURN_IF_ERROR(ParseOid(s, &e->object_oid, e->dump_id));
   LD_RETURN_IF_ERROR(in.Str(&e->tag, what));
   LD_RETURN_IF_ERROR(in.Str(&e->desc, what));
-  LD_RETURN_IF_ERROR(in.Int(&ignored, what));  // section (1.11+)
+  int64_t section = 0;
+  LD_RETURN_IF_ERROR(in.Int(&section, what));  // section (1.11+)
+  e->section = section >= 1 && section <= 4 ? static_cast<int>(section) : 0;
   e->definition_at = in.pos();
   LD_RETURN_IF_ERROR(in.Str(&s, what));        // the definition
   e->definition_end = in.pos();

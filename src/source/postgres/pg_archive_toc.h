@@ -34,6 +34,9 @@ struct PgArchiveTocEntry {
   uint32_t object_oid = 0;
   std::string desc;          // "TABLE", "FK CONSTRAINT", ...
   std::string tag;           // "customers", "orders orders_pkey"
+  // pg_dump's section: 1 none (ACLs, comments: they go with the section before them), 2
+  // pre-data, 3 data, 4 post-data; 0 when unknown (read from a `pg_restore --list`).
+  int section = 0;
   bool has_schema = false;   // false: no schema (NULL), as for extensions' comments
   std::string schema;
   std::string owner;
