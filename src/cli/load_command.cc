@@ -121,6 +121,7 @@ nlohmann::json Summary(const LoadResult& r, const std::string& dump, const std::
           {"rows", r.rows},
           {"files", r.files},
           {"bytes", r.bytes},
+          {"large_objects", r.large_objects},
           {"seconds", r.seconds},
           {"rows_per_second", r.seconds > 0 ? r.rows / r.seconds : 0.0},
           {"loaded", tables},
@@ -266,6 +267,10 @@ void PrintLoadResult(const LoadArgs& a, const LoadResult& r, const std::string& 
       r.tables.size(), FormatCount(static_cast<double>(r.rows)).c_str(),
       static_cast<unsigned long long>(r.files), FormatBytes(r.bytes).c_str(),
       FormatSeconds(r.seconds).c_str(), FormatCount(rate).c_str(), target_name.c_str());
+  if (r.large_objects > 0) {
+    std::printf("large objects: %llu restored\n",
+                static_cast<unsigned long long>(r.large_objects));
+  }
   if (r.schema.method != "none") {
     std::printf("schema: %llu objects restored (%s), %zu skipped\n",
                 static_cast<unsigned long long>(r.schema.restored), r.schema.method.c_str(),

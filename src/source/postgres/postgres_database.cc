@@ -14,6 +14,7 @@
 #include "source/postgres/pg_catalog.h"
 #include "source/postgres/pg_conn.h"
 #include "source/postgres/pg_connection_pool.h"
+#include "source/postgres/pg_large_objects.h"
 #include "source/postgres/pg_schema_capture.h"
 #include "source/postgres/postgres_table_source.h"
 
@@ -623,7 +624,13 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
   capture.info["schema_from"] = options.use_source_tool ? "pg_dump" : "lakedump";
   capture.info["indexes"] = std::move(facts->indexes);
   capture.info["partitions"] = std::move(facts->partitions);
-  if (facts->large_objects > 0) capture.info["large_objects"] = facts->large_objects;
+  if (facts->large_objects > 0 && options.large_objects) {
+    LD_ASSIGN_OR_RETURN(capture.large_objects,
+                        OpenPgLargeObjects(conninfo_, options_.connect_timeout_seconds,
+                                           request.snapshot_id));
+  } else if (facts->large_objects > 0) {
+    capture.info["large_objects_left_out"] = facts->large_objects;
+  }
   if (options.use_source_tool) {
     // What only the archive's restore uses: not read at all without it.
     capture.info["sequences"] = std::move(facts->sequences);
