@@ -116,7 +116,11 @@ Result<nlohmann::json> ExportService::CaptureSchema(const SchemaSelection& selec
   SchemaCaptureOptions options;
   options.use_source_tool = options_.schema_from_source_tool;
   options.tool_dir = options_.pg_bin_dir;
-  options.large_objects = options_.include.empty();  // as pg_dump -t: tables only
+  // Opened first: the session imports the snapshot, which a --no-snapshot coordinator releases
+  // once the schema is captured.
+  auto* provider = dynamic_cast<LargeObjectProvider*>(db_);
+  Result<std::unique_ptr<LargeObjectSource>> large_objects =
+      provider ? provider->OpenLargeObjects() : std::unique_ptr<LargeObjectSource>();
   Result<SchemaCapture> captured = [&] {
     // On the schema thread's own lane: where it ends against the tables shows whether the
     // commit waits for it.
@@ -141,12 +145,16 @@ Result<nlohmann::json> ExportService::CaptureSchema(const SchemaSelection& selec
     archive["xxh64"] = Xxh64Hex(capture.archive);
     if (!options_.sign_key.empty()) archive["sha256"] = Sha256Hex(capture.archive);
   }
-  if (capture.large_objects) {
+  if (!large_objects.ok()) return large_objects.status().WithContext("large objects");
+  if (*large_objects && !options_.include.empty()) {
+    // As pg_dump -t: a dump of some tables holds those tables only.
+    info["large_objects_left_out"] = (*large_objects)->objects().size();
+  } else if (*large_objects) {
     TraceSpan span(trace_, "large objects", "schema");
-    LD_ASSIGN_OR_RETURN(LargeObjectDumpResult lobs,
-                        DumpLargeObjects(*capture.large_objects, *store_, *journal_,
+    LD_ASSIGN_OR_RETURN(LargeObjectDumpResult dumped,
+                        DumpLargeObjects(**large_objects, *store_, *journal_,
                                          !options_.sign_key.empty(), stop));
-    info["large_objects"] = std::move(lobs.entries);
+    info["large_objects"] = std::move(dumped.entries);
   }
   return info;
 }

@@ -12,7 +12,7 @@ Result<LargeObjectLoadPlan> PlanLargeObjects(const DumpManifest& manifest,
   LargeObjectLoadPlan plan;
   LD_ASSIGN_OR_RETURN(std::vector<LargeObjectEntry> objects, ParseLargeObjects(manifest.schema));
   if (objects.empty() || options.schema_only) return plan;  // data, as pg_restore's BLOBS
-  if (!target.restores_large_objects()) {
+  if (dynamic_cast<const LargeObjectTarget*>(&target) == nullptr) {
     plan.skipped.push_back(fmt::format(
         "skipped {} PostgreSQL large object(s): large objects cannot be restored into {}",
         objects.size(), target.Describe()));
@@ -61,16 +61,19 @@ Status CheckLargeObjectsBeforeLoad(ObjectStore& store, TargetDatabase& target,
     }
     metas.push_back(e.meta);
   }
-  return target.CheckLargeObjects(metas, plan.roles);
+  // PlanLargeObjects lists objects only for a target that has the capability.
+  return dynamic_cast<LargeObjectTarget&>(target).CheckLargeObjects(metas, plan.roles);
 }
 
 Result<uint64_t> RestoreLargeObjects(ObjectStore& store, TargetDatabase& target,
                                      const LargeObjectLoadPlan& plan, std::stop_token stop) {
   uint64_t restored = 0;
+  if (plan.objects.empty()) return restored;
+  auto& into = dynamic_cast<LargeObjectTarget&>(target);
   for (const LargeObjectEntry& e : plan.objects) {
     if (stop.stop_requested()) return Status::Cancelled("cancelled");
     LD_ASSIGN_OR_RETURN(std::unique_ptr<LargeObjectSink> sink,
-                        target.OpenLargeObject(e.meta, plan.roles));
+                        into.OpenLargeObject(e.meta, plan.roles));
     // The checksum is known after the last chunk: the sink commits only then, so a file that
     // does not match leaves nothing of its object.
     LD_RETURN_IF_ERROR(ReadLargeObjectChecked(

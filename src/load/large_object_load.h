@@ -8,7 +8,9 @@
 #pragma once
 
 #include <stop_token>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -19,6 +21,32 @@
 #include "store/object_store.h"
 
 namespace lakedump {
+
+// One large object being restored (LargeObjectTarget::OpenLargeObject): created with its OID,
+// its bytes appended in chunks, then Commit() sets its owner, grants and comment and commits.
+// Destroyed without Commit(): rolled back, nothing of it left. One thread.
+class LargeObjectSink {
+ public:
+  virtual ~LargeObjectSink() = default;
+  virtual Status Append(std::string_view bytes) = 0;
+  virtual Status Commit() = 0;
+};
+
+// The capability of a TargetDatabase that holds large objects (PostgreSQL), found with
+// dynamic_cast: a target without it (SQLite) leaves them out, listed as skipped.
+// Thread-safe, like the target.
+class LargeObjectTarget {
+ public:
+  virtual ~LargeObjectTarget() = default;
+  // Before anything is created: InvalidArgument in one line when one of `objects` exists in
+  // the target already (naming its OID), or a role restoring them needs (owner unless
+  // --no-owner, grantees unless --no-privileges, after --role-map) does not.
+  virtual Status CheckLargeObjects(const std::vector<LargeObjectMeta>& objects,
+                                   const RestoreRoles& roles) = 0;
+  // Starts restoring one large object with its own OID, in a transaction of its own.
+  virtual Result<std::unique_ptr<LargeObjectSink>> OpenLargeObject(
+      const LargeObjectMeta& object, const RestoreRoles& roles) = 0;
+};
 
 struct LargeObjectLoadPlan {
   std::vector<LargeObjectEntry> objects;  // to restore, by OID

@@ -145,16 +145,6 @@ class LoadNotes {
   uint64_t skipped_schema_items_ = 0;  // guarded by mu_
 };
 
-// One large object being restored (TargetDatabase::OpenLargeObject): created with its OID,
-// its bytes appended in chunks, then Commit() sets its owner, grants and comment and commits.
-// Destroyed without Commit(): rolled back, nothing of it left. One thread.
-class LargeObjectSink {
- public:
-  virtual ~LargeObjectSink() = default;
-  virtual Status Append(std::string_view bytes) = 0;
-  virtual Status Commit() = 0;
-};
-
 class TargetDatabase {
  public:
   virtual ~TargetDatabase() = default;
@@ -191,22 +181,6 @@ class TargetDatabase {
   // left. Default: nothing (CommitTable committed each).
   virtual Status CommitTogether(const SchemaRestorePlan& /*plan*/) { return Status::OK(); }
   virtual Status AbortTogether() { return Status::OK(); }
-
-  // Large objects (PostgreSQL targets; lake/large_objects.h). A target that cannot hold them
-  // says false, and the load leaves them out with one warning.
-  virtual bool restores_large_objects() const { return false; }
-  // Before anything is created: InvalidArgument in one line when one of `objects` exists in
-  // the target already (naming its OID), or a role restoring them needs (owner unless
-  // --no-owner, grantees unless --no-privileges, after --role-map) does not.
-  virtual Status CheckLargeObjects(const std::vector<LargeObjectMeta>& /*objects*/,
-                                   const RestoreRoles& /*roles*/) {
-    return Status::OK();
-  }
-  // Starts restoring one large object with its own OID (in a transaction of its own).
-  virtual Result<std::unique_ptr<LargeObjectSink>> OpenLargeObject(
-      const LargeObjectMeta& /*object*/, const RestoreRoles& /*roles*/) {
-    return Status::Unimplemented("this target does not hold large objects");
-  }
  private:
   LoadNotes notes_;
 };

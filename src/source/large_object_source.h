@@ -2,10 +2,13 @@
 // each one is (OID, owner, grants, comment) and a stream of its bytes in bounded chunks.
 // A LargeObjectSource is used by one thread at a time; it holds its own session in the
 // snapshot, so it may outlive the Database that made it.
+// LargeObjectProvider is the capability of a Database that has large objects (PostgreSQL):
+// the dump finds it with dynamic_cast, so that sources without them implement nothing.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,16 @@ class LargeObjectSource {
   // Appends the bytes of large object `oid` to `sink`, read in chunks of at most
   // `chunk_bytes` (never the whole object in memory).
   virtual Status Read(uint32_t oid, size_t chunk_bytes, ByteSink* sink) = 0;
+};
+
+// Implemented by the Databases that have large objects (and by wrappers that forward to one).
+class LargeObjectProvider {
+ public:
+  virtual ~LargeObjectProvider() = default;
+  // The large objects at the snapshot, read on a session of their own that imported it (open
+  // it before the snapshot may be released); nullptr when there are none.
+  // REQUIRES: BeginSnapshot() first. Thread-safe.
+  virtual Result<std::unique_ptr<LargeObjectSource>> OpenLargeObjects() = 0;
 };
 
 }  // namespace lakedump

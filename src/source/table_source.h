@@ -15,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "source/large_object_source.h"
 #include "table/row_batch.h"
 #include "table/schema.h"
 
@@ -65,9 +64,6 @@ struct SchemaSelection {
 struct SchemaCaptureOptions {
   bool use_source_tool = true;  // false (--schema-from lakedump): no pg_dump archive
   std::string tool_dir;         // where pg_dump is; empty = search (see pg_tools.h)
-  // The source's large objects are dumped (SchemaCapture::large_objects); false (dump
-  // --tables: as pg_dump -t) only counts them ("large_objects_left_out").
-  bool large_objects = true;
 };
 
 // The schema beyond the tables' own definitions, at the dump's snapshot: the
@@ -77,9 +73,6 @@ struct SchemaCaptureOptions {
 struct SchemaCapture {
   nlohmann::json info = nlohmann::json::object();
   std::string archive;  // empty: none
-  // The large objects at the snapshot (PostgreSQL, SchemaCaptureOptions::large_objects);
-  // null when there are none.
-  std::unique_ptr<LargeObjectSource> large_objects;
 };
 
 class TableSource {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/checksum.h"
+#include "lake/run_journal.h"
 #include "store/memory/memory_store.h"
 
 namespace lakedump {
@@ -39,6 +40,14 @@ TEST(LargeObjectsTest, KeysNameTheirOidAndRunInTheirFolder) {
                           "large_objects/1-r.bin", "_large_objects/12345678901-r.bin"}) {
     EXPECT_FALSE(IsLargeObjectKey(bad, "")) << bad;
   }
+}
+
+TEST(LargeObjectsTest, ARunClaimsItsOwnFilesOnly) {
+  // A failed run's files are deleted by its journal, never another run's.
+  EXPECT_TRUE(ClaimableByRun(LargeObjectKey(16401, kRun), kRun));
+  EXPECT_FALSE(ClaimableByRun(LargeObjectKey(16401, kRun), "20261205T120000Z-00000000"));
+  const nlohmann::json schema = Schema({Entry(7, "abc"), nlohmann::json{{"key", "../x"}}});
+  EXPECT_EQ(LargeObjectKeys(schema), std::vector<std::string>{LargeObjectKey(7, kRun)});
 }
 
 TEST(LargeObjectsTest, RoundTripsThroughTheManifest) {

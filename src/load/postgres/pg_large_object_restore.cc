@@ -105,18 +105,7 @@ Status PgCheckLargeObjects(PgConn& conn, const std::vector<LargeObjectMeta>& obj
         more > 0 ? fmt::format(" (and {} more of the dump's)", more) : std::string()));
   }
   const std::map<std::string, PgRoleUses> needed = LargeObjectRolesNeeded(objects, roles);
-  nlohmann::json names = nlohmann::json::array();
-  for (const auto& [role, use] : needed) names.push_back(role);
-  LD_ASSIGN_OR_RETURN(
-      PgResult absent,
-      conn.Query("SELECT r FROM pg_catalog.json_array_elements_text($1::pg_catalog.json) r "
-                 "WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = r)",
-                 {names.dump()}));
-  std::map<std::string, PgRoleUses> missing;
-  for (int i = 0; i < PQntuples(absent.get()); ++i) {
-    const std::string role(PgValue(absent.get(), i, 0));
-    missing.emplace(role, needed.at(role));
-  }
+  LD_ASSIGN_OR_RETURN(const auto missing, PgMissingRoles(conn, needed));
   if (!missing.empty()) {
     return Status::InvalidArgument(MissingRolesLine(missing) + " (for the dump's large objects)");
   }

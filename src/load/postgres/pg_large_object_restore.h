@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "base/status.h"
+#include "load/large_object_load.h"
 #include "load/restore_filter.h"
-#include "load/target_database.h"
 #include "source/large_object_source.h"
 #include "source/postgres/pg_connection_pool.h"
 

@@ -124,7 +124,7 @@ struct StagedTable {
 
 std::string AppendInsertSql(const TablePlan& plan, const StagedTable& staged);
 
-class PostgresTarget final : public TargetDatabase {
+class PostgresTarget final : public TargetDatabase, public LargeObjectTarget {
  public:
   PostgresTarget(std::string conninfo, PostgresTargetOptions options)
       : options_(options),
@@ -267,8 +267,6 @@ class PostgresTarget final : public TargetDatabase {
     pool_.Release(std::move(conn));
     return Status::OK();
   }
-
-  bool restores_large_objects() const override { return true; }
 
   Status CheckLargeObjects(const std::vector<LargeObjectMeta>& objects,
                            const RestoreRoles& roles) override {
