@@ -5,6 +5,16 @@
 #include <map>
 
 namespace lakedump {
+namespace {
+
+// PlanLargeObjects plans objects only for a target with the capability.
+Result<LargeObjectTarget*> LargeObjectTargetOf(TargetDatabase& target) {
+  auto* into = dynamic_cast<LargeObjectTarget*>(&target);
+  if (into == nullptr) return Status::Internal("large objects planned for a target without them");
+  return into;
+}
+
+}  // namespace
 
 Result<LargeObjectLoadPlan> PlanLargeObjects(const DumpManifest& manifest,
                                              const LoadOptions& options,
@@ -61,19 +71,19 @@ Status CheckLargeObjectsBeforeLoad(ObjectStore& store, TargetDatabase& target,
     }
     metas.push_back(e.meta);
   }
-  // PlanLargeObjects lists objects only for a target that has the capability.
-  return dynamic_cast<LargeObjectTarget&>(target).CheckLargeObjects(metas, plan.roles);
+  LD_ASSIGN_OR_RETURN(LargeObjectTarget * into, LargeObjectTargetOf(target));
+  return into->CheckLargeObjects(metas, plan.roles);
 }
 
 Result<uint64_t> RestoreLargeObjects(ObjectStore& store, TargetDatabase& target,
                                      const LargeObjectLoadPlan& plan, std::stop_token stop) {
   uint64_t restored = 0;
   if (plan.objects.empty()) return restored;
-  auto& into = dynamic_cast<LargeObjectTarget&>(target);
+  LD_ASSIGN_OR_RETURN(LargeObjectTarget * into, LargeObjectTargetOf(target));
   for (const LargeObjectEntry& e : plan.objects) {
     if (stop.stop_requested()) return Status::Cancelled("cancelled");
     LD_ASSIGN_OR_RETURN(std::unique_ptr<LargeObjectSink> sink,
-                        into.OpenLargeObject(e.meta, plan.roles));
+                        into->OpenLargeObject(e.meta, plan.roles));
     // The checksum is known after the last chunk: the sink commits only then, so a file that
     // does not match leaves nothing of its object.
     LD_RETURN_IF_ERROR(ReadLargeObjectChecked(

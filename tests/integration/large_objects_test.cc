@@ -205,7 +205,7 @@ TEST_F(LargeObjectsTest, AnOidTheTargetHasIsOneErrorAndNothingIsRestored) {
   if (Stopped()) return;
   const std::string dump = DumpVerified();
   ScratchDatabase replica(admin_.get());
-  ASSERT_TRUE(testing_pg::RunSqlIn(replica, "SELECT lo_create(4242003)"));
+  ASSERT_TRUE(testing_pg::RunSqlIn(replica, "DO $$BEGIN PERFORM lo_create(4242003); END$$"));
   RunResult l = Load(dump, replica, "--trust-dump");
   EXPECT_EQ(l.code, 2) << l.out << l.err;
   EXPECT_NE(l.err.find("large object 4242003 already exists in the target"), std::string::npos)
