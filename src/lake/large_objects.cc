@@ -28,6 +28,17 @@ bool LargeObjectHexOfSize(const nlohmann::json& j, size_t size) {
   return true;
 }
 
+// A non-negative integer (parsed JSON gives unsigned; built in code, signed).
+bool LargeObjectCount(const nlohmann::json& j, uint64_t* out) {
+  if (j.is_number_unsigned()) {
+    *out = j.get<uint64_t>();
+    return true;
+  }
+  if (!j.is_number_integer() || j.get<int64_t>() < 0) return false;
+  *out = static_cast<uint64_t>(j.get<int64_t>());
+  return true;
+}
+
 // One privilege: {"grantee": role or "" (PUBLIC), "privilege": SELECT|UPDATE, "grantable"}.
 Result<LargeObjectGrant> ParseLargeObjectGrant(const nlohmann::json& g) {
   if (!g.is_object() || !g.contains("grantee") || !g["grantee"].is_string() ||
@@ -48,11 +59,11 @@ Result<LargeObjectGrant> ParseLargeObjectGrant(const nlohmann::json& g) {
 
 Result<LargeObjectMeta> ParseLargeObjectMeta(const nlohmann::json& o) {
   LargeObjectMeta m;
-  if (!o.contains("oid") || !o["oid"].is_number_unsigned() || o["oid"].get<uint64_t>() == 0 ||
-      o["oid"].get<uint64_t>() > 0xFFFFFFFFull) {
+  uint64_t oid = 0;
+  if (!o.contains("oid") || !LargeObjectCount(o["oid"], &oid) || oid == 0 || oid > 0xFFFFFFFFull) {
     return Status::InvalidArgument("its oid is not a number from 1 to 4294967295");
   }
-  m.oid = static_cast<uint32_t>(o["oid"].get<uint64_t>());
+  m.oid = static_cast<uint32_t>(oid);
   if (!o.contains("owner") || !o["owner"].is_string() || o["owner"].get<std::string>().empty()) {
     return Status::InvalidArgument("it has no owner");
   }
@@ -85,10 +96,9 @@ Result<LargeObjectEntry> ParseLargeObjectEntry(const nlohmann::json& o) {
     return Status::InvalidArgument(fmt::format("its key is not {}<run>.bin", prefix));
   }
   e.key = o["key"].get<std::string>();
-  if (!o.contains("bytes") || !o["bytes"].is_number_unsigned()) {
+  if (!o.contains("bytes") || !LargeObjectCount(o["bytes"], &e.bytes)) {
     return Status::InvalidArgument("it has no size");
   }
-  e.bytes = o["bytes"].get<uint64_t>();
   if (!o.contains("xxh64") || !LargeObjectHexOfSize(o["xxh64"], 16)) {
     return Status::InvalidArgument("it has no xxh64 checksum");
   }
@@ -140,7 +150,8 @@ Result<std::vector<LargeObjectEntry>> ParseLargeObjects(const nlohmann::json& sc
   std::vector<LargeObjectEntry> out;
   if (!schema.is_object() || !schema.contains("large_objects")) return out;
   const nlohmann::json& list = schema["large_objects"];
-  if (list.is_number_unsigned()) return out;  // an older dump's count: UnheldLargeObjectsWarning
+  uint64_t count = 0;
+  if (LargeObjectCount(list, &count)) return out;  // an older dump's: UnheldLargeObjectsWarning
   if (!list.is_array()) {
     return Status::InvalidArgument(
         "_manifest.json: schema.large_objects is not a list (the dump was altered or is damaged)");
@@ -214,14 +225,15 @@ Status ReadLargeObjectChecked(ObjectStore& store, const LargeObjectEntry& e,
 }
 
 std::string UnheldLargeObjectsWarning(const nlohmann::json& schema) {
+  uint64_t count = 0;
   if (!schema.is_object() || !schema.contains("large_objects") ||
-      !schema["large_objects"].is_number_unsigned() || schema["large_objects"] == 0) {
+      !LargeObjectCount(schema["large_objects"], &count) || count == 0) {
     return "";
   }
   return fmt::format(
       "the dump's source held {} large object(s), which this dump (of an older lakedump) does "
       "not hold: they are not restored (an oid column that names one points at nothing)",
-      schema["large_objects"].get<uint64_t>());
+      count);
 }
 
 }  // namespace lakedump

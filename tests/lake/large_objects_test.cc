@@ -73,9 +73,9 @@ TEST(LargeObjectsTest, RoundTripsThroughTheManifest) {
   EXPECT_FALSE((*p2)[0].meta.has_acl);
   EXPECT_FALSE((*p2)[0].meta.has_comment);
   // An older dump's count, or none: nothing to restore.
-  EXPECT_TRUE(ParseLargeObjects(nlohmann::json{{"large_objects", 2}})->empty());
+  EXPECT_TRUE(ParseLargeObjects(Schema(2))->empty());
   EXPECT_TRUE(ParseLargeObjects(nlohmann::json::object())->empty());
-  EXPECT_NE(UnheldLargeObjectsWarning(nlohmann::json{{"large_objects", 2}}).find("held 2 large object(s)"),
+  EXPECT_NE(UnheldLargeObjectsWarning(Schema(2)).find("held 2 large object(s)"),
             std::string::npos);
   EXPECT_EQ(UnheldLargeObjectsWarning(Schema({Entry(7, "abc")})), "");
 }
@@ -107,7 +107,7 @@ TEST(LargeObjectsTest, AHostileEntryIsRefusedInOneLine) {
     EXPECT_FALSE(ParseLargeObjects(Schema({e})).ok()) << grant.dump();
   }
   EXPECT_FALSE(ParseLargeObjects(Schema({good, good})).ok());  // one OID twice
-  EXPECT_FALSE(ParseLargeObjects(nlohmann::json{{"large_objects", "many"}}).ok());
+  EXPECT_FALSE(ParseLargeObjects(Schema("many")).ok());
   EXPECT_FALSE(ParseLargeObjects(Schema({"x"})).ok());
 }
 
