@@ -260,7 +260,8 @@ void AddDumpWhatOptions(CLI::App* app, DumpArgs& a) {
       ->required();
   AddIntOption(app, "--table-parallelism,-j", &a.table_parallelism, 1, kMaxThreads,
                "table tasks at once (default: number of cores)");
-  app->add_option("--tables", a.tables, "only these tables: globs over schema.table or table")
+  app->add_option("--tables", a.tables, "only these tables: globs over schema.table or table (PostgreSQL large "
+                  "objects are then left out, as pg_dump -t)")
       ->delimiter(',');
   app->add_option("--exclude", a.exclude, "skip these tables (globs)")->delimiter(',');
   app->add_option("--query", a.queries, "export a query result as table query.NAME (repeatable)")

@@ -121,6 +121,7 @@ nlohmann::json Summary(const LoadResult& r, const std::string& dump, const std::
           {"rows", r.rows},
           {"files", r.files},
           {"bytes", r.bytes},
+          {"large_objects", r.large_objects},
           {"seconds", r.seconds},
           {"rows_per_second", r.seconds > 0 ? r.rows / r.seconds : 0.0},
           {"loaded", tables},
@@ -266,6 +267,10 @@ void PrintLoadResult(const LoadArgs& a, const LoadResult& r, const std::string& 
       r.tables.size(), FormatCount(static_cast<double>(r.rows)).c_str(),
       static_cast<unsigned long long>(r.files), FormatBytes(r.bytes).c_str(),
       FormatSeconds(r.seconds).c_str(), FormatCount(rate).c_str(), target_name.c_str());
+  if (r.large_objects > 0) {
+    std::printf("large objects: %llu restored\n",
+                static_cast<unsigned long long>(r.large_objects));
+  }
   if (r.schema.method != "none") {
     std::printf("schema: %llu objects restored (%s), %zu skipped\n",
                 static_cast<unsigned long long>(r.schema.restored), r.schema.method.c_str(),
@@ -466,7 +471,7 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
                 {NumericRange::Kind::kDuration, 1, 86'400'000, "forever", ""},
                 "PostgreSQL: how long --if-exists replace/append waits for the lock on the "
                 "existing table before giving up");
-  app->add_flag("--schema-only", a->schema_only, "restore the schema (tables empty), no data");
+  app->add_flag("--schema-only", a->schema_only, "restore the schema (tables empty), no data (nor large objects)");
   AddDataOnlyOptions(app, a.get());
   app->add_option("--pg-bin-dir", a->pg_bin_dir,
                   "directory of the pg_restore to use (default: the newest suitable one in "
@@ -486,6 +491,8 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
       "By default a dump is untrusted: tables are made from its column types, names,\n"
       "nullability and key columns, and nothing of its schema text is executed.\n"
       "--trust-dump (or a signature verified by --require-signature) applies the rest.\n\n"
+      "PostgreSQL large objects are data: restored with their OIDs (owners and grants from\n"
+      "a trusted dump), not with --schema-only, -t/--table, --tables or -n/--schema.\n\n"
       "Each table is loaded whole or not at all. After a failure, "
       "tables already loaded\n"
       "stay: re-run with --if-exists replace, or with "

@@ -112,6 +112,16 @@ std::vector<std::string> SchemaLines(const nlohmann::json& schema, bool each_obj
   if (!summary.empty()) lines.push_back("objects: " + summary);
   const nlohmann::json sequences = schema.value("sequences", nlohmann::json::array());
   if (!sequences.empty()) lines.push_back(fmt::format("sequences with values: {}", sequences.size()));
+  if (schema.contains("large_objects") && schema["large_objects"].is_array()) {
+    uint64_t bytes = 0;
+    for (const nlohmann::json& o : schema["large_objects"]) {
+      if (o.is_object() && o.contains("bytes") && o["bytes"].is_number_unsigned()) {
+        bytes += o["bytes"].get<uint64_t>();
+      }
+    }
+    lines.push_back(fmt::format("large objects: {} ({} bytes)", schema["large_objects"].size(),
+                                bytes));
+  }
   if (each_object) {
     for (const nlohmann::json& o : objects) {
       if (!o.is_object()) continue;

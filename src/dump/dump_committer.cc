@@ -13,6 +13,7 @@
 #include "dump/destination_check.h"
 #include "dump/iceberg/iceberg_commit.h"
 #include "dump/table_reuse.h"
+#include "lake/large_objects.h"
 #include "lake/metadata_io.h"
 #include "lake/object_checksum.h"
 #include "lake/object_keys.h"
@@ -503,6 +504,7 @@ Status DumpCommitter::SweepStrays(const DumpManifest& manifest, uint64_t* delete
   if (manifest.schema.contains("archive")) {
     keep.insert(manifest.schema["archive"].value("key", ""));
   }
+  for (std::string& k : LargeObjectKeys(manifest.schema)) keep.insert(std::move(k));
   // An unsigned dump over a signed one: the old signature goes with the old dump.
   if (!options_.sign_key.empty()) keep.insert(std::string(kSignatureKey));
   for (const auto& s : states_) {

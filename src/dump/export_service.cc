@@ -12,7 +12,7 @@
 #include "dump/dump_committer.h"
 #include "dump/run_journal_writer.h"
 #include "dump/unit_exporter.h"
-#include "lake/large_objects.h"
+#include "dump/large_object_dump.h"
 #include "lake/object_keys.h"
 
 namespace lakedump {
@@ -111,10 +111,16 @@ RunClaims ExportService::journal_claims() const { return journal_->claims(); }
 
 Result<nlohmann::json> ExportService::CaptureSchema(const SchemaSelection& selected,
                                                     std::future<bool> destination_ready,
-                                                    const DumpCommitter& committer) {
+                                                    const DumpCommitter& committer,
+                                                    std::stop_token stop) {
   SchemaCaptureOptions options;
   options.use_source_tool = options_.schema_from_source_tool;
   options.tool_dir = options_.pg_bin_dir;
+  // Opened first: the session imports the snapshot, which a --no-snapshot coordinator releases
+  // once the schema is captured.
+  auto* provider = dynamic_cast<LargeObjectProvider*>(db_);
+  Result<std::unique_ptr<LargeObjectSource>> large_objects =
+      provider ? provider->OpenLargeObjects() : std::unique_ptr<LargeObjectSource>();
   Result<SchemaCapture> captured = [&] {
     // On the schema thread's own lane: where it ends against the tables shows whether the
     // commit waits for it.
@@ -138,6 +144,17 @@ Result<nlohmann::json> ExportService::CaptureSchema(const SchemaSelection& selec
     archive["bytes"] = capture.archive.size();
     archive["xxh64"] = Xxh64Hex(capture.archive);
     if (!options_.sign_key.empty()) archive["sha256"] = Sha256Hex(capture.archive);
+  }
+  if (!large_objects.ok()) return large_objects.status().WithContext("large objects");
+  if (*large_objects && !options_.include.empty()) {
+    // As pg_dump -t: a dump of some tables holds those tables only.
+    info["large_objects_left_out"] = (*large_objects)->objects().size();
+  } else if (*large_objects) {
+    TraceSpan span(trace_, "large objects", "schema");
+    LD_ASSIGN_OR_RETURN(LargeObjectDumpResult dumped,
+                        DumpLargeObjects(**large_objects, *store_, *journal_,
+                                         !options_.sign_key.empty(), stop));
+    info["large_objects"] = std::move(dumped.entries);
   }
   return info;
 }
@@ -204,8 +221,8 @@ Result<DumpResult> ExportService::RunLeased(DumpCommitter& committer, DumpLease&
   // the plan names the tables.
   BackgroundSchemaCapture schema;
   const auto start_schema = [&](SchemaSelection selected) {
-    schema.Start([this, &committer, selected = std::move(selected)](std::future<bool> ready) {
-      return CaptureSchema(selected, std::move(ready), committer);
+    schema.Start([this, &committer, stop, selected = std::move(selected)](std::future<bool> ready) {
+      return CaptureSchema(selected, std::move(ready), committer, stop);
     });
   };
   const bool every_table = options_.include.empty() && options_.exclude.empty();
@@ -255,8 +272,11 @@ Result<DumpResult> ExportService::RunLeased(DumpCommitter& committer, DumpLease&
   phase.Enter("schema");
   Result<nlohmann::json> captured = schema.Join();
   if (!captured.ok()) return captured.status().WithContext("schema");
-  if (std::string w = LargeObjectsWarning(*captured, /*at_load=*/false); !w.empty()) {
-    result.warnings.push_back(std::move(w));
+  if (captured->contains("large_objects_left_out")) {
+    result.warnings.push_back(fmt::format(
+        "the source holds {} large object(s), which a dump with --tables leaves out (as pg_dump "
+        "-t); dump without --tables to hold them",
+        (*captured)["large_objects_left_out"].dump()));
   }
   result.manifest = committer.BuildManifest(std::move(captured).value(), started);
   phase.Enter("checks before commit");

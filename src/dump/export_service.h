@@ -130,11 +130,11 @@ class ExportService {
   nlohmann::json SnapshotRecord(TimePoint started) const;
   // Database::CaptureSchema for `selected`, then, once `destination_ready` says the
   // destination is prepared (false: the dump failed before), stores the archive (if any)
-  // and returns the manifest's "schema" object with the archive's key, size and checksum.
-  // Runs on a thread of its own, beside planning and the data.
+  // and the large objects (large_object_dump.h), and returns the manifest's "schema" object
+  // with the archive's key, size and checksum and the large objects' entries. Runs on a thread of its own, beside planning and the data.
   Result<nlohmann::json> CaptureSchema(const SchemaSelection& selected,
                                        std::future<bool> destination_ready,
-                                       const DumpCommitter& committer);
+                                       const DumpCommitter& committer, std::stop_token stop);
 
   Database* db_;
   ObjectStore* store_;

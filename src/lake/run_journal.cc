@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "lake/dump_lease.h"
+#include "lake/large_objects.h"
 #include "lake/metadata_io.h"
 #include "lake/object_keys.h"
 #include "store/object_key.h"
@@ -185,6 +186,7 @@ bool ClaimableByRun(std::string_view key, std::string_view run_id) {
   if (run_id.empty() || !ValidateObjectKey(key).ok()) return false;
   const std::vector<std::string_view> segs = Segments(key);
   if (IsSchemaArchiveKey(segs, run_id)) return true;
+  if (IsLargeObjectKey(key, run_id)) return true;
   if (segs.size() < 3 || IsReservedTopFolder(segs[0])) return false;
   return TableFolderShape(std::span(segs).subspan(2), run_id);
 }
@@ -317,6 +319,9 @@ Result<DestinationOwnership> DestinationOwnership::Read(ObjectStore& store,
         own.manifest_->schema["archive"].is_object()) {
       own.dump_keys_.insert(own.manifest_->schema["archive"].value("key", ""));
     }
+    for (std::string& k : LargeObjectKeys(own.manifest_->schema)) {
+      own.dump_keys_.insert(std::move(k));
+    }
   }
   std::sort(listing.begin(), listing.end(),
             [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
@@ -330,6 +335,7 @@ bool DestinationOwnership::OwnedByDump(std::string_view key) const {
   if (key.starts_with(kIncrementsPrefix) && !manifest_->incremental.is_null()) return true;
   const std::vector<std::string_view> segs = Segments(key);
   if (IsSchemaArchiveKey(segs, "")) return true;
+  if (IsLargeObjectKey(key, "")) return true;
   const std::string folder = TableFolderOf(key);
   if (folder.empty() || dump_folders_.count(folder) == 0) return false;
   return TableFolderShape(std::span(segs).subspan(2), "");

@@ -12,6 +12,7 @@
 #include "base/thread_pool.h"
 #include "lake/commit_check.h"
 #include "lake/large_objects.h"
+#include "load/large_object_load.h"
 #include "lake/object_checksum.h"
 #include "lake/object_keys.h"
 #include "lake/table_selection.h"
@@ -247,6 +248,26 @@ Result<SchemaRestorePlan> LoadService::PlanSchema(const DumpManifest& manifest,
   return plan;
 }
 
+// Tables the schema restore created are loaded into (append, straight into the empty table
+// where the target can); materialized views are refreshed instead of loaded.
+std::vector<LoadService::TableTask> LoadService::TasksAfterSchema(
+    std::vector<TableTask> tasks, const SchemaRestoreOutcome& schema, bool schema_only) {
+  auto contains = [](const std::vector<TableRef>& list, const TableRef& t) {
+    return std::find(list.begin(), list.end(), t) != list.end();
+  };
+  std::vector<TableTask> kept;
+  for (TableTask& t : tasks) {
+    if (contains(schema.skip_data, t.plan.source)) continue;
+    if (contains(schema.created, t.plan.source)) {
+      if (schema_only) continue;
+      t.plan.if_exists = LoadIfExists::kAppend;
+      t.plan.restored_empty = true;
+    }
+    kept.push_back(std::move(t));
+  }
+  return kept;
+}
+
 Result<LoadResult> LoadService::Run(std::stop_token stop) {
   const auto start = std::chrono::steady_clock::now();
   std::string manifest_sha256;
@@ -260,6 +281,7 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
   }
   LD_ASSIGN_OR_RETURN(std::vector<TableTask> tasks, Plan(manifest));
   LD_ASSIGN_OR_RETURN(SchemaRestorePlan schema_plan, PlanSchema(manifest, tasks));
+  LD_ASSIGN_OR_RETURN(LargeObjectLoadPlan large_objects, PlanLargeObjectsOf(manifest, schema_plan));
   SchemaRestoreOutcome schema;
   schema.method = "none";
   if (!options_.data_only) {
@@ -268,23 +290,11 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
       if (s.code() != Code::kInvalidArgument) started_loading_ = true;
       return s;
     }
-    // Tables the schema restore created are loaded into (append, straight into the empty
-    // table where the target can); materialized views are refreshed instead of loaded.
-    auto contains = [](const std::vector<TableRef>& list, const TableRef& t) {
-      return std::find(list.begin(), list.end(), t) != list.end();
-    };
-    std::vector<TableTask> kept;
-    for (TableTask& t : tasks) {
-      if (contains(schema.skip_data, t.plan.source)) continue;
-      if (contains(schema.created, t.plan.source)) {
-        if (options_.schema_only) continue;
-        t.plan.if_exists = LoadIfExists::kAppend;
-        t.plan.restored_empty = true;
-      }
-      kept.push_back(std::move(t));
-    }
-    tasks = std::move(kept);
+    tasks = TasksAfterSchema(std::move(tasks), schema, options_.schema_only);
   }
+  // Data, as pg_restore's BLOBS: after the schema's pre-data, before the tables.
+  LD_ASSIGN_OR_RETURN(const uint64_t restored_large_objects,
+                      LoadLargeObjects(large_objects, stop));
   progress_.tables_total = tasks.size();
   for (const TableTask& t : tasks) progress_.estimated_rows += t.plan.rows;
 
@@ -316,6 +326,7 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
   result.dump_id = manifest.dump_id;
   result.warnings = Warnings(manifest.schema);
   result.schema = std::move(schema);
+  AddLargeObjects(restored_large_objects, std::move(large_objects), &result);
   for (TableTask& t : tasks) {
     result.rows += t.loaded.rows;
     result.files += t.loaded.files;
@@ -324,6 +335,32 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+Result<LargeObjectLoadPlan> LoadService::PlanLargeObjectsOf(const DumpManifest& manifest,
+                                                            const SchemaRestorePlan& schema) {
+  LD_ASSIGN_OR_RETURN(LargeObjectLoadPlan plan,
+                      PlanLargeObjects(manifest, options_, *target_, schema.filter.subset));
+  LD_RETURN_IF_ERROR(CheckLargeObjectsBeforeLoad(*store_, *target_, plan));
+  return plan;
+}
+
+Result<uint64_t> LoadService::LoadLargeObjects(const LargeObjectLoadPlan& plan,
+                                               std::stop_token stop) {
+  if (plan.objects.empty()) return uint64_t{0};
+  Result<uint64_t> restored = RestoreLargeObjects(*store_, *target_, plan, stop);
+  // A refused file (its size or checksum) is refused like the schema before it: exit 2.
+  if (!restored.ok() && restored.status().code() != Code::kInvalidArgument) {
+    started_loading_ = true;
+  }
+  return restored;
+}
+
+void LoadService::AddLargeObjects(uint64_t restored, LargeObjectLoadPlan plan,
+                                  LoadResult* result) const {
+  result->large_objects = restored;
+  for (std::string& w : plan.skipped) result->schema.warnings.push_back(std::move(w));
+  for (std::string& w : plan.warnings) result->warnings.push_back(std::move(w));
 }
 
 Status LoadService::CommitTogether(const Status& tables, const SchemaRestorePlan& plan) {
@@ -336,7 +373,7 @@ Status LoadService::CommitTogether(const Status& tables, const SchemaRestorePlan
 
 std::vector<std::string> LoadService::Warnings(const nlohmann::json& schema) const {
   std::vector<std::string> out = target_->notes().warnings();
-  if (std::string w = LargeObjectsWarning(schema, /*at_load=*/true); !w.empty()) {
+  if (std::string w = UnheldLargeObjectsWarning(schema); !w.empty()) {
     out.push_back(std::move(w));
   }
   const uint64_t skipped = target_->notes().skipped_schema_items();

@@ -40,6 +40,7 @@
 #include "base/thread_pool.h"
 #include "lake/manifest.h"
 #include "base/progress.h"
+#include "load/large_object_load.h"
 #include "load/load_options.h"
 #include "load/target_database.h"
 #include "store/object_store.h"
@@ -62,6 +63,7 @@ struct LoadResult {
   uint64_t rows = 0;
   uint64_t files = 0;
   uint64_t bytes = 0;
+  uint64_t large_objects = 0;  // restored (large_object_load.h)
   double seconds = 0;
   std::vector<std::string> warnings;  // one line each (Warnings())
 };
@@ -82,7 +84,7 @@ class LoadService {
   // Counters for a ProgressReporter (bytes = Parquet bytes read).
   const DumpProgress& progress() const { return progress_; }
   // What the target left out or changed so far and what the dump's `schema` (the manifest's)
-  // says the dump does not hold (large objects), one line each, ending with the summary of
+  // says an older dump does not hold (large objects), one line each, ending with the summary of
   // schema items not applied to an untrusted load (also in LoadResult).
   std::vector<std::string> Warnings(const nlohmann::json& schema) const;
   // True once a table was handed to the target (exit code 1 rather than 2).
@@ -97,6 +99,14 @@ class LoadService {
   // After the table tasks (`tables`: their outcome): with --data-only the target's
   // CommitTogether, or its AbortTogether after a failure (whose error is the one returned).
   Status CommitTogether(const Status& tables, const SchemaRestorePlan& plan);
+  static std::vector<TableTask> TasksAfterSchema(std::vector<TableTask> tasks,
+                                                 const SchemaRestoreOutcome& schema,
+                                                 bool schema_only);
+  // The dump's large objects this load restores, checked before anything is created.
+  Result<LargeObjectLoadPlan> PlanLargeObjectsOf(const DumpManifest& manifest,
+                                                 const SchemaRestorePlan& schema);
+  Result<uint64_t> LoadLargeObjects(const LargeObjectLoadPlan& plan, std::stop_token stop);
+  void AddLargeObjects(uint64_t restored, LargeObjectLoadPlan plan, LoadResult* result) const;
   struct TableLoad;
   struct OpenFile;
   Status LoadFiles(TableTask& task, std::stop_token stop);

@@ -254,22 +254,6 @@ INSERT INTO public.nets VALUES
                  "FROM public.nets ORDER BY id"));
 }
 
-TEST_F(RestoreDataTest, LargeObjectsAreNotLostWithoutAWord) {
-  if (Stopped()) return;
-  Source("DO $$BEGIN PERFORM lo_from_bytea(0, 'abc'); PERFORM lo_from_bytea(0, 'def'); END$$");
-  const std::string dump = dir_.Sub("d");
-  RunResult d = Dump(dump);
-  ASSERT_EQ(d.code, 0) << d.err;
-  EXPECT_NE(d.err.find("warning: the source holds 2 large object(s)"), std::string::npos) << d.err;
-  nlohmann::json manifest = nlohmann::json::parse(ReadFile(dump + "/_manifest.json"));
-  EXPECT_EQ(manifest["schema"]["large_objects"], 2);
-  ScratchDatabase replica(admin_.get());
-  RunResult l = Load(dump, replica, "--trust-dump");
-  ASSERT_EQ(l.code, 0) << l.err;
-  EXPECT_NE(l.err.find("held 2 large object(s), which the dump does not hold"), std::string::npos)
-      << l.err;
-}
-
 TEST_F(RestoreDataTest, LakedumpsOwnPublicationIsNotRestored) {
   if (Stopped()) return;
   if (QueryOne(*admin_, "SHOW wal_level") != "logical") {

@@ -144,6 +144,14 @@ Result<SchemaCapture> SnapshotReleasingDatabase::CaptureSchema(
   return captured;
 }
 
+Result<std::unique_ptr<LargeObjectSource>> SnapshotReleasingDatabase::OpenLargeObjects() {
+  std::shared_lock lock(mu_);
+  if (!inner_) return Released("OpenLargeObjects()");
+  auto* provider = dynamic_cast<LargeObjectProvider*>(inner_.get());
+  if (provider == nullptr) return std::unique_ptr<LargeObjectSource>();
+  return provider->OpenLargeObjects();
+}
+
 nlohmann::json SnapshotReleasingDatabase::Describe() const {
   std::shared_lock lock(mu_);
   return inner_ ? WithoutSnapshot(inner_->Describe()) : described_;

@@ -33,11 +33,12 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/shard/shard_plan.h"
+#include "source/large_object_source.h"
 #include "source/table_source.h"
 
 namespace lakedump {
 
-class SnapshotReleasingDatabase final : public Database {
+class SnapshotReleasingDatabase final : public Database, public LargeObjectProvider {
  public:
   explicit SnapshotReleasingDatabase(std::unique_ptr<Database> inner);
   ~SnapshotReleasingDatabase() override;
@@ -67,6 +68,9 @@ class SnapshotReleasingDatabase final : public Database {
   nlohmann::json Identity() const override;
   Status CheckUnit(const WorkUnit& unit) const override;
   Result<nlohmann::json> Fingerprint(const TableInfo& table) override;
+  // The wrapped Database's (none when it has no large objects). The dump opens them before
+  // its CaptureSchema() call, which Release() waits for.
+  Result<std::unique_ptr<LargeObjectSource>> OpenLargeObjects() override;
 
  private:
   using TableKey = std::tuple<std::string, std::string, std::string>;  // schema, name, query

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <nlohmann/json.hpp>
+
 #include "source/postgres/pg_conn.h"
 
 namespace lakedump {
@@ -216,6 +218,23 @@ std::map<std::string, PgRoleUses> PgRolesNeeded(const PgArchiveToc& toc,
     for (const PgRoleRef& r : PgDefinitionRoles(e)) out[Mapped(options, r.role)].insert(r.use);
   }
   return out;
+}
+
+Result<std::map<std::string, PgRoleUses>> PgMissingRoles(
+    PgConn& conn, const std::map<std::string, PgRoleUses>& needed) {
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& [role, use] : needed) names.push_back(role);
+  LD_ASSIGN_OR_RETURN(
+      PgResult absent,
+      conn.Query("SELECT r FROM pg_catalog.json_array_elements_text($1::pg_catalog.json) r "
+                 "WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = r)",
+                 {names.dump()}));
+  std::map<std::string, PgRoleUses> missing;
+  for (int i = 0; i < PQntuples(absent.get()); ++i) {
+    const std::string role(PgValue(absent.get(), i, 0));
+    if (auto it = needed.find(role); it != needed.end()) missing.emplace(role, it->second);
+  }
+  return missing;
 }
 
 std::string MissingRolesLine(const std::map<std::string, PgRoleUses>& missing) {

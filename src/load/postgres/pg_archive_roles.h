@@ -9,7 +9,7 @@
 // literals, parentheses): a role is the identifier in one of those places, so a name with a
 // space, a quote, a dot or a newline is one token, and a table named like a role is not one.
 // --role-map renames by rewriting exactly those tokens (and owner fields) in the archive.
-// Pure functions; thread-safe.
+// Pure functions but PgMissingRoles; thread-safe.
 #pragma once
 
 #include <map>
@@ -19,6 +19,7 @@
 
 #include "base/status.h"
 #include "source/postgres/pg_archive_toc.h"
+#include "source/postgres/pg_conn.h"
 
 namespace lakedump {
 
@@ -47,6 +48,11 @@ using PgRoleUses = std::set<PgRoleUse>;
 std::map<std::string, PgRoleUses> PgRolesNeeded(const PgArchiveToc& toc,
                                                const std::vector<size_t>& entries,
                                                const PgRoleOptions& options);
+
+// The roles of `needed` that the target (`conn`'s pg_roles) does not have, with their uses.
+// (The one function here that queries.)
+Result<std::map<std::string, PgRoleUses>> PgMissingRoles(
+    PgConn& conn, const std::map<std::string, PgRoleUses>& needed);
 
 // The one line refusing a restore into a target without `missing` (role -> uses), naming the
 // option that fixes it (--role-map when a policy names one: no option leaves policies out).

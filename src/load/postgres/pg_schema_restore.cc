@@ -113,22 +113,10 @@ Result<std::string> CheckRoles(PgConn& conn, const SchemaRestorePlan& plan,
   }
   std::map<std::string, PgRoleUses> needed = PgRolesNeeded(toc, selected, options);
   if (!plan.roles.role.empty()) needed[plan.roles.role].insert(PgRoleUse::kOwner);
-  nlohmann::json names = nlohmann::json::array();
-  for (const auto& [role, use] : needed) names.push_back(role);
-  LD_ASSIGN_OR_RETURN(
-      PgResult absent,
-      conn.Query("SELECT r FROM pg_catalog.json_array_elements_text($1::pg_catalog.json) r "
-                 "WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = r)",
-                 {names.dump()}));
-  std::map<std::string, PgRoleUses> missing;
-  for (int i = 0; i < PQntuples(absent.get()); ++i) {
-    const std::string role(PgValue(absent.get(), i, 0));
-    if (role == plan.roles.role) {
-      return Status::InvalidArgument(
-          fmt::format("--role {}: the target has no such role; nothing was restored",
-                      QuoteIdent(role)));
-    }
-    missing.emplace(role, needed.at(role));
+  LD_ASSIGN_OR_RETURN(const auto missing, PgMissingRoles(conn, needed));
+  if (!plan.roles.role.empty() && missing.count(plan.roles.role) > 0) {
+    return Status::InvalidArgument(fmt::format(
+        "--role {}: the target has no such role; nothing was restored", QuoteIdent(plan.roles.role)));
   }
   if (!missing.empty()) return Status::InvalidArgument(MissingRolesLine(missing));
   const std::vector<PgArchiveEdit> edits = PgRoleMapEdits(toc, selected, options);

@@ -13,6 +13,7 @@
 #include "base/units.h"
 #include "load/postgres/pg_append_together.h"
 #include "load/postgres/pg_copy_encoder.h"
+#include "load/postgres/pg_large_object_restore.h"
 #include "load/postgres/pg_table_layout.h"
 #include "load/postgres/pg_schema_restore.h"
 #include "load/postgres/postgres_table_sink.h"
@@ -123,7 +124,7 @@ struct StagedTable {
 
 std::string AppendInsertSql(const TablePlan& plan, const StagedTable& staged);
 
-class PostgresTarget final : public TargetDatabase {
+class PostgresTarget final : public TargetDatabase, public LargeObjectTarget {
  public:
   PostgresTarget(std::string conninfo, PostgresTargetOptions options)
       : options_(options),
@@ -266,6 +267,19 @@ class PostgresTarget final : public TargetDatabase {
     for (const TablePlan& plan : plans) LD_RETURN_IF_ERROR(Analyze(*conn, plan));
     pool_.Release(std::move(conn));
     return Status::OK();
+  }
+
+  Status CheckLargeObjects(const std::vector<LargeObjectMeta>& objects,
+                           const RestoreRoles& roles) override {
+    LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
+    Status s = PgCheckLargeObjects(*conn, objects, roles);
+    pool_.Release(std::move(conn));
+    return s;
+  }
+
+  Result<std::unique_ptr<LargeObjectSink>> OpenLargeObject(const LargeObjectMeta& object,
+                                                           const RestoreRoles& roles) override {
+    return PgOpenLargeObject(&pool_, object, roles);
   }
 
   Status AbortTogether() override {

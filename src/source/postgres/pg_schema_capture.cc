@@ -410,9 +410,6 @@ Result<PgSchemaFacts> QueryPgSchemaFacts(PgConn& conn, const SchemaSelection& se
     });
   }
   LD_RETURN_IF_ERROR(QueryIndexes(conn, &facts));
-  LD_ASSIGN_OR_RETURN(PgResult lobs,
-                      conn.Query("SELECT count(*) FROM pg_catalog.pg_largeobject_metadata"));
-  facts.large_objects = std::strtoull(PQgetvalue(lobs.get(), 0, 0), nullptr, 10);
   LD_ASSIGN_OR_RETURN(PgResult parts, conn.Query(kPartitionsSql));
   for (int i = 0; i < PQntuples(parts.get()); ++i) {
     facts.partitions.push_back({{"schema", std::string(PgValue(parts.get(), i, 0))},

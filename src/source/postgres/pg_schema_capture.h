@@ -42,8 +42,6 @@ struct PgSchemaFacts {
   nlohmann::json mentions = nlohmann::json::array();
   // Materialized views not populated (relispopulated false: WITH NO DATA): [{schema, name}].
   nlohmann::json unpopulated_matviews = nlohmann::json::array();
-  // Large objects at the snapshot (pg_largeobject_metadata): not dumped; dump and load say so.
-  uint64_t large_objects = 0;
   std::vector<TableRef> excluded;  // for pg_dump --exclude-table (tables, partitions, views)
   // A schema none of whose tables is selected is left out with its other objects (views,
   // functions, types): pg_dump --schema for the others; empty = every schema.

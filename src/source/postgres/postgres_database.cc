@@ -14,6 +14,7 @@
 #include "source/postgres/pg_catalog.h"
 #include "source/postgres/pg_conn.h"
 #include "source/postgres/pg_connection_pool.h"
+#include "source/postgres/pg_large_objects.h"
 #include "source/postgres/pg_schema_capture.h"
 #include "source/postgres/postgres_table_source.h"
 
@@ -23,7 +24,7 @@ namespace {
 using Key = std::pair<std::string, std::string>;
 Key KeyOf(const TableRef& ref) { return {ref.schema, ref.name}; }
 
-class PostgresDatabase final : public Database {
+class PostgresDatabase final : public Database, public LargeObjectProvider {
  public:
   PostgresDatabase(std::string conninfo, PostgresOptions options,
                    std::unique_ptr<PgConn> coordinator)
@@ -38,6 +39,15 @@ class PostgresDatabase final : public Database {
   Result<TableDefinition> DescribeTable(const TableInfo& table) override;
   Result<std::vector<WorkUnit>> Split(const TableInfo& table, uint64_t target_bytes) override;
   Result<std::unique_ptr<TableSource>> Open(const WorkUnit& unit) override;
+  Result<std::unique_ptr<LargeObjectSource>> OpenLargeObjects() override {
+    std::string snapshot;
+    {
+      std::lock_guard lock(mu_);
+      if (!in_snapshot_) return Status::InvalidArgument("OpenLargeObjects() before BeginSnapshot()");
+      snapshot = snapshot_id_;
+    }
+    return OpenPgLargeObjects(conninfo_, options_.connect_timeout_seconds, snapshot);
+  }
   Result<SchemaCapture> CaptureSchema(const SchemaSelection& selected,
                                       const SchemaCaptureOptions& options) override;
   nlohmann::json Describe() const override;
@@ -623,7 +633,6 @@ Result<SchemaCapture> PostgresDatabase::CaptureSchema(const SchemaSelection& sel
   capture.info["schema_from"] = options.use_source_tool ? "pg_dump" : "lakedump";
   capture.info["indexes"] = std::move(facts->indexes);
   capture.info["partitions"] = std::move(facts->partitions);
-  if (facts->large_objects > 0) capture.info["large_objects"] = facts->large_objects;
   if (options.use_source_tool) {
     // What only the archive's restore uses: not read at all without it.
     capture.info["sequences"] = std::move(facts->sequences);
