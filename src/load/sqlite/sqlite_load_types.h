@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "source/sqlite/sqlite_text.h"  // SqliteTimestampText, SqliteTimeText
 #include "table/row_batch.h"
 #include "table/schema.h"
 
@@ -55,11 +56,5 @@ int BindSqliteValue(sqlite3_stmt* stmt, int param, const ColumnVector& column, s
 // SQLite's affinity rule 2 (after rule 1, INT): a declared type containing
 // CHAR, CLOB or TEXT has TEXT affinity.
 bool HasTextAffinity(std::string_view declared_type);
-
-// The text forms (exposed for tests): "YYYY-MM-DD HH:MM:SS[.ffffff]" (fraction
-// without trailing zeros; 'T' and a trailing 'Z' for timestamptz),
-// "HH:MM:SS[.f]".
-std::string SqliteTimestampText(int64_t micros, bool utc);
-std::string SqliteTimeText(int64_t micros);
 
 }  // namespace lakedump

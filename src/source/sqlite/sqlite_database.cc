@@ -12,6 +12,7 @@
 #include "source/sqlite/sqlite_connection.h"
 #include "source/sqlite/sqlite_schema_capture.h"
 #include "source/sqlite/sqlite_table_source.h"
+#include "source/sqlite/sqlite_values.h"
 
 namespace lakedump {
 namespace {
@@ -141,6 +142,9 @@ class SqliteDatabase final : public Database {
       }
       plan.definition.schema = Schema(std::move(columns));
     }
+    std::vector<uint8_t> drifts;
+    LD_RETURN_IF_ERROR(AddSqliteValuesColumn(&plan.definition.schema, &drifts)
+                           .WithContext(table.ref.QualifiedName()));
     return std::move(plan.definition);
   }
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "source/sqlite/sqlite_types.h"
+#include "source/sqlite/sqlite_values.h"
 
 namespace lakedump {
 namespace {
@@ -168,6 +169,7 @@ Result<std::unique_ptr<SqliteTableSource>> SqliteTableSource::Open(
   Schema schema;
   SqliteStmt stmt;
   bool has_rowid = false, pending = false, done = false;
+  std::vector<uint8_t> drifts;
   {
     std::lock_guard<std::mutex> lock(conn->mu);
     if (is_query) {
@@ -192,6 +194,7 @@ Result<std::unique_ptr<SqliteTableSource>> SqliteTableSource::Open(
         if (as_string[i]) columns[i].type = LogicalType::Of(TypeId::kString);
       }
       schema = Schema(std::move(columns));
+      LD_RETURN_IF_ERROR(AddSqliteValuesColumn(&schema, &drifts).WithContext(label));
       has_rowid = !plan.rowid_name.empty();
     }
     if (done) stmt.reset();  // finalize while the lock is held
@@ -201,6 +204,8 @@ Result<std::unique_ptr<SqliteTableSource>> SqliteTableSource::Open(
   source->stmt_ = std::move(stmt);
   source->has_rowid_ = has_rowid;
   source->lax_ = lax_types;
+  source->columns_ = source->schema_.num_columns() - (drifts.empty() ? 0 : 1);
+  source->drifts_ = std::move(drifts);
   source->pending_row_ = pending;
   source->done_ = done;
   return source;
@@ -246,14 +251,33 @@ Status SqliteTableSource::Next(size_t max_rows, RowBatch* batch) {
 
 Status SqliteTableSource::DecodeRow(RowBatch* batch, uint64_t ordinal) {
   sqlite3_stmt* st = stmt_.get();
-  const int n = static_cast<int>(schema_.num_columns());
+  const int n = static_cast<int>(columns_);
+  const bool keep_exact = !drifts_.empty();
+  cell_.clear();
   for (int i = 0; i < n; ++i) {
-    if (DecodeSqliteValue(st, i, lax_, &batch->column(static_cast<size_t>(i)), &why_)) continue;
-    const Column& c = schema_.column(static_cast<size_t>(i));
+    const size_t col = static_cast<size_t>(i);
+    sqlite3_value* v = sqlite3_column_value(st, i);
+    // A column whose values are kept exactly takes BLOBs as text too: \x-hex, the exact
+    // value in the values column.
+    const bool drifts = keep_exact && drifts_[col] != 0;
+    ColumnVector& out = batch->column(col);
+    if (DecodeSqliteValue(v, lax_ || drifts, &out, &why_)) {
+      if (drifts && !SqliteValueRoundTrips(v, out)) AppendSqliteValue(col, v, &cell_);
+      continue;
+    }
+    const Column& c = schema_.column(col);
     const std::string where = has_rowid_ ? fmt::format("rowid {}", sqlite3_column_int64(st, n))
                                          : fmt::format("row {}", ordinal);
     return Status::InvalidArgument(fmt::format("{}: column \"{}\" ({}) at {}: {}", label_, c.name,
                                                c.type.ToString(), where, why_));
+  }
+  if (keep_exact) {
+    ColumnVector& values = batch->column(columns_);
+    if (cell_.empty()) {
+      values.AppendNull();
+    } else {
+      values.AppendBytes(cell_);
+    }
   }
   return Status::OK();
 }

@@ -69,6 +69,9 @@ class SqliteTableSource final : public TableSource {
   SqliteStmt stmt_;        // finalized under conn_->mu
   bool has_rowid_ = false; // the last result column is the rowid (for messages)
   bool lax_ = false;
+  size_t columns_ = 0;           // the table's own columns (the values column follows them)
+  std::vector<uint8_t> drifts_;  // per column: its exact values are kept (empty: none are)
+  std::string cell_;             // scratch: the row's exact values (sqlite_values.h)
   bool pending_row_ = false;  // queries: the first row was stepped by Open()
   bool done_ = false;
   uint64_t rows_read_ = 0;
