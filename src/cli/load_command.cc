@@ -103,18 +103,11 @@ Result<LoadOptions> BuildOptions(const LoadArgs& a) {
   return o;
 }
 
-// schema.skipped: one object per schema object the target did not get: {kind, table, name,
-// reason, engine} for what cannot cross engines, {kind: "object", reason} for the other lines.
+// schema.skipped: one line per schema object the target did not get, as the warnings print
+// them (what cannot cross engines: "skipped SQLite check on public.t: <reason>").
 nlohmann::json SkippedJson(const SchemaRestoreOutcome& schema) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const SkippedSchemaObject& s : schema.skipped) {
-    out.push_back({{"engine", s.engine},
-                   {"kind", s.kind},
-                   {"table", s.table},
-                   {"name", s.name},
-                   {"reason", s.reason}});
-  }
-  for (const std::string& w : schema.warnings) out.push_back({{"kind", "object"}, {"reason", w}});
+  nlohmann::json out = schema.warnings;
+  for (const SkippedSchemaObject& s : schema.skipped) out.push_back(SkippedLine(s));
   return out;
 }
 

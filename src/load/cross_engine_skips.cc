@@ -10,7 +10,7 @@
 namespace lakedump {
 namespace {
 
-std::string Join(const std::vector<std::string>& v) {
+std::string JoinFactColumns(const std::vector<std::string>& v) {
   std::string out;
   for (const std::string& s : v) out += (out.empty() ? "" : ", ") + (s.empty() ? "<key>" : s);
   return out;
@@ -32,7 +32,8 @@ void SqliteTableSkips(const TablePlan& t, bool carried, std::vector<SkippedSchem
   for (const SqliteTableFacts::ForeignKey& fk : carried ? std::vector<SqliteTableFacts::ForeignKey>{}
                                                         : facts->foreign_keys) {
     add("foreign key",
-        fmt::format("({}) REFERENCES {} ({})", Join(fk.columns), fk.ref_table, Join(fk.ref_columns)),
+        fmt::format("({}) REFERENCES {} ({})", JoinFactColumns(fk.columns), fk.ref_table,
+                    JoinFactColumns(fk.ref_columns)),
         "not created in PostgreSQL: SQLite enforces foreign keys only under PRAGMA foreign_keys, "
         "so the rows need not satisfy it");
   }

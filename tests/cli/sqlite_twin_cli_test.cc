@@ -152,6 +152,18 @@ TEST(SqliteTwinCliTest, TheExactValuesAreOneColumnOtherReadersMaySkip) {
   Exec(source, "CREATE TABLE plain (a INTEGER, b TEXT, c REAL); INSERT INTO plain VALUES (1, 'x', 1.5)");
   const std::string plain = TableJson(dir, source, dir.Sub("d2"), "plain");
   EXPECT_EQ(plain.find("_lakedump_sqlite_values"), std::string::npos) << plain;
+  // Nor one whose values are all in the forms `load` writes back (the demo's, mostly): 0/1
+  // booleans, lower-case UUID text, timestamps as 'YYYY-MM-DD HH:MM:SS', REALs in NUMERIC.
+  Exec(source,
+       "CREATE TABLE tidy (b BOOLEAN, u UUID, t TIMESTAMP, z TIMESTAMPTZ, n NUMERIC(10,2), "
+       "w FLOAT4, g BLOB); INSERT INTO tidy VALUES (1, '0f0e0d0c-0b0a-4908-8706-050403020100', "
+       "'2024-01-31 10:00:00', '2024-01-31T10:00:00.5Z', 12.5, 0.25, x'00')");
+  const std::string tidy = TableJson(dir, source, dir.Sub("d3"), "tidy");
+  EXPECT_EQ(tidy.find("_lakedump_sqlite_values"), std::string::npos) << tidy;
+  // One value in another form gives the table the column.
+  Exec(source, "INSERT INTO tidy (b) VALUES ('true')");
+  const std::string untidy = TableJson(dir, source, dir.Sub("d4"), "tidy");
+  EXPECT_NE(untidy.find("_lakedump_sqlite_values"), std::string::npos) << untidy;
 }
 
 // The Sakila sample database (tests/data/sakila-sqlite: foreign keys, CHECKs, DEFAULTs, views,

@@ -487,11 +487,11 @@ TEST(PostgresLoadTest, SqliteDumpLoadsWithMappedTypes) {
   const std::string from_pg = QueryOne(
       *pg, "SELECT count(*) || ' ' || sum(quantity_ordered) || ' ' || "
            "(sum(total_order_cost) * 100)::int8 || ' ' || min(date_ordered) || ' ' || "
-           "max(shipper_name COLLATE \"C\") FROM public.store_orders_fact");
+           "max(shipper_name COLLATE \"C\") FROM main.store_orders_fact");
   EXPECT_EQ(from_pg, from_sqlite);
   EXPECT_EQ(QueryOne(*pg, "SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), "
                           "', ' ORDER BY attnum) FROM pg_attribute WHERE attrelid = "
-                          "'public.store_orders_fact'::regclass AND attnum IN (1, 7, 13, 14)"),
+                          "'main.store_orders_fact'::regclass AND attnum IN (1, 7, 13, 14)"),
             "product_key bigint, date_ordered date, shipper_name text, unit_price numeric(10,2)");
   EXPECT_EQ(QueryOne(*pg, "SELECT count(*) FROM pg_class WHERE relname LIKE "
                           "'\\_lakedump\\_load\\_%'"),

@@ -12,11 +12,11 @@
 namespace lakedump {
 namespace {
 
-struct Closer {
+struct DdlFactsCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 };
 
-std::string Text(sqlite3_stmt* st, int col) {
+std::string DdlFactsText(sqlite3_stmt* st, int col) {
   const unsigned char* p = sqlite3_column_text(st, col);
   return p ? std::string(reinterpret_cast<const char*>(p),
                          static_cast<size_t>(sqlite3_column_bytes(st, col)))
@@ -41,11 +41,12 @@ Status ReadForeignKeys(sqlite3* db, const std::string& table, SqliteTableFacts* 
                  table, [&](sqlite3_stmt* st) {
                    const int id = sqlite3_column_int(st, 0);
                    if (id != last_id) {
-                     out->foreign_keys.push_back({{}, Text(st, 1), {}, Text(st, 4), Text(st, 5)});
+                     out->foreign_keys.push_back({{}, DdlFactsText(st, 1), {},
+                                                  DdlFactsText(st, 4), DdlFactsText(st, 5)});
                      last_id = id;
                    }
-                   out->foreign_keys.back().columns.push_back(Text(st, 2));
-                   out->foreign_keys.back().ref_columns.push_back(Text(st, 3));
+                   out->foreign_keys.back().columns.push_back(DdlFactsText(st, 2));
+                   out->foreign_keys.back().ref_columns.push_back(DdlFactsText(st, 3));
                  });
 }
 
@@ -54,10 +55,12 @@ Status ReadColumns(sqlite3* db, const std::string& table, SqliteTableFacts* out)
   LD_RETURN_IF_ERROR(EachRow(
       db, "SELECT name, dflt_value, hidden FROM pragma_table_xinfo(?1) ORDER BY cid", table,
       [&](sqlite3_stmt* st) {
-        const std::string name = Text(st, 0);
+        const std::string name = DdlFactsText(st, 0);
         const int hidden = sqlite3_column_int(st, 2);
         if (hidden == 2 || hidden == 3) out->generated.emplace_back(name, hidden == 3);
-        if (sqlite3_column_type(st, 1) != SQLITE_NULL) out->defaults.emplace_back(name, Text(st, 1));
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
+          out->defaults.emplace_back(name, DdlFactsText(st, 1));
+        }
         if (hidden != 1) names.push_back(name);
       }));
   for (const std::string& c : names) {
@@ -122,7 +125,7 @@ Result<SqliteTableFacts> ReadSqliteTableFacts(std::string_view ddl, const std::s
   const int rc = sqlite3_open_v2(":memory:", &raw,
                                  SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                                  nullptr);
-  std::unique_ptr<sqlite3, Closer> db(raw);
+  std::unique_ptr<sqlite3, DdlFactsCloser> db(raw);
   if (rc != SQLITE_OK) return Status::IOError("cannot open an in-memory SQLite database");
   // sqlite_sequence exists before the statement runs (an AUTOINCREMENT table would create it,
   // which the authorizer refuses: creating the one table only).

@@ -197,14 +197,6 @@ std::optional<std::string> RenameTableInDdl(std::string_view ddl, std::string_vi
   return std::string(ddl.substr(0, name_begin)) + name + std::string(ddl.substr(name_end));
 }
 
-bool HasTextAffinity(std::string_view declared_type) {
-  std::string t(declared_type);
-  for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (t.find("INT") != std::string::npos) return false;
-  return t.find("CHAR") != std::string::npos || t.find("CLOB") != std::string::npos ||
-         t.find("TEXT") != std::string::npos;
-}
-
 namespace {
 
 // Binds `text`, kept alive in *scratch until the statement is stepped.
@@ -214,24 +206,34 @@ int BindOwnedText(sqlite3_stmt* stmt, int param, std::string text, std::string* 
                            SQLITE_STATIC);
 }
 
-// A whole decimal in int64 range as an INTEGER (unless the column has text affinity), any
-// other as its text.
-int BindDecimal(sqlite3_stmt* stmt, int param, int128_t v, int scale, bool text_affinity,
+// A whole decimal in int64 range as an INTEGER (unless the column has TEXT affinity); any other
+// as the double nearest to it in a column of INTEGER, REAL or NUMERIC affinity, which SQLite
+// would make of its text anyway (so a SQLite source's REAL comes back as the very same double,
+// whose shortest text the decimal holds); else as its text.
+int BindDecimal(sqlite3_stmt* stmt, int param, int128_t v, int scale, SqliteAffinity affinity,
                 std::string* scratch) {
-  if (!text_affinity && v % Pow10(scale) == 0) {
+  if (affinity != SqliteAffinity::kText && v % Pow10(scale) == 0) {
     const int128_t whole = v / Pow10(scale);
     if (whole >= std::numeric_limits<int64_t>::min() &&
         whole <= std::numeric_limits<int64_t>::max()) {
       return sqlite3_bind_int64(stmt, param, static_cast<int64_t>(whole));
     }
   }
-  return BindOwnedText(stmt, param, FormatDecimal(v, scale), scratch);
+  std::string text = FormatDecimal(v, scale);
+  if (affinity != SqliteAffinity::kText && affinity != SqliteAffinity::kBlob) {
+    double d = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), d);
+    if (r.ec == std::errc() && r.ptr == text.data() + text.size()) {
+      return sqlite3_bind_double(stmt, param, d);
+    }
+  }
+  return BindOwnedText(stmt, param, std::move(text), scratch);
 }
 
 }  // namespace
 
 int BindSqliteValue(sqlite3_stmt* stmt, int param, const ColumnVector& column, size_t row,
-                    bool text_affinity, std::string* scratch) {
+                    SqliteAffinity affinity, std::string* scratch) {
   if (column.IsNull(row)) return sqlite3_bind_null(stmt, param);
   auto bind_text = [&](std::string text) {
     return BindOwnedText(stmt, param, std::move(text), scratch);
@@ -259,7 +261,7 @@ int BindSqliteValue(sqlite3_stmt* stmt, int param, const ColumnVector& column, s
     }
     case TypeId::kDecimal:
       return BindDecimal(stmt, param, column.ValueAt<int128_t>(row), column.type().scale,
-                         text_affinity, scratch);
+                         affinity, scratch);
     case TypeId::kString:
     case TypeId::kJson: {
       const std::string_view v = column.BytesAt(row);

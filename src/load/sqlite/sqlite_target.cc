@@ -32,11 +32,11 @@ struct SqliteCloser {
 class SqliteTarget;
 
 // How a sink binds a batch: per column of the table's schema, its INSERT parameter (0: a column
-// the table generates, not inserted) and whether it has TEXT affinity; whether the batch carries
+// the table generates, not inserted) and its affinity in the table; whether the batch carries
 // the exact values (TablePlan::sqlite_values) after them.
 struct SinkLayout {
   std::vector<int> param;
-  std::vector<uint8_t> text_affinity;
+  std::vector<SqliteAffinity> affinity;
   bool exact_values = false;
   size_t batch_columns() const { return param.size() + (exact_values ? 1 : 0); }
 };
@@ -312,7 +312,7 @@ Result<std::unique_ptr<TableSink>> SqliteTarget::OpenSink(const TablePlan& plan)
   std::string cols, params;
   int next = 0;
   for (const Column& c : schema.columns()) {
-    layout.text_affinity.push_back(HasTextAffinity(declared[Lower(c.name)]) ? 1 : 0);
+    layout.affinity.push_back(SqliteAffinityOf(declared[Lower(c.name)]));
     if (generated.count(Lower(c.name))) {
       layout.param.push_back(0);
       continue;
@@ -337,7 +337,7 @@ int SqliteTarget::BindRow(sqlite3_stmt* insert, const RowBatch& batch, size_t r,
   for (size_t col = 0; col < n; ++col) {
     if (layout.param[col] == 0) continue;
     const int rc = BindSqliteValue(insert, layout.param[col], batch.column(col), r,
-                                   layout.text_affinity[col] != 0, &(*scratch)[col]);
+                                   layout.affinity[col], &(*scratch)[col]);
     if (rc != SQLITE_OK) {
       *why = fmt::format("column {}", col + 1);
       return rc;

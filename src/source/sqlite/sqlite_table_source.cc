@@ -151,6 +151,43 @@ Result<std::vector<bool>> FindMismatchedColumns(sqlite3* db, const SqliteTablePl
   return mismatched;
 }
 
+Result<std::vector<uint8_t>> PlanExactValues(sqlite3* db, const SqliteTablePlan& plan,
+                                             const Schema& schema, bool lax_types) {
+  const size_t n = schema.num_columns();
+  std::vector<uint8_t> may_drift(n, 0);
+  std::vector<ColumnVector> scratch;
+  bool any = false;
+  for (size_t i = 0; i < n; ++i) {
+    const Column& c = schema.column(i);
+    may_drift[i] = SqliteColumnMayDrift(c.source_type, c.type, lax_types) ? 1 : 0;
+    any = any || may_drift[i] != 0;
+    scratch.emplace_back(c.type, true);
+  }
+  if (!any) return std::vector<uint8_t>();
+  LD_ASSIGN_OR_RETURN(SqliteStmt st,
+                      Prepare(db, fmt::format("{} LIMIT {}", plan.select_sql, kExactValuesScanRows + 1),
+                              "exact values scan"));
+  std::string why;
+  int rc;
+  uint64_t rows = 0;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+    if (++rows > kExactValuesScanRows) return may_drift;  // too many rows to look at all
+    for (size_t i = 0; i < n; ++i) {
+      if (may_drift[i] == 0) continue;
+      sqlite3_value* v = sqlite3_column_value(st.get(), static_cast<int>(i));
+      // A value the typed column refuses fails the read itself, as without exact values.
+      if (DecodeSqliteValue(v, true, &scratch[i], &why) && !SqliteValueRoundTrips(v, scratch[i])) {
+        return may_drift;
+      }
+    }
+    if (rows % 4096 == 0) {
+      for (auto& c : scratch) c.Clear();
+    }
+  }
+  if (rc != SQLITE_DONE) return SqliteStatus(db, rc, "exact values scan");
+  return std::vector<uint8_t>();
+}
+
 Result<TableDefinition> DescribeSqliteQuery(sqlite3* db, const TableInfo& query, bool lax_types) {
   const std::string ctx = "query " + query.ref.name;
   LD_ASSIGN_OR_RETURN(SqliteStmt st, Prepare(db, query.query, ctx));
@@ -163,13 +200,13 @@ Result<TableDefinition> DescribeSqliteQuery(sqlite3* db, const TableInfo& query,
 
 Result<std::unique_ptr<SqliteTableSource>> SqliteTableSource::Open(
     std::shared_ptr<SqliteConnection> conn, const WorkUnit& unit, bool lax_types,
-    const std::vector<bool>& as_string, const SqliteTablePlan* known_plan) {
+    const std::vector<bool>& as_string, const std::vector<uint8_t>& exact,
+    const SqliteTablePlan* known_plan) {
   const bool is_query = !unit.table.query.empty();
   std::string label = is_query ? "query " + unit.table.ref.name : unit.table.ref.QualifiedName();
   Schema schema;
   SqliteStmt stmt;
   bool has_rowid = false, pending = false, done = false;
-  std::vector<uint8_t> drifts;
   {
     std::lock_guard<std::mutex> lock(conn->mu);
     if (is_query) {
@@ -194,7 +231,7 @@ Result<std::unique_ptr<SqliteTableSource>> SqliteTableSource::Open(
         if (as_string[i]) columns[i].type = LogicalType::Of(TypeId::kString);
       }
       schema = Schema(std::move(columns));
-      LD_RETURN_IF_ERROR(AddSqliteValuesColumn(&schema, &drifts).WithContext(label));
+      if (!exact.empty()) LD_RETURN_IF_ERROR(AddSqliteValuesColumn(&schema).WithContext(label));
       has_rowid = !plan.rowid_name.empty();
     }
     if (done) stmt.reset();  // finalize while the lock is held
@@ -204,8 +241,8 @@ Result<std::unique_ptr<SqliteTableSource>> SqliteTableSource::Open(
   source->stmt_ = std::move(stmt);
   source->has_rowid_ = has_rowid;
   source->lax_ = lax_types;
-  source->columns_ = source->schema_.num_columns() - (drifts.empty() ? 0 : 1);
-  source->drifts_ = std::move(drifts);
+  source->drifts_ = is_query ? std::vector<uint8_t>() : exact;
+  source->columns_ = source->schema_.num_columns() - (source->drifts_.empty() ? 0 : 1);
   source->pending_row_ = pending;
   source->done_ = done;
   return source;

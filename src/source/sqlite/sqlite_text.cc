@@ -203,12 +203,8 @@ std::string SqliteTimeText(int64_t micros) {
 }
 
 std::string SqliteTimestampText(int64_t micros, bool utc) {
-  int64_t days = micros / 86400000000LL;
-  int64_t rem = micros % 86400000000LL;
-  if (rem < 0) {
-    rem += 86400000000LL;
-    --days;
-  }
+  int64_t days = 0, rem = 0;
+  SplitTimestamp(micros, &days, &rem);  // an escaped value as the time it stands for
   std::string out = FormatDate(static_cast<int32_t>(days));
   out.push_back(utc ? 'T' : ' ');
   out += SqliteTimeText(rem);

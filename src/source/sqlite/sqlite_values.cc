@@ -5,27 +5,9 @@
 #include <cstring>
 
 #include "source/sqlite/sqlite_text.h"
-#include "table/temporal.h"
-#include "table/uuid_text.h"
 
 namespace lakedump {
 namespace {
-
-enum class Affinity { kInteger, kText, kBlob, kReal, kNumeric };
-
-// SQLite's rules, in their order (https://sqlite.org/datatype3.html 3.1).
-Affinity AffinityOf(std::string_view declared) {
-  std::string t(declared);
-  for (char& c : t) {
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-  }
-  auto has = [&](const char* s) { return t.find(s) != std::string::npos; };
-  if (has("INT")) return Affinity::kInteger;
-  if (has("CHAR") || has("CLOB") || has("TEXT")) return Affinity::kText;
-  if (has("BLOB") || t.empty()) return Affinity::kBlob;
-  if (has("REAL") || has("FLOA") || has("DOUB")) return Affinity::kReal;
-  return Affinity::kNumeric;
-}
 
 std::string_view ValueBytes(sqlite3_value* v, int type) {
   const void* p = type == SQLITE_BLOB ? sqlite3_value_blob(v)
@@ -62,51 +44,82 @@ uint64_t GetFixed64(std::string_view s, size_t pos) {
   return v;
 }
 
-// The text `load` writes for the last value of a temporal or UUID column.
-std::string CanonicalText(const ColumnVector& c) {
-  const size_t i = c.size() - 1;
-  switch (c.type().id) {
-    case TypeId::kDate: return FormatDate(c.ValueAt<int32_t>(i));
-    case TypeId::kTime: return SqliteTimeText(c.ValueAt<int64_t>(i));
-    case TypeId::kTimestamp: return SqliteTimestampText(c.ValueAt<int64_t>(i), false);
-    case TypeId::kTimestampTz: return SqliteTimestampText(c.ValueAt<int64_t>(i), true);
-    case TypeId::kUuid: return FormatUuid(c.ValueAt<Uuid>(i));
-    default: return std::string();
+bool IsDigitChar(char c) { return c >= '0' && c <= '9'; }
+
+// Whether `t` is SqliteTimeText's form of the time it parses as: "HH:MM:SS" and at most six
+// fraction digits, the last not a zero. REQUIRES: `t` begins with a valid HH:MM.
+bool IsCanonicalTimeText(std::string_view t) {
+  if (t.size() < 8 || t[5] != ':' || !IsDigitChar(t[6]) || !IsDigitChar(t[7])) return false;
+  if (t.size() == 8) return true;
+  if (t[8] != '.' || t.size() < 10 || t.size() > 15 || t.back() == '0') return false;
+  for (size_t i = 9; i < t.size(); ++i) {
+    if (!IsDigitChar(t[i])) return false;
   }
+  return true;
+}
+
+// Whether `t`, which parsed as a timestamp, is SqliteTimestampText's form of it:
+// "YYYY-MM-DD HH:MM:SS[.f]", or with `utc` "YYYY-MM-DDTHH:MM:SS[.f]Z".
+bool IsCanonicalTimestampText(std::string_view t, bool utc) {
+  if (utc) {
+    if (t.size() < 20 || t[10] != 'T' || t.back() != 'Z') return false;
+    t.remove_suffix(1);
+  } else if (t.size() < 19 || t[10] != ' ') {
+    return false;
+  }
+  return IsCanonicalTimeText(t.substr(11));
+}
+
+// Whether `t`, which parsed as a UUID, is FormatUuid's form of it (lower case, hyphens).
+bool IsCanonicalUuidText(std::string_view t) {
+  if (t.size() != 36) return false;
+  for (char c : t) {
+    if (c >= 'A' && c <= 'F') return false;
+  }
+  return t[8] == '-' && t[13] == '-' && t[18] == '-' && t[23] == '-';
 }
 
 }  // namespace
 
-bool SqliteColumnMayDrift(std::string_view declared_type, const LogicalType& type) {
-  const Affinity a = AffinityOf(declared_type);
+SqliteAffinity SqliteAffinityOf(std::string_view declared) {
+  std::string t(declared);
+  for (char& c : t) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  auto has = [&](const char* s) { return t.find(s) != std::string::npos; };
+  if (has("INT")) return SqliteAffinity::kInteger;
+  if (has("CHAR") || has("CLOB") || has("TEXT")) return SqliteAffinity::kText;
+  if (has("BLOB") || t.empty()) return SqliteAffinity::kBlob;
+  if (has("REAL") || has("FLOA") || has("DOUB")) return SqliteAffinity::kReal;
+  return SqliteAffinity::kNumeric;
+}
+
+bool SqliteColumnMayDrift(std::string_view declared_type, const LogicalType& type, bool lax_types) {
+  const SqliteAffinity a = SqliteAffinityOf(declared_type);
   switch (type.id) {
     case TypeId::kInt8:
     case TypeId::kInt16:
     case TypeId::kInt32:
-    case TypeId::kInt64: return a != Affinity::kInteger;
-    case TypeId::kString: return a != Affinity::kText;
-    case TypeId::kDouble: return a != Affinity::kReal;
+    case TypeId::kInt64: return a != SqliteAffinity::kInteger;
+    case TypeId::kDouble: return a != SqliteAffinity::kReal;
+    // An INTEGER comes back as an INTEGER, a REAL as the same double (BindSqliteValue), and
+    // numeric TEXT cannot stay TEXT in a column of NUMERIC affinity.
+    case TypeId::kDecimal: return a != SqliteAffinity::kNumeric;
+    // TEXT 'YYYY-MM-DD' only, written back the same, and no affinity makes it a number.
+    case TypeId::kDate: return false;
+    // TEXT only; numeric text cannot stay TEXT in a column of NUMERIC affinity.
+    case TypeId::kJson: return a != SqliteAffinity::kNumeric && a != SqliteAffinity::kText;
+    case TypeId::kString: return a != SqliteAffinity::kText || lax_types;
     default: return true;
   }
 }
 
-Status AddSqliteValuesColumn(Schema* schema, std::vector<uint8_t>* drifts) {
-  drifts->assign(schema->num_columns(), 0);
-  bool any = false;
-  for (size_t i = 0; i < schema->num_columns(); ++i) {
-    const Column& c = schema->column(i);
-    if (c.name == kSqliteValuesColumn) {
-      return Status::InvalidArgument(fmt::format(
-          "the table has a column named \"{}\", the name lakedump gives the exact SQLite values "
-          "of a table (docs/dump-format.md); rename it to dump this table",
-          kSqliteValuesColumn));
-    }
-    (*drifts)[i] = SqliteColumnMayDrift(c.source_type, c.type) ? 1 : 0;
-    any = any || (*drifts)[i] != 0;
-  }
-  if (!any) {
-    drifts->clear();
-    return Status::OK();
+Status AddSqliteValuesColumn(Schema* schema) {
+  if (schema->FindColumn(kSqliteValuesColumn)) {
+    return Status::InvalidArgument(fmt::format(
+        "the table has a column named \"{}\", the name lakedump gives the exact SQLite values "
+        "of a table (docs/dump-format.md); rename it to dump this table",
+        kSqliteValuesColumn));
   }
   Column values;
   values.name = std::string(kSqliteValuesColumn);
@@ -151,11 +164,13 @@ bool SqliteValueRoundTrips(sqlite3_value* value, const ColumnVector& column) {
     case TypeId::kString:
     case TypeId::kJson: return t == SQLITE_TEXT;
     case TypeId::kBinary: return t == SQLITE_BLOB;
-    case TypeId::kDate:
-    case TypeId::kTime:
+    case TypeId::kDate: return t == SQLITE_TEXT;  // YYYY-MM-DD, as FormatDate writes it
+    case TypeId::kTime: return t == SQLITE_TEXT && IsCanonicalTimeText(ValueBytes(value, t));
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
-    case TypeId::kUuid: return t == SQLITE_TEXT && ValueBytes(value, t) == CanonicalText(column);
+      return t == SQLITE_TEXT && IsCanonicalTimestampText(ValueBytes(value, t),
+                                                          column.type().id == TypeId::kTimestampTz);
+    case TypeId::kUuid: return t == SQLITE_TEXT && IsCanonicalUuidText(ValueBytes(value, t));
     case TypeId::kList: return false;
   }
   return false;
