@@ -198,10 +198,9 @@ TEST(SqliteDatabaseTest, DescribeTableColumnsKeysAndDdl) {
   EXPECT_EQ(def->ddl, ddl);
   EXPECT_THAT(def->primary_key, ElementsAre("id", "line"));
   const Schema& s = def->schema;
-  // The untyped column may hold values its string form does not give back: the exact SQLite
-  // values follow the table's columns.
-  ASSERT_EQ(s.num_columns(), 6u);
-  EXPECT_TRUE(IsSqliteValuesColumn(s.column(5)));
+  // The untyped column could hold values its string form does not give back, but this table
+  // holds none: no exact values column.
+  ASSERT_EQ(s.num_columns(), 5u);
   EXPECT_EQ(s.column(0).name, "id");
   EXPECT_FALSE(s.column(0).nullable);
   EXPECT_EQ(s.column(1).type.ToString(), "int16");
@@ -213,6 +212,18 @@ TEST(SqliteDatabaseTest, DescribeTableColumnsKeysAndDdl) {
 
   info.ref.name = "missing";
   EXPECT_EQ(db->DescribeTable(info).status().code(), Code::kNotFound);
+  db.reset();
+
+  // An INTEGER in the untyped column would come back as the text '42': the exact SQLite
+  // values follow the table's columns.
+  { Writer w(path); w.Exec("INSERT INTO orders VALUES (1, 1, 1, 1.5, 42)"); }
+  db = MustOpen(path);
+  ASSERT_NE(db, nullptr);
+  info.ref.name = "orders";
+  auto with_values = db->DescribeTable(info);
+  ASSERT_TRUE(with_values.ok()) << with_values.status().ToString();
+  ASSERT_EQ(with_values->schema.num_columns(), 6u);
+  EXPECT_TRUE(IsSqliteValuesColumn(with_values->schema.column(5)));
 }
 
 TEST(SqliteSourceTest, DecodesEveryTypeWithEdgeValues) {

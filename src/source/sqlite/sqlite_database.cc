@@ -213,7 +213,9 @@ class SqliteDatabase final : public Database {
       LD_ASSIGN_OR_RETURN(as_string, AsStringLocked(coord->db, plan, unit.table));
     }
     std::vector<uint8_t> exact;
-    if (unit.table.query.empty()) LD_ASSIGN_OR_RETURN(exact, ExactFor(unit.table.ref, as_string));
+    if (unit.table.query.empty()) {
+      LD_ASSIGN_OR_RETURN(exact, ExactFor(unit.table.ref, as_string));
+    }
     // Planned on the source's own connection (the coordinator stays free for
     // other tasks) and kept for DescribeTable() at the table's commit.
     std::optional<SqliteTablePlan> plan;
