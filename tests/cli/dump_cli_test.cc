@@ -108,7 +108,9 @@ TEST_F(DumpCliTest, DemoDumpReadBackByTheOracleReaders) {
     const bool exact = name == "vendor_dimension" || name == "customer_dimension" ||
                        name == "employee_dimension";
     ASSERT_EQ(duck["columns"].size(), own + (exact ? 1 : 0)) << name;
-    if (exact) ASSERT_EQ(duck["columns"][own], "_lakedump_sqlite_values") << name;
+    if (exact) {
+      ASSERT_EQ(duck["columns"][own], "_lakedump_sqlite_values") << name;
+    }
     for (size_t c = 0; c < own; ++c) {
       const std::string type = duck["types"][c];
       const bool same_text = type == "int64" || type == "int32" || type == "int16" ||
