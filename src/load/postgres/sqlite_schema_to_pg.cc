@@ -7,33 +7,27 @@
 #include <regex>
 
 #include "load/load_service.h"
+#include "base/ascii.h"
 #include "load/schema_subset.h"
 #include "load/sqlite/sqlite_ddl_facts.h"
 
 namespace lakedump {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-std::optional<std::string_view> Action(std::string_view recorded) {
+std::optional<std::string_view> SqliteFkAction(std::string_view recorded) {
   for (std::string_view a : {"NO ACTION", "RESTRICT", "CASCADE", "SET NULL", "SET DEFAULT"}) {
     if (recorded == a) return a;
   }
   return std::nullopt;
 }
 
-std::string Columns(const std::vector<std::string>& columns) {
+std::string QuotedColumnList(const std::vector<std::string>& columns) {
   std::string out;
   for (const std::string& c : columns) out += (out.empty() ? "" : ", ") + QuoteIdent(c);
   return out;
 }
 
-struct Loaded {
+struct LoadedSqliteTable {
   std::string name;  // as recorded
   TableRef target;
   std::string qualified;  // quoted target
@@ -54,17 +48,17 @@ Status Try(PgConn& conn, const std::string& sql, const std::vector<std::string>&
   return Status::OK();
 }
 
-Status CarryForeignKeys(PgConn& conn, const Loaded& t, const SqliteTableFacts& facts,
-                        const std::map<std::string, const Loaded*>& by_name,
+Status CarryForeignKeys(PgConn& conn, const LoadedSqliteTable& t, const SqliteTableFacts& facts,
+                        const std::map<std::string, const LoadedSqliteTable*>& by_name,
                         SchemaRestoreOutcome* out) {
   for (const SqliteTableFacts::ForeignKey& fk : facts.foreign_keys) {
     const bool implicit = std::any_of(fk.ref_columns.begin(), fk.ref_columns.end(),
                                       [](const std::string& c) { return c.empty(); });
-    const std::string what = fmt::format("({}) REFERENCES {}{}", Columns(fk.columns), fk.ref_table,
-                                         implicit ? "" : " (" + Columns(fk.ref_columns) + ")");
+    const std::string what = fmt::format("({}) REFERENCES {}{}", QuotedColumnList(fk.columns), fk.ref_table,
+                                         implicit ? "" : " (" + QuotedColumnList(fk.ref_columns) + ")");
     SkippedSchemaObject skipped{"SQLite", "foreign key", t.target.QualifiedName(), what, ""};
-    auto ref = by_name.find(Lower(fk.ref_table));
-    const auto on_update = Action(fk.on_update), on_delete = Action(fk.on_delete);
+    auto ref = by_name.find(AsciiLower(fk.ref_table));
+    const auto on_update = SqliteFkAction(fk.on_update), on_delete = SqliteFkAction(fk.on_delete);
     if (ref == by_name.end() || !on_update || !on_delete) {
       skipped.reason = ref == by_name.end() ? "it references a table this load does not restore"
                                             : "an action PostgreSQL does not have";
@@ -73,14 +67,14 @@ Status CarryForeignKeys(PgConn& conn, const Loaded& t, const SqliteTableFacts& f
     }
     const std::string sql = fmt::format(
         "ALTER TABLE {} ADD FOREIGN KEY ({}) REFERENCES {}{} ON UPDATE {} ON DELETE {}",
-        t.qualified, Columns(fk.columns), ref->second->qualified,
-        implicit ? "" : " (" + Columns(fk.ref_columns) + ")", *on_update, *on_delete);
+        t.qualified, QuotedColumnList(fk.columns), ref->second->qualified,
+        implicit ? "" : " (" + QuotedColumnList(fk.ref_columns) + ")", *on_update, *on_delete);
     LD_RETURN_IF_ERROR(Try(conn, sql, {}, std::move(skipped), out));
   }
   return Status::OK();
 }
 
-Status CarryDefaultsAndIdentity(PgConn& conn, const Loaded& t, const SqliteTableFacts& facts,
+Status CarryDefaultsAndIdentity(PgConn& conn, const LoadedSqliteTable& t, const SqliteTableFacts& facts,
                                 const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) {
   for (const auto& [column, sql] : facts.defaults) {
     const std::optional<std::string> literal = PgLiteralOfSqliteDefault(sql);
@@ -147,22 +141,22 @@ std::optional<std::string> PgLiteralOfSqliteDefault(std::string_view d) {
 Status CarrySqliteSchemaToPg(PgConn& conn, const SchemaRestorePlan& plan,
                              SchemaRestoreOutcome* out) {
   std::map<std::string, std::string> selected;  // lower name -> name
-  for (const TableRef& t : plan.tables) selected[Lower(t.name)] = t.name;
-  std::vector<Loaded> loaded;
+  for (const TableRef& t : plan.tables) selected[AsciiLower(t.name)] = t.name;
+  std::vector<LoadedSqliteTable> loaded;
   for (const nlohmann::json& o : plan.schema.value("objects", nlohmann::json::array())) {
-    if (JsonString(o, "type") != "table" || !selected.count(Lower(JsonString(o, "name")))) {
+    if (JsonString(o, "type") != "table" || !selected.count(AsciiLower(JsonString(o, "name")))) {
       continue;
     }
-    Loaded t;
+    LoadedSqliteTable t;
     t.name = JsonString(o, "name");
     t.target = MapTargetTable(TableRef{"main", t.name}, plan.schema_map);
     t.qualified = QuoteQualified(t.target.schema, t.target.name);
     t.ddl = JsonString(o, "sql");
     loaded.push_back(std::move(t));
   }
-  std::map<std::string, const Loaded*> by_name;
-  for (const Loaded& t : loaded) by_name[Lower(t.name)] = &t;
-  for (const Loaded& t : loaded) {
+  std::map<std::string, const LoadedSqliteTable*> by_name;
+  for (const LoadedSqliteTable& t : loaded) by_name[AsciiLower(t.name)] = &t;
+  for (const LoadedSqliteTable& t : loaded) {
     Result<SqliteTableFacts> facts = ReadSqliteTableFacts(t.ddl, t.name);
     if (!facts.ok()) continue;  // listed by CrossEngineSkips
     LD_RETURN_IF_ERROR(CarryForeignKeys(conn, t, *facts, by_name, out));
