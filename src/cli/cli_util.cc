@@ -160,6 +160,7 @@ Result<std::unique_ptr<Database>> OpenDatabase(const std::string& source,
 #ifdef LAKEDUMP_HAVE_SQLITE
   SqliteOptions sq;
   sq.lax_types = options.sqlite_lax_types;
+  sq.exact_values = options.sqlite_exact_values;
   sq.connections = options.connections;
   return OpenSqliteDatabase(source, sq);
 #else

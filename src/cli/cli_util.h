@@ -46,6 +46,7 @@ std::string DisplayJson(const nlohmann::json& j, int indent = -1);
 
 struct SourceOptions {
   bool sqlite_lax_types = false;  // --sqlite-type-mismatch string
+  bool sqlite_exact_values = true;  // SqliteOptions::exact_values (off for Iceberg tables)
   int connections = 4;
   // PostgreSQL policies (docs/type-mapping.md); parsed when the source is PostgreSQL.
   std::string pg_numeric = "string";      // --pg-numeric string|double|decimal(38,S)

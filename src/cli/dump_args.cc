@@ -105,6 +105,7 @@ Result<DumpOptions> BuildOptions(const DumpArgs& a) {
 SourceOptions BuildSourceOptions(const DumpArgs& a, const DumpOptions& options) {
   SourceOptions source_options;
   source_options.sqlite_lax_types = a.sqlite_type_mismatch == "string";
+  source_options.sqlite_exact_values = options.table_format != TableFormat::kIceberg;
   source_options.pg_numeric = a.pg_numeric;
   source_options.pg_infinity = a.pg_infinity;
   source_options.pg_numeric_nan = a.pg_numeric_nan;

@@ -20,6 +20,7 @@
 #include "lake/signature.h"
 #include "lake/increment_signature.h"
 #include "lake/incremental_state.h"
+#include "load/cross_engine_skips.h"
 #include "load/load_service.h"
 #include "load/postgres/increment_load.h"
 #include "source/postgres/pg_conn.h"
@@ -102,6 +103,14 @@ Result<LoadOptions> BuildOptions(const LoadArgs& a) {
   return o;
 }
 
+// schema.skipped: one line per schema object the target did not get, as the warnings print
+// them (what cannot cross engines: "skipped SQLite check on public.t: <reason>").
+nlohmann::json SkippedJson(const SchemaRestoreOutcome& schema) {
+  nlohmann::json out = schema.warnings;
+  for (const SkippedSchemaObject& s : schema.skipped) out.push_back(SkippedLine(s));
+  return out;
+}
+
 nlohmann::json Summary(const LoadResult& r, const std::string& dump, const std::string& target) {
   nlohmann::json tables = nlohmann::json::array();
   for (const LoadedTable& t : r.tables) {
@@ -128,7 +137,7 @@ nlohmann::json Summary(const LoadResult& r, const std::string& dump, const std::
           {"schema",
            {{"method", r.schema.method},
             {"restored", r.schema.restored},
-            {"skipped", r.schema.warnings}}}};
+            {"skipped", SkippedJson(r.schema)}}}};
 }
 
 // Keeps freed buffers in the process instead of returning them to the kernel: a load
@@ -256,6 +265,9 @@ void PrintLoadResult(const LoadArgs& a, const LoadResult& r, const std::string& 
   for (const std::string& w : r.schema.warnings) {
     std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(w).c_str());
   }
+  for (const SkippedSchemaObject& s : r.schema.skipped) {
+    std::fprintf(stderr, "lakedump: warning: %s\n", OneLine(SkippedLine(s)).c_str());
+  }
   if (a.json) {
     std::printf("%s\n", DisplayJson(Summary(r, dump, target_name)).c_str());
     return;
@@ -271,10 +283,10 @@ void PrintLoadResult(const LoadArgs& a, const LoadResult& r, const std::string& 
     std::printf("large objects: %llu restored\n",
                 static_cast<unsigned long long>(r.large_objects));
   }
-  if (r.schema.method != "none") {
+  if (r.schema.method != "none" || !r.schema.skipped.empty()) {
     std::printf("schema: %llu objects restored (%s), %zu skipped\n",
                 static_cast<unsigned long long>(r.schema.restored), r.schema.method.c_str(),
-                r.schema.warnings.size());
+                r.schema.warnings.size() + r.schema.skipped.size());
   }
 }
 
@@ -436,7 +448,8 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
   app->add_option("--exclude", a->exclude, "skip these tables (globs)")->delimiter(',');
   AddRestoreFlags(app, &a->restore);
   app->add_option("--schema-map", a->schema_map,
-                  "load tables of dump schema OLD into schema NEW (repeatable)")
+                  "load tables of dump schema OLD into schema NEW (repeatable; a SQLite "
+                  "dump's schema is main, loaded into public unless mapped)")
       ->type_name("OLD=NEW");
   AddIntOption(app, "--until", &a->until, 0, 999999,
                "incremental dumps: apply the increments up to N only (0: the base alone)");

@@ -19,6 +19,8 @@
 #include "lake/signature.h"
 #include "lake/schema_archive.h"
 #include "format/parquet/parquet_reader.h"
+#include "load/cross_engine_skips.h"
+#include "source/sqlite/sqlite_values.h"
 
 namespace lakedump {
 
@@ -180,6 +182,12 @@ Result<std::vector<LoadService::TableTask>> LoadService::Plan(const DumpManifest
       manifest.source["kind"].is_string()) {
     kind = manifest.source["kind"].get<std::string>();
   }
+  // SQLite's one schema is "main"; its tables land in "public" unless --schema-map says where.
+  if (kind == "sqlite" && target_->has_schemas() &&
+      std::none_of(options_.schema_map.begin(), options_.schema_map.end(),
+                   [](const auto& m) { return m.first == "main"; })) {
+    options_.schema_map.emplace_back("main", "public");
+  }
   std::vector<TableTask> tasks;
   std::map<std::string, std::string> targets;  // target name -> source name
   for (const TableSummary& summary : manifest.tables) {
@@ -198,6 +206,7 @@ Result<std::vector<LoadService::TableTask>> LoadService::Plan(const DumpManifest
     plan.structured_keys = task.manifest.has_unique_keys;
     plan.trust_schema = options_.trust_schema;
     plan.source_kind = kind;
+    plan.sqlite_values = kind == "sqlite" && TakeSqliteValuesColumn(&plan.definition.schema);
     LD_RETURN_IF_ERROR(CheckIdentifierLengths(plan, target_->max_identifier_bytes()));
     plan.if_exists = options_.if_exists;
     plan.commit_together = options_.data_only;  // into a schema restored earlier: FK order
@@ -321,18 +330,20 @@ Result<LoadResult> LoadService::Run(std::stop_token stop) {
     if (stop.stop_requested()) return Status::Cancelled("cancelled");
     LD_RETURN_IF_ERROR(target_->RestoreSchemaAfter(schema_plan, &schema));
   }
-
   LoadResult result;
   result.dump_id = manifest.dump_id;
   result.warnings = Warnings(manifest.schema);
   result.schema = std::move(schema);
   AddLargeObjects(restored_large_objects, std::move(large_objects), &result);
+  std::vector<const TablePlan*> plans;  // what did not cross engines: cross_engine_skips.h
   for (TableTask& t : tasks) {
+    plans.push_back(&t.plan);
     result.rows += t.loaded.rows;
     result.files += t.loaded.files;
     result.bytes += t.loaded.bytes;
     result.tables.push_back(t.loaded);
   }
+  CrossEngineSkips(schema_plan, plans, *target_, !options_.data_only, &result.schema.skipped);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
@@ -608,7 +619,7 @@ Status LoadService::Stream(TableLoad& load, std::stop_token stop) {
       if (batch.num_rows() == 0) break;
       streamed += batch.num_rows();
       if (streamed > want) break;
-      LD_RETURN_IF_ERROR(sink->Append(batch).WithContext(df.key));
+      LD_RETURN_IF_ERROR(AppendBatch(task.plan, batch, sink.get()).WithContext(df.key));
       progress_.rows += batch.num_rows();
     }
     LD_RETURN_IF_ERROR(CheckUnitRead(file, df, unit.row_group, check, streamed, want));
@@ -624,6 +635,18 @@ Status LoadService::Stream(TableLoad& load, std::stop_token stop) {
   }
   load.rows += sent;
   return Status::OK();
+}
+
+// A SQLite dump's exact-values column goes only to a target that takes it: the others get
+// the batch's other columns (moved into a batch of their own and back, no copy).
+Status LoadService::AppendBatch(const TablePlan& plan, RowBatch& batch, TableSink* sink) {
+  if (!plan.sqlite_values || target_->takes_sqlite_values()) return sink->Append(batch);
+  const size_t n = plan.definition.schema.num_columns();
+  RowBatch trimmed(plan.definition.schema);
+  for (size_t i = 0; i < n; ++i) std::swap(trimmed.column(i), batch.column(i));
+  Status s = sink->Append(trimmed);
+  for (size_t i = 0; i < n; ++i) std::swap(trimmed.column(i), batch.column(i));
+  return s;
 }
 
 Status LoadService::CheckUnitRead(OpenFile& file, const DataFile& df, size_t row_group,

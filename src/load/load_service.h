@@ -130,6 +130,8 @@ class LoadService {
   // Opens data file `index` of the table and checks its size, schema and row count, and
   // with kSections its footer's checksum and that each row group lies in its range.
   Status Open(TableLoad& load, size_t index, FileCheck check, OpenFile* out);
+  // Hands one batch to `sink` (without a SQLite dump's exact values for targets not taking them).
+  Status AppendBatch(const TablePlan& plan, RowBatch& batch, TableSink* sink);
   // After a stream read `streamed` rows of a unit (row group `row_group`, or kWholeFile) of
   // `df` that should have `want`: the row count, then the unit's checksums as `check` says.
   Status CheckUnitRead(OpenFile& file, const DataFile& df, size_t row_group, FileCheck check,

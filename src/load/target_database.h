@@ -71,6 +71,10 @@ struct TablePlan {
   // --data-only: rows appended into an existing table are not moved in by CommitTable but by
   // CommitTogether, with every other such table, in one transaction (set by LoadService).
   bool commit_together = false;
+  // The dump is a SQLite one whose files carry the exact SQLite values of the table in one
+  // more column after definition.schema's (source/sqlite/sqlite_values.h): a target that
+  // takes them (takes_sqlite_values()) gets batches with that column last, others without.
+  bool sqlite_values = false;
 };
 
 // The dump's schema beyond its tables (manifest "schema", docs/dump-format.md), for a
@@ -92,12 +96,22 @@ struct SchemaRestorePlan {
   RestoreRoles roles;               // --no-owner, --no-privileges, --role, --role-map
 };
 
+// A schema object of the dump that the target does not get (load/cross_engine_skips.h).
+struct SkippedSchemaObject {
+  std::string engine;  // the dump's: "SQLite", "PostgreSQL"
+  std::string kind;    // "foreign key", "check", "default", "comment", "grant", ...
+  std::string table;   // the table it belongs to (target name), or its schema
+  std::string name;    // the object within it ("(a) REFERENCES t (b)", a column...), or empty
+  std::string reason;
+};
+
 struct SchemaRestoreOutcome {
   std::string method;               // "pg_restore", "sqlite_schema", "indexes", "none"
   std::vector<TableRef> created;    // dump tables the restore created (loaded by appending)
   std::vector<TableRef> skip_data;  // dump tables whose data the restore rebuilds (matviews)
   uint64_t restored = 0;            // schema objects restored
   std::vector<std::string> warnings;  // one line each: objects skipped or not restored
+  std::vector<SkippedSchemaObject> skipped;  // what cannot cross engines, one per object
 };
 
 class TableSink {
@@ -155,6 +169,10 @@ class TargetDatabase {
   // "postgres" / "sqlite": for messages and the summary. Never credentials.
   virtual std::string Describe() const = 0;
   virtual int max_sinks_per_table() const = 0;
+  // Whether tables live in schemas (SQLite: one, whatever the dump's schema).
+  virtual bool has_schemas() const { return true; }
+  // Whether its sinks take TablePlan::sqlite_values's column.
+  virtual bool takes_sqlite_values() const { return false; }
 
   virtual Status PrepareTable(const TablePlan& plan) = 0;
   virtual Result<std::unique_ptr<TableSink>> OpenSink(const TablePlan& plan) = 0;

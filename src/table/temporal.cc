@@ -101,7 +101,7 @@ Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
   if (s.empty()) return bad("no digits");
   int128_t v = 0;
   int digits = 0, frac = 0;
-  bool point = false;
+  bool point = false, any_digit = false;
   for (char c : s) {
     if (c == '.') {
       if (point) return bad("two decimal points");
@@ -109,6 +109,7 @@ Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
       continue;
     }
     if (c < '0' || c > '9') return bad("not a number");
+    any_digit = true;
     if (point) {
       if (frac == scale) {
         if (c != '0') return bad("too many fraction digits");
@@ -120,6 +121,7 @@ Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
     if (digits > kMaxDecimalPrecision) return bad("too many digits");
     v = v * 10 + (c - '0');
   }
+  if (!any_digit) return bad("no digits");  // "." alone is no number (SQLite keeps it as text)
   v *= Pow10(scale - frac);
   if (v >= Pow10(precision)) return bad("does not fit the precision");
   return neg ? -v : v;

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fakes/cli_run.h"
+#include "fakes/sqlite_shell.h"
 #include "fakes/temp_dir.h"
 
 namespace lakedump {
@@ -29,29 +30,8 @@ namespace {
 using testing_cli::Quote;
 using testing_cli::RunLakedump;
 using testing_cli::RunResult;
-
-std::string Sqlite3Cli(const std::string& db, const std::string& command) {
-  const std::string cmd = fmt::format("sqlite3 {} {} 2>&1", Quote(db), Quote(command));
-  FILE* p = popen(cmd.c_str(), "r");
-  EXPECT_NE(p, nullptr);
-  std::string text;
-  char buf[4096];
-  size_t n;
-  while (p && (n = fread(buf, 1, sizeof(buf), p)) > 0) text.append(buf, n);
-  if (p) {
-    EXPECT_EQ(pclose(p), 0) << text;
-  }
-  return text;
-}
-
-void Exec(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(h);
-}
+using testing_sqlite_shell::Exec;
+using testing_sqlite_shell::Sqlite3Cli;
 
 constexpr const char* kSchema = R"SQL(
 CREATE TABLE items (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, qty INTEGER);

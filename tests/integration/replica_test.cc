@@ -542,7 +542,7 @@ TEST_F(ReplicaTest, AcrossEnginesPlainIndexesComeAndTheRestIsListed) {
   auto conn = PgConn::Connect(target.conninfo(), 10);
   ASSERT_TRUE(conn.ok());
   EXPECT_EQ(QueryOne(**conn, "SELECT indexdef FROM pg_indexes WHERE indexname = 'items_qty'"),
-            "CREATE INDEX items_qty ON main.items USING btree (qty)");
+            "CREATE INDEX items_qty ON public.items USING btree (qty)");  // SQLite's main: public
 }
 
 // Records every CREATE TABLE run in `conninfo`'s database (an event trigger into

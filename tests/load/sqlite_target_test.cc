@@ -9,6 +9,7 @@
 #include "load/open_target.h"
 #include "load/sqlite/sqlite_load_types.h"
 #include "source/sqlite/sqlite_database.h"
+#include "source/sqlite/sqlite_values.h"
 #include "source/sqlite_test_util.h"
 #include "table/temporal.h"
 
@@ -127,6 +128,9 @@ TEST(SqliteTargetTest, EveryTypeReadsBackThroughTheSqliteSource) {
   info.ref = TableRef{"main", "all types"};
   auto def = (*db)->DescribeTable(info);
   ASSERT_TRUE(def.ok()) << def.status().ToString();
+  // Its DATE, BOOLEAN... columns could hold values their typed form does not give back, but
+  // `load` wrote every value in the form it writes back: no exact SQLite values column.
+  EXPECT_FALSE(TakeSqliteValuesColumn(&def->schema));
   ASSERT_EQ(def->schema.num_columns(), schema.num_columns());
   for (size_t c = 0; c < schema.num_columns(); ++c) {
     EXPECT_EQ(def->schema.column(c).type, schema.column(c).type)
@@ -364,6 +368,13 @@ TEST(SqliteLoadTypesTest, TextForms) {
   EXPECT_EQ(SqliteTimestampText(0, false), "1970-01-01 00:00:00");
   EXPECT_EQ(SqliteTimestampText(-1, true), "1969-12-31T23:59:59.999999Z");
   EXPECT_EQ(SqliteTimestampText(1500000, false), "1970-01-01 00:00:01.5");
+  // PostgreSQL's last 30 years are escaped in a dump (table/temporal.h): written as the time
+  // they stand for, as PostgreSQL prints them (years past 9999 with a '+', as dates are), not
+  // as the date about 292,000 years BC their int64 would be.
+  EXPECT_EQ(SqliteTimestampText(EscapeOfPgMicros(kPgTimestampEnd - 1), false),
+            "+294276-12-31 23:59:59.999999");
+  EXPECT_EQ(SqliteTimestampText(EscapeOfPgMicros(kPgTimestampEscapeFrom), true),
+            "+294247-01-10T04:00:54.775807Z");
   EXPECT_EQ(SqliteTimeText(3723000000), "01:02:03");
   EXPECT_EQ(SqliteTimeText(3723000100), "01:02:03.0001");
   EXPECT_EQ(SqliteDeclaredType(LogicalType::Decimal(10, 2)), "DECIMAL(10,2)");
@@ -373,6 +384,59 @@ TEST(SqliteLoadTypesTest, TextForms) {
   EXPECT_EQ(SqliteColumnType(c, false), "TEXT");
   c.source_type = "INTEGER";  // lax mode turned an INTEGER column into string
   EXPECT_EQ(SqliteColumnType(c, true), "TEXT");
+}
+
+}  // namespace
+}  // namespace lakedump
+
+namespace lakedump {
+namespace {
+
+// A SQLite dump's exact values replace the typed ones (an INTEGER in an untyped column stays
+// an INTEGER); a malformed cell, as a forged dump could hold, is refused naming the row, and
+// nothing of the table stays.
+TEST(SqliteTargetTest, ExactValuesComeBackAndAMalformedCellIsRefused) {
+  TempDir tmp;
+  const std::string path = tmp.File("exact.sqlite");
+  auto target = OpenSqliteTarget(path, {});
+  ASSERT_TRUE(target.ok()) << target.status().ToString();
+  TablePlan plan;
+  plan.source = TableRef{"main", "mixed"};
+  plan.target = plan.source;
+  plan.source_kind = "sqlite";
+  plan.sqlite_values = true;
+  plan.definition.schema = Schema({Column{"v", LogicalType::Of(TypeId::kString), true, ""}});
+  Schema with_values = plan.definition.schema;
+  ASSERT_TRUE(AddSqliteValuesColumn(&with_values).ok());
+  auto load = [&](const std::string& cell) {
+    RowBatch batch(with_values);
+    batch.column(0).AppendBytes("5");
+    batch.column(1).AppendBytes(cell);
+    batch.column(0).AppendBytes("text");
+    batch.column(1).AppendNull();
+    LD_RETURN_IF_ERROR((*target)->PrepareTable(plan));
+    LD_ASSIGN_OR_RETURN(auto sink, (*target)->OpenSink(plan));
+    Status s = sink->Append(batch);
+    sink.reset();
+    if (!s.ok()) {
+      (void)(*target)->AbortTable(plan);
+      return s;
+    }
+    return (*target)->CommitTable(plan);
+  };
+  // Column 0, INTEGER 5.
+  const std::string integer5 = std::string("\x00\x01\x05", 3) + std::string(7, '\0');
+  Status bad = load(std::string("\x01\x01", 2) + std::string(8, '\0'));
+  EXPECT_EQ(bad.code(), Code::kInvalidArgument) << bad.ToString();
+  EXPECT_NE(bad.message().find("row 1: its _lakedump_sqlite_values cell is malformed: column "
+                               "index 1 of 1 columns"),
+            std::string::npos)
+      << bad.ToString();
+  EXPECT_TRUE(Query(path, "SELECT name FROM sqlite_schema WHERE name LIKE '%mixed%'").empty());
+  ASSERT_TRUE(load(integer5).ok());
+  target->reset();
+  EXPECT_EQ(Query(path, "SELECT typeof(v) || ':' || v FROM mixed"),
+            (std::vector<std::string>{"integer:5", "text:text"}));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <thread>
 
+#include "source/sqlite/sqlite_values.h"
 #include "source/sqlite/sqlite_database.h"
 #include "source/sqlite/sqlite_types.h"
 #include "fakes/sync.h"
@@ -197,6 +198,8 @@ TEST(SqliteDatabaseTest, DescribeTableColumnsKeysAndDdl) {
   EXPECT_EQ(def->ddl, ddl);
   EXPECT_THAT(def->primary_key, ElementsAre("id", "line"));
   const Schema& s = def->schema;
+  // The untyped column could hold values its string form does not give back, but this table
+  // holds none: no exact values column.
   ASSERT_EQ(s.num_columns(), 5u);
   EXPECT_EQ(s.column(0).name, "id");
   EXPECT_FALSE(s.column(0).nullable);
@@ -209,6 +212,18 @@ TEST(SqliteDatabaseTest, DescribeTableColumnsKeysAndDdl) {
 
   info.ref.name = "missing";
   EXPECT_EQ(db->DescribeTable(info).status().code(), Code::kNotFound);
+  db.reset();
+
+  // An INTEGER in the untyped column would come back as the text '42': the exact SQLite
+  // values follow the table's columns.
+  { Writer w(path); w.Exec("INSERT INTO orders VALUES (1, 1, 1, 1.5, 42)"); }
+  db = MustOpen(path);
+  ASSERT_NE(db, nullptr);
+  info.ref.name = "orders";
+  auto with_values = db->DescribeTable(info);
+  ASSERT_TRUE(with_values.ok()) << with_values.status().ToString();
+  ASSERT_EQ(with_values->schema.num_columns(), 6u);
+  EXPECT_TRUE(IsSqliteValuesColumn(with_values->schema.column(5)));
 }
 
 TEST(SqliteSourceTest, DecodesEveryTypeWithEdgeValues) {
@@ -245,7 +260,8 @@ TEST(SqliteSourceTest, DecodesEveryTypeWithEdgeValues) {
   for (const Column& c : def->schema.columns()) types.push_back(c.type.ToString());
   EXPECT_THAT(types, ElementsAre("bool", "int8", "int16", "int32", "int64", "float", "double",
                                  "decimal(20,4)", "string", "binary", "date", "time", "timestamp",
-                                 "timestamptz", "uuid", "json"));
+                                 "timestamptz", "uuid", "json", "binary"));
+  EXPECT_TRUE(IsSqliteValuesColumn(def->schema.column(16)));
   const Rows rows = ReadTable(*db, "t");
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_THAT(rows[0],
@@ -360,7 +376,8 @@ TEST(SqliteSourceTest, LaxTypesTurnMismatchedColumnsIntoStrings) {
   ASSERT_TRUE(def.ok()) << def.status().ToString();
   std::vector<std::string> types;
   for (const Column& col : def->schema.columns()) types.push_back(col.type.ToString());
-  EXPECT_THAT(types, ElementsAre("int64", "string", "string", "string"));
+  // b and d hold integers as strings now: their exact values (INTEGER 1, 5, 6) follow.
+  EXPECT_THAT(types, ElementsAre("int64", "string", "string", "string", "binary"));
   EXPECT_EQ(ReadTable(*db, "t"), (Rows{{"1", "1", "\\x01ff", "5"}, {"2", "two", "x", "6"}}));
 }
 

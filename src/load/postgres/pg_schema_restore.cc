@@ -1,3 +1,4 @@
+#include "load/postgres/sqlite_schema_to_pg.h"
 #include "load/postgres/pg_schema_restore.h"
 
 #include <fmt/format.h>
@@ -424,6 +425,7 @@ Status PgSchemaRestorer::After(PgConn& conn, const SchemaRestorePlan& plan,
         out->warnings.push_back(std::move(w));
       }
     }
+    if (plan.source_kind == "sqlite") return CarrySqliteSchemaToPg(conn, plan, out);
     return Status::OK();
   }
   LD_RETURN_IF_ERROR(RestoreRest(conn));

@@ -115,8 +115,11 @@ bool SchemaAuthorizer::Allows(int action, const char* a1, const char* a2) const 
     case SQLITE_READ:  // a table's keys and an index read its columns
       return IsSchemaTable(a1) || ((kind_ == SchemaObject::kTable || kind_ == SchemaObject::kIndex) &&
                                    EqualsNoCase(a1, table_));
-    case SQLITE_FUNCTION:  // an index on an expression (SQLite allows deterministic ones only)
-      return kind_ == SchemaObject::kIndex;
+    case SQLITE_FUNCTION:
+      // An index on an expression (SQLite allows deterministic ones only), and a table's
+      // generated column, CHECK or DEFAULT: none is called by the CREATE itself (a SELECT,
+      // which could call one, is denied), only by the rows inserted later.
+      return kind_ == SchemaObject::kIndex || kind_ == SchemaObject::kTable;
     case SQLITE_REINDEX:  // building the new index
       return kind_ == SchemaObject::kIndex && EqualsNoCase(a1, name_);
     default:

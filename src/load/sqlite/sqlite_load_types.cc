@@ -23,16 +23,6 @@ namespace {
 // the conversion is exact, so wider decimals are declared TEXT (kept verbatim).
 constexpr int kMaxExactNumericDigits = 15;
 
-void AppendFraction(std::string* out, int64_t micros) {
-  if (micros == 0) return;
-  char buf[8];
-  fmt::format_to_n(buf, sizeof(buf), "{:06}", micros);
-  int n = 6;
-  while (n > 0 && buf[n - 1] == '0') --n;
-  out->push_back('.');
-  out->append(buf, static_cast<size_t>(n));
-}
-
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 
 // Consumes one keyword (case-insensitive) followed by a non-identifier char.
@@ -87,6 +77,12 @@ bool Identifier(std::string_view s, size_t* pos) {
   return true;
 }
 
+bool IsAnyType(std::string_view t) {
+  return t.size() == 3 && std::toupper(static_cast<unsigned char>(t[0])) == 'A' &&
+         std::toupper(static_cast<unsigned char>(t[1])) == 'N' &&
+         std::toupper(static_cast<unsigned char>(t[2])) == 'Y';
+}
+
 }  // namespace
 
 bool IsPlainIdentifier(std::string_view name) {
@@ -138,6 +134,9 @@ std::string SqliteDeclaredType(const LogicalType& type) {
 }
 
 std::string SqliteColumnType(const Column& column, bool from_sqlite) {
+  // A STRICT table's ANY keeps each value as given; outside STRICT only no declared type
+  // does (ANY would have NUMERIC affinity and turn the text '1' into the integer 1).
+  if (from_sqlite && column.type.id == TypeId::kString && IsAnyType(column.source_type)) return "";
   if (from_sqlite && IsSafeSqliteTypeName(column.source_type)) {
     // An empty declared type is kept too: it maps back to string. Anything but a plain type
     // name ("INT); ATTACH ...") is never pasted into SQL.
@@ -198,35 +197,6 @@ std::optional<std::string> RenameTableInDdl(std::string_view ddl, std::string_vi
   return std::string(ddl.substr(0, name_begin)) + name + std::string(ddl.substr(name_end));
 }
 
-std::string SqliteTimeText(int64_t micros) {
-  const int64_t s = micros / 1000000;
-  std::string out = fmt::format("{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
-  AppendFraction(&out, micros % 1000000);
-  return out;
-}
-
-std::string SqliteTimestampText(int64_t micros, bool utc) {
-  int64_t days = micros / 86400000000LL;
-  int64_t rem = micros % 86400000000LL;
-  if (rem < 0) {
-    rem += 86400000000LL;
-    --days;
-  }
-  std::string out = FormatDate(static_cast<int32_t>(days));
-  out.push_back(utc ? 'T' : ' ');
-  out += SqliteTimeText(rem);
-  if (utc) out.push_back('Z');
-  return out;
-}
-
-bool HasTextAffinity(std::string_view declared_type) {
-  std::string t(declared_type);
-  for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (t.find("INT") != std::string::npos) return false;
-  return t.find("CHAR") != std::string::npos || t.find("CLOB") != std::string::npos ||
-         t.find("TEXT") != std::string::npos;
-}
-
 namespace {
 
 // Binds `text`, kept alive in *scratch until the statement is stepped.
@@ -236,42 +206,34 @@ int BindOwnedText(sqlite3_stmt* stmt, int param, std::string text, std::string* 
                            SQLITE_STATIC);
 }
 
-// The double whose shortest text is the float's (0.1f -> 0.1, not 0.100000001490116): reads
-// back as the same float, and looks like it. REQUIRES: f is not NaN.
-double FloatForSqlite(float f) {
-  double d = f;
-  if (std::isfinite(f)) {
-    char buf[32];
-    auto r = std::to_chars(buf, buf + sizeof(buf), f);
-    double parsed;
-    // Near FLT_MAX the shortest text can exceed it; the source would refuse that.
-    if (std::from_chars(buf, r.ptr, parsed).ec == std::errc() &&
-        static_cast<float>(parsed) == f &&
-        std::fabs(parsed) <= std::numeric_limits<float>::max()) {
-      d = parsed;
-    }
-  }
-  return d;
-}
-
-// A whole decimal in int64 range as an INTEGER (unless the column has text affinity), any
-// other as its text.
-int BindDecimal(sqlite3_stmt* stmt, int param, int128_t v, int scale, bool text_affinity,
+// A whole decimal in int64 range as an INTEGER (unless the column has TEXT affinity); any other
+// as the double nearest to it in a column of INTEGER, REAL or NUMERIC affinity, which SQLite
+// would make of its text anyway (so a SQLite source's REAL comes back as the very same double,
+// whose shortest text the decimal holds); else as its text.
+int BindDecimal(sqlite3_stmt* stmt, int param, int128_t v, int scale, SqliteAffinity affinity,
                 std::string* scratch) {
-  if (!text_affinity && v % Pow10(scale) == 0) {
+  if (affinity != SqliteAffinity::kText && v % Pow10(scale) == 0) {
     const int128_t whole = v / Pow10(scale);
     if (whole >= std::numeric_limits<int64_t>::min() &&
         whole <= std::numeric_limits<int64_t>::max()) {
       return sqlite3_bind_int64(stmt, param, static_cast<int64_t>(whole));
     }
   }
-  return BindOwnedText(stmt, param, FormatDecimal(v, scale), scratch);
+  std::string text = FormatDecimal(v, scale);
+  if (affinity != SqliteAffinity::kText && affinity != SqliteAffinity::kBlob) {
+    double d = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), d);
+    if (r.ec == std::errc() && r.ptr == text.data() + text.size()) {
+      return sqlite3_bind_double(stmt, param, d);
+    }
+  }
+  return BindOwnedText(stmt, param, std::move(text), scratch);
 }
 
 }  // namespace
 
 int BindSqliteValue(sqlite3_stmt* stmt, int param, const ColumnVector& column, size_t row,
-                    bool text_affinity, std::string* scratch) {
+                    SqliteAffinity affinity, std::string* scratch) {
   if (column.IsNull(row)) return sqlite3_bind_null(stmt, param);
   auto bind_text = [&](std::string text) {
     return BindOwnedText(stmt, param, std::move(text), scratch);
@@ -299,7 +261,7 @@ int BindSqliteValue(sqlite3_stmt* stmt, int param, const ColumnVector& column, s
     }
     case TypeId::kDecimal:
       return BindDecimal(stmt, param, column.ValueAt<int128_t>(row), column.type().scale,
-                         text_affinity, scratch);
+                         affinity, scratch);
     case TypeId::kString:
     case TypeId::kJson: {
       const std::string_view v = column.BytesAt(row);

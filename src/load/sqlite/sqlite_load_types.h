@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "source/sqlite/sqlite_text.h"    // SqliteTimestampText, SqliteTimeText
+#include "source/sqlite/sqlite_values.h"  // SqliteAffinity
 #include "table/row_batch.h"
 #include "table/schema.h"
 
@@ -42,24 +44,14 @@ std::optional<std::string> RenameTableInDdl(std::string_view ddl, std::string_vi
 // [A-Za-z_][A-Za-z0-9_]*
 bool IsPlainIdentifier(std::string_view name);
 
-// Binds value `row` of `column` to parameter `param` (1-based) of `stmt`.
-// NaN doubles bind as NULL (SQLite has no NaN; it would store NULL anyway).
-// Decimals bind as exact text, except whole values in int64 range bound for a
-// column without TEXT affinity (text_affinity false): those bind as INTEGER,
-// since NUMERIC affinity would go through a double for "12345678901234567.00".
-// `scratch` (one per parameter) holds text that must live until the statement
-// steps.
+// Binds value `row` of `column` to parameter `param` (1-based) of `stmt`, a column of
+// `affinity`. NaN doubles bind as NULL (SQLite has no NaN; it would store NULL anyway).
+// Decimals: whole values in int64 range as INTEGER (unless TEXT affinity, since NUMERIC
+// affinity would go through a double for "12345678901234567.00"); others as the nearest
+// double for INTEGER, REAL and NUMERIC affinity (what SQLite makes of the text, correctly
+// rounded), else as exact text. `scratch` (one per parameter) holds text that must live
+// until the statement steps.
 int BindSqliteValue(sqlite3_stmt* stmt, int param, const ColumnVector& column, size_t row,
-                    bool text_affinity, std::string* scratch);
-
-// SQLite's affinity rule 2 (after rule 1, INT): a declared type containing
-// CHAR, CLOB or TEXT has TEXT affinity.
-bool HasTextAffinity(std::string_view declared_type);
-
-// The text forms (exposed for tests): "YYYY-MM-DD HH:MM:SS[.ffffff]" (fraction
-// without trailing zeros; 'T' and a trailing 'Z' for timestamptz),
-// "HH:MM:SS[.f]".
-std::string SqliteTimestampText(int64_t micros, bool utc);
-std::string SqliteTimeText(int64_t micros);
+                    SqliteAffinity affinity, std::string* scratch);
 
 }  // namespace lakedump

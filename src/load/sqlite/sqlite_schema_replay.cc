@@ -71,28 +71,28 @@ bool TrustedSqlite(const SchemaRestorePlan& plan) {
   return JsonString(plan.schema, "schema_from") == "sqlite_schema" && plan.trusted;
 }
 
-// The recorded indexes, views and triggers the load restores, in replay order: indexes, then
-// views (in creation order), then triggers.
+// The recorded indexes, views and triggers the load restores, in the source's creation order
+// (which `.dump` prints them in; a view comes after what it reads, and all come after the
+// data, so no trigger fires during the load).
 std::vector<std::pair<std::string, nlohmann::json>> ObjectsToReplay(const SchemaRestorePlan& plan) {
   std::set<std::string> tables;
   for (const TableRef& t : plan.tables) tables.insert(t.name);
   const nlohmann::json objects = plan.schema.value("objects", nlohmann::json::array());
   std::vector<std::pair<std::string, nlohmann::json>> out;
-  for (const char* kind : {"index", "view", "trigger"}) {
-    for (const nlohmann::json& o : objects) {
-      if (JsonString(o, "type") != kind) continue;
-      const std::string name = JsonString(o, "name");
-      if (std::string_view(kind) == "view") {
-        const TableRef view{"main", name};
-        if (std::any_of(plan.exclude_patterns.begin(), plan.exclude_patterns.end(),
-                        [&](const std::string& p) { return TablePatternMatches(p, view); })) {
-          continue;
-        }
-      } else if (!tables.count(JsonString(o, "table"))) {
+  for (const nlohmann::json& o : objects) {
+    const std::string kind = JsonString(o, "type");
+    if (kind != "index" && kind != "view" && kind != "trigger") continue;
+    const std::string name = JsonString(o, "name");
+    if (kind == "view") {
+      const TableRef view{"main", name};
+      if (std::any_of(plan.exclude_patterns.begin(), plan.exclude_patterns.end(),
+                      [&](const std::string& p) { return TablePatternMatches(p, view); })) {
         continue;
       }
-      out.emplace_back(kind, o);
+    } else if (!tables.count(JsonString(o, "table"))) {
+      continue;
     }
+    out.emplace_back(kind, o);
   }
   return out;
 }
@@ -134,6 +134,34 @@ Status PrecheckObjects(sqlite3* db, const SchemaRestorePlan& plan) {
   return back.ok() ? released : back;
 }
 
+// The recorded sqlite_sequence rows of the loaded tables, in the source's order (its rowid
+// order, which `.dump` prints): the rows the load made are replaced.
+Status RestoreSequences(sqlite3* db, const SchemaRestorePlan& plan,
+                        const std::set<std::string>& tables, SchemaRestoreOutcome* out) {
+  for (const nlohmann::json& q : plan.schema.value("sqlite_sequence", nlohmann::json::array())) {
+    const std::string table = JsonString(q, "name");
+    if (!tables.count(table) || !q.contains("seq") || !q["seq"].is_number_integer()) continue;
+    auto del = Prepare(db, "DELETE FROM sqlite_sequence WHERE name = ?1", "sqlite_sequence");
+    if (!del.ok()) {
+      out->warnings.push_back(fmt::format(
+          "sqlite_sequence of \"{}\" not restored: the table was not created with AUTOINCREMENT",
+          table));
+      continue;
+    }
+    LD_ASSIGN_OR_RETURN(SqliteStmt ins, Prepare(db,
+                                                "INSERT INTO sqlite_sequence (name, seq) "
+                                                "VALUES (?1, ?2)",
+                                                "sqlite_sequence"));
+    for (sqlite3_stmt* s : {del->get(), ins.get()}) {
+      sqlite3_bind_text(s, 1, table.data(), static_cast<int>(table.size()), SQLITE_TRANSIENT);
+      if (s == ins.get()) sqlite3_bind_int64(s, 2, q["seq"].get<int64_t>());
+      const int rc = sqlite3_step(s);
+      if (rc != SQLITE_DONE) return SqliteStatus(db, rc, "sqlite_sequence");
+    }
+  }
+  return Status::OK();
+}
+
 Status ReplayRecorded(sqlite3* db, const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) {
   std::set<std::string> tables;
   for (const TableRef& t : plan.tables) tables.insert(t.name);
@@ -141,33 +169,7 @@ Status ReplayRecorded(sqlite3* db, const SchemaRestorePlan& plan, SchemaRestoreO
     LD_RETURN_IF_ERROR(ReplayObject(db, kind, o, /*run=*/true));
     ++out->restored;
   }
-  const nlohmann::json sequences = plan.schema.value("sqlite_sequence", nlohmann::json::array());
-  for (const nlohmann::json& q : sequences) {
-    const std::string table = JsonString(q, "name");
-    if (!tables.count(table) || !q.contains("seq") || !q["seq"].is_number_integer()) continue;
-    auto st = Prepare(db,
-                      "INSERT INTO sqlite_sequence (name, seq) SELECT ?1, ?2 WHERE NOT EXISTS "
-                      "(SELECT 1 FROM sqlite_sequence WHERE name = ?1)",
-                      "sqlite_sequence");
-    if (!st.ok()) {
-      out->warnings.push_back(fmt::format(
-          "sqlite_sequence of \"{}\" not restored: the table was not created with AUTOINCREMENT",
-          table));
-      continue;
-    }
-    for (const char* sql : {"UPDATE sqlite_sequence SET seq = ?2 WHERE name = ?1", ""}) {
-      SqliteStmt update;
-      sqlite3_stmt* s = st->get();
-      if (*sql) {
-        LD_ASSIGN_OR_RETURN(update, Prepare(db, sql, "sqlite_sequence"));
-        s = update.get();
-      }
-      sqlite3_bind_text(s, 1, table.data(), static_cast<int>(table.size()), SQLITE_TRANSIENT);
-      sqlite3_bind_int64(s, 2, q["seq"].get<int64_t>());
-      const int rc = sqlite3_step(s);
-      if (rc != SQLITE_DONE) return SqliteStatus(db, rc, "sqlite_sequence");
-    }
-  }
+  LD_RETURN_IF_ERROR(RestoreSequences(db, plan, tables, out));
   // The load's ANALYZE creates sqlite_stat1; the source had none.
   if (!plan.schema.value("sqlite_stat1", false)) {
     bool has_stat = false;

@@ -3,9 +3,10 @@
 //   - from a SQLite dump, trusted (LoadOptions::trust_schema): before the data,
 //     the selected tables' recorded CREATE TABLE statements in their creation order
 //     (the data is then appended into them), so that `.schema` prints the source's;
-//     after it, the recorded indexes, then views, then triggers last (none fires
-//     during the load), each statement prepared alone (a statement with anything
-//     after it is refused), the sqlite_sequence values of AUTOINCREMENT tables, and
+//     after it, the recorded indexes, views and triggers in the source's creation order
+//     (none fires during the load; `.dump` prints them in that order), each statement
+//     prepared alone (a statement with anything after it is refused), the sqlite_sequence
+//     rows of AUTOINCREMENT tables in the source's order, and
 //     no sqlite_stat1 unless the source had one (the load's ANALYZE makes one);
 //   - otherwise (untrusted, or a PostgreSQL dump): the indexes on plain columns
 //     from the manifest's structured "indexes" (quoted identifiers; no recorded

@@ -12,6 +12,7 @@
 #include "load/sqlite/sqlite_load_types.h"
 #include "load/sqlite/sqlite_schema_replay.h"
 #include "source/sqlite/sqlite_connection.h"
+#include "source/sqlite/sqlite_values.h"
 
 namespace lakedump {
 namespace {
@@ -30,15 +31,24 @@ struct SqliteCloser {
 
 class SqliteTarget;
 
+// How a sink binds a batch: per column of the table's schema, its INSERT parameter (0: a column
+// the table generates, not inserted) and its affinity in the table; whether the batch carries
+// the exact values (TablePlan::sqlite_values) after them.
+struct SinkLayout {
+  std::vector<int> param;
+  std::vector<SqliteAffinity> affinity;
+  bool exact_values = false;
+  size_t batch_columns() const { return param.size() + (exact_values ? 1 : 0); }
+};
+
 class SqliteSink final : public TableSink {
  public:
-  SqliteSink(SqliteTarget* target, std::string table, SqliteStmt insert,
-             std::vector<uint8_t> text_affinity)
+  SqliteSink(SqliteTarget* target, std::string table, SqliteStmt insert, SinkLayout layout)
       : target_(target),
         table_(std::move(table)),
         insert_(std::move(insert)),
-        text_affinity_(std::move(text_affinity)),
-        scratch_(text_affinity_.size()) {}
+        layout_(std::move(layout)),
+        scratch_(layout_.param.size()) {}
   ~SqliteSink() override;
   Status Append(const RowBatch& batch) override;
   Result<uint64_t> Finish() override { return rows_; }
@@ -47,7 +57,7 @@ class SqliteSink final : public TableSink {
   SqliteTarget* target_;
   std::string table_;
   SqliteStmt insert_;  // finalized under the target's mutex
-  std::vector<uint8_t> text_affinity_;  // per column
+  SinkLayout layout_;
   std::vector<std::string> scratch_;
   uint64_t rows_ = 0;
 };
@@ -88,6 +98,8 @@ class SqliteTarget final : public TargetDatabase {
 
   std::string Describe() const override { return "sqlite:" + path_; }
   int max_sinks_per_table() const override { return 1; }
+  bool takes_sqlite_values() const override { return true; }
+  bool has_schemas() const override { return false; }
 
   Status PrepareTable(const TablePlan& plan) override;
   Result<std::unique_ptr<TableSink>> OpenSink(const TablePlan& plan) override;
@@ -105,7 +117,7 @@ class SqliteTarget final : public TargetDatabase {
   // Inserts every row of the batch in one transaction. `first_row` numbers
   // rows in errors.
   Status InsertBatch(sqlite3_stmt* insert, const std::string& table, const RowBatch& batch,
-                     uint64_t first_row, const std::vector<uint8_t>& text_affinity,
+                     uint64_t first_row, const SinkLayout& layout,
                      std::vector<std::string>* scratch);
   void Finalize(SqliteStmt stmt) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -118,7 +130,11 @@ class SqliteTarget final : public TargetDatabase {
     return ExecOneStatement(db_.get(), sql, context);
   }
   Result<bool> ExistsLocked(const std::string& name);
-  Result<std::vector<std::string>> ColumnsLocked(const std::string& name);
+  // Every column (generated ones too; `generated` true: only those), in order.
+  Result<std::vector<std::string>> ColumnsLocked(const std::string& name, bool generated = false);
+  // Binds row `r` of `batch` to `insert`.
+  int BindRow(sqlite3_stmt* insert, const RowBatch& batch, size_t r, const SinkLayout& layout,
+              std::vector<std::string>* scratch, std::string* why);
   // Lower-case column name -> declared type.
   Result<std::map<std::string, std::string>> DeclaredTypesLocked(const std::string& name);
   Status CreateStagingLocked(const TablePlan& plan, const std::string& staging);
@@ -133,17 +149,18 @@ class SqliteTarget final : public TargetDatabase {
   int synchronous_ = 2;                             // the database's own level
   std::map<std::string, std::string> in_progress_;  // GUARDED_BY(mu_): lower name -> source
   std::set<std::string> loaded_;                    // GUARDED_BY(mu_): lower names
+  std::vector<SqliteExactValue> exact_;             // GUARDED_BY(mu_): BindRow's scratch
 };
 
 SqliteSink::~SqliteSink() { target_->Finalize(std::move(insert_)); }
 
 Status SqliteSink::Append(const RowBatch& batch) {
-  if (batch.num_columns() != text_affinity_.size()) {
+  if (batch.num_columns() != layout_.batch_columns()) {
     return Status::Internal(fmt::format("table {}: batch of {} columns for {} columns", table_,
-                                        batch.num_columns(), scratch_.size()));
+                                        batch.num_columns(), layout_.batch_columns()));
   }
   LD_RETURN_IF_ERROR(
-      target_->InsertBatch(insert_.get(), table_, batch, rows_, text_affinity_, &scratch_));
+      target_->InsertBatch(insert_.get(), table_, batch, rows_, layout_, &scratch_));
   rows_ += batch.num_rows();
   return Status::OK();
 }
@@ -161,9 +178,15 @@ Result<bool> SqliteTarget::ExistsLocked(const std::string& name) {
   return SqliteStatus(db_.get(), rc, name);
 }
 
-Result<std::vector<std::string>> SqliteTarget::ColumnsLocked(const std::string& name) {
-  LD_ASSIGN_OR_RETURN(SqliteStmt st,
-                      Prepare(db_.get(), "SELECT name FROM pragma_table_info(?1)", name));
+Result<std::vector<std::string>> SqliteTarget::ColumnsLocked(const std::string& name,
+                                                              bool generated) {
+  // hidden: 1 a virtual table's hidden column, 2 and 3 generated (VIRTUAL, STORED).
+  LD_ASSIGN_OR_RETURN(
+      SqliteStmt st,
+      Prepare(db_.get(),
+              generated ? "SELECT name FROM pragma_table_xinfo(?1) WHERE hidden IN (2, 3)"
+                        : "SELECT name FROM pragma_table_xinfo(?1) WHERE hidden <> 1",
+              name));
   sqlite3_bind_text(st.get(), 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
   std::vector<std::string> out;
   int rc;
@@ -278,51 +301,89 @@ Result<std::unique_ptr<TableSink>> SqliteTarget::OpenSink(const TablePlan& plan)
         fmt::format("table {}: OpenSink before PrepareTable", plan.target.name));
   }
   const Schema& schema = plan.definition.schema;
+  const std::string staging = SqliteStagingName(plan.target.name);
+  // A generated column is computed by the table (its dumped values are not inserted).
+  LD_ASSIGN_OR_RETURN(std::vector<std::string> generated_list, ColumnsLocked(staging, true));
+  std::set<std::string> generated;
+  for (const std::string& g : generated_list) generated.insert(Lower(g));
+  LD_ASSIGN_OR_RETURN(auto declared, DeclaredTypesLocked(staging));
+  SinkLayout layout;
+  layout.exact_values = plan.sqlite_values;
   std::string cols, params;
-  for (size_t i = 0; i < schema.num_columns(); ++i) {
-    if (i > 0) {
-      cols += ", ";
-      params += ", ";
-    }
-    cols += QuoteIdentifier(schema.column(i).name);
-    params += fmt::format("?{}", i + 1);
-  }
-  const std::string sql =
-      fmt::format("INSERT INTO {} ({}) VALUES ({})",
-                  QuoteIdentifier(SqliteStagingName(plan.target.name)), cols, params);
-  LD_ASSIGN_OR_RETURN(SqliteStmt st, Prepare(db_.get(), sql, plan.target.name));
-  LD_ASSIGN_OR_RETURN(auto declared, DeclaredTypesLocked(SqliteStagingName(plan.target.name)));
-  std::vector<uint8_t> text_affinity;
+  int next = 0;
   for (const Column& c : schema.columns()) {
-    text_affinity.push_back(HasTextAffinity(declared[Lower(c.name)]) ? 1 : 0);
+    layout.affinity.push_back(SqliteAffinityOf(declared[Lower(c.name)]));
+    if (generated.count(Lower(c.name))) {
+      layout.param.push_back(0);
+      continue;
+    }
+    layout.param.push_back(++next);
+    cols += (next > 1 ? ", " : "") + QuoteIdentifier(c.name);
+    params += fmt::format("{}?{}", next > 1 ? ", " : "", next);
   }
+  const std::string sql = next == 0 ? fmt::format("INSERT INTO {} DEFAULT VALUES",
+                                                  QuoteIdentifier(staging))
+                                    : fmt::format("INSERT INTO {} ({}) VALUES ({})",
+                                                  QuoteIdentifier(staging), cols, params);
+  LD_ASSIGN_OR_RETURN(SqliteStmt st, Prepare(db_.get(), sql, plan.target.name));
   return std::unique_ptr<TableSink>(
-      new SqliteSink(this, plan.target.name, std::move(st), std::move(text_affinity)));
+      new SqliteSink(this, plan.target.name, std::move(st), std::move(layout)));
+}
+
+int SqliteTarget::BindRow(sqlite3_stmt* insert, const RowBatch& batch, size_t r,
+                          const SinkLayout& layout, std::vector<std::string>* scratch,
+                          std::string* why) {
+  const size_t n = layout.param.size();
+  for (size_t col = 0; col < n; ++col) {
+    if (layout.param[col] == 0) continue;
+    const int rc = BindSqliteValue(insert, layout.param[col], batch.column(col), r,
+                                   layout.affinity[col], &(*scratch)[col]);
+    if (rc != SQLITE_OK) {
+      *why = fmt::format("column {}", col + 1);
+      return rc;
+    }
+  }
+  if (!layout.exact_values || batch.column(n).IsNull(r)) return SQLITE_OK;
+  const ColumnVector& values = batch.column(n);
+  // The exact values: what the typed columns could not give back (sqlite_values.h).
+  Status parsed = ParseSqliteValues(values.BytesAt(r), n, &exact_);
+  if (!parsed.ok()) {
+    *why = parsed.message();
+    return SQLITE_MISMATCH;
+  }
+  for (const SqliteExactValue& v : exact_) {
+    if (layout.param[v.column] == 0) continue;
+    const int rc = BindSqliteExactValue(insert, layout.param[v.column], v);
+    if (rc != SQLITE_OK) {
+      *why = fmt::format("column {}", v.column + 1);
+      return rc;
+    }
+  }
+  return SQLITE_OK;
 }
 
 Status SqliteTarget::InsertBatch(sqlite3_stmt* insert, const std::string& table,
                                  const RowBatch& batch, uint64_t first_row,
-                                 const std::vector<uint8_t>& text_affinity,
-                                 std::vector<std::string>* scratch) {
+                                 const SinkLayout& layout, std::vector<std::string>* scratch) {
   std::lock_guard<std::mutex> lock(mu_);
   sqlite3* db = db_.get();
   LD_RETURN_IF_ERROR(Exec("BEGIN", table));
   const size_t rows = batch.num_rows();
-  const int cols = static_cast<int>(batch.num_columns());
   Status status;
+  std::string why;
   for (size_t r = 0; r < rows && status.ok(); ++r) {
-    for (int c = 0; c < cols; ++c) {
-      const size_t col = static_cast<size_t>(c);
-      const int rc = BindSqliteValue(insert, c + 1, batch.column(col), r, text_affinity[col] != 0,
-                                     &(*scratch)[col]);
-      if (rc != SQLITE_OK) {
-        status = SqliteStatus(
-            db, rc, fmt::format("table {} row {} column {}", table, first_row + r + 1, c + 1));
-        break;
-      }
+    int rc = BindRow(insert, batch, r, layout, scratch, &why);
+    if (rc == SQLITE_MISMATCH) {
+      // A malformed exact-values cell: hostile or damaged input, nothing of the table stays.
+      status = Status::InvalidArgument(
+          fmt::format("table {} row {}: {}", table, first_row + r + 1, why));
+      break;
     }
-    if (!status.ok()) break;
-    const int rc = sqlite3_step(insert);
+    if (rc != SQLITE_OK) {
+      status = SqliteStatus(db, rc, fmt::format("table {} row {} {}", table, first_row + r + 1, why));
+      break;
+    }
+    rc = sqlite3_step(insert);
     if (rc != SQLITE_DONE) {
       status = SqliteStatus(db, rc, fmt::format("table {} row {}", table, first_row + r + 1));
     }
@@ -361,7 +422,13 @@ Status SqliteTarget::CommitTable(const TablePlan& plan) {
           fmt::format("table \"{}\" was created in {} while it loaded", name, path_));
     } else if (*exists && plan.if_exists == LoadIfExists::kAppend) {
       std::string cols;
+      auto generated = ColumnsLocked(name, true);
+      std::set<std::string> skip;
+      if (generated.ok()) {
+        for (const std::string& g : *generated) skip.insert(Lower(g));
+      }
       for (const Column& c : plan.definition.schema.columns()) {
+        if (skip.count(Lower(c.name))) continue;  // the table computes it
         if (!cols.empty()) cols += ", ";
         cols += QuoteIdentifier(c.name);
       }

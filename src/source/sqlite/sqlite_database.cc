@@ -12,6 +12,7 @@
 #include "source/sqlite/sqlite_connection.h"
 #include "source/sqlite/sqlite_schema_capture.h"
 #include "source/sqlite/sqlite_table_source.h"
+#include "source/sqlite/sqlite_values.h"
 
 namespace lakedump {
 namespace {
@@ -141,6 +142,12 @@ class SqliteDatabase final : public Database {
       }
       plan.definition.schema = Schema(std::move(columns));
     }
+    LD_ASSIGN_OR_RETURN(std::vector<uint8_t> exact,
+                        ExactLocked(coord->db, plan, plan.definition.schema, table.ref));
+    if (!exact.empty()) {
+      LD_RETURN_IF_ERROR(
+          AddSqliteValuesColumn(&plan.definition.schema).WithContext(table.ref.QualifiedName()));
+    }
     return std::move(plan.definition);
   }
 
@@ -205,6 +212,10 @@ class SqliteDatabase final : public Database {
       LD_ASSIGN_OR_RETURN(SqliteTablePlan plan, PlanLocked(coord->db, unit.table.ref));
       LD_ASSIGN_OR_RETURN(as_string, AsStringLocked(coord->db, plan, unit.table));
     }
+    std::vector<uint8_t> exact;
+    if (unit.table.query.empty()) {
+      LD_ASSIGN_OR_RETURN(exact, ExactFor(unit.table.ref, as_string));
+    }
     // Planned on the source's own connection (the coordinator stays free for
     // other tasks) and kept for DescribeTable() at the table's commit.
     std::optional<SqliteTablePlan> plan;
@@ -214,7 +225,7 @@ class SqliteDatabase final : public Database {
     }
     LD_ASSIGN_OR_RETURN(auto source,
                         SqliteTableSource::Open(std::move(conn), unit, options_.lax_types,
-                                                as_string, plan ? &*plan : nullptr));
+                                                as_string, exact, plan ? &*plan : nullptr));
     return std::unique_ptr<TableSource>(std::move(source));
   }
 
@@ -457,6 +468,43 @@ class SqliteDatabase final : public Database {
     return as_string;
   }
 
+  // Which columns of a table keep their exact values (PlanExactValues; empty: none, and always
+  // without options_.exact_values), decided once on `db` from `schema` (the plan's, lax types'
+  // string columns applied) and cached: every unit and the commit's DescribeTable() agree.
+  // REQUIRES: the mutex of the connection owning `db` held (not cache_mu_).
+  Result<std::vector<uint8_t>> ExactLocked(sqlite3* db, const SqliteTablePlan& plan,
+                                           const Schema& schema, const TableRef& ref) {
+    if (!options_.exact_values) return std::vector<uint8_t>();
+    {
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      auto it = exact_.find(ref.name);
+      if (it != exact_.end()) return it->second;
+    }
+    LD_ASSIGN_OR_RETURN(std::vector<uint8_t> exact,
+                        PlanExactValues(db, plan, schema, options_.lax_types));
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    exact_[ref.name] = exact;
+    return exact;
+  }
+
+  // ExactLocked for a table about to be read, on the coordinator.
+  Result<std::vector<uint8_t>> ExactFor(const TableRef& ref, const std::vector<bool>& as_string) {
+    if (!options_.exact_values) return std::vector<uint8_t>();
+    {
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      auto it = exact_.find(ref.name);
+      if (it != exact_.end()) return it->second;
+    }
+    LD_ASSIGN_OR_RETURN(auto coord, Coordinator());
+    std::lock_guard<std::mutex> lock(coord->mu);
+    LD_ASSIGN_OR_RETURN(SqliteTablePlan plan, PlanLocked(coord->db, ref));
+    std::vector<Column> columns = plan.definition.schema.columns();
+    for (size_t i = 0; i < as_string.size() && i < columns.size(); ++i) {
+      if (as_string[i]) columns[i].type = LogicalType::Of(TypeId::kString);
+    }
+    return ExactLocked(coord->db, plan, Schema(std::move(columns)), ref);
+  }
+
   const std::string path_;
   const SqliteOptions options_;
 
@@ -472,6 +520,7 @@ class SqliteDatabase final : public Database {
   std::map<std::string, std::vector<bool>> as_string_;    // guarded by cache_mu_
   std::map<std::string, std::string> ddl_;                // guarded by cache_mu_
   std::map<std::string, SqliteTablePlan> plans_;          // guarded by cache_mu_
+  std::map<std::string, std::vector<uint8_t>> exact_;     // guarded by cache_mu_
 };
 
 }  // namespace

@@ -40,6 +40,10 @@ struct SqliteOptions {
   // columns are written as \x-hex text, and a pre-scan of each table turns
   // every column holding a value that does not fit into a string column.
   bool lax_types = false;
+  // Keep the exact SQLite values a table's typed columns would not give back, in one more
+  // column of the tables that need it (source/sqlite/sqlite_values.h). Off for Iceberg tables,
+  // whose schemas hold the source's columns only.
+  bool exact_values = true;
   // Read connections in rollback-journal mode (WAL mode always uses one).
   int connections = 4;
   // How long a connection waits for a lock held by a writer.

@@ -93,7 +93,7 @@ Result<SchemaCapture> CaptureSqliteSchema(sqlite3* db, const std::vector<TableRe
       "sqlite_sequence", [&](sqlite3_stmt*) { has_sequence = true; }));
   if (has_sequence) {
     LD_RETURN_IF_ERROR(ForEachRow(
-        db, "SELECT name, seq FROM main.sqlite_sequence ORDER BY name", "sqlite_sequence",
+        db, "SELECT name, seq FROM main.sqlite_sequence ORDER BY rowid", "sqlite_sequence",
         [&](sqlite3_stmt* st) {
           if (!tables.count(Text(st, 0))) return;
           sequences.push_back({{"name", Text(st, 0)}, {"seq", sqlite3_column_int64(st, 1)}});

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "source/sqlite/sqlite_types.h"
+#include "source/sqlite/sqlite_values.h"
 
 namespace lakedump {
 namespace {
@@ -150,6 +151,43 @@ Result<std::vector<bool>> FindMismatchedColumns(sqlite3* db, const SqliteTablePl
   return mismatched;
 }
 
+Result<std::vector<uint8_t>> PlanExactValues(sqlite3* db, const SqliteTablePlan& plan,
+                                             const Schema& schema, bool lax_types) {
+  const size_t n = schema.num_columns();
+  std::vector<uint8_t> may_drift(n, 0);
+  std::vector<ColumnVector> scratch;
+  bool any = false;
+  for (size_t i = 0; i < n; ++i) {
+    const Column& c = schema.column(i);
+    may_drift[i] = SqliteColumnMayDrift(c.source_type, c.type, lax_types) ? 1 : 0;
+    any = any || may_drift[i] != 0;
+    scratch.emplace_back(c.type, true);
+  }
+  if (!any) return std::vector<uint8_t>();
+  LD_ASSIGN_OR_RETURN(SqliteStmt st,
+                      Prepare(db, fmt::format("{} LIMIT {}", plan.select_sql, kExactValuesScanRows + 1),
+                              "exact values scan"));
+  std::string why;
+  int rc;
+  uint64_t rows = 0;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+    if (++rows > kExactValuesScanRows) return may_drift;  // too many rows to look at all
+    for (size_t i = 0; i < n; ++i) {
+      if (may_drift[i] == 0) continue;
+      sqlite3_value* v = sqlite3_column_value(st.get(), static_cast<int>(i));
+      // A value the typed column refuses fails the read itself, as without exact values.
+      if (DecodeSqliteValue(v, true, &scratch[i], &why) && !SqliteValueRoundTrips(v, scratch[i])) {
+        return may_drift;
+      }
+    }
+    if (rows % 4096 == 0) {
+      for (auto& c : scratch) c.Clear();
+    }
+  }
+  if (rc != SQLITE_DONE) return SqliteStatus(db, rc, "exact values scan");
+  return std::vector<uint8_t>();
+}
+
 Result<TableDefinition> DescribeSqliteQuery(sqlite3* db, const TableInfo& query, bool lax_types) {
   const std::string ctx = "query " + query.ref.name;
   LD_ASSIGN_OR_RETURN(SqliteStmt st, Prepare(db, query.query, ctx));
@@ -162,7 +200,8 @@ Result<TableDefinition> DescribeSqliteQuery(sqlite3* db, const TableInfo& query,
 
 Result<std::unique_ptr<SqliteTableSource>> SqliteTableSource::Open(
     std::shared_ptr<SqliteConnection> conn, const WorkUnit& unit, bool lax_types,
-    const std::vector<bool>& as_string, const SqliteTablePlan* known_plan) {
+    const std::vector<bool>& as_string, const std::vector<uint8_t>& exact,
+    const SqliteTablePlan* known_plan) {
   const bool is_query = !unit.table.query.empty();
   std::string label = is_query ? "query " + unit.table.ref.name : unit.table.ref.QualifiedName();
   Schema schema;
@@ -192,6 +231,7 @@ Result<std::unique_ptr<SqliteTableSource>> SqliteTableSource::Open(
         if (as_string[i]) columns[i].type = LogicalType::Of(TypeId::kString);
       }
       schema = Schema(std::move(columns));
+      if (!exact.empty()) LD_RETURN_IF_ERROR(AddSqliteValuesColumn(&schema).WithContext(label));
       has_rowid = !plan.rowid_name.empty();
     }
     if (done) stmt.reset();  // finalize while the lock is held
@@ -201,6 +241,8 @@ Result<std::unique_ptr<SqliteTableSource>> SqliteTableSource::Open(
   source->stmt_ = std::move(stmt);
   source->has_rowid_ = has_rowid;
   source->lax_ = lax_types;
+  source->drifts_ = is_query ? std::vector<uint8_t>() : exact;
+  source->columns_ = source->schema_.num_columns() - (source->drifts_.empty() ? 0 : 1);
   source->pending_row_ = pending;
   source->done_ = done;
   return source;
@@ -246,14 +288,33 @@ Status SqliteTableSource::Next(size_t max_rows, RowBatch* batch) {
 
 Status SqliteTableSource::DecodeRow(RowBatch* batch, uint64_t ordinal) {
   sqlite3_stmt* st = stmt_.get();
-  const int n = static_cast<int>(schema_.num_columns());
+  const int n = static_cast<int>(columns_);
+  const bool keep_exact = !drifts_.empty();
+  cell_.clear();
   for (int i = 0; i < n; ++i) {
-    if (DecodeSqliteValue(st, i, lax_, &batch->column(static_cast<size_t>(i)), &why_)) continue;
-    const Column& c = schema_.column(static_cast<size_t>(i));
+    const size_t col = static_cast<size_t>(i);
+    sqlite3_value* v = sqlite3_column_value(st, i);
+    // A column whose values are kept exactly takes BLOBs as text too: \x-hex, the exact
+    // value in the values column.
+    const bool drifts = keep_exact && drifts_[col] != 0;
+    ColumnVector& out = batch->column(col);
+    if (DecodeSqliteValue(v, lax_ || drifts, &out, &why_)) {
+      if (drifts && !SqliteValueRoundTrips(v, out)) AppendSqliteValue(col, v, &cell_);
+      continue;
+    }
+    const Column& c = schema_.column(col);
     const std::string where = has_rowid_ ? fmt::format("rowid {}", sqlite3_column_int64(st, n))
                                          : fmt::format("row {}", ordinal);
     return Status::InvalidArgument(fmt::format("{}: column \"{}\" ({}) at {}: {}", label_, c.name,
                                                c.type.ToString(), where, why_));
+  }
+  if (keep_exact) {
+    ColumnVector& values = batch->column(columns_);
+    if (cell_.empty()) {
+      values.AppendNull();
+    } else {
+      values.AppendBytes(cell_);
+    }
   }
   return Status::OK();
 }

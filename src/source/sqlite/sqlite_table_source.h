@@ -38,6 +38,15 @@ Result<SqliteTablePlan> PlanSqliteTable(sqlite3* db, const TableRef& ref, bool l
 // REQUIRES: the connection's mutex is held.
 Result<std::vector<bool>> FindMismatchedColumns(sqlite3* db, const SqliteTablePlan& plan);
 
+// Which columns of a table (its plan's, with lax types' string columns in `schema`) keep their
+// exact SQLite values in the values column (sqlite_values.h): one flag per column, or empty
+// when the table gets no values column. Reads at most kExactValuesScanRows + 1 rows: none of
+// them holds a value `load` would write back otherwise and that was all of them, no column;
+// else the columns that could drift.
+// REQUIRES: the connection's mutex is held.
+Result<std::vector<uint8_t>> PlanExactValues(sqlite3* db, const SqliteTablePlan& plan,
+                                             const Schema& schema, bool lax_types);
+
 // Describes a --query: prepares it and derives its schema from declared types,
 // or from the first row's storage classes for expressions.
 // REQUIRES: the connection's mutex is held.
@@ -47,11 +56,13 @@ class SqliteTableSource final : public TableSource {
  public:
   // Opens a source over `unit` (a table, a rowid range, or a query).
   // `as_string[i]` forces column i of a table to string (lax types; may be empty).
+  // `exact`: PlanExactValues's answer for the table (empty: no values column).
   // `plan`: the table's plan when the caller has it (planned with the same
   // lax_types); null plans it on `conn`.
   static Result<std::unique_ptr<SqliteTableSource>> Open(std::shared_ptr<SqliteConnection> conn,
                                                          const WorkUnit& unit, bool lax_types,
                                                          const std::vector<bool>& as_string,
+                                                         const std::vector<uint8_t>& exact,
                                                          const SqliteTablePlan* plan = nullptr);
   ~SqliteTableSource() override;
 
@@ -69,6 +80,9 @@ class SqliteTableSource final : public TableSource {
   SqliteStmt stmt_;        // finalized under conn_->mu
   bool has_rowid_ = false; // the last result column is the rowid (for messages)
   bool lax_ = false;
+  size_t columns_ = 0;           // the table's own columns (the values column follows them)
+  std::vector<uint8_t> drifts_;  // per column: its exact values are kept (empty: none are)
+  std::string cell_;             // scratch: the row's exact values (sqlite_values.h)
   bool pending_row_ = false;  // queries: the first row was stepped by Open()
   bool done_ = false;
   uint64_t rows_read_ = 0;

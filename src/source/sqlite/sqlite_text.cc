@@ -1,8 +1,11 @@
 #include "source/sqlite/sqlite_text.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "base/hex.h"
 #include "table/temporal.h"
@@ -176,6 +179,53 @@ std::string_view DoubleToFixedText(double v, char* buf) {
   auto r = std::to_chars(buf, buf + kFixedDoubleTextSize, v, std::chars_format::fixed);
   if (r.ec != std::errc()) return std::string_view();
   return std::string_view(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+namespace {
+
+void AppendFraction(std::string* out, int64_t micros) {
+  if (micros == 0) return;
+  char buf[8];
+  fmt::format_to_n(buf, sizeof(buf), "{:06}", micros);
+  int n = 6;
+  while (n > 0 && buf[n - 1] == '0') --n;
+  out->push_back('.');
+  out->append(buf, static_cast<size_t>(n));
+}
+
+}  // namespace
+
+std::string SqliteTimeText(int64_t micros) {
+  const int64_t s = micros / 1000000;
+  std::string out = fmt::format("{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
+  AppendFraction(&out, micros % 1000000);
+  return out;
+}
+
+std::string SqliteTimestampText(int64_t micros, bool utc) {
+  int64_t days = 0, rem = 0;
+  SplitTimestamp(micros, &days, &rem);  // an escaped value as the time it stands for
+  std::string out = FormatDate(static_cast<int32_t>(days));
+  out.push_back(utc ? 'T' : ' ');
+  out += SqliteTimeText(rem);
+  if (utc) out.push_back('Z');
+  return out;
+}
+
+double FloatForSqlite(float f) {
+  double d = f;
+  if (std::isfinite(f)) {
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof(buf), f);
+    double parsed;
+    // Near FLT_MAX the shortest text can exceed it; the source would refuse that.
+    if (std::from_chars(buf, r.ptr, parsed).ec == std::errc() &&
+        static_cast<float>(parsed) == f &&
+        std::fabs(parsed) <= std::numeric_limits<float>::max()) {
+      d = parsed;
+    }
+  }
+  return d;
 }
 
 }  // namespace lakedump

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "table/types.h"
@@ -44,5 +45,15 @@ std::string_view DoubleToSqliteText(double v, char* buf);
 // exponent), for decimal conversion. buf needs kFixedDoubleTextSize bytes.
 inline constexpr size_t kFixedDoubleTextSize = 400;
 std::string_view DoubleToFixedText(double v, char* buf);
+
+// The text forms `load` writes into SQLite (and the SQLite source reads back as the same
+// value): "YYYY-MM-DD HH:MM:SS[.ffffff]" (fraction without trailing zeros; 'T' and a
+// trailing 'Z' when utc), "HH:MM:SS[.f]".
+std::string SqliteTimestampText(int64_t micros, bool utc);
+std::string SqliteTimeText(int64_t micros);
+
+// The double whose shortest text is the float's (0.1f -> 0.1, not 0.100000001490116): reads
+// back as the same float, and looks like it. REQUIRES: f is not NaN.
+double FloatForSqlite(float f);
 
 }  // namespace lakedump
