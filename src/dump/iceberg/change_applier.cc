@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dump/iceberg/copy_on_write.h"
 #include "dump/iceberg/iceberg_commit.h"
 #include "lake/incremental_state.h"
 
@@ -247,12 +248,18 @@ Result<std::optional<iceberg::DataFileEntry>> IcebergChangeApplier::FinishDataFi
 }
 
 Result<uint64_t> IcebergChangeApplier::WriteIndex(const KeyIndexOrigin& origin,
-                                                  const std::string& key) {
+                                                  const std::string& key,
+                                                  const MovedRows& moved) {
   LD_ASSIGN_OR_RETURN(auto writer, KeyIndexWriter::Open(store_, key));
   IndexFiles files;  // the origin's ids, apart from files_'
   LD_RETURN_IF_ERROR(ForEachKeyIndexEntry(
       store_, origin, &files, [&](std::string_view k, KeyLocation at) -> Status {
         if (changed_.find(k) != changed_.end()) return Status::OK();
+        const std::string* new_key = nullptr;
+        int64_t new_pos = 0;
+        LD_ASSIGN_OR_RETURN(bool was_moved, moved.Find(files.Key(at.file), at.pos, &new_key,
+                                                       &new_pos));
+        if (was_moved) return writer->Add(k, *new_key, new_pos);
         return writer->Add(k, files.Key(at.file), at.pos);
       }));
   for (const auto& [k, c] : changed_) {

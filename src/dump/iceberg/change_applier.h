@@ -51,6 +51,8 @@ class StreamedDataFile {
   uint64_t rows_ = 0;
 };
 
+class MovedRows;  // copy_on_write.h
+
 struct StringViewHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
@@ -69,12 +71,14 @@ class IcebergChangeApplier {
   Status Apply();
   // After Apply: the new data file (none without rows) and the old places to delete.
   Result<std::optional<iceberg::DataFileEntry>> FinishDataFile(const std::string& root);
-  const std::vector<KeyLocation>& deletes() const { return deletes_; }
+  std::vector<KeyLocation>& deletes() { return deletes_; }
   const IndexFiles& files() const { return files_; }
   const IcebergChangeCounts& counts() const { return counts_; }
-  // Streams the next index into `key`: `origin`'s entries but the changed keys', then the
-  // changed keys that are live, at their new places. Returns its size.
-  Result<uint64_t> WriteIndex(const KeyIndexOrigin& origin, const std::string& key);
+  // Streams the next index into `key`: `origin`'s entries but the changed keys' (those of
+  // rewritten files at their new places, `moved`), then the changed keys that are live, at
+  // their new places. Returns its size.
+  Result<uint64_t> WriteIndex(const KeyIndexOrigin& origin, const std::string& key,
+                              const MovedRows& moved);
 
  private:
   struct Changed {

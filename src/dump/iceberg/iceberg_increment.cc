@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/iceberg/change_applier.h"
+#include "dump/iceberg/copy_on_write.h"
 #include "dump/iceberg/iceberg_commit.h"
 #include "dump/iceberg/key_index.h"
 #include "format/avro/avro_reader.h"
@@ -303,18 +304,20 @@ Result<IcebergChangeCounts> CommitIcebergChanges(ObjectStore& store, const Table
   LD_ASSIGN_OR_RETURN(std::optional<iceberg::DataFileEntry> file,
                       applier.FinishDataFile(RootUri(store)));
   if (file) in.files.push_back(std::move(*file));
+  LD_ASSIGN_OR_RETURN(CopyOnWritten cow, CopyOnWrite(store, table, location, h, data,
+                                                     applier.files(), &applier.deletes(), base,
+                                                     RootUri(store)));
+  for (iceberg::DataFileEntry& f : cow.added) in.files.push_back(std::move(f));
   if (!applier.deletes().empty()) {
     LD_ASSIGN_OR_RETURN(in.position_deletes, WriteDeleteFile(store, base + "-deletes.parquet",
                                                              applier.files(), applier.deletes()));
   }
   const std::string index_name = fmt::format("keyindex-{}.parquet", inc.run_id);
   LD_RETURN_IF_ERROR(
-      applier.WriteIndex(origin, TablePrefix(table) + "metadata/" + index_name).status());
-  LD_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestRef> kept,
-                      ReadCurrentManifestList(store, table, location, h));
-  for (const iceberg::ManifestRef& m : kept) {
-    if (m.live_files > 0) in.kept_manifests.push_back(m.record);
-  }
+      applier.WriteIndex(origin, TablePrefix(table) + "metadata/" + index_name, cow.moved)
+          .status());
+  in.kept_manifests = std::move(cow.kept);
+  in.rewritten_manifests = std::move(cow.rewritten);
   const IcebergChangeCounts counts = applier.counts();
   in.summary["lakedump.inserts"] = std::to_string(counts.inserts);
   in.summary["lakedump.updates"] = std::to_string(counts.updates);

@@ -13,8 +13,8 @@
 //    lakedump.inserts / updates / deletes and lakedump.key-index.
 // A table the increment re-dumped (TRUNCATE, no key, types followed whole, new tables)
 // gets an overwrite snapshot of the re-dumped files instead (WriteIcebergTable).
-// Per table: data file, delete file, key index, manifests, manifest list,
-// v<N+1>.metadata.json, version-hint.text last; the increment's _manifest.json comes after
+// Per table: data file, rewritten files (copy_on_write.h), delete file, key index, manifests,
+// manifest list, v<N+1>.metadata.json, version-hint.text last; the increment's _manifest.json comes after
 // every table. A snapshot left by a run of the same increment that died before its
 // manifest is replaced: the new one's parent is the snapshot before it.
 // Functions; not thread-safe per table.
