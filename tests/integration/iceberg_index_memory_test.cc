@@ -46,22 +46,21 @@ class IcebergIndexMemoryTest : public ::testing::Test {
     EXPECT_TRUE(c.ok());
     if (!c.ok()) return -1;
     const long every = rows / 2000;
-    EXPECT_TRUE((*c)->Exec(fmt::format(
-                               "CREATE TABLE t (id int8 PRIMARY KEY, v text, n int8);"
-                               "INSERT INTO t SELECT g, 'row ' || g, g FROM generate_series(1, {}) g;",
-                               rows))
-                    .ok());
+    Status made = (*c)->Exec(fmt::format(
+        "SET search_path = public; CREATE TABLE t (id int8 PRIMARY KEY, v text, n int8);"
+        "INSERT INTO t SELECT g, 'row ' || g, g FROM generate_series(1, {}) g;",
+        rows));
+    EXPECT_TRUE(made.ok()) << made.ToString();
     const std::vector<std::string> dump = {"dump", db.conninfo(), dest, "--incremental",
                                            "--table-format", "iceberg", "--progress", "none"};
     ChildRun base = RunMeasured(dump, tmp);
     EXPECT_EQ(base.code, 0) << ReadFile(tmp.Sub("mem-stderr.txt"));
-    EXPECT_TRUE((*c)->Exec(fmt::format(
-                               "UPDATE t SET v = 'changed' WHERE id % {0} = 0;"
-                               "DELETE FROM t WHERE id % {0} = 1 AND id % (4 * {0}) = 1;"
-                               "INSERT INTO t SELECT g, 'new', g FROM generate_series({1} + 1, "
-                               "{1} + 500) g;",
-                               every, rows))
-                    .ok());
+    Status changed = (*c)->Exec(fmt::format(
+        "SET search_path = public; UPDATE t SET v = 'changed' WHERE id % {0} = 0;"
+        "DELETE FROM t WHERE id % {0} = 1 AND id % (4 * {0}) = 1;"
+        "INSERT INTO t SELECT g, 'new', g FROM generate_series({1} + 1, {1} + 500) g;",
+        every, rows));
+    EXPECT_TRUE(changed.ok()) << changed.ToString();
     ChildRun inc = RunMeasured(dump, tmp);
     EXPECT_EQ(inc.code, 0) << ReadFile(tmp.Sub("mem-stderr.txt"));
     const std::string meta = dest + "/public/t/metadata/";
@@ -69,8 +68,8 @@ class IcebergIndexMemoryTest : public ::testing::Test {
         ReadFile(meta + "v" + ReadFile(meta + "version-hint.text") + ".metadata.json"), nullptr,
         false);
     std::string updates;
-    for (const json& s : m.value("snapshots", json::array())) {
-      if (s["snapshot-id"] == m["current-snapshot-id"]) {
+    for (const json& s : m.is_object() ? m["snapshots"] : json::array()) {
+      if (s.is_object() && s["snapshot-id"] == m["current-snapshot-id"]) {
         updates = s["summary"].value("lakedump.updates", "");
       }
     }
