@@ -7,6 +7,8 @@
 //  - the rows' old versions (deleted, updated) and the versions this same increment
 //    superseded, as position deletes (file_path, pos) in "...-deletes.parquet", found
 //    through the table's key index (key_index.h), written beside the metadata with it;
+//  - a parent data file that has lost a fifth of its rows is rewritten without them instead
+//    of getting position deletes (copy_on_write.h);
 //  - the snapshot's sequence number is the next: its deletes apply to every data file
 //    up to it, its own new file included (v2 rules);
 //  - its summary records lakedump.increment, lakedump.start-lsn / end-lsn,
