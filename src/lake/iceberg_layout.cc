@@ -145,20 +145,32 @@ Result<std::vector<iceberg::ManifestRef>> ReadCurrentManifestList(
   return iceberg::ReadManifestList(list);
 }
 
-Result<std::vector<iceberg::RemovedManifest>> ReadRemovedFiles(
-    ObjectStore& store, const TableRef& table, const std::string& location,
-    const iceberg::TableHistory& history) {
+Result<std::vector<LiveManifest>> ReadLiveManifests(ObjectStore& store, const TableRef& table,
+                                                    const std::string& location,
+                                                    const iceberg::TableHistory& history) {
   LD_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestRef> refs,
                       ReadCurrentManifestList(store, table, location, history));
   const std::string increments = StoreRootUri(store) + "/" + std::string(kIncrementsFolder);
-  std::vector<iceberg::RemovedManifest> out;
-  for (const iceberg::ManifestRef& ref : refs) {
+  std::vector<LiveManifest> out;
+  for (iceberg::ManifestRef& ref : refs) {
     LD_ASSIGN_OR_RETURN(std::string key, MetadataKeyOf(table, location, ref.path));
     LD_ASSIGN_OR_RETURN(std::string bytes, store.GetObject(key, kMaxMetadataBytes));
     // An incremental dump's re-dumped files stay in their increment's folder.
     LD_ASSIGN_OR_RETURN(iceberg::RemovedManifest m,
                         iceberg::LiveEntriesOf(bytes, ref, location, increments));
-    if (!m.entries.empty()) out.push_back(std::move(m));
+    out.push_back(LiveManifest{std::move(ref), std::move(m)});
+  }
+  return out;
+}
+
+Result<std::vector<iceberg::RemovedManifest>> ReadRemovedFiles(
+    ObjectStore& store, const TableRef& table, const std::string& location,
+    const iceberg::TableHistory& history) {
+  LD_ASSIGN_OR_RETURN(std::vector<LiveManifest> manifests,
+                      ReadLiveManifests(store, table, location, history));
+  std::vector<iceberg::RemovedManifest> out;
+  for (LiveManifest& m : manifests) {
+    if (!m.live.entries.empty()) out.push_back(std::move(m.live));
   }
   return out;
 }

@@ -64,6 +64,16 @@ Result<std::vector<iceberg::RemovedManifest>> ReadRemovedFiles(
     ObjectStore& store, const TableRef& table, const std::string& location,
     const iceberg::TableHistory& history);
 
+// Every manifest the current snapshot's manifest list names, with its live entries (maybe
+// none), as ReadRemovedFiles reads them.
+struct LiveManifest {
+  iceberg::ManifestRef ref;
+  iceberg::RemovedManifest live;
+};
+Result<std::vector<LiveManifest>> ReadLiveManifests(ObjectStore& store, const TableRef& table,
+                                                    const std::string& location,
+                                                    const iceberg::TableHistory& history);
+
 // The manifest list of the history's current snapshot (read bounded, under the table's
 // metadata/). NotFound or Corruption when it does not read.
 Result<std::vector<iceberg::ManifestRef>> ReadCurrentManifestList(

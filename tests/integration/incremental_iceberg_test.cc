@@ -143,5 +143,44 @@ TEST_F(IncrementalIcebergTest, ARunThatDiedBeforeItsManifestIsNotAppliedTwice) {
   EXPECT_EQ(verify.code, 0) << verify.out << verify.err;
 }
 
+// Copy-on-write at 20% (docs/iceberg.md "Copy-on-write"): a data file that has lost a fifth of
+// its rows (its earlier delete files counted) is rewritten without them in the increment's
+// snapshot; its delete files go with it, and the key index follows the moved rows.
+TEST_F(IncrementalIcebergTest, AFileThatLostAFifthOfItsRowsIsRewrittenWithoutThem) {
+  Sql("CREATE TABLE t (id int PRIMARY KEY, v text, big text);"
+      "INSERT INTO t SELECT g, 'v' || g, NULL FROM generate_series(1, 100) g;");
+  ASSERT_EQ(Dump().code, 0);
+  // 10% of the base file: position deletes.
+  Sql("DELETE FROM t WHERE id <= 10;");
+  RunResult one = Dump();
+  ASSERT_EQ(one.code, 0) << one.err;
+  ExpectIcebirdReadsSource("10% deleted", {"t"});
+  EXPECT_EQ(CurrentSnapshot("t")["summary"].value("total-delete-files", ""), "1");
+  // 12% more, and 5 rows updated: 27% of the base file lost, counting the first delete file.
+  Sql("DELETE FROM t WHERE id BETWEEN 11 AND 22;"
+      "UPDATE t SET v = 'moved on' WHERE id BETWEEN 50 AND 54;");
+  RunResult two = Dump();
+  ASSERT_EQ(two.code, 0) << two.err;
+  ExpectIcebirdReadsSource("27% lost: rewritten", {"t"});
+  const json s2 = CurrentSnapshot("t")["summary"];
+  EXPECT_EQ(s2.value("operation", ""), "overwrite") << s2.dump();
+  EXPECT_EQ(s2.value("deleted-data-files", ""), "1") << s2.dump();
+  EXPECT_EQ(s2.value("deleted-records", ""), "100") << s2.dump();
+  EXPECT_EQ(s2.value("removed-delete-files", ""), "1") << s2.dump();
+  EXPECT_EQ(s2.value("total-delete-files", ""), "0") << s2.dump();
+  EXPECT_EQ(s2.value("total-position-deletes", ""), "0") << s2.dump();
+  EXPECT_EQ(s2.value("total-data-files", ""), "2") << s2.dump();  // rewritten + increment's
+  EXPECT_EQ(s2.value("total-records", ""), "78") << s2.dump();   // 73 + 5
+  // Rows whose places the rewrite moved, changed again: found through the index.
+  Sql("UPDATE t SET v = 'after the rewrite' WHERE id IN (23, 60, 100);"
+      "DELETE FROM t WHERE id = 99; UPDATE t SET v = 'again' WHERE id = 50;");
+  RunResult three = Dump();
+  ASSERT_EQ(three.code, 0) << three.err;
+  ExpectIcebirdReadsSource("changes after the rewrite", {"t"});
+  EXPECT_EQ(CurrentSnapshot("t")["summary"].value("total-delete-files", ""), "1");
+  RunResult verify = RunLakedump("verify " + Quote(dest_), tmp_, 600);
+  EXPECT_EQ(verify.code, 0) << verify.out << verify.err;
+}
+
 }  // namespace
 }  // namespace lakedump

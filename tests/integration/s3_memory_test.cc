@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fakes/cli_run.h"
+#include "fakes/measured_run.h"
 #include "fakes/temp_dir.h"
 #include "integration/s3_test_env.h"
 
@@ -25,36 +26,9 @@ using testing_cli::RunResult;
 
 using testing_s3::Env;
 
-struct ChildRun {
-  int code = -1;
-  long max_rss_kib = 0;
-};
-
-// Runs LAKEDUMP_BINARY with `args` (stdout/stderr to files in `dir`) and returns
-// its exit code and peak resident set size.
-ChildRun RunMeasured(const std::vector<std::string>& args, const TempDir& dir) {
-  const std::string out = dir.Sub("mem-stdout.txt"), err = dir.Sub("mem-stderr.txt");
-  std::fflush(nullptr);  // or the child's freopen would flush our buffered output again
-  pid_t pid = fork();
-  if (pid == 0) {
-    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
-    std::vector<char*> argv;
-    std::string binary = LAKEDUMP_BINARY;
-    argv.push_back(binary.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(binary.c_str(), argv.data());
-    _exit(127);
-  }
-  ChildRun r;
-  int status = 0;
-  rusage usage{};
-  if (pid < 0 || wait4(pid, &status, 0, &usage) != pid) return r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.max_rss_kib = usage.ru_maxrss;  // KiB on Linux
-  return r;
-}
+using testing_cli::ChildRun;
+using testing_cli::kRssIsMeaningful;
+using testing_cli::RunMeasured;
 
 class S3MemoryTest : public testing_cli::DemoDatabaseSuite<S3MemoryTest> {
  public:
@@ -72,14 +46,6 @@ class S3MemoryTest : public testing_cli::DemoDatabaseSuite<S3MemoryTest> {
   testing_s3::TestS3 s3_;
 };
 
-
-// Sanitizer builds keep freed memory in quarantine and map shadow memory: their RSS says
-// nothing about our buffers, so there the dumps still run but the bound is not checked.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kRssIsMeaningful = false;
-#else
-constexpr bool kRssIsMeaningful = true;
-#endif
 
 TEST_F(S3MemoryTest, PeakRssStaysUnderBaseplusPartsInFlight) {
   constexpr long kPartMiB = 5;

@@ -9,13 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/byte_sink.h"
+#include "dump/iceberg/change_applier.h"
+#include "dump/iceberg/copy_on_write.h"
 #include "dump/iceberg/iceberg_commit.h"
 #include "dump/iceberg/iceberg_table_committer.h"
 #include "dump/iceberg/key_index.h"
 #include "format/avro/avro_reader.h"
 #include "format/iceberg/iceberg_table.h"
-#include "format/parquet/parquet_writer.h"
 #include "lake/iceberg_layout.h"
 #include "lake/object_keys.h"
 #include "source/postgres/pgoutput.h"
@@ -25,7 +25,6 @@ namespace lakedump {
 namespace {
 
 using json = nlohmann::ordered_json;
-constexpr size_t kReadRows = 8192;
 // The position delete file's columns (Iceberg spec, "Position Delete Files").
 constexpr int kFilePathFieldId = 2147483546;
 constexpr int kPosFieldId = 2147483545;
@@ -166,20 +165,23 @@ Result<std::vector<std::string>> LiveDataFiles(ObjectStore& store, const TableRe
   return keys;
 }
 
-// The key index of the current snapshot: the one its summary names, or (a snapshot without
-// position deletes: the base, an overwrite) built from its data files' key columns.
-Result<KeyIndex> LoadKeyIndex(ObjectStore& store, const TableRef& table,
-                              const std::string& location, const iceberg::TableHistory& h,
-                              const std::vector<std::string>& key_columns) {
+// Where the current snapshot's key index comes from: the index its summary names, or (a
+// snapshot without position deletes: the base, an overwrite) its data files' key columns.
+Result<KeyIndexOrigin> KeyIndexOriginOf(ObjectStore& store, const TableRef& table,
+                                        const std::string& location,
+                                        const iceberg::TableHistory& h,
+                                        const std::vector<std::string>& key_columns) {
   const json* current = CurrentSnapshotJson(h);
   const std::string name = SummaryValue(current, "lakedump.key-index");
+  KeyIndexOrigin origin;
   if (!name.empty()) {
     if (name.find('/') != std::string::npos || !name.starts_with("keyindex-")) {
       return Status::Corruption(
           fmt::format("Iceberg table {}: its key index {} is not in its metadata/",
                       table.QualifiedName(), name));
     }
-    return KeyIndex::Read(store, TablePrefix(table) + "metadata/" + name);
+    origin.index_key = TablePrefix(table) + "metadata/" + name;
+    return origin;
   }
   const std::string deletes = SummaryValue(current, "total-delete-files");
   if (!deletes.empty() && deletes != "0") {
@@ -187,216 +189,33 @@ Result<KeyIndex> LoadKeyIndex(ObjectStore& store, const TableRef& table,
         "Iceberg table {}: its current snapshot has deletes but no key index",
         table.QualifiedName()));
   }
-  KeyIndex index;
-  LD_ASSIGN_OR_RETURN(std::vector<std::string> files, LiveDataFiles(store, table, location, h));
-  for (const std::string& f : files) {
-    LD_RETURN_IF_ERROR(index.AddDataFile(store, f, key_columns));
-  }
-  return index;
-}
-
-// Where a value the update did not send (an unchanged TOASTed value) comes from: a row of
-// this increment's data file, or one of an older data file (read later).
-struct FillSource {
-  bool staged = true;
-  size_t row = 0;          // staged
-  KeyLocation old;         // !staged
-};
-
-// Applies one table's change rows, in commit order, to its key index: the rows to write, the
-// positions to delete, the values to take from older rows.
-class ChangeApplier {
- public:
-  ChangeApplier(KeyIndex* index, const Schema& data, std::vector<size_t> key_columns,
-                uint32_t new_file)
-      : index_(index), data_(data), key_columns_(std::move(key_columns)), new_file_(new_file),
-        staged_(data) {}
-
-  Status Apply(const RowBatch& changes) {
-    for (size_t r = 0; r < changes.num_rows(); ++r) LD_RETURN_IF_ERROR(ApplyRow(changes, r));
-    return Status::OK();
-  }
-
-  // The rows to write, with the values older files hold filled in.
-  Result<RowBatch> Finish(ObjectStore& store);
-
-  std::vector<KeyLocation>& deletes() { return deletes_; }
-  const IcebergChangeCounts& counts() const { return counts_; }
-
- private:
-  Status ApplyRow(const RowBatch& changes, size_t r);
-  size_t Stage(const RowBatch& changes, size_t r) {
-    for (size_t j = 0; j < data_.num_columns(); ++j) {
-      staged_.column(j).AppendFrom(changes.column(kChangeMetaColumns + j), r, 1);
-    }
-    return staged_.num_rows() - 1;
-  }
-  Status RecordFills(const RowBatch& changes, size_t r, size_t row, KeyLocation old);
-  Status ReadOldRows(ObjectStore& store, RowBatch* old_rows,
-                     std::map<std::pair<uint32_t, int64_t>, size_t>* at);
-
-  KeyIndex* index_;
-  const Schema& data_;
-  std::vector<size_t> key_columns_;  // in the change file
-  uint32_t new_file_;
-  RowBatch staged_;
-  std::vector<KeyLocation> deletes_;
-  std::map<std::pair<size_t, size_t>, FillSource> fills_;  // (row, column) -> source
-  IcebergChangeCounts counts_;
-  std::string key_;
-};
-
-Status ChangeApplier::ApplyRow(const RowBatch& changes, size_t r) {
-  const std::string_view op = changes.column(0).BytesAt(r);
-  key_.clear();
-  LD_RETURN_IF_ERROR(KeyIndex::EncodeKey(changes, key_columns_, r, &key_));
-  auto& entries = index_->entries();
-  auto it = entries.find(key_);
-  if (op == "insert") {
-    if (it != entries.end()) {
-      return Status::Corruption("the change file inserts a key the Iceberg table holds already");
-    }
-    entries.emplace(key_, KeyLocation{new_file_, static_cast<int64_t>(Stage(changes, r))});
-    ++counts_.inserts;
-    return Status::OK();
-  }
-  if (it == entries.end()) {
-    return Status::Corruption(
-        fmt::format("the change file has an {} of a key the Iceberg table does not hold", op));
-  }
-  const KeyLocation old = it->second;
-  deletes_.push_back(old);
-  if (op == "delete") {
-    entries.erase(it);
-    ++counts_.deletes;
-    return Status::OK();
-  }
-  if (op != "update") return Status::Corruption(fmt::format("a change file's _op is {}", op));
-  const size_t row = Stage(changes, r);
-  it->second = KeyLocation{new_file_, static_cast<int64_t>(row)};
-  ++counts_.updates;
-  return RecordFills(changes, r, row, old);
-}
-
-// The columns an update did not send (_unchanged, a JSON array of names) take the value
-// of the row's previous version at `old`.
-Status ChangeApplier::RecordFills(const RowBatch& changes, size_t r, size_t row,
-                                  KeyLocation old) {
-  const ColumnVector& unchanged = changes.column(4);
-  if (unchanged.IsNull(r)) return Status::OK();
-  const nlohmann::json names = nlohmann::json::parse(unchanged.BytesAt(r), nullptr, false);
-  if (!names.is_array()) return Status::Corruption("a change file's _unchanged is not a list");
-  for (const nlohmann::json& n : names) {
-    const std::optional<size_t> j =
-        n.is_string() ? data_.FindColumn(n.get<std::string>()) : std::optional<size_t>();
-    if (!j) return Status::Corruption("a change file's _unchanged names no column");
-    FillSource source;
-    if (old.file == new_file_) {
-      auto f = fills_.find({static_cast<size_t>(old.pos), *j});
-      source = f != fills_.end() ? f->second : FillSource{true, static_cast<size_t>(old.pos), {}};
-    } else {
-      source = FillSource{false, 0, old};
-    }
-    fills_[{row, *j}] = source;
-  }
-  return Status::OK();
-}
-
-// The rows of older data files that fills read, into *old_rows; *at: (file, pos) -> row.
-Status ChangeApplier::ReadOldRows(ObjectStore& store, RowBatch* old_rows,
-                                  std::map<std::pair<uint32_t, int64_t>, size_t>* at) {
-  for (const auto& [cell, source] : fills_) {
-    if (!source.staged) at->emplace(std::pair{source.old.file, source.old.pos}, 0);
-  }
-  std::vector<std::string> names;
-  for (const Column& c : data_.columns()) names.push_back(c.name);
-  auto next = at->begin();
-  while (next != at->end()) {
-    const uint32_t file = next->first.first;
-    std::unique_ptr<ObjectReader> holder;
-    LD_ASSIGN_OR_RETURN(auto reader,
-                        OpenStoredParquet(store, index_->FileKey(file), names, &holder));
-    RowBatch batch;
-    int64_t pos = 0;
-    while (next != at->end() && next->first.first == file) {
-      LD_RETURN_IF_ERROR(reader->Next(kReadRows, &batch));
-      if (batch.num_rows() == 0) {
-        return Status::Corruption(
-            fmt::format("{} has no row {}", index_->FileKey(file), next->first.second));
-      }
-      for (; next != at->end() && next->first.first == file &&
-             next->first.second < pos + static_cast<int64_t>(batch.num_rows());
-           ++next) {
-        for (size_t j = 0; j < data_.num_columns(); ++j) {
-          old_rows->column(j).AppendFrom(batch.column(j),
-                                         static_cast<size_t>(next->first.second - pos), 1);
-        }
-        next->second = old_rows->num_rows() - 1;
-      }
-      pos += static_cast<int64_t>(batch.num_rows());
-    }
-  }
-  return Status::OK();
-}
-
-Result<RowBatch> ChangeApplier::Finish(ObjectStore& store) {
-  if (fills_.empty()) return std::move(staged_);
-  RowBatch old_rows(data_);
-  std::map<std::pair<uint32_t, int64_t>, size_t> at;
-  LD_RETURN_IF_ERROR(ReadOldRows(store, &old_rows, &at));
-  RowBatch out(data_);
-  for (size_t j = 0; j < data_.num_columns(); ++j) {
-    ColumnVector& column = out.column(j);
-    for (size_t r = 0; r < staged_.num_rows(); ++r) {
-      auto f = fills_.find({r, j});
-      if (f == fills_.end()) {
-        column.AppendFrom(staged_.column(j), r, 1);
-      } else if (f->second.staged) {
-        column.AppendFrom(staged_.column(j), f->second.row, 1);
-      } else {
-        column.AppendFrom(old_rows.column(j), at.at({f->second.old.file, f->second.old.pos}), 1);
-      }
-    }
-  }
-  return out;
-}
-
-// Writes `batch` as the Parquet file `key`; returns its size and footer metrics.
-Result<iceberg::DataFileEntry> WriteDataFile(ObjectStore& store, const std::string& key,
-                                             const Schema& schema, const RowBatch& batch) {
-  LD_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> out, store.NewWriter(key));
-  ParquetWriter writer(schema, ParquetWriterOptions{}, out.get());
-  LD_RETURN_IF_ERROR(writer.Write(batch).WithContext(key));
-  LD_RETURN_IF_ERROR(writer.Close().WithContext(key));
-  LD_RETURN_IF_ERROR(out->Close().WithContext(key));
-  LD_ASSIGN_OR_RETURN(auto metrics, CollectIcebergMetrics(schema, writer.footer(), std::nullopt));
-  iceberg::DataFileEntry e;
-  e.path = RootUri(store) + "/" + key;
-  e.record_count = batch.num_rows();
-  e.file_size_in_bytes = writer.stats().bytes;
-  e.stats = metrics->stats;
-  return e;
+  LD_ASSIGN_OR_RETURN(origin.data_files, LiveDataFiles(store, table, location, h));
+  origin.key_columns = key_columns;
+  return origin;
 }
 
 // Writes the position delete file `key`: (file_path, pos) sorted by path, then position.
 Result<iceberg::DeleteFileEntry> WriteDeleteFile(ObjectStore& store, const std::string& key,
-                                                 const KeyIndex& index,
+                                                 const IndexFiles& index,
                                                  std::vector<KeyLocation> deletes) {
   const std::string root = RootUri(store) + "/";
   std::sort(deletes.begin(), deletes.end(), [&](const KeyLocation& a, const KeyLocation& b) {
-    const std::string& fa = index.FileKey(a.file);
-    const std::string& fb = index.FileKey(b.file);
+    const std::string& fa = index.Key(a.file);
+    const std::string& fb = index.Key(b.file);
     return fa != fb ? fa < fb : a.pos < b.pos;
   });
   Schema schema({Column{"file_path", LogicalType{TypeId::kString}, false, "", kFilePathFieldId},
                  Column{"pos", LogicalType{TypeId::kInt64}, false, "", kPosFieldId}});
   RowBatch batch(schema);
   for (const KeyLocation& d : deletes) {
-    batch.column(0).AppendBytes(root + index.FileKey(d.file));
+    batch.column(0).AppendBytes(root + index.Key(d.file));
     batch.column(1).Append<int64_t>(d.pos);
   }
-  LD_ASSIGN_OR_RETURN(iceberg::DataFileEntry written, WriteDataFile(store, key, schema, batch));
-  return iceberg::DeleteFileEntry{written.path, written.record_count, written.file_size_in_bytes};
+  StreamedDataFile file(store, key, schema);
+  LD_RETURN_IF_ERROR(file.Append(batch));
+  LD_ASSIGN_OR_RETURN(std::optional<iceberg::DataFileEntry> written, file.Close(RootUri(store)));
+  return iceberg::DeleteFileEntry{written->path, written->record_count,
+                                  written->file_size_in_bytes};
 }
 
 // The key columns' indices in the change file.
@@ -480,35 +299,33 @@ Result<IcebergChangeCounts> CommitIcebergChanges(ObjectStore& store, const Table
                                               table.QualifiedName()));
   LD_ASSIGN_OR_RETURN(auto key_in_changes,
                       KeyColumnsOf(changes->schema(), key_columns, inc.escaped_column_names));
-  LD_ASSIGN_OR_RETURN(KeyIndex index, LoadKeyIndex(store, table, location, h, key_columns));
+  LD_ASSIGN_OR_RETURN(KeyIndexOrigin origin,
+                      KeyIndexOriginOf(store, table, location, h, key_columns));
   const std::string base = fmt::format("{}inc-{:06d}-{}", TablePrefix(table), inc.sequence,
                                         inc.run_id);
-  ChangeApplier applier(&index, data, std::move(key_in_changes), index.FileId(base + ".parquet"));
-  RowBatch batch;
-  for (;;) {
-    LD_RETURN_IF_ERROR(changes->Next(kReadRows, &batch));
-    if (batch.num_rows() == 0) break;
-    LD_RETURN_IF_ERROR(applier.Apply(batch).WithContext(change_file_key));
-  }
-  LD_ASSIGN_OR_RETURN(RowBatch rows, applier.Finish(store));
+  IcebergChangeApplier applier(store, data, change_file_key, std::move(key_in_changes),
+                               base + ".parquet");
+  LD_RETURN_IF_ERROR(applier.CollectKeys());
+  LD_RETURN_IF_ERROR(applier.LookUp(origin));
+  LD_RETURN_IF_ERROR(applier.Apply());
   iceberg::SnapshotInput in = RowDeltaInput(store, table, data, h, inc);
-  if (!rows.empty()) {
-    LD_ASSIGN_OR_RETURN(auto file, WriteDataFile(store, base + ".parquet", data, rows));
-    in.files.push_back(std::move(file));
-  }
+  LD_ASSIGN_OR_RETURN(std::optional<iceberg::DataFileEntry> file,
+                      applier.FinishDataFile(RootUri(store)));
+  if (file) in.files.push_back(std::move(*file));
+  LD_ASSIGN_OR_RETURN(CopyOnWritten cow, CopyOnWrite(store, table, location, h, data,
+                                                     applier.files(), &applier.deletes(), base,
+                                                     RootUri(store)));
+  for (iceberg::DataFileEntry& f : cow.added) in.files.push_back(std::move(f));
   if (!applier.deletes().empty()) {
     LD_ASSIGN_OR_RETURN(in.position_deletes, WriteDeleteFile(store, base + "-deletes.parquet",
-                                                             index, applier.deletes()));
+                                                             applier.files(), applier.deletes()));
   }
   const std::string index_name = fmt::format("keyindex-{}.parquet", inc.run_id);
-  LD_ASSIGN_OR_RETURN(std::string index_bytes, index.Serialize());
-  const std::string index_key = TablePrefix(table) + "metadata/" + index_name;
-  LD_RETURN_IF_ERROR(store.PutObject(index_key, index_bytes).WithContext(index_key));
-  LD_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestRef> kept,
-                      ReadCurrentManifestList(store, table, location, h));
-  for (const iceberg::ManifestRef& m : kept) {
-    if (m.live_files > 0) in.kept_manifests.push_back(m.record);
-  }
+  LD_RETURN_IF_ERROR(
+      applier.WriteIndex(origin, TablePrefix(table) + "metadata/" + index_name, cow.moved)
+          .status());
+  in.kept_manifests = std::move(cow.kept);
+  in.rewritten_manifests = std::move(cow.rewritten);
   const IcebergChangeCounts counts = applier.counts();
   in.summary["lakedump.inserts"] = std::to_string(counts.inserts);
   in.summary["lakedump.updates"] = std::to_string(counts.updates);

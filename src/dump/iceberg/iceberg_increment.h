@@ -7,14 +7,16 @@
 //  - the rows' old versions (deleted, updated) and the versions this same increment
 //    superseded, as position deletes (file_path, pos) in "...-deletes.parquet", found
 //    through the table's key index (key_index.h), written beside the metadata with it;
+//  - a parent data file that has lost a fifth of its rows is rewritten without them instead
+//    of getting position deletes (copy_on_write.h);
 //  - the snapshot's sequence number is the next: its deletes apply to every data file
 //    up to it, its own new file included (v2 rules);
 //  - its summary records lakedump.increment, lakedump.start-lsn / end-lsn,
 //    lakedump.inserts / updates / deletes and lakedump.key-index.
 // A table the increment re-dumped (TRUNCATE, no key, types followed whole, new tables)
 // gets an overwrite snapshot of the re-dumped files instead (WriteIcebergTable).
-// Per table: data file, delete file, key index, manifests, manifest list,
-// v<N+1>.metadata.json, version-hint.text last; the increment's _manifest.json comes after
+// Per table: data file, rewritten files (copy_on_write.h), delete file, key index, manifests,
+// manifest list, v<N+1>.metadata.json, version-hint.text last; the increment's _manifest.json comes after
 // every table. A snapshot left by a run of the same increment that died before its
 // manifest is replaced: the new one's parent is the snapshot before it.
 // Functions; not thread-safe per table.

@@ -4,18 +4,69 @@
 
 #include <cstring>
 
-#include "base/byte_sink.h"
-#include "format/parquet/parquet_writer.h"
-
 namespace lakedump {
 namespace {
 
-constexpr size_t kKeyIndexReadRows = 8192;
+constexpr size_t kKeyIndexBatchRows = 8192;
+// The index's row groups: small enough that one buffered row group stays a few MiB.
+constexpr uint64_t kKeyIndexRowGroupRows = 65536;
 
-Schema IndexSchema() {
+Schema KeyIndexFileSchema() {
   return Schema({Column{"key", LogicalType{TypeId::kBinary}, false},
                  Column{"file", LogicalType{TypeId::kString}, false},
                  Column{"pos", LogicalType{TypeId::kInt64}, false}});
+}
+
+// The entries of an index file written by KeyIndexWriter.
+Status ForEachIndexFileEntry(ObjectStore& store, const std::string& key, IndexFiles* files,
+                             const KeyIndexVisitor& visit) {
+  std::unique_ptr<ObjectReader> holder;
+  LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(store, key, {"key", "file", "pos"}, &holder));
+  const Schema& s = reader->schema();
+  if (s.column(0).type.id != TypeId::kBinary || s.column(1).type.id != TypeId::kString ||
+      s.column(2).type.id != TypeId::kInt64) {
+    return Status::Corruption(fmt::format("{}: not a key index", key));
+  }
+  RowBatch batch;
+  uint64_t row = 0;
+  for (;;) {
+    LD_RETURN_IF_ERROR(reader->Next(kKeyIndexBatchRows, &batch));
+    if (batch.num_rows() == 0) break;
+    for (size_t r = 0; r < batch.num_rows(); ++r, ++row) {
+      if (batch.column(0).IsNull(r) || batch.column(1).IsNull(r) || batch.column(2).IsNull(r) ||
+          batch.column(2).ValueAt<int64_t>(r) < 0) {
+        return Status::Corruption(fmt::format("{}: row {} is not a key and a place", key, row));
+      }
+      const KeyLocation at{files->Id(batch.column(1).BytesAt(r)),
+                           batch.column(2).ValueAt<int64_t>(r)};
+      LD_RETURN_IF_ERROR(visit(batch.column(0).BytesAt(r), at));
+    }
+  }
+  return Status::OK();
+}
+
+// The entries of one data file: its rows' keys by the columns `key_columns`.
+Status ForEachDataFileEntry(ObjectStore& store, const std::string& key,
+                            const std::vector<std::string>& key_columns, IndexFiles* files,
+                            const KeyIndexVisitor& visit) {
+  std::unique_ptr<ObjectReader> holder;
+  LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(store, key, key_columns, &holder));
+  std::vector<size_t> columns;
+  for (size_t i = 0; i < key_columns.size(); ++i) columns.push_back(i);
+  const uint32_t file = files->Id(key);
+  RowBatch batch;
+  int64_t pos = 0;
+  std::string k;
+  for (;;) {
+    LD_RETURN_IF_ERROR(reader->Next(kKeyIndexBatchRows, &batch));
+    if (batch.num_rows() == 0) break;
+    for (size_t r = 0; r < batch.num_rows(); ++r, ++pos) {
+      k.clear();
+      LD_RETURN_IF_ERROR(EncodeIndexKey(batch, columns, r, &k));
+      LD_RETURN_IF_ERROR(visit(k, KeyLocation{file, pos}));
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -36,8 +87,8 @@ Result<std::unique_ptr<ParquetReader>> OpenStoredParquet(
       options);
 }
 
-Status KeyIndex::EncodeKey(const RowBatch& batch, const std::vector<size_t>& columns, size_t row,
-                           std::string* out) {
+Status EncodeIndexKey(const RowBatch& batch, const std::vector<size_t>& columns, size_t row,
+                      std::string* out) {
   for (size_t c : columns) {
     const ColumnVector& v = batch.column(c);
     if (v.type().id == TypeId::kList) {
@@ -61,85 +112,60 @@ Status KeyIndex::EncodeKey(const RowBatch& batch, const std::vector<size_t>& col
   return Status::OK();
 }
 
-uint32_t KeyIndex::FileId(const std::string& key) {
-  auto [it, added] = file_ids_.emplace(key, static_cast<uint32_t>(files_.size()));
-  if (added) files_.push_back(key);
+uint32_t IndexFiles::Id(std::string_view key) {
+  if (last_ < keys_.size() && keys_[last_] == key) return static_cast<uint32_t>(last_);
+  auto it = ids_.find(std::string(key));
+  if (it == ids_.end()) {
+    it = ids_.emplace(std::string(key), static_cast<uint32_t>(keys_.size())).first;
+    keys_.emplace_back(key);
+  }
+  last_ = it->second;
   return it->second;
 }
 
-Result<KeyIndex> KeyIndex::Read(ObjectStore& store, const std::string& key) {
-  std::unique_ptr<ObjectReader> holder;
-  LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(store, key, {"key", "file", "pos"}, &holder));
-  const Schema& s = reader->schema();
-  if (s.column(0).type.id != TypeId::kBinary || s.column(1).type.id != TypeId::kString ||
-      s.column(2).type.id != TypeId::kInt64) {
-    return Status::Corruption(fmt::format("{}: not a key index", key));
+Status ForEachKeyIndexEntry(ObjectStore& store, const KeyIndexOrigin& origin, IndexFiles* files,
+                            const KeyIndexVisitor& visit) {
+  if (!origin.index_key.empty()) {
+    return ForEachIndexFileEntry(store, origin.index_key, files, visit);
   }
-  KeyIndex index;
-  RowBatch batch;
-  for (;;) {
-    LD_RETURN_IF_ERROR(reader->Next(kKeyIndexReadRows, &batch));
-    if (batch.num_rows() == 0) break;
-    for (size_t r = 0; r < batch.num_rows(); ++r) {
-      if (batch.column(0).IsNull(r) || batch.column(1).IsNull(r) || batch.column(2).IsNull(r) ||
-          batch.column(2).ValueAt<int64_t>(r) < 0) {
-        return Status::Corruption(fmt::format("{}: row {} is not a key and a place", key, r));
-      }
-      const uint32_t file = index.FileId(std::string(batch.column(1).BytesAt(r)));
-      if (!index.entries_
-               .emplace(std::string(batch.column(0).BytesAt(r)),
-                        KeyLocation{file, batch.column(2).ValueAt<int64_t>(r)})
-               .second) {
-        return Status::Corruption(fmt::format("{}: a key is there twice", key));
-      }
-    }
-  }
-  return index;
-}
-
-Status KeyIndex::AddDataFile(ObjectStore& store, const std::string& key,
-                             const std::vector<std::string>& key_columns) {
-  std::unique_ptr<ObjectReader> holder;
-  LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(store, key, key_columns, &holder));
-  std::vector<size_t> columns;
-  for (size_t i = 0; i < key_columns.size(); ++i) columns.push_back(i);
-  const uint32_t file = FileId(key);
-  RowBatch batch;
-  int64_t pos = 0;
-  std::string k;
-  for (;;) {
-    LD_RETURN_IF_ERROR(reader->Next(kKeyIndexReadRows, &batch));
-    if (batch.num_rows() == 0) break;
-    for (size_t r = 0; r < batch.num_rows(); ++r, ++pos) {
-      k.clear();
-      LD_RETURN_IF_ERROR(EncodeKey(batch, columns, r, &k));
-      if (!entries_.emplace(k, KeyLocation{file, pos}).second) {
-        return Status::Corruption(fmt::format("{}: a key is in the table twice", key));
-      }
-    }
+  for (const std::string& f : origin.data_files) {
+    LD_RETURN_IF_ERROR(ForEachDataFileEntry(store, f, origin.key_columns, files, visit));
   }
   return Status::OK();
 }
 
-Result<std::string> KeyIndex::Serialize() const {
-  const Schema schema = IndexSchema();
-  StringSink sink;
+Result<std::unique_ptr<KeyIndexWriter>> KeyIndexWriter::Open(ObjectStore& store,
+                                                             const std::string& key) {
+  std::unique_ptr<KeyIndexWriter> w(new KeyIndexWriter());
+  w->key_ = key;
+  LD_ASSIGN_OR_RETURN(w->out_, store.NewWriter(key));
   ParquetWriterOptions options;
   options.codec = CodecKind::kZstd;
-  ParquetWriter writer(schema, options, &sink);
-  RowBatch batch(schema);
-  for (const auto& [key, at] : entries_) {
-    batch.column(0).AppendBytes(key);
-    batch.column(1).AppendBytes(files_[at.file]);
-    batch.column(2).Append<int64_t>(at.pos);
-    if (batch.num_rows() == kKeyIndexReadRows) {
-      LD_RETURN_IF_ERROR(writer.Write(batch));
-      batch.Clear();
-    }
-  }
-  if (!batch.empty()) LD_RETURN_IF_ERROR(writer.Write(batch));
-  LD_RETURN_IF_ERROR(writer.Close());
-  return std::move(sink.mutable_str());
+  options.row_group_rows = kKeyIndexRowGroupRows;
+  const Schema schema = KeyIndexFileSchema();
+  w->writer_ = std::make_unique<ParquetWriter>(schema, options, w->out_.get());
+  w->batch_.Reset(schema);
+  return w;
+}
+
+KeyIndexWriter::~KeyIndexWriter() = default;
+
+Status KeyIndexWriter::Add(std::string_view key, std::string_view file, int64_t pos) {
+  batch_.column(0).AppendBytes(key);
+  batch_.column(1).AppendBytes(file);
+  batch_.column(2).Append<int64_t>(pos);
+  if (batch_.num_rows() < kKeyIndexBatchRows) return Status::OK();
+  LD_RETURN_IF_ERROR(writer_->Write(batch_).WithContext(key_));
+  batch_.Clear();
+  return Status::OK();
+}
+
+Result<uint64_t> KeyIndexWriter::Close() {
+  if (!batch_.empty()) LD_RETURN_IF_ERROR(writer_->Write(batch_).WithContext(key_));
+  batch_.Clear();
+  LD_RETURN_IF_ERROR(writer_->Close().WithContext(key_));
+  LD_RETURN_IF_ERROR(out_->Close().WithContext(key_));
+  return writer_->stats().bytes;
 }
 
 }  // namespace lakedump

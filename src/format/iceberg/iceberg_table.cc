@@ -155,26 +155,46 @@ std::string EncodeDeletedEntry(int64_t snapshot_id, const RemovedEntry& e) {
   return r;
 }
 
+// An EXISTING manifest_entry (status 0) of a rewritten manifest: the file's snapshot and
+// sequence numbers as they were.
+std::string EncodeExistingEntry(int64_t snapshot_id, const RemovedEntry& e) {
+  std::string r = EncodeDeletedEntry(snapshot_id, e);
+  r[0] = 0;  // status: EXISTING (zig-zag 0); DELETED was 2 (zig-zag 4), one byte either way
+  return r;
+}
+
 // The manifest_file record of a manifest of DELETED entries. No live file: its minimum
 // sequence number is its own (as Java writes it). The partition summary says whether a
 // value is null (and NaN unknown for floating types); its bounds are left out (optional).
+// With `existing` (a row delta's rewritten manifest): its EXISTING entries' counts, and its
+// minimum sequence number theirs.
+struct ExistingCounts {
+  int32_t files = 0;
+  int32_t deleted_files = -1;  // -1: every entry of the manifest
+  int64_t rows = 0;
+  int64_t min_sequence_number = -1;  // -1: the manifest's own
+};
+
 std::string EncodeDeletedManifestFile(const std::string& path, int64_t length,
                                       int64_t sequence_number, int64_t snapshot_id,
-                                      int64_t rows, const RemovedManifest& m) {
+                                      int64_t rows, const RemovedManifest& m,
+                                      ExistingCounts existing = {}) {
   std::string r;
   avro::AppendString(path, &r);
   avro::AppendLong(length, &r);
   avro::AppendInt(m.partition_spec_id, &r);
   avro::AppendInt(m.content, &r);  // data, or the position deletes of a row delta
   avro::AppendLong(sequence_number, &r);
-  avro::AppendLong(sequence_number, &r);  // min_sequence_number
+  avro::AppendLong(existing.min_sequence_number < 0 ? sequence_number
+                                                    : existing.min_sequence_number, &r);
   avro::AppendLong(snapshot_id, &r);
-  avro::AppendInt(0, &r);  // added_files_count
-  avro::AppendInt(0, &r);  // existing_files_count
-  avro::AppendInt(static_cast<int32_t>(m.entries.size()), &r);  // deleted_files_count
-  avro::AppendLong(0, &r);     // added_rows_count
-  avro::AppendLong(0, &r);     // existing_rows_count
-  avro::AppendLong(rows, &r);  // deleted_rows_count
+  avro::AppendInt(0, &r);               // added_files_count
+  avro::AppendInt(existing.files, &r);  // existing_files_count
+  avro::AppendInt(existing.deleted_files < 0 ? static_cast<int32_t>(m.entries.size())
+                                             : existing.deleted_files, &r);
+  avro::AppendLong(0, &r);              // added_rows_count
+  avro::AppendLong(existing.rows, &r);  // existing_rows_count
+  avro::AppendLong(rows, &r);           // deleted_rows_count
   avro::AppendUnionBranch(1, &r);  // partitions
   if (m.partitioned) {
     bool contains_null = false;
@@ -398,6 +418,44 @@ Result<std::vector<std::pair<std::string, std::string>>> WriteRemovedManifests(
   return removed_manifests;
 }
 
+// A row delta's rewritten parent manifests, "<file_tag>-r<k>.avro" (k from 1); appends their
+// manifest_file records to *list_records.
+Result<std::vector<std::pair<std::string, std::string>>> WriteRewrittenManifests(
+    const SnapshotInput& in, const SnapshotPlace& place, std::mt19937_64& rng,
+    std::vector<std::string>* list_records) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t k = 0; k < in.rewritten_manifests.size(); ++k) {
+    const RewrittenManifest& m = in.rewritten_manifests[k];
+    std::vector<std::string> records;
+    ExistingCounts existing{0, 0, 0, -1};
+    int64_t removed_rows = 0;
+    for (size_t i = 0; i < m.live.entries.size(); ++i) {
+      const RemovedEntry& e = m.live.entries[i];
+      if (i < m.removed.size() && m.removed[i]) {
+        records.push_back(EncodeDeletedEntry(in.snapshot_id, e));
+        removed_rows += e.record_count;
+        ++existing.deleted_files;
+        continue;
+      }
+      records.push_back(EncodeExistingEntry(e.snapshot_id.value_or(m.added_snapshot_id), e));
+      ++existing.files;
+      existing.rows += e.record_count;
+      if (existing.min_sequence_number < 0 ||
+          e.data_sequence_number < existing.min_sequence_number) {
+        existing.min_sequence_number = e.data_sequence_number;
+      }
+    }
+    const std::string name = fmt::format("{}-r{}.avro", in.file_tag, k + 1);
+    LD_ASSIGN_OR_RETURN(std::string bytes,
+                        WriteAvro(m.live.avro_schema, m.live.header, records, rng));
+    list_records->push_back(EncodeDeletedManifestFile(
+        place.meta_dir + name, static_cast<int64_t>(bytes.size()), place.sequence_number,
+        in.snapshot_id, removed_rows, m.live, existing));
+    out.emplace_back(name, std::move(bytes));
+  }
+  return out;
+}
+
 Result<std::string> WriteManifestList(const SnapshotInput& in, const SnapshotPlace& place,
                                       const std::vector<std::string>& list_records,
                                       std::mt19937_64& rng) {
@@ -460,12 +518,35 @@ int64_t ParentCount(const SnapshotPlace& place, const char* key) {
   return 0;
 }
 
-// A row delta's summary: what it adds, and the parent's totals grown by it.
+// What a row delta's copy-on-write removes: data files (their rows) and delete files (their
+// positions), and their bytes.
+struct RowDeltaRemoved {
+  uint64_t data_files = 0, records = 0, delete_files = 0, positions = 0, bytes = 0;
+};
+
+RowDeltaRemoved RemovedByRewrites(const SnapshotInput& in) {
+  RowDeltaRemoved out;
+  for (const RewrittenManifest& m : in.rewritten_manifests) {
+    for (size_t i = 0; i < m.live.entries.size() && i < m.removed.size(); ++i) {
+      if (!m.removed[i]) continue;
+      const RemovedEntry& e = m.live.entries[i];
+      (m.live.content == 0 ? out.data_files : out.delete_files) += 1;
+      (m.live.content == 0 ? out.records : out.positions) += static_cast<uint64_t>(e.record_count);
+      out.bytes += static_cast<uint64_t>(e.file_size_in_bytes);
+    }
+  }
+  return out;
+}
+
+// A row delta's summary: what it adds and removes, and the parent's totals changed by it.
 json RowDeltaSummary(const SnapshotInput& in, const SnapshotPlace& place,
                      const DataManifest& manifest) {
   const uint64_t deletes = in.position_deletes ? in.position_deletes->record_count : 0;
   const uint64_t delete_bytes = in.position_deletes ? in.position_deletes->file_size_in_bytes : 0;
-  const char* operation = in.files.empty() ? "delete" : in.position_deletes ? "overwrite" : "append";
+  const RowDeltaRemoved removed = RemovedByRewrites(in);
+  const char* operation = in.files.empty()                                  ? "delete"
+                          : in.position_deletes || removed.data_files > 0 ? "overwrite"
+                                                                            : "append";
   json summary = {{"operation", operation}};
   if (!in.files.empty()) {
     summary["added-data-files"] = std::to_string(in.files.size());
@@ -477,16 +558,27 @@ json RowDeltaSummary(const SnapshotInput& in, const SnapshotPlace& place,
     summary["added-position-deletes"] = std::to_string(deletes);
   }
   summary["added-files-size"] = std::to_string(manifest.file_bytes + delete_bytes);
+  if (removed.data_files > 0) {
+    summary["deleted-data-files"] = std::to_string(removed.data_files);
+    summary["deleted-records"] = std::to_string(removed.records);
+  }
+  if (removed.delete_files > 0) {
+    summary["removed-delete-files"] = std::to_string(removed.delete_files);
+    summary["removed-position-delete-files"] = std::to_string(removed.delete_files);
+    summary["removed-position-deletes"] = std::to_string(removed.positions);
+  }
+  if (removed.bytes > 0) summary["removed-files-size"] = std::to_string(removed.bytes);
   summary["changed-partition-count"] = "1";
-  const auto total = [&](const char* key, uint64_t added) {
-    summary[key] = std::to_string(static_cast<uint64_t>(ParentCount(place, key)) + added);
+  const auto total = [&](const char* key, uint64_t added, uint64_t gone) {
+    const uint64_t before = static_cast<uint64_t>(ParentCount(place, key)) + added;
+    summary[key] = std::to_string(before > gone ? before - gone : 0);
   };
-  total("total-records", manifest.rows);
-  total("total-files-size", manifest.file_bytes + delete_bytes);
-  total("total-data-files", in.files.size());
-  total("total-delete-files", in.position_deletes ? 1 : 0);
-  total("total-position-deletes", deletes);
-  total("total-equality-deletes", 0);
+  total("total-records", manifest.rows, removed.records);
+  total("total-files-size", manifest.file_bytes + delete_bytes, removed.bytes);
+  total("total-data-files", in.files.size(), removed.data_files);
+  total("total-delete-files", in.position_deletes ? 1 : 0, removed.delete_files);
+  total("total-position-deletes", deletes, removed.positions);
+  total("total-equality-deletes", 0, 0);
   if (auto run = in.properties.find("lakedump.run-id"); run != in.properties.end()) {
     summary["lakedump.run-id"] = run->second;
   }
@@ -646,6 +738,8 @@ Result<std::vector<std::pair<std::string, std::string>>> BuildSnapshot(const Sna
     LD_ASSIGN_OR_RETURN(removed_manifests, WriteDeleteManifest(in, place, schema,
                                                                partition_fields, rng,
                                                                &list_records));
+    LD_ASSIGN_OR_RETURN(auto rewritten, WriteRewrittenManifests(in, place, rng, &list_records));
+    for (auto& r : rewritten) removed_manifests.push_back(std::move(r));
     list_records.insert(list_records.end(), in.kept_manifests.begin(), in.kept_manifests.end());
   } else {
     LD_ASSIGN_OR_RETURN(removed_manifests, WriteRemovedManifests(in, place, rng, &list_records));

@@ -40,6 +40,16 @@ struct DeleteFileEntry {
   uint64_t file_size_in_bytes = 0;
 };
 
+// A parent manifest that a row delta's copy-on-write changes (docs/iceberg.md, "Copy-on-write"):
+// its live entries, those of the files the snapshot removes (`removed`) listed again as
+// DELETED and the others as EXISTING (their sequence numbers kept), in
+// "<file_tag>-r<k>.avro"; its manifest_file record is then not among `kept_manifests`.
+struct RewrittenManifest {
+  RemovedManifest live;        // LiveEntriesOf the parent's manifest
+  int64_t added_snapshot_id = 0;  // its record's: the snapshot of entries that give none
+  std::vector<bool> removed;   // per entry of `live`
+};
+
 struct SnapshotInput {
   Schema schema;
   std::optional<size_t> partition_column;  // identity partition spec on this column
@@ -74,6 +84,10 @@ struct SnapshotInput {
   bool row_delta = false;
   std::vector<std::string> kept_manifests;
   std::optional<DeleteFileEntry> position_deletes;
+  // A row delta's copy-on-write: the parent manifests it rewrites (data files replaced by
+  // rewritten ones in `files`, delete files dropped with them); the summary's totals lose
+  // the removed files.
+  std::vector<RewrittenManifest> rewritten_manifests;
   // More entries of the snapshot's summary (an increment's number, LSN range, counts).
   std::map<std::string, std::string> summary;
 };

@@ -69,7 +69,8 @@ Result<const AvroJson*> PartitionRecordOf(const AvroJson& schema, std::string_vi
                                    {"file_path", "string"},
                                    {"file_format", "string"},
                                    {"partition", AvroJson()},
-                                   {"record_count", "long"}})) {
+                                   {"record_count", "long"},
+                                   {"file_size_in_bytes", "long"}})) {
     return Bad(what, "its data_file records are not the ones lakedump writes");
   }
   const AvroJson& partition = data_file["fields"][3]["type"];
@@ -97,7 +98,7 @@ struct EntryReader {
     avro::AvroDecoder d(record);
     LD_ASSIGN_OR_RETURN(int32_t status, ReadInt(d));
     if (status < 0 || status > 2) return Bad(what, "an entry status out of range");
-    LD_RETURN_IF_ERROR(ReadOptionalLong(d).status());  // snapshot_id
+    LD_ASSIGN_OR_RETURN(std::optional<int64_t> snapshot_id, ReadOptionalLong(d));
     LD_ASSIGN_OR_RETURN(std::optional<int64_t> sequence, ReadOptionalLong(d));
     LD_ASSIGN_OR_RETURN(std::optional<int64_t> file_sequence, ReadOptionalLong(d));
     const size_t data_file_begin = d.pos();
@@ -113,6 +114,7 @@ struct EntryReader {
       LD_RETURN_IF_ERROR(d.Skip(*schema, partition_type));
     }
     LD_ASSIGN_OR_RETURN(int64_t record_count, d.ReadLong());
+    LD_ASSIGN_OR_RETURN(int64_t file_size, d.ReadLong());
     if (status == 2) return std::optional<RemovedEntry>();  // already deleted
     if ((ref.content == 0) != (content == 0) || content < 0 || content > 2) {
       return Bad(what, "an entry whose content is not its manifest's");
@@ -120,7 +122,7 @@ struct EntryReader {
     if (!path.starts_with(prefix) && (also_under.empty() || !path.starts_with(also_under))) {
       return Bad(what, fmt::format("an entry's file is not under {}", location));
     }
-    if (record_count < 0) return Bad(what, "a negative record count");
+    if (record_count < 0 || file_size < 0) return Bad(what, "a negative record count or size");
     // ADDED entries inherit their sequence numbers from the manifest list; EXISTING ones
     // carry them (the spec's inheritance rule).
     if (status == 0 && (!sequence || !file_sequence)) {
@@ -132,6 +134,9 @@ struct EntryReader {
     e.file_sequence_number = file_sequence.value_or(ref.sequence_number);
     e.record_count = record_count;
     e.partition_null = partition_null;
+    e.path = std::string(path);
+    e.file_size_in_bytes = file_size;
+    e.snapshot_id = snapshot_id;
     return std::optional<RemovedEntry>(std::move(e));
   }
 };
@@ -162,7 +167,7 @@ Result<std::vector<ManifestRef>> ReadManifestList(std::string_view bytes) {
     if (ref.sequence_number < 0) return Bad(kWhat, "a negative sequence number");
     if (ref.content != 0 && ref.content != 1) return Bad(kWhat, "a manifest content out of range");
     LD_RETURN_IF_ERROR(d.ReadLong().status());  // min_sequence_number
-    LD_RETURN_IF_ERROR(d.ReadLong().status());  // added_snapshot_id
+    LD_ASSIGN_OR_RETURN(ref.added_snapshot_id, d.ReadLong());
     LD_ASSIGN_OR_RETURN(int32_t added, ReadInt(d));
     LD_ASSIGN_OR_RETURN(int32_t existing, ReadInt(d));
     if (added < 0 || existing < 0) return Bad(kWhat, "a negative file count");

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,6 +28,7 @@ struct ManifestRef {
   int32_t partition_spec_id = 0;
   int32_t content = 0;  // 0 data, 1 deletes
   int64_t sequence_number = 0;
+  int64_t added_snapshot_id = 0;
   // The record's bytes as the list holds them (a row delta carries it over unchanged), and
   // how many live files its manifest has (added_files_count + existing_files_count).
   std::string record;
@@ -43,6 +45,9 @@ struct RemovedEntry {
   int64_t file_sequence_number = 0;
   int64_t record_count = 0;
   bool partition_null = false;  // its partition value is null
+  std::string path;             // the file's URI
+  int64_t file_size_in_bytes = 0;
+  std::optional<int64_t> snapshot_id;  // as the entry gives it (else the manifest's)
 };
 
 // The live entries of one data manifest, with what its DELETED copy needs: the manifest's

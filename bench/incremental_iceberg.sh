@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Issue 33's figures: an Iceberg increment (`dump --incremental --table-format iceberg`)
+# against the plain increment of the same changes, side by side, and the key index's size
+# against the table's data:
+#   - one source table of ROWS rows (default 10,000,000); two incremental bases of it, one
+#     plain, one Iceberg (each with its own slot, so both slots get the same changes);
+#   - ROUNDS rounds (default 5): 1% of the rows updated (spread over the table), then both
+#     increments, alternating which goes first; each round's times and their ratio;
+#   - the medians and the median ratio (the bound: Iceberg at most 1.5x the plain);
+#   - the last key index's size against the table's data files (the bound: at most 10%);
+#   - each increment's peak RSS (/usr/bin/time), which should not grow with ROWS.
+# usage: bench/incremental_iceberg.sh [ROWS]   (e.g. ROWS=100000 for a quick check that it runs)
+# Env: LD_BENCH_PG_DSN or LD_TEST_PG_DSN (wal_level=logical), LAKEDUMP (default build/lakedump),
+#      ROUNDS (default 5), BENCH_DB (the database, default ld_bench_incremental, as
+#      incremental.sh). Take figures on a quiet machine only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/_pg_lib.sh
+ROWS=${1:-10000000}
+ROUNDS=${ROUNDS:-5}
+LAKEDUMP=${LAKEDUMP:-build/lakedump}
+[ -x "$LAKEDUMP" ] || { echo "no $LAKEDUMP: scripts/build first" >&2; exit 2; }
+[ "$(psql "$DSN" -Atc 'SHOW wal_level')" = logical ] || { echo "the server needs wal_level=logical" >&2; exit 2; }
+bench_workdir incremental-iceberg
+DB=${BENCH_DB:-ld_bench_incremental}
+pg_ensure_db $DB
+SRC=$(pg_db_dsn $DB)
+pg_ensure_big_table "$SRC" "$ROWS"
+drop_slots() {
+  psql "$SRC" -Atc "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$DB' AND NOT active" >/dev/null
+}
+trap 'drop_slots; rm -rf "$WORK"' EXIT
+drop_slots
+"$LAKEDUMP" dump "$SRC" "$WORK/plain" --tables public.big --incremental --progress none >/dev/null
+"$LAKEDUMP" dump "$SRC" "$WORK/iceberg" --tables public.big --incremental --table-format iceberg \
+  --progress none >/dev/null
+# run_increment DEST: the increment's seconds and peak RSS (KiB), space-separated.
+run_increment() {
+  local t
+  t=$(secs /usr/bin/time -f %M -o "$WORK/rss" "$LAKEDUMP" dump "$SRC" "$1" --incremental --progress none)
+  echo "$t $(tail -1 "$WORK/rss")"
+}
+plain_times=() iceberg_times=() ratios=() plain_rss=() iceberg_rss=()
+for round in $(seq "$ROUNDS"); do
+  psql "$SRC" -qc "UPDATE big SET amount = amount + 1 WHERE id % 100 = $round" >/dev/null
+  if [ $((round % 2)) = 1 ]; then
+    read -r plain prss < <(run_increment "$WORK/plain")
+    read -r iceberg irss < <(run_increment "$WORK/iceberg")
+  else
+    read -r iceberg irss < <(run_increment "$WORK/iceberg")
+    read -r plain prss < <(run_increment "$WORK/plain")
+  fi
+  ratio=$(python3 -c "print(f'{$iceberg / $plain:.2f}')")
+  echo "round $round: plain increment ${plain}s (peak RSS $((prss / 1024)) MiB)," \
+    "Iceberg increment ${iceberg}s (peak RSS $((irss / 1024)) MiB): ${ratio}x"
+  plain_times+=("$plain") iceberg_times+=("$iceberg") ratios+=("$ratio")
+  plain_rss+=("$prss") iceberg_rss+=("$irss")
+done
+echo "rows=$ROWS changed=$((ROWS / 100)) per round, $ROUNDS rounds: plain $(median "${plain_times[@]}")s," \
+  "Iceberg $(median "${iceberg_times[@]}")s, median ratio $(median "${ratios[@]}")x (bound 1.5x);" \
+  "peak RSS medians: plain $(median "${plain_rss[@]}") KiB, Iceberg $(median "${iceberg_rss[@]}") KiB"
+python3 - "$WORK/iceberg/public/big" <<'PY'
+import glob, json, os, sys
+table = sys.argv[1]
+meta = os.path.join(table, "metadata")
+hint = open(os.path.join(meta, "version-hint.text")).read().strip()
+m = json.load(open(os.path.join(meta, f"v{hint}.metadata.json")))
+cur = next(s for s in m["snapshots"] if s["snapshot-id"] == m["current-snapshot-id"])
+index = os.path.getsize(os.path.join(meta, cur["summary"]["lakedump.key-index"]))
+data = int(cur["summary"]["total-files-size"])
+base = sum(os.path.getsize(f) for f in glob.glob(os.path.join(table, "*.parquet"))
+           if "/inc-" not in f)
+print(f"key index {index} bytes; live data files {data} bytes ({index / data:.1%}); "
+      f"the base's data files {base} bytes ({index / base:.1%}) (bound 10%)")
+PY

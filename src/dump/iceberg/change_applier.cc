@@ -1,0 +1,271 @@
+#include "dump/iceberg/change_applier.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "dump/iceberg/copy_on_write.h"
+#include "dump/iceberg/iceberg_commit.h"
+#include "lake/incremental_state.h"
+
+namespace lakedump {
+namespace {
+
+constexpr size_t kApplierBatchRows = 8192;
+
+// The columns an update did not send (_unchanged, a JSON array of names), as indices of `data`.
+Result<std::vector<size_t>> UnchangedColumns(const ColumnVector& unchanged, size_t r,
+                                             const Schema& data) {
+  std::vector<size_t> out;
+  if (unchanged.IsNull(r)) return out;
+  const nlohmann::json names = nlohmann::json::parse(unchanged.BytesAt(r), nullptr, false);
+  if (!names.is_array()) return Status::Corruption("a change file's _unchanged is not a list");
+  for (const nlohmann::json& n : names) {
+    const std::optional<size_t> j =
+        n.is_string() ? data.FindColumn(n.get<std::string>()) : std::optional<size_t>();
+    if (!j) return Status::Corruption("a change file's _unchanged names no column");
+    out.push_back(*j);
+  }
+  return out;
+}
+
+}  // namespace
+
+StreamedDataFile::StreamedDataFile(ObjectStore& store, std::string key, const Schema& schema)
+    : store_(store), key_(std::move(key)), schema_(schema) {}
+
+StreamedDataFile::~StreamedDataFile() = default;
+
+Status StreamedDataFile::Append(const RowBatch& rows) {
+  if (rows.empty()) return Status::OK();
+  if (!writer_) {
+    LD_ASSIGN_OR_RETURN(out_, store_.NewWriter(key_));
+    writer_ = std::make_unique<ParquetWriter>(schema_, ParquetWriterOptions{}, out_.get());
+  }
+  rows_ += rows.num_rows();
+  return writer_->Write(rows).WithContext(key_);
+}
+
+Result<std::optional<iceberg::DataFileEntry>> StreamedDataFile::Close(const std::string& root) {
+  if (!writer_) return std::optional<iceberg::DataFileEntry>();
+  LD_RETURN_IF_ERROR(writer_->Close().WithContext(key_));
+  LD_RETURN_IF_ERROR(out_->Close().WithContext(key_));
+  LD_ASSIGN_OR_RETURN(auto metrics,
+                      CollectIcebergMetrics(schema_, writer_->footer(), std::nullopt));
+  iceberg::DataFileEntry e;
+  e.path = root + "/" + key_;
+  e.record_count = rows_;
+  e.file_size_in_bytes = writer_->stats().bytes;
+  e.stats = metrics->stats;
+  return std::optional<iceberg::DataFileEntry>(std::move(e));
+}
+
+IcebergChangeApplier::IcebergChangeApplier(ObjectStore& store, const Schema& data,
+                                           std::string change_file,
+                                           std::vector<size_t> key_columns, std::string new_file)
+    : store_(store), data_(data), change_file_(std::move(change_file)),
+      key_columns_(std::move(key_columns)), kept_(data), staged_(data),
+      out_(std::make_unique<StreamedDataFile>(store, new_file, data)) {
+  new_file_ = files_.Id(new_file);
+}
+
+IcebergChangeApplier::~IcebergChangeApplier() = default;
+
+Status IcebergChangeApplier::CollectKeys() {
+  std::unique_ptr<ObjectReader> holder;
+  LD_ASSIGN_OR_RETURN(auto all, OpenStoredParquet(store_, change_file_, {}, &holder));
+  std::vector<std::string> names = {all->schema().column(0).name,
+                                    all->schema().column(4).name};
+  for (size_t k : key_columns_) names.push_back(all->schema().column(k).name);
+  all.reset();
+  LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(store_, change_file_, names, &holder));
+  std::vector<size_t> at;  // the projection's columns: _op, _unchanged, the key's
+  for (const std::string& n : names) {
+    const std::optional<size_t> i = reader->schema().FindColumn(n);
+    if (!i) return Status::Corruption(fmt::format("{}: no column {}", change_file_, n));
+    at.push_back(*i);
+  }
+  const std::vector<size_t> key(at.begin() + 2, at.end());
+  RowBatch batch;
+  for (;;) {
+    LD_RETURN_IF_ERROR(reader->Next(kApplierBatchRows, &batch));
+    if (batch.num_rows() == 0) break;
+    for (size_t r = 0; r < batch.num_rows(); ++r) {
+      key_.clear();
+      LD_RETURN_IF_ERROR(EncodeIndexKey(batch, key, r, &key_));
+      Changed& c = changed_[key_];
+      if (batch.column(at[0]).BytesAt(r) == "update" && !batch.column(at[1]).IsNull(r)) {
+        c.takes_unchanged = true;
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status IcebergChangeApplier::LookUp(const KeyIndexOrigin& origin) {
+  LD_RETURN_IF_ERROR(ForEachKeyIndexEntry(
+      store_, origin, &files_, [&](std::string_view key, KeyLocation at) -> Status {
+        auto it = changed_.find(key);
+        if (it == changed_.end()) return Status::OK();
+        if (it->second.live) {
+          return Status::Corruption("the key index holds a key twice");
+        }
+        it->second.live = true;
+        it->second.at = at;
+        return Status::OK();
+      }));
+  return ReadKeptVersions();
+}
+
+// The previous versions of the keys whose updates take unchanged values, into kept_.
+Status IcebergChangeApplier::ReadKeptVersions() {
+  std::vector<std::pair<KeyLocation, Changed*>> wanted;
+  for (auto& [key, c] : changed_) {
+    if (c.takes_unchanged && c.live) wanted.emplace_back(c.at, &c);
+  }
+  std::sort(wanted.begin(), wanted.end(), [](const auto& a, const auto& b) {
+    return a.first.file != b.first.file ? a.first.file < b.first.file
+                                        : a.first.pos < b.first.pos;
+  });
+  std::vector<std::string> names;
+  for (const Column& c : data_.columns()) names.push_back(c.name);
+  auto next = wanted.begin();
+  while (next != wanted.end()) {
+    const uint32_t file = next->first.file;
+    std::unique_ptr<ObjectReader> holder;
+    LD_ASSIGN_OR_RETURN(auto reader,
+                        OpenStoredParquet(store_, files_.Key(file), names, &holder));
+    RowBatch batch;
+    int64_t pos = 0;
+    while (next != wanted.end() && next->first.file == file) {
+      LD_RETURN_IF_ERROR(reader->Next(kApplierBatchRows, &batch));
+      if (batch.num_rows() == 0) {
+        return Status::Corruption(
+            fmt::format("{} has no row {}", files_.Key(file), next->first.pos));
+      }
+      for (; next != wanted.end() && next->first.file == file &&
+             next->first.pos < pos + static_cast<int64_t>(batch.num_rows());
+           ++next) {
+        for (size_t j = 0; j < data_.num_columns(); ++j) {
+          kept_.column(j).AppendFrom(batch.column(j), static_cast<size_t>(next->first.pos - pos),
+                                     1);
+        }
+        next->second->kept = static_cast<int64_t>(kept_.num_rows()) - 1;
+      }
+      pos += static_cast<int64_t>(batch.num_rows());
+    }
+  }
+  return Status::OK();
+}
+
+Status IcebergChangeApplier::Apply() {
+  std::unique_ptr<ObjectReader> holder;
+  LD_ASSIGN_OR_RETURN(auto changes, OpenStoredParquet(store_, change_file_, {}, &holder));
+  RowBatch batch;
+  for (;;) {
+    LD_RETURN_IF_ERROR(changes->Next(kApplierBatchRows, &batch));
+    if (batch.num_rows() == 0) break;
+    for (size_t r = 0; r < batch.num_rows(); ++r) {
+      LD_RETURN_IF_ERROR(ApplyRow(batch, r).WithContext(change_file_));
+    }
+  }
+  return FlushStaged();
+}
+
+Status IcebergChangeApplier::ApplyRow(const RowBatch& changes, size_t r) {
+  const std::string_view op = changes.column(0).BytesAt(r);
+  key_.clear();
+  LD_RETURN_IF_ERROR(EncodeIndexKey(changes, key_columns_, r, &key_));
+  auto it = changed_.find(key_);
+  if (it == changed_.end()) return Status::Corruption("the change file changed while read");
+  Changed& c = it->second;
+  if (op == "insert") {
+    if (c.live) {
+      return Status::Corruption("the change file inserts a key the Iceberg table holds already");
+    }
+    ++counts_.inserts;
+    return StageRow(changes, r, &c, false);
+  }
+  if (!c.live) {
+    return Status::Corruption(
+        fmt::format("the change file has an {} of a key the Iceberg table does not hold", op));
+  }
+  if (op != "delete" && op != "update") {
+    return Status::Corruption(fmt::format("a change file's _op is {}", op));
+  }
+  deletes_.push_back(c.at);
+  c.live = false;
+  if (op == "delete") {
+    ++counts_.deletes;
+    return Status::OK();
+  }
+  ++counts_.updates;
+  return StageRow(changes, r, &c, true);
+}
+
+// Stages the row's new version (an update's unchanged values from the key's kept version) at
+// the data file's next position.
+Status IcebergChangeApplier::StageRow(const RowBatch& changes, size_t r, Changed* c,
+                                      bool update) {
+  std::vector<size_t> unchanged;
+  if (update) {
+    LD_ASSIGN_OR_RETURN(unchanged, UnchangedColumns(changes.column(4), r, data_));
+  }
+  if (!unchanged.empty() && c->kept < 0) {
+    return Status::Corruption("an update leaves values unchanged of a row not found");
+  }
+  for (size_t j = 0; j < data_.num_columns(); ++j) {
+    if (std::find(unchanged.begin(), unchanged.end(), j) != unchanged.end()) {
+      staged_.column(j).AppendFrom(kept_.column(j), static_cast<size_t>(c->kept), 1);
+    } else {
+      staged_.column(j).AppendFrom(changes.column(kChangeMetaColumns + j), r, 1);
+    }
+  }
+  if (c->takes_unchanged) {
+    for (size_t j = 0; j < data_.num_columns(); ++j) {
+      kept_.column(j).AppendFrom(staged_.column(j), staged_.num_rows() - 1, 1);
+    }
+    c->kept = static_cast<int64_t>(kept_.num_rows()) - 1;
+  }
+  c->live = true;
+  c->at = KeyLocation{new_file_, next_pos_++};
+  if (staged_.num_rows() < kApplierBatchRows) return Status::OK();
+  return FlushStaged();
+}
+
+Status IcebergChangeApplier::FlushStaged() {
+  LD_RETURN_IF_ERROR(out_->Append(staged_));
+  staged_.Clear();
+  return Status::OK();
+}
+
+Result<std::optional<iceberg::DataFileEntry>> IcebergChangeApplier::FinishDataFile(
+    const std::string& root) {
+  return out_->Close(root);
+}
+
+Result<uint64_t> IcebergChangeApplier::WriteIndex(const KeyIndexOrigin& origin,
+                                                  const std::string& key,
+                                                  const MovedRows& moved) {
+  LD_ASSIGN_OR_RETURN(auto writer, KeyIndexWriter::Open(store_, key));
+  IndexFiles files;  // the origin's ids, apart from files_'
+  LD_RETURN_IF_ERROR(ForEachKeyIndexEntry(
+      store_, origin, &files, [&](std::string_view k, KeyLocation at) -> Status {
+        if (changed_.find(k) != changed_.end()) return Status::OK();
+        const std::string* new_key = nullptr;
+        int64_t new_pos = 0;
+        LD_ASSIGN_OR_RETURN(bool was_moved, moved.Find(files.Key(at.file), at.pos, &new_key,
+                                                       &new_pos));
+        if (was_moved) return writer->Add(k, *new_key, new_pos);
+        return writer->Add(k, files.Key(at.file), at.pos);
+      }));
+  for (const auto& [k, c] : changed_) {
+    if (c.live) LD_RETURN_IF_ERROR(writer->Add(k, files_.Key(c.at.file), c.at.pos));
+  }
+  return writer->Close();
+}
+
+}  // namespace lakedump

@@ -1,0 +1,113 @@
+// One table's change file applied to its key index, streaming (docs/iceberg.md, "Increments";
+// key_index.h). Three passes, none holding the table:
+//  1. CollectKeys reads the change file's key columns: the set of changed keys (the only keys
+//     held in memory), and which of them an update leaves values unchanged for;
+//  2. LookUp streams the current index: where each changed key's row lives before the
+//     increment; the previous versions whose unchanged (TOASTed) values an update takes are
+//     read from their data files (those values only are held);
+//  3. Apply reads the change file in commit order and streams the new row versions into the
+//     increment's data file (one batch, then one row group, buffered), noting the positions
+//     to delete; WriteIndex then streams the next index.
+// Memory: the changed keys with their places, the positions to delete, the kept values of
+// rows whose later update takes them, and the writers' buffers; not the table's size.
+// Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "dump/iceberg/iceberg_increment.h"
+#include "dump/iceberg/key_index.h"
+#include "format/iceberg/iceberg_table.h"
+#include "store/object_store.h"
+#include "table/row_batch.h"
+#include "table/schema.h"
+
+namespace lakedump {
+
+// A Parquet data file written as rows arrive; the object is created with its first rows.
+class StreamedDataFile {
+ public:
+  StreamedDataFile(ObjectStore& store, std::string key, const Schema& schema);
+  ~StreamedDataFile();
+  Status Append(const RowBatch& rows);
+  // The file's entry (`root`: the store's URI, which the path starts with), or nullopt when
+  // no row was appended (nothing written).
+  Result<std::optional<iceberg::DataFileEntry>> Close(const std::string& root);
+  uint64_t rows() const { return rows_; }
+
+ private:
+  ObjectStore& store_;
+  std::string key_;
+  const Schema& schema_;
+  std::unique_ptr<ObjectWriter> out_;
+  std::unique_ptr<ParquetWriter> writer_;
+  uint64_t rows_ = 0;
+};
+
+class MovedRows;  // copy_on_write.h
+
+struct StringViewHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+class IcebergChangeApplier {
+ public:
+  // `data`: the data file's schema; `key_columns`: the key's columns in the change file;
+  // `new_file`: the increment's data file (a key of `store`).
+  IcebergChangeApplier(ObjectStore& store, const Schema& data, std::string change_file,
+                       std::vector<size_t> key_columns, std::string new_file);
+  ~IcebergChangeApplier();
+
+  Status CollectKeys();
+  Status LookUp(const KeyIndexOrigin& origin);
+  Status Apply();
+  // After Apply: the new data file (none without rows) and the old places to delete.
+  Result<std::optional<iceberg::DataFileEntry>> FinishDataFile(const std::string& root);
+  std::vector<KeyLocation>& deletes() { return deletes_; }
+  const IndexFiles& files() const { return files_; }
+  const IcebergChangeCounts& counts() const { return counts_; }
+  // Streams the next index into `key`: `origin`'s entries but the changed keys' (those of
+  // rewritten files at their new places, `moved`), then the changed keys that are live, at
+  // their new places. Returns its size.
+  Result<uint64_t> WriteIndex(const KeyIndexOrigin& origin, const std::string& key,
+                              const MovedRows& moved);
+
+ private:
+  struct Changed {
+    bool live = false;       // the table holds the key (at `at`)
+    KeyLocation at;
+    bool takes_unchanged = false;  // an update of it sends some values as unchanged
+    int64_t kept = -1;       // its current version's row in kept_ (takes_unchanged only)
+  };
+  using ChangedMap = std::unordered_map<std::string, Changed, StringViewHash, std::equal_to<>>;
+
+  Status ReadKeptVersions();
+  Status ApplyRow(const RowBatch& changes, size_t r);
+  Status StageRow(const RowBatch& changes, size_t r, Changed* c, bool update);
+  Status FlushStaged();
+
+  ObjectStore& store_;
+  const Schema& data_;
+  std::string change_file_;
+  std::vector<size_t> key_columns_;
+  IndexFiles files_;
+  uint32_t new_file_;
+  ChangedMap changed_;
+  RowBatch kept_;    // the versions whose values a later update of the key takes
+  RowBatch staged_;  // rows not yet handed to the data file
+  std::unique_ptr<StreamedDataFile> out_;
+  int64_t next_pos_ = 0;
+  std::vector<KeyLocation> deletes_;
+  IcebergChangeCounts counts_;
+  std::string key_;
+};
+
+}  // namespace lakedump
