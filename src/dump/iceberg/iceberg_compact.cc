@@ -266,7 +266,7 @@ Status CompactWriter::IndexRows() {
   }
   for (size_t r = 0; r < pending_.num_rows(); ++r) {
     key_.clear();
-    LD_RETURN_IF_ERROR(KeyIndex::EncodeKey(pending_, key_columns_, r, &key_));
+    LD_RETURN_IF_ERROR(EncodeIndexKey(pending_, key_columns_, r, &key_));
     index_batch_.column(0).AppendBytes(key_);
     index_batch_.column(1).AppendBytes(file_key_);
     index_batch_.column(2).Append<int64_t>(file_rows_ + static_cast<int64_t>(r));
