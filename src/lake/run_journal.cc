@@ -83,14 +83,39 @@ bool IsIcebergMetadataName(std::string_view name) {
          name.ends_with(".avro") || (name.starts_with("keyindex-") && name.ends_with(".parquet"));
 }
 
+// Removes a trailing "<tag><digits>" from *rest; whether there was one.
+bool StripNumberedSuffix(std::string_view* rest, std::string_view tag) {
+  const size_t at = rest->rfind(tag);
+  if (at == std::string_view::npos || at + tag.size() == rest->size() ||
+      !AllDigits(rest->substr(at + tag.size()))) {
+    return false;
+  }
+  rest->remove_suffix(rest->size() - at);
+  return true;
+}
+
 // The run id in an Iceberg increment's data or delete file "inc-NNNNNN-<run>.parquet",
-// "inc-NNNNNN-<run>-deletes.parquet" (docs/iceberg.md, "Increments"); "" when it is none.
+// "inc-NNNNNN-<run>-deletes.parquet", a copy-on-write rewrite "inc-NNNNNN-<run>-cowK.parquet"
+// (docs/iceberg.md, "Increments"), or a compaction's "compact-<run>-NNNNN.parquet"
+// ("Compaction"); "" when it is none.
 std::string_view IcebergIncrementFileRun(std::string_view name) {
   constexpr std::string_view kPrefix = "inc-", kSuffix = ".parquet", kDeletes = "-deletes";
-  if (!name.starts_with(kPrefix) || !name.ends_with(kSuffix)) return {};
+  constexpr std::string_view kCompact = "compact-";
+  if (!name.ends_with(kSuffix)) return {};
+  if (name.starts_with(kCompact)) {
+    std::string_view rest =
+        name.substr(kCompact.size(), name.size() - kCompact.size() - kSuffix.size());
+    if (!StripNumberedSuffix(&rest, "-")) return {};
+    return IsRunId(rest) ? rest : std::string_view();
+  }
+  if (!name.starts_with(kPrefix)) return {};
   std::string_view rest =
       name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
-  if (rest.ends_with(kDeletes)) rest.remove_suffix(kDeletes.size());
+  if (rest.ends_with(kDeletes)) {
+    rest.remove_suffix(kDeletes.size());
+  } else {
+    StripNumberedSuffix(&rest, "-cow");
+  }
   if (rest.size() < 8 || !AllDigits(rest.substr(0, 6)) || rest[6] != '-') return {};
   return IsRunId(rest.substr(7)) ? rest.substr(7) : std::string_view();
 }

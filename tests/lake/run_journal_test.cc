@@ -130,8 +130,13 @@ TEST(RunJournalTest, CommittedDumpOwnsItsIcebergIncrementFiles) {
   const std::vector<std::string> own_keys = {
       "main/t/inc-000001-" + std::string(kRun) + ".parquet",
       "main/t/inc-000012-" + std::string(kRun) + "-deletes.parquet",
-      "main/t/metadata/keyindex-" + std::string(kRun) + ".parquet"};
+      "main/t/metadata/keyindex-" + std::string(kRun) + ".parquet",
+      "main/t/inc-000003-" + std::string(kRun) + "-cow2.parquet",
+      "main/t/compact-" + std::string(kRun) + "-00001.parquet"};
   const std::vector<std::string> foreign = {
+      "main/t/inc-000003-" + std::string(kRun) + "-cow.parquet",
+      "main/t/compact-" + std::string(kRun) + ".parquet",
+      "main/t/compact-notarun-00001.parquet",
       "main/t/inc-1-" + std::string(kRun) + ".parquet",
       "main/t/inc-000001-notarun.parquet",
       "main/t/inc-000001-" + std::string(kRun) + "-deletes.csv",

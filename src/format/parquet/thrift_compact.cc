@@ -39,7 +39,7 @@ Status ThriftReader::ReadVarint(uint64_t* v) {
 }
 
 Status ThriftReader::ReadFieldHeader(int16_t* id, ThriftType* type) {
-  uint8_t b;
+  uint8_t b = 0;
   LD_RETURN_IF_ERROR(ReadByte(&b));
   const uint8_t t = b & 0x0f;
   if (t == 0) {
@@ -66,7 +66,7 @@ Status ThriftReader::ReadFieldHeader(int16_t* id, ThriftType* type) {
 }
 
 Status ThriftReader::ReadListHeader(ThriftType* elem, uint32_t* size) {
-  uint8_t b;
+  uint8_t b = 0;
   LD_RETURN_IF_ERROR(ReadByte(&b));
   const uint8_t t = b & 0x0f;
   if (t == 0 || t > static_cast<uint8_t>(ThriftType::kStruct)) {
@@ -95,7 +95,7 @@ Status ThriftReader::ReadBool(ThriftType field_type, bool* v) {
 }
 
 Status ThriftReader::ReadI8(int8_t* v) {
-  uint8_t b;
+  uint8_t b = 0;
   LD_RETURN_IF_ERROR(ReadByte(&b));
   *v = static_cast<int8_t>(b);
   return Status::OK();
@@ -195,7 +195,7 @@ Status ThriftReader::SkipMap() {
   uint64_t n;
   LD_RETURN_IF_ERROR(ReadVarint(&n));
   if (n == 0) return Status::OK();
-  uint8_t kv;
+  uint8_t kv = 0;
   LD_RETURN_IF_ERROR(ReadByte(&kv));
   const uint8_t kt = kv >> 4, vt = kv & 0x0f;
   if (kt == 0 || kt > 12 || vt == 0 || vt > 12 || n > in_.size() - pos_) {

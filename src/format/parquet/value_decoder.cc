@@ -103,7 +103,7 @@ Status DecodeDeltaBinaryPacked(std::string_view in, size_t want, bool is32,
                                std::vector<int64_t>* out, size_t* consumed) {
   ByteCursor c(in);
   uint64_t block_size, minis, total;
-  int64_t first;
+  int64_t first = 0;
   LD_RETURN_IF_ERROR(c.Varint(&block_size));
   LD_RETURN_IF_ERROR(c.Varint(&minis));
   LD_RETURN_IF_ERROR(c.Varint(&total));
