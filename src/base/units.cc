@@ -9,14 +9,10 @@
 #include <limits>
 #include <string>
 
+#include "base/ascii.h"
+
 namespace lakedump {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Splits "1.5GiB" into its number and "GiB". The number is digits with at most one '.'
 // inside (no sign, no exponent, no hex): `whole` holds the digits before the '.', exactly
@@ -66,7 +62,7 @@ Result<uint64_t> ParseSize(std::string_view text) {
                                                "such as 16MiB",
                                                text));
   }
-  const std::string u = Lower(unit);
+  const std::string u = AsciiLower(unit);
   uint64_t mult = 0;
   if (u.empty() || u == "b") mult = 1;
   else if (u == "k" || u == "kib") mult = 1ull << 10;
@@ -106,7 +102,7 @@ Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {
     return Status::InvalidArgument(
         fmt::format("invalid duration \"{}\": expected a number and a unit such as 30s or 1h", text));
   }
-  const std::string u = Lower(unit);
+  const std::string u = AsciiLower(unit);
   double ms = 0;
   if (u == "ms") ms = number;
   else if (u == "s" || u.empty()) ms = number * 1e3;

@@ -1,5 +1,6 @@
 // The shared setup of the incremental dump tests (incremental_test.cc,
-// incremental_iceberg_test.cc, incremental_iceberg_evolve_test.cc) against the test
+// incremental_iceberg_test.cc, incremental_iceberg_evolve_test.cc,
+// incremental_iceberg_compact_test.cc) against the test
 // PostgreSQL (wal_level=logical): a scratch source database whose replication slots are
 // dropped after the test, a DEST folder, replicas loaded from it, the rows of a database as
 // pg_dump prints them, and for Iceberg bases the rows icebird (tests/interop) reads.
@@ -132,7 +133,12 @@ class IcebergIncrementalFixture : public IncrementalFixture {
   // The source's rows of `table` as JSON, each row `row_expr` over the table as t (the
   // whole row by default: int and text columns read as icebird shows them).
   nlohmann::json SourceRows(const std::string& table, const std::string& row_expr = "t") {
-    auto c = PgConn::Connect(src_->conninfo(), 10);
+    return RowsOf(src_->conninfo(), table, row_expr);
+  }
+  // The same of the database `conninfo` (a replica).
+  static nlohmann::json RowsOf(const std::string& conninfo, const std::string& table,
+                               const std::string& row_expr = "t") {
+    auto c = PgConn::Connect(conninfo, 10);
     EXPECT_TRUE(c.ok());
     if (!c.ok()) return nlohmann::json::array();
     return nlohmann::json::parse(testing_pg::QueryOne(

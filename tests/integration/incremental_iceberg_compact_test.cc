@@ -7,7 +7,6 @@
 // `verify` passes and `load` still gives the same replica. A held lease refuses compact.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -17,9 +16,7 @@
 #include <set>
 
 #include "fakes/cli_run.h"
-#include "fakes/temp_dir.h"
-#include "integration/pg_slot_cleanup.h"
-#include "integration/pg_test_util.h"
+#include "integration/incremental_fixture.h"
 #include "integration/s3_test_env.h"
 #include "lake/dump_lease.h"
 
@@ -31,15 +28,7 @@ using testing_cli::Quote;
 using testing_cli::ReadFile;
 using testing_cli::RunLakedump;
 using testing_cli::RunResult;
-using testing_pg::ScratchDatabase;
-using testing_pg::SlotCleanup;
-
-std::vector<std::string> SortedRows(const json& rows) {
-  std::vector<std::string> out;
-  for (const json& r : rows) out.push_back(r.dump());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using testing_inc::Canonical;
 
 // The files under `dir` whose names start with `start` (recursively).
 std::set<std::string> FilesStartingWith(const std::string& dir, const std::string& start) {
@@ -50,72 +39,21 @@ std::set<std::string> FilesStartingWith(const std::string& dir, const std::strin
   return out;
 }
 
-class IcebergCompactTest : public ::testing::Test {
+class IcebergCompactTest : public testing_inc::IcebergIncrementalFixture {
  protected:
-  void SetUp() override {
-    LD_REQUIRE_LOGICAL_PG(admin_);
-    interop_ = testing_cli::InteropDir();
-    if (interop_.empty()) GTEST_SKIP() << "LD_INTEROP_DIR with node_modules not found";
-    src_ = std::make_unique<ScratchDatabase>(admin_.get());
-    slots_ = std::make_unique<SlotCleanup>(admin_.get(), src_->name());
-    dest_ = tmp_.Sub("dest");
-  }
-  void TearDown() override {
-    slots_.reset();
-    replica_.reset();
-    src_.reset();
-  }
-  void Sql(const std::string& sql) {
-    auto c = PgConn::Connect(src_->conninfo(), 10);
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    Status s = (*c)->Exec("SET search_path = public; " + sql);
-    ASSERT_TRUE(s.ok()) << sql << ": " << s.ToString();
-  }
-  // An increment (the base first) into dest_, or `dest` with `extra` arguments.
-  RunResult Dump(const std::string& dest = "", const std::string& extra = "") {
+  // An increment (the base first) into `dest` with `extra` arguments.
+  RunResult DumpTo(const std::string& dest, const std::string& extra) {
     return RunLakedump(fmt::format("dump {} {} --incremental --table-format iceberg "
                                    "--progress none{}",
-                                   Quote(src_->conninfo()), Quote(dest.empty() ? dest_ : dest),
-                                   extra),
+                                   Quote(src_->conninfo()), Quote(dest), extra),
                        tmp_, 600);
   }
-  static json Rows(const std::string& conninfo, const std::string& table) {
-    auto c = PgConn::Connect(conninfo, 10);
-    EXPECT_TRUE(c.ok());
-    if (!c.ok()) return json::array();
-    return json::parse(testing_pg::QueryOne(
-        **c, fmt::format("SELECT coalesce(json_agg(t), '[]') FROM public.{} t", table)));
-  }
-  // The table read by icebird: its current snapshot, or the snapshot `snapshot_id`.
-  json IcebirdRows(const std::string& table, const std::string& snapshot_id = "") {
-    const std::string out = tmp_.Sub("icebird-" + table + ".json");
-    const std::string cmd = fmt::format(
-        "node {}/iceberg_read.mjs {} --rows {} >{} 2>&1", interop_,
-        Quote("file://" + dest_ + "/public/" + table),
-        snapshot_id.empty() ? "" : "--snapshot " + snapshot_id, out);
-    const int rc = std::system(cmd.c_str());
-    const std::string text = ReadFile(out);
-    EXPECT_EQ(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, 0) << text.substr(0, 2000);
-    const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    return j.is_object() && j.contains("values") ? j["values"] : json::array();
+  // The table read by icebird at the snapshot `snapshot_id`.
+  json IcebirdRowsAt(const std::string& table, const json& snapshot_id) {
+    return IcebirdRows(table, "--snapshot " + snapshot_id.dump());
   }
   void ExpectIcebirdReadsSource(const std::string& when) {
-    for (const char* table : {"t", "c"}) {
-      EXPECT_EQ(SortedRows(IcebirdRows(table)), SortedRows(Rows(src_->conninfo(), table)))
-          << when << ": table " << table;
-    }
-  }
-  json Metadata(const std::string& table) {
-    const std::string meta = dest_ + "/public/" + table + "/metadata/";
-    return json::parse(ReadFile(meta + "v" + ReadFile(meta + "version-hint.text") +
-                                ".metadata.json"));
-  }
-  json CurrentSnapshot(const std::string& table) {
-    const json m = Metadata(table);
-    for (const json& s : m["snapshots"]) {
-      if (s["snapshot-id"] == m["current-snapshot-id"]) return s;
-    }
-    return json::object();
+    IcebergIncrementalFixture::ExpectIcebirdReadsSource(when, {"t", "c"});
   }
   // ls --json: the snapshot list of `table`.
   json SnapshotList(const std::string& table) {
@@ -128,14 +66,6 @@ class IcebergCompactTest : public ::testing::Test {
     }
     return json::array();
   }
-
-  std::unique_ptr<PgConn> admin_;
-  std::unique_ptr<ScratchDatabase> src_;
-  std::unique_ptr<SlotCleanup> slots_;
-  std::unique_ptr<ScratchDatabase> replica_;
-  TempDir tmp_;
-  std::string dest_;
-  std::string interop_;
 };
 
 TEST_F(IcebergCompactTest, SnapshotsAreListedReadableThenCompactedAndExpired) {
@@ -144,13 +74,13 @@ TEST_F(IcebergCompactTest, SnapshotsAreListedReadableThenCompactedAndExpired) {
       "INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 200) g;"
       "INSERT INTO c SELECT g % 5, 'k' || g, g FROM generate_series(1, 40) g;");
   ASSERT_EQ(Dump().code, 0);
-  const json base_rows = Rows(src_->conninfo(), "t");
+  const json base_rows = SourceRows("t");
   Sql("UPDATE t SET v = 'one' WHERE id <= 20; DELETE FROM t WHERE id BETWEEN 21 AND 30;"
       "INSERT INTO t SELECT g, 'new' || g FROM generate_series(201, 220) g;"
       "UPDATE c SET v = -1 WHERE a = 1; DELETE FROM c WHERE a = 2;");
   RunResult one = Dump();
   ASSERT_EQ(one.code, 0) << one.err;
-  const json rows_at_one = Rows(src_->conninfo(), "t");
+  const json rows_at_one = SourceRows("t");
   Sql("UPDATE t SET v = 'two' WHERE id BETWEEN 10 AND 40; DELETE FROM t WHERE id > 210;"
       "DELETE FROM t WHERE id = 1; INSERT INTO t VALUES (1, 'again');"
       "UPDATE c SET v = v + 100 WHERE a = 3;");
@@ -172,8 +102,8 @@ TEST_F(IcebergCompactTest, SnapshotsAreListedReadableThenCompactedAndExpired) {
   EXPECT_EQ(list[1]["counts"]["deletes"], 10);
   EXPECT_EQ(list[2]["current"], true);
   // icebird reads the earlier snapshots, by id, as the source was then.
-  EXPECT_EQ(SortedRows(IcebirdRows("t", list[1]["snapshot_id"].dump())), SortedRows(rows_at_one));
-  EXPECT_EQ(SortedRows(IcebirdRows("t", list[0]["snapshot_id"].dump())), SortedRows(base_rows));
+  EXPECT_EQ(Canonical(IcebirdRowsAt("t", list[1]["snapshot_id"])), Canonical(rows_at_one));
+  EXPECT_EQ(Canonical(IcebirdRowsAt("t", list[0]["snapshot_id"])), Canonical(base_rows));
 
   // A held lease (a dump at work) refuses the compaction in one line, changing nothing.
   LeaseHolder holder;
@@ -209,7 +139,7 @@ TEST_F(IcebergCompactTest, SnapshotsAreListedReadableThenCompactedAndExpired) {
                                         s["summary"].value("lakedump.key-index", "none")));
   }
   ExpectIcebirdReadsSource("after compact");
-  EXPECT_EQ(SortedRows(IcebirdRows("t", list[1]["snapshot_id"].dump())), SortedRows(rows_at_one));
+  EXPECT_EQ(Canonical(IcebirdRowsAt("t", list[1]["snapshot_id"])), Canonical(rows_at_one));
   RunResult again = RunLakedump("compact " + Quote(dest_), tmp_, 600);
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_NE(again.out.find("public.t: nothing to compact"), std::string::npos) << again.out;
@@ -234,17 +164,11 @@ TEST_F(IcebergCompactTest, SnapshotsAreListedReadableThenCompactedAndExpired) {
   EXPECT_EQ(FilesStartingWith(t_dir, "inc-000003-").size(), 2u) << gc.out;
   EXPECT_EQ(SnapshotList("t").size(), 1u);
   ExpectIcebirdReadsSource("after gc --expire-snapshots");
-  RunResult verify = RunLakedump("verify " + Quote(dest_), tmp_, 600);
+  RunResult verify = Verify();
   EXPECT_EQ(verify.code, 0) << verify.out << verify.err;
-  replica_ = std::make_unique<ScratchDatabase>(admin_.get());
-  RunResult load = RunLakedump(fmt::format("load {} {} --trust-dump --progress none",
-                                           Quote(dest_), Quote(replica_->conninfo())),
-                               tmp_, 600);
-  ASSERT_EQ(load.code, 0) << load.err;
+  const std::string replica = Replica();
   for (const char* table : {"t", "c"}) {
-    EXPECT_EQ(SortedRows(Rows(replica_->conninfo(), table)),
-              SortedRows(Rows(src_->conninfo(), table)))
-        << table;
+    EXPECT_EQ(Canonical(RowsOf(replica, table)), Canonical(SourceRows(table))) << table;
   }
 }
 
@@ -256,9 +180,9 @@ TEST_F(IcebergCompactTest, OnS3TheSnapshotsAreListedAndTheTableCompacted) {
   const std::string at = " --endpoint " + s3->endpoint;
   Sql("CREATE TABLE t (id int PRIMARY KEY, v text);"
       "INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 100) g;");
-  ASSERT_EQ(Dump(dest, at).code, 0);
+  ASSERT_EQ(DumpTo(dest, at).code, 0);
   Sql("UPDATE t SET v = 'one' WHERE id <= 10; DELETE FROM t WHERE id > 95;");
-  RunResult one = Dump(dest, at);
+  RunResult one = DumpTo(dest, at);
   ASSERT_EQ(one.code, 0) << one.err;
   RunResult ls = RunLakedump("ls --snapshots " + Quote(dest) + at, tmp_, 60);
   ASSERT_EQ(ls.code, 0) << ls.err;

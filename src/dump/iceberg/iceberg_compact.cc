@@ -107,31 +107,15 @@ Result<std::map<std::string, std::vector<int64_t>>> ReadDeletedPositions(
 // The compacted files' schema: the current Iceberg schema's columns (names, field ids,
 // requiredness) with the types of the data file `first` as read.
 Result<Schema> CompactSchema(const iceberg::TableHistory& h, const Schema& first) {
-  const ojson* fields = nullptr;
-  for (const ojson& s : h.metadata["schemas"]) {
-    if (s.value("schema-id", ojson()) == h.metadata["current-schema-id"] && s.contains("fields")) {
-      fields = &s["fields"];
+  std::vector<Column> columns = first.columns();
+  if (auto wrong = iceberg::TakeCurrentFieldIds(h, &columns)) {
+    if (wrong->count) {
+      return Status::InvalidArgument("its data files do not have the current schema's columns");
     }
+    return Status::InvalidArgument(
+        fmt::format("its data files do not have the current schema's column {}", wrong->column));
   }
-  if (fields == nullptr || !fields->is_array() || fields->size() != first.num_columns()) {
-    return Status::InvalidArgument("its data files do not have the current schema's columns");
-  }
-  Schema out;
-  for (size_t i = 0; i < first.num_columns(); ++i) {
-    Column c = first.column(i);
-    const ojson& f = (*fields)[i];
-    if (!f.is_object() || f.value("name", ojson()) != c.name || !f["id"].is_number_integer()) {
-      return Status::InvalidArgument(fmt::format(
-          "its data files do not have the current schema's column {}", c.name));
-    }
-    c.field_id = f["id"].get<int>();
-    c.nullable = !f.value("required", false);
-    if (f["type"].is_object() && f["type"].contains("element-id")) {
-      c.element_field_id = f["type"]["element-id"].get<int>();
-    }
-    out.AddColumn(std::move(c));
-  }
-  return out;
+  return Schema(std::move(columns));
 }
 
 std::string RootUriOf(const ObjectStore& store) {
@@ -146,8 +130,7 @@ class CompactWriter {
   CompactWriter(ObjectStore* store, const TableRef& table, std::string run_id, Schema schema,
                 std::vector<size_t> key_columns, uint64_t target)
       : store_(store), table_(table), run_id_(std::move(run_id)), schema_(std::move(schema)),
-        key_columns_(std::move(key_columns)), target_(target), pending_(schema_),
-        index_batch_(IndexSchemaOfCompact()) {}
+        key_columns_(std::move(key_columns)), target_(target), pending_(schema_) {}
 
   // Appends the rows of data file `in` but for the sorted `deleted` positions.
   Status AddFile(const CompactInput& in, const std::vector<int64_t>& deleted);
@@ -162,11 +145,6 @@ class CompactWriter {
   }
 
  private:
-  static Schema IndexSchemaOfCompact() {
-    return Schema({Column{"key", LogicalType{TypeId::kBinary}, false},
-                   Column{"file", LogicalType{TypeId::kString}, false},
-                   Column{"pos", LogicalType{TypeId::kInt64}, false}});
-  }
   Status Flush();
   Status CloseFile();
   Status IndexRows();
@@ -182,9 +160,7 @@ class CompactWriter {
   std::unique_ptr<ParquetWriter> writer_;
   std::string file_key_;
   int64_t file_rows_ = 0;
-  std::unique_ptr<ObjectWriter> index_out_;
-  std::unique_ptr<ParquetWriter> index_writer_;
-  RowBatch index_batch_;
+  std::unique_ptr<KeyIndexWriter> index_;
   std::string key_;
   std::vector<iceberg::DataFileEntry> files_;
   std::vector<std::string> written_;
@@ -255,24 +231,16 @@ Status CompactWriter::Flush() {
 // The key index rows of the pending rows (they go to file_key_ from file_rows_ on).
 Status CompactWriter::IndexRows() {
   if (key_columns_.empty()) return Status::OK();
-  if (!index_writer_) {
+  if (!index_) {
     const std::string key = TablePrefix(table_) + "metadata/" + index_name();
     written_.push_back(key);
-    LD_ASSIGN_OR_RETURN(index_out_, store_->NewWriter(key));
-    ParquetWriterOptions options;
-    options.codec = CodecKind::kZstd;
-    index_writer_ =
-        std::make_unique<ParquetWriter>(IndexSchemaOfCompact(), options, index_out_.get());
+    LD_ASSIGN_OR_RETURN(index_, KeyIndexWriter::Open(*store_, key));
   }
   for (size_t r = 0; r < pending_.num_rows(); ++r) {
     key_.clear();
     LD_RETURN_IF_ERROR(EncodeIndexKey(pending_, key_columns_, r, &key_));
-    index_batch_.column(0).AppendBytes(key_);
-    index_batch_.column(1).AppendBytes(file_key_);
-    index_batch_.column(2).Append<int64_t>(file_rows_ + static_cast<int64_t>(r));
+    LD_RETURN_IF_ERROR(index_->Add(key_, file_key_, file_rows_ + static_cast<int64_t>(r)));
   }
-  LD_RETURN_IF_ERROR(index_writer_->Write(index_batch_));
-  index_batch_.Clear();
   return Status::OK();
 }
 
@@ -295,15 +263,12 @@ Status CompactWriter::CloseFile() {
 Status CompactWriter::Finish() {
   LD_RETURN_IF_ERROR(Flush());
   if (writer_) LD_RETURN_IF_ERROR(CloseFile());
-  if (!key_columns_.empty() && !index_writer_) {
+  if (!key_columns_.empty() && !index_) {
     // An empty table: an empty index, so the next increment does not rebuild one.
     pending_.Clear();
     LD_RETURN_IF_ERROR(IndexRows());
   }
-  if (index_writer_) {
-    LD_RETURN_IF_ERROR(index_writer_->Close());
-    LD_RETURN_IF_ERROR(index_out_->Close());
-  }
+  if (index_) LD_RETURN_IF_ERROR(index_->Close().status());
   return Status::OK();
 }
 

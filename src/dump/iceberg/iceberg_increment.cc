@@ -112,35 +112,21 @@ Status DeleteOrphanRunObjects(ObjectStore& store, const IcebergTableKeep& keep) 
 // with the field ids (and requiredness) of the Iceberg table's current schema.
 Result<Schema> DataSchema(const iceberg::TableHistory& h, const Schema& changes, bool escaped,
                           const std::string& table) {
-  const json* fields = nullptr;
-  for (const json& s : h.metadata["schemas"]) {
-    if (s.value("schema-id", json()) == h.metadata["current-schema-id"] && s.contains("fields")) {
-      fields = &s["fields"];
-    }
-  }
-  if (fields == nullptr || !fields->is_array() ||
-      fields->size() + kChangeMetaColumns != changes.num_columns()) {
-    return Status::Corruption(fmt::format(
-        "Iceberg table {}: its current schema does not have the change file's columns", table));
-  }
-  Schema out;
+  std::vector<Column> columns;
   for (size_t i = kChangeMetaColumns; i < changes.num_columns(); ++i) {
-    Column c = changes.column(i);
-    if (escaped) c.name = UnescapeChangeColumnName(c.name);
-    const json& f = (*fields)[i - kChangeMetaColumns];
-    if (!f.is_object() || f.value("name", json()) != c.name || !f["id"].is_number_integer()) {
-      return Status::Corruption(fmt::format(
-          "Iceberg table {}: its current schema has no column {} where the change file has it",
-          table, c.name));
-    }
-    c.field_id = f["id"].get<int>();
-    c.nullable = !f.value("required", false);
-    if (f["type"].is_object() && f["type"].contains("element-id")) {
-      c.element_field_id = f["type"]["element-id"].get<int>();
-    }
-    out.AddColumn(std::move(c));
+    columns.push_back(changes.column(i));
+    if (escaped) columns.back().name = UnescapeChangeColumnName(columns.back().name);
   }
-  return out;
+  if (auto wrong = iceberg::TakeCurrentFieldIds(h, &columns)) {
+    if (wrong->count) {
+      return Status::Corruption(fmt::format(
+          "Iceberg table {}: its current schema does not have the change file's columns", table));
+    }
+    return Status::Corruption(fmt::format(
+        "Iceberg table {}: its current schema has no column {} where the change file has it",
+        table, wrong->column));
+  }
+  return Schema(std::move(columns));
 }
 
 // The store keys of the live data files of the current snapshot (`manifests`, its list).

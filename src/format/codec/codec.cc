@@ -9,19 +9,13 @@
 #include <cstring>
 #include <string>
 
+#include "base/ascii.h"
 #include "format/codec/codec_impls.h"
 
 namespace lakedump {
 namespace {
 
 constexpr std::string_view kValidNames = "none, snappy, zstd, gzip, lz4_raw";
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // Copies bytes through unchanged; Parquet's UNCOMPRESSED.
 class NoneCodec final : public Codec {
@@ -74,7 +68,7 @@ Status CorruptInput(std::string_view codec, std::string_view what) {
 }  // namespace codec_internal
 
 Result<CodecKind> ParseCodec(std::string_view name) {
-  const std::string n = Lower(name);
+  const std::string n = AsciiLower(name);
   if (n == "none" || n == "uncompressed") return CodecKind::kNone;
   if (n == "snappy") return CodecKind::kSnappy;
   if (n == "zstd") return CodecKind::kZstd;

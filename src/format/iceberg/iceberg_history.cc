@@ -126,6 +126,34 @@ Result<TableHistory> ParseTableHistory(std::string_view text, int version,
   return h;
 }
 
+std::optional<CurrentFieldsMismatch> TakeCurrentFieldIds(const TableHistory& history,
+                                                         std::vector<Column>* columns) {
+  const json& m = history.metadata;
+  const json* fields = nullptr;
+  for (const json& s : m["schemas"]) {
+    if (s.value("schema-id", json()) == m["current-schema-id"] && s.contains("fields")) {
+      fields = &s["fields"];
+    }
+  }
+  if (fields == nullptr || !fields->is_array() || fields->size() != columns->size()) {
+    return CurrentFieldsMismatch{.count = true};
+  }
+  for (size_t i = 0; i < columns->size(); ++i) {
+    Column& c = (*columns)[i];
+    const json& f = (*fields)[i];
+    if (!f.is_object() || f.value("name", json()) != c.name || !f["id"].is_number_integer()) {
+      return CurrentFieldsMismatch{.column = c.name};
+    }
+    c.field_id = f["id"].get<int>();
+    c.nullable = !f.value("required", false);
+    if (f["type"].is_object() && f["type"].contains("element-id") &&
+        f["type"]["element-id"].is_number_integer()) {
+      c.element_field_id = f["type"]["element-id"].get<int>();
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> CannotAppend(const TableHistory& history, const Schema& schema,
                                         std::optional<size_t> partition_column) {
   const json& m = history.metadata;

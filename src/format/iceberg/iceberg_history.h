@@ -41,6 +41,19 @@ Result<TableHistory> ParseTableHistory(std::string_view text, int version,
                                        std::string_view location,
                                        bool (*valid_run_id)(std::string_view));
 
+// What TakeCurrentFieldIds found wrong: the numbers of columns differ (`count`), or the
+// current schema has no field named `column` at that column's position.
+struct CurrentFieldsMismatch {
+  bool count = false;
+  std::string column;
+};
+
+// Gives each of `columns` (as a data or change file holds them) the field id, requiredness
+// and list element id of the history's current schema's field at its position, where that
+// field has the column's name; nullopt when every column has its field.
+std::optional<CurrentFieldsMismatch> TakeCurrentFieldIds(const TableHistory& history,
+                                                         std::vector<Column>* columns);
+
 // Why a snapshot of `schema` (with the field ids its data files carry, partitioned by
 // `partition_column`) cannot follow the history, or nullopt: the history's current schema
 // is not one lakedump writes (EvolveSchema), the columns' ids are not the ones EvolveSchema

@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "base/ascii.h"
 #include "load/sqlite/sqlite_guard.h"
 #include "load/sqlite/sqlite_load_types.h"
 #include "load/sqlite/sqlite_schema_replay.h"
@@ -16,14 +17,6 @@
 
 namespace lakedump {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 struct SqliteCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
@@ -139,7 +132,7 @@ class SqliteTarget final : public TargetDatabase {
   Result<std::map<std::string, std::string>> DeclaredTypesLocked(const std::string& name);
   Status CreateStagingLocked(const TablePlan& plan, const std::string& staging);
   bool OwnsLocked(const TablePlan& plan) const {
-    auto it = in_progress_.find(Lower(plan.target.name));
+    auto it = in_progress_.find(AsciiLower(plan.target.name));
     return it != in_progress_.end() && it->second == plan.source.QualifiedName();
   }
 
@@ -208,7 +201,7 @@ Result<std::map<std::string, std::string>> SqliteTarget::DeclaredTypesLocked(
   while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
     const auto* n = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 0));
     const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 1));
-    out[Lower(n ? n : "")] = t ? t : "";
+    out[AsciiLower(n ? n : "")] = t ? t : "";
   }
   if (rc != SQLITE_DONE) return SqliteStatus(db_.get(), rc, name);
   return out;
@@ -254,7 +247,7 @@ Status SqliteTarget::CreateStagingLocked(const TablePlan& plan, const std::strin
 Status SqliteTarget::PrepareTable(const TablePlan& plan) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string& name = plan.target.name;
-  const std::string key = Lower(name);
+  const std::string key = AsciiLower(name);
   if (plan.definition.schema.num_columns() == 0) {
     return Status::InvalidArgument(
         fmt::format("table {}: SQLite tables need at least one column", name));
@@ -279,9 +272,9 @@ Status SqliteTarget::PrepareTable(const TablePlan& plan) {
   if (exists && plan.if_exists == LoadIfExists::kAppend) {
     LD_ASSIGN_OR_RETURN(std::vector<std::string> cols, ColumnsLocked(name));
     std::set<std::string> have;
-    for (const std::string& c : cols) have.insert(Lower(c));
+    for (const std::string& c : cols) have.insert(AsciiLower(c));
     for (const Column& c : plan.definition.schema.columns()) {
-      if (!have.count(Lower(c.name))) {
+      if (!have.count(AsciiLower(c.name))) {
         return Status::InvalidArgument(
             fmt::format("cannot append to table \"{}\": it has no column \"{}\"", name, c.name));
       }
@@ -305,15 +298,15 @@ Result<std::unique_ptr<TableSink>> SqliteTarget::OpenSink(const TablePlan& plan)
   // A generated column is computed by the table (its dumped values are not inserted).
   LD_ASSIGN_OR_RETURN(std::vector<std::string> generated_list, ColumnsLocked(staging, true));
   std::set<std::string> generated;
-  for (const std::string& g : generated_list) generated.insert(Lower(g));
+  for (const std::string& g : generated_list) generated.insert(AsciiLower(g));
   LD_ASSIGN_OR_RETURN(auto declared, DeclaredTypesLocked(staging));
   SinkLayout layout;
   layout.exact_values = plan.sqlite_values;
   std::string cols, params;
   int next = 0;
   for (const Column& c : schema.columns()) {
-    layout.affinity.push_back(SqliteAffinityOf(declared[Lower(c.name)]));
-    if (generated.count(Lower(c.name))) {
+    layout.affinity.push_back(SqliteAffinityOf(declared[AsciiLower(c.name)]));
+    if (generated.count(AsciiLower(c.name))) {
       layout.param.push_back(0);
       continue;
     }
@@ -425,10 +418,10 @@ Status SqliteTarget::CommitTable(const TablePlan& plan) {
       auto generated = ColumnsLocked(name, true);
       std::set<std::string> skip;
       if (generated.ok()) {
-        for (const std::string& g : *generated) skip.insert(Lower(g));
+        for (const std::string& g : *generated) skip.insert(AsciiLower(g));
       }
       for (const Column& c : plan.definition.schema.columns()) {
-        if (skip.count(Lower(c.name))) continue;  // the table computes it
+        if (skip.count(AsciiLower(c.name))) continue;  // the table computes it
         if (!cols.empty()) cols += ", ";
         cols += QuoteIdentifier(c.name);
       }
@@ -445,8 +438,8 @@ Status SqliteTarget::CommitTable(const TablePlan& plan) {
   (void)Exec("PRAGMA legacy_alter_table = OFF", name);
   (void)Exec("PRAGMA synchronous = OFF", name);
   LD_RETURN_IF_ERROR(s);
-  in_progress_.erase(Lower(name));
-  loaded_.insert(Lower(name));
+  in_progress_.erase(AsciiLower(name));
+  loaded_.insert(AsciiLower(name));
   // Statistics for the query planner, best effort: the rows are committed already.
   (void)Exec("ANALYZE " + quoted, name);
   return Status::OK();
@@ -459,7 +452,7 @@ Status SqliteTarget::AbortTable(const TablePlan& plan) {
   if (!OwnsLocked(plan)) return s;  // nothing of ours to remove
   Status drop = Exec("DROP TABLE IF EXISTS " + QuoteIdentifier(SqliteStagingName(plan.target.name)),
                      plan.target.name);
-  in_progress_.erase(Lower(plan.target.name));
+  in_progress_.erase(AsciiLower(plan.target.name));
   return s.ok() ? drop : s;
 }
 

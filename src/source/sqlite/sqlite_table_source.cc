@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/ascii.h"
 #include "source/sqlite/sqlite_types.h"
 #include "source/sqlite/sqlite_values.h"
 
@@ -15,13 +16,6 @@ namespace {
 std::string ColumnString(sqlite3_stmt* st, int col) {
   const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, col));
   return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(st, col))) : std::string();
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
 }
 
 // The schema of a prepared query. `has_row`: the statement is on its first row,
@@ -34,7 +28,9 @@ Schema QuerySchema(sqlite3_stmt* st, bool has_row, bool lax_types) {
     const char* name = sqlite3_column_name(st, i);
     std::string base = name && *name ? name : fmt::format("column{}", i + 1);
     std::string unique = base;
-    for (int k = 2; !used.insert(Lower(unique)).second; ++k) unique = fmt::format("{}_{}", base, k);
+    for (int k = 2; !used.insert(AsciiLower(unique)).second; ++k) {
+      unique = fmt::format("{}_{}", base, k);
+    }
     Column c;
     c.name = std::move(unique);
     c.nullable = true;
@@ -93,7 +89,7 @@ Result<SqliteTablePlan> PlanSqliteTable(sqlite3* db, const TableRef& ref, bool l
       const SqliteTypeMapping m = MapSqliteDeclaredType(c.source_type);
       c.type = lax_types && !m.exact ? LogicalType::Of(TypeId::kString) : m.type;
       if (const int k = sqlite3_column_int(st.get(), 3); k > 0) pk.emplace_back(k, c.name);
-      names.insert(Lower(c.name));
+      names.insert(AsciiLower(c.name));
       if (!select_list.empty()) select_list += ", ";
       select_list += QuoteIdentifier(c.name);
       plan.definition.schema.AddColumn(std::move(c));

@@ -8,6 +8,8 @@
 #include <cctype>
 #include <ctime>
 
+#include "base/ascii.h"
+
 namespace lakedump {
 namespace {
 
@@ -28,12 +30,6 @@ std::string HmacSha256(std::string_view key, std::string_view data) {
   HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
        reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
   return std::string(reinterpret_cast<char*>(out), len);
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // Trims and collapses runs of spaces, as the canonical header form requires.
@@ -100,7 +96,7 @@ std::string CanonicalRequest(const SigningRequest& request, std::string* signed_
   std::vector<std::pair<std::string, std::string>> headers;
   headers.reserve(request.headers.size());
   for (const auto& [name, value] : request.headers) {
-    headers.emplace_back(Lower(name), CanonicalValue(value));
+    headers.emplace_back(AsciiLower(name), CanonicalValue(value));
   }
   std::stable_sort(headers.begin(), headers.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
