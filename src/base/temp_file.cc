@@ -22,7 +22,14 @@ int CreateUnnamed(const std::string& dir) {
   return named;
 }
 
+std::string TempDirectory() {
+  const char* env = std::getenv("TMPDIR");
+  return env && *env ? env : "/tmp";
+}
+
 }  // namespace
+
+int CreateUnnamedTempFile() { return CreateUnnamed(TempDirectory()); }
 
 TempFile::~TempFile() { Remove(); }
 
@@ -34,8 +41,7 @@ void TempFile::Remove() {
 
 Status TempFile::Write(std::string_view data) {
   Remove();
-  const char* env = std::getenv("TMPDIR");
-  const std::string dir = env && *env ? env : "/tmp";
+  const std::string dir = TempDirectory();
   fd_ = CreateUnnamed(dir);
   if (fd_ < 0) return Status::IOError("cannot create a temporary file in " + dir);
   size_t done = 0;

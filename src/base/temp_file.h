@@ -15,6 +15,10 @@
 
 namespace lakedump {
 
+// An unnamed file opened read-write in $TMPDIR (or /tmp), as TempFile creates its file; -1 when
+// none can be created.
+int CreateUnnamedTempFile();
+
 class TempFile {
  public:
   TempFile() = default;

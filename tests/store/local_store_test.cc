@@ -388,6 +388,20 @@ TEST(LocalStoreDeferredSyncTest, CloseDoesNotFsyncSyncWrittenSyncsFilesAndDirsOn
   EXPECT_EQ(ops.calls(FaultFileOps::Op::kFsync), 25);
 }
 
+// A file written then deleted before SyncWritten (an increment's key index written again
+// elsewhere) is not synced: SyncWritten does not fail on it.
+TEST(LocalStoreDeferredSyncTest, AFileDeletedBeforeSyncWrittenIsNotSynced) {
+  TempDir dir;
+  FaultFileOps ops;
+  auto store = LocalStore::Open(dir.Sub("root"), &ops, /*deferred_sync=*/true);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)->PutObject("a/kept.parquet", "x").ok());
+  ASSERT_TRUE((*store)->PutObject("a/gone.parquet", "y").ok());
+  ASSERT_TRUE((*store)->Delete(std::vector<std::string>{"a/gone.parquet"}).ok());
+  ASSERT_TRUE((*store)->SyncWritten().ok());
+  EXPECT_EQ(ops.calls(FaultFileOps::Op::kFsync), 3);  // kept.parquet, a/, root
+}
+
 TEST(LocalStoreDeferredSyncTest, FailedSyncIsReportedAndTheFilesStayPending) {
   TempDir dir;
   FaultFileOps ops;

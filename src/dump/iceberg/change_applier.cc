@@ -32,6 +32,13 @@ Result<std::vector<size_t>> UnchangedColumns(const ColumnVector& unchanged, size
   return out;
 }
 
+// The types of the change file's key columns `key_columns` (of the data schema `data`).
+std::vector<LogicalType> ChangeKeyTypes(const Schema& data, const std::vector<size_t>& key_columns) {
+  std::vector<LogicalType> types;
+  for (size_t k : key_columns) types.push_back(data.column(k - kChangeMetaColumns).type);
+  return types;
+}
+
 }  // namespace
 
 StreamedDataFile::StreamedDataFile(ObjectStore& store, std::string key, const Schema& schema)
@@ -67,7 +74,8 @@ IcebergChangeApplier::IcebergChangeApplier(ObjectStore& store, const Schema& dat
                                            std::string change_file,
                                            std::vector<size_t> key_columns, std::string new_file)
     : store_(store), data_(data), change_file_(std::move(change_file)),
-      key_columns_(std::move(key_columns)), kept_(data), staged_(data),
+      key_columns_(std::move(key_columns)), order_(ChangeKeyTypes(data, key_columns_)), kept_(data),
+      staged_(data),
       out_(std::make_unique<StreamedDataFile>(store, new_file, data)) {
   new_file_ = files_.Id(new_file);
 }
@@ -89,6 +97,7 @@ Status IcebergChangeApplier::CollectKeys() {
     at.push_back(*i);
   }
   const std::vector<size_t> key(at.begin() + 2, at.end());
+  int64_t staged = 0;
   RowBatch batch;
   for (;;) {
     LD_RETURN_IF_ERROR(reader->Next(kApplierBatchRows, &batch));
@@ -96,27 +105,68 @@ Status IcebergChangeApplier::CollectKeys() {
     for (size_t r = 0; r < batch.num_rows(); ++r) {
       key_.clear();
       LD_RETURN_IF_ERROR(EncodeIndexKey(batch, key, r, &key_));
+      LD_RETURN_IF_ERROR(order_.Check(key_).WithContext(change_file_));
       Changed& c = changed_[key_];
-      if (batch.column(at[0]).BytesAt(r) == "update" && !batch.column(at[1]).IsNull(r)) {
-        c.takes_unchanged = true;
-      }
+      const std::string_view op = batch.column(at[0]).BytesAt(r);
+      if (op == "update" && !batch.column(at[1]).IsNull(r)) c.takes_unchanged = true;
+      c.new_pos = op == "delete" ? -1 : staged++;  // as Apply will stage the rows
     }
   }
   return Status::OK();
 }
 
-Status IcebergChangeApplier::LookUp(const KeyIndexOrigin& origin) {
-  LD_RETURN_IF_ERROR(ForEachKeyIndexEntry(
-      store_, origin, &files_, [&](std::string_view key, KeyLocation at) -> Status {
-        auto it = changed_.find(key);
-        if (it == changed_.end()) return Status::OK();
-        if (it->second.live) {
-          return Status::Corruption("the key index holds a key twice");
+// The changed keys in key order (sorted_), for the merges with the index's runs.
+void IcebergChangeApplier::SortChangedKeys() {
+  sorted_.clear();
+  sorted_.reserve(changed_.size());
+  for (auto& entry : changed_) sorted_.push_back(&entry);
+  std::sort(sorted_.begin(), sorted_.end(), [this](const auto* a, const auto* b) {
+    return order_.Compare(a->first, b->first) < 0;
+  });
+}
+
+Status IcebergChangeApplier::Merge(const KeyIndexOrigin& origin, const std::string& index_key) {
+  SortChangedKeys();
+  LD_ASSIGN_OR_RETURN(auto writer, KeyIndexWriter::Open(store_, index_key, order_, files_));
+  size_t next = 0;  // the first changed key not written yet
+  // The changed keys before `bound` (all: null) that are live after the increment, at their
+  // places in the new data file.
+  auto write_changed_before = [&](const std::string* bound) -> Status {
+    for (; next < sorted_.size() &&
+           (bound == nullptr || order_.Compare(sorted_[next]->first, *bound) < 0);
+         ++next) {
+      const Changed& c = sorted_[next]->second;
+      if (c.new_pos < 0) continue;
+      LD_RETURN_IF_ERROR(writer->Add(sorted_[next]->first, new_file_, c.new_pos, 1));
+    }
+    return Status::OK();
+  };
+  LD_RETURN_IF_ERROR(ForEachKeyRun(
+      store_, origin, order_, &files_, [&](const KeyRun& run) -> Status {
+        std::string first = run.key;  // the first key of the run's piece at `done`
+        for (int64_t done = 0; done < run.rows;) {
+          LD_RETURN_IF_ERROR(write_changed_before(&first));
+          int64_t stop = run.rows;  // the offset of the next changed key in the run
+          if (next < sorted_.size()) {
+            stop = std::min(stop, order_.Distance(run.key, sorted_[next]->first));
+          }
+          if (stop > done) {
+            LD_RETURN_IF_ERROR(writer->Add(first, run.file, run.pos + done, stop - done));
+            if (live_rows_.size() <= run.file) live_rows_.resize(run.file + 1, 0);
+            live_rows_[run.file] += stop - done;
+          }
+          if (stop < run.rows) {  // the changed key's place before the increment
+            Changed& c = sorted_[next]->second;
+            c.live = true;
+            c.at = KeyLocation{run.file, run.pos + stop};
+          }
+          done = stop + 1;
+          if (done < run.rows) first = order_.Advance(run.key, done);
         }
-        it->second.live = true;
-        it->second.at = at;
         return Status::OK();
       }));
+  LD_RETURN_IF_ERROR(write_changed_before(nullptr));
+  LD_RETURN_IF_ERROR(writer->Close().status());
   return ReadKeptVersions();
 }
 
@@ -170,6 +220,12 @@ Status IcebergChangeApplier::Apply() {
     if (batch.num_rows() == 0) break;
     for (size_t r = 0; r < batch.num_rows(); ++r) {
       LD_RETURN_IF_ERROR(ApplyRow(batch, r).WithContext(change_file_));
+    }
+  }
+  // Every key where Merge indexed it (its place counted from the change file's keys then).
+  for (const auto& [key, c] : changed_) {
+    if (c.live ? c.at.file != new_file_ || c.at.pos != c.new_pos : c.new_pos >= 0) {
+      return Status::Corruption(fmt::format("{} changed while read", change_file_));
     }
   }
   return FlushStaged();
@@ -247,24 +303,22 @@ Result<std::optional<iceberg::DataFileEntry>> IcebergChangeApplier::FinishDataFi
   return out_->Close(root);
 }
 
-Result<uint64_t> IcebergChangeApplier::WriteIndex(const KeyIndexOrigin& origin,
-                                                  const std::string& key,
+Result<uint64_t> IcebergChangeApplier::RemapIndex(const std::string& from, const std::string& to,
                                                   const MovedRows& moved) {
-  LD_ASSIGN_OR_RETURN(auto writer, KeyIndexWriter::Open(store_, key));
-  IndexFiles files;  // the origin's ids, apart from files_'
-  LD_RETURN_IF_ERROR(ForEachKeyIndexEntry(
-      store_, origin, &files, [&](std::string_view k, KeyLocation at) -> Status {
-        if (changed_.find(k) != changed_.end()) return Status::OK();
+  LD_ASSIGN_OR_RETURN(auto writer, KeyIndexWriter::Open(store_, to, order_, files_));
+  KeyIndexOrigin origin;
+  origin.index_key = from;
+  // A run's rows of a rewritten file are consecutive there too: none between them was
+  // deleted, or it would not be in the index.
+  LD_RETURN_IF_ERROR(ForEachKeyRun(
+      store_, origin, order_, &files_, [&](const KeyRun& run) -> Status {
         const std::string* new_key = nullptr;
         int64_t new_pos = 0;
-        LD_ASSIGN_OR_RETURN(bool was_moved, moved.Find(files.Key(at.file), at.pos, &new_key,
-                                                       &new_pos));
-        if (was_moved) return writer->Add(k, *new_key, new_pos);
-        return writer->Add(k, files.Key(at.file), at.pos);
+        LD_ASSIGN_OR_RETURN(bool was_moved,
+                            moved.Find(files_.Key(run.file), run.pos, &new_key, &new_pos));
+        if (!was_moved) return writer->Add(run.key, run.file, run.pos, run.rows);
+        return writer->Add(run.key, files_.Id(*new_key), new_pos, run.rows);
       }));
-  for (const auto& [k, c] : changed_) {
-    if (c.live) LD_RETURN_IF_ERROR(writer->Add(k, files_.Key(c.at.file), c.at.pos));
-  }
   return writer->Close();
 }
 

@@ -1,13 +1,17 @@
 // One table's change file applied to its key index, streaming (docs/iceberg.md, "Increments";
 // key_index.h). Three passes, none holding the table:
 //  1. CollectKeys reads the change file's key columns: the set of changed keys (the only keys
-//     held in memory), and which of them an update leaves values unchanged for;
-//  2. LookUp streams the current index: where each changed key's row lives before the
-//     increment; the previous versions whose unchanged (TOASTed) values an update takes are
-//     read from their data files (those values only are held);
+//     held in memory), which of them an update leaves values unchanged for, and where each
+//     key's last version will be in the increment's data file (none when deleted);
+//  2. Merge streams the current index's runs once, in key order, merged with the changed keys
+//     sorted: it finds where each changed key's row lives before the increment and writes the
+//     next index (the runs split around the changed keys, which come in at their new places);
+//     the previous versions whose unchanged (TOASTed) values an update takes are then read
+//     from their data files (those values only are held);
 //  3. Apply reads the change file in commit order and streams the new row versions into the
 //     increment's data file (one batch, then one row group, buffered), noting the positions
-//     to delete; WriteIndex then streams the next index.
+//     to delete. Where copy-on-write then rewrites files, RemapIndex writes the index again
+//     with their rows at their new places.
 // Memory: the changed keys with their places, the positions to delete, the kept values of
 // rows whose later update takes them, and the writers' buffers; not the table's size.
 // Not thread-safe.
@@ -67,17 +71,20 @@ class IcebergChangeApplier {
   ~IcebergChangeApplier();
 
   Status CollectKeys();
-  Status LookUp(const KeyIndexOrigin& origin);
+  // Writes the next index into `index_key` (a key of the store) while it finds the changed
+  // keys' places in `origin`'s.
+  Status Merge(const KeyIndexOrigin& origin, const std::string& index_key);
   Status Apply();
   // After Apply: the new data file (none without rows) and the old places to delete.
   Result<std::optional<iceberg::DataFileEntry>> FinishDataFile(const std::string& root);
   std::vector<KeyLocation>& deletes() { return deletes_; }
   const IndexFiles& files() const { return files_; }
+  // After Merge: per id of files(), its rows that stay where they were (not the new file's).
+  const std::vector<int64_t>& live_rows() const { return live_rows_; }
   const IcebergChangeCounts& counts() const { return counts_; }
-  // Streams the next index into `key`: `origin`'s entries but the changed keys' (those of
-  // rewritten files at their new places, `moved`), then the changed keys that are live, at
-  // their new places. Returns its size.
-  Result<uint64_t> WriteIndex(const KeyIndexOrigin& origin, const std::string& key,
+  // Writes the index `from` (Merge's) again into `to` with the rows of the files that
+  // copy-on-write rewrote (`moved`) at their new places; returns its size.
+  Result<uint64_t> RemapIndex(const std::string& from, const std::string& to,
                               const MovedRows& moved);
 
  private:
@@ -86,9 +93,11 @@ class IcebergChangeApplier {
     KeyLocation at;
     bool takes_unchanged = false;  // an update of it sends some values as unchanged
     int64_t kept = -1;       // its current version's row in kept_ (takes_unchanged only)
+    int64_t new_pos = -1;    // its last version's row in the new data file (-1: deleted)
   };
   using ChangedMap = std::unordered_map<std::string, Changed, StringViewHash, std::equal_to<>>;
 
+  void SortChangedKeys();
   Status ReadKeptVersions();
   Status ApplyRow(const RowBatch& changes, size_t r);
   Status StageRow(const RowBatch& changes, size_t r, Changed* c, bool update);
@@ -98,14 +107,17 @@ class IcebergChangeApplier {
   const Schema& data_;
   std::string change_file_;
   std::vector<size_t> key_columns_;
+  IndexKeyOrder order_;
   IndexFiles files_;
   uint32_t new_file_;
   ChangedMap changed_;
+  std::vector<ChangedMap::value_type*> sorted_;  // changed_'s entries in key order
   RowBatch kept_;    // the versions whose values a later update of the key takes
   RowBatch staged_;  // rows not yet handed to the data file
   std::unique_ptr<StreamedDataFile> out_;
   int64_t next_pos_ = 0;
   std::vector<KeyLocation> deletes_;
+  std::vector<int64_t> live_rows_;
   IcebergChangeCounts counts_;
   std::string key_;
 };

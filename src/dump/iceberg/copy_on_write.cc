@@ -47,39 +47,40 @@ Status ForEachPositionDelete(ObjectStore& store, const std::string& key, Visit v
   }
 }
 
-// The parent snapshot's files, and how many rows of each data file are deleted.
+// The parent snapshot's files, with what each data file holds and, read only when some file is
+// rewritten, what each delete file names.
 struct CowParent {
   std::vector<LiveManifest> manifests;
   std::map<std::string, int64_t> rows;      // data file URI -> its rows
-  std::map<std::string, int64_t> deleted;   // data file URI -> deleted positions
   std::map<std::string, std::vector<std::string>> targets;  // delete file URI -> data files
 };
 
 Result<CowParent> ReadCowParent(ObjectStore& store, const TableRef& table,
-                                const std::string& location, const iceberg::TableHistory& h,
-                                const std::string& root) {
+                                const std::string& location, const iceberg::TableHistory& h) {
   CowParent p;
   LD_ASSIGN_OR_RETURN(p.manifests, ReadLiveManifests(store, table, location, h));
   for (const LiveManifest& m : p.manifests) {
     if (m.live.content != 0) continue;
     for (const iceberg::RemovedEntry& e : m.live.entries) p.rows[e.path] = e.record_count;
   }
-  for (const LiveManifest& m : p.manifests) {
+  return p;
+}
+
+// The data files each live delete file of the parent names (p->targets).
+Status ReadDeleteTargets(ObjectStore& store, const std::string& root, CowParent* p) {
+  for (const LiveManifest& m : p->manifests) {
     if (m.live.content == 0) continue;
     for (const iceberg::RemovedEntry& e : m.live.entries) {
       LD_ASSIGN_OR_RETURN(std::string key, CowKeyOf(e.path, root));
-      std::vector<std::string>& targets = p.targets[e.path];
+      std::vector<std::string>& targets = p->targets[e.path];
       LD_RETURN_IF_ERROR(ForEachPositionDelete(
           store, key, [&](std::string_view path, int64_t) -> Status {
             if (targets.empty() || targets.back() != path) targets.emplace_back(path);
-            if (auto it = p.rows.find(std::string(path)); it != p.rows.end()) {
-              ++p.deleted[it->first];
-            }
             return Status::OK();
           }));
     }
   }
-  return p;
+  return Status::OK();
 }
 
 // The deleted positions of the data file `path` (`rows` rows): those of the parent's delete
@@ -194,18 +195,28 @@ Result<bool> MovedRows::Find(std::string_view key, int64_t pos, const std::strin
 Result<CopyOnWritten> CopyOnWrite(ObjectStore& store, const TableRef& table,
                                   const std::string& location, const iceberg::TableHistory& h,
                                   const Schema& data, const IndexFiles& files,
+                                  const std::vector<int64_t>& live_rows,
                                   std::vector<KeyLocation>* deletes, const std::string& name_base,
                                   const std::string& root) {
-  LD_ASSIGN_OR_RETURN(CowParent p, ReadCowParent(store, table, location, h, root));
+  LD_ASSIGN_OR_RETURN(CowParent p, ReadCowParent(store, table, location, h));
   std::map<std::string, std::vector<int64_t>> mine;  // data file URI -> the increment's deletes
   for (const KeyLocation& d : *deletes) mine[root + "/" + files.Key(d.file)].push_back(d.pos);
+  std::map<std::string, int64_t> live;  // data file URI -> its rows the index holds after
+  for (uint32_t id = 0; id < live_rows.size(); ++id) {
+    live[root + "/" + files.Key(id)] += live_rows[id];
+  }
   std::set<std::string> removed;
   for (const auto& [path, rows] : p.rows) {
-    auto m = mine.find(path);
-    const int64_t lost = p.deleted[path] + (m == mine.end() ? 0 : std::ssize(m->second));
+    auto l = live.find(path);
+    const int64_t lost = rows - (l == live.end() ? 0 : l->second);
     if (rows > 0 && lost >= kCopyOnWriteShare * static_cast<double>(rows)) removed.insert(path);
   }
   CopyOnWritten out;
+  if (removed.empty()) {  // the parent's manifests kept as they are
+    SplitManifests(p, removed, &out);
+    return out;
+  }
+  LD_RETURN_IF_ERROR(ReadDeleteTargets(store, root, &p));
   int k = 0;
   for (const std::string& path : removed) {
     LD_ASSIGN_OR_RETURN(std::string old_key, CowKeyOf(path, root));

@@ -4,6 +4,8 @@
 // snapshot, as Iceberg v2 has it: the old file a DELETED entry, the new one ADDED; the
 // increment's deletes of it are not written; a live delete file that names only removed files
 // is dropped (DELETED) with them. The key index then follows the moved rows (MovedRows).
+// Which files lost the share comes from the key index's counts (no delete file is read then);
+// only when some file is rewritten are the live delete files read, for its deleted positions.
 // Memory: the parent's manifests' entries, a count per data file, and per rewritten file one
 // bit per row (with a rank every 64 rows); the files are streamed.
 // Functions; not thread-safe per table.
@@ -58,10 +60,12 @@ struct CopyOnWritten {
 
 // Rewrites the files of the parent snapshot `h` that reached the share (into
 // "<name_base>-cow<k>.parquet", schema `data`), and takes their positions out of *deletes
-// (this increment's, ids of `files`). `root`: the store's URI.
+// (this increment's, ids of `files`). `live_rows`: per id of `files`, its rows the key index
+// holds after the increment (what a file lost is its rows but those). `root`: the store's URI.
 Result<CopyOnWritten> CopyOnWrite(ObjectStore& store, const TableRef& table,
                                   const std::string& location, const iceberg::TableHistory& h,
                                   const Schema& data, const IndexFiles& files,
+                                  const std::vector<int64_t>& live_rows,
                                   std::vector<KeyLocation>* deletes, const std::string& name_base,
                                   const std::string& root);
 

@@ -130,7 +130,8 @@ class CompactWriter {
   CompactWriter(ObjectStore* store, const TableRef& table, std::string run_id, Schema schema,
                 std::vector<size_t> key_columns, uint64_t target)
       : store_(store), table_(table), run_id_(std::move(run_id)), schema_(std::move(schema)),
-        key_columns_(std::move(key_columns)), target_(target), pending_(schema_) {}
+        key_columns_(std::move(key_columns)), order_(schema_, key_columns_),
+        sorter_(order_, kKeyIndexSortBytes), target_(target), pending_(schema_) {}
 
   // Appends the rows of data file `in` but for the sorted `deleted` positions.
   Status AddFile(const CompactInput& in, const std::vector<int64_t>& deleted);
@@ -148,20 +149,23 @@ class CompactWriter {
   Status Flush();
   Status CloseFile();
   Status IndexRows();
+  Status WriteIndex();
 
   ObjectStore* store_;
   const TableRef& table_;
   std::string run_id_;
   Schema schema_;
   std::vector<size_t> key_columns_;
+  IndexKeyOrder order_;
+  KeyRunSorter sorter_;  // the new files' key runs, for the index sorted
+  IndexFiles index_files_;
   uint64_t target_;
   RowBatch pending_;
   std::unique_ptr<ObjectWriter> out_;
   std::unique_ptr<ParquetWriter> writer_;
   std::string file_key_;
   int64_t file_rows_ = 0;
-  std::unique_ptr<KeyIndexWriter> index_;
-  std::string key_;
+  KeyRun run_;
   std::vector<iceberg::DataFileEntry> files_;
   std::vector<std::string> written_;
   uint64_t rows_ = 0;
@@ -228,20 +232,30 @@ Status CompactWriter::Flush() {
   return Status::OK();
 }
 
-// The key index rows of the pending rows (they go to file_key_ from file_rows_ on).
+// The key runs of the pending rows (they go to file_key_ from file_rows_ on), to sort.
 Status CompactWriter::IndexRows() {
   if (key_columns_.empty()) return Status::OK();
-  if (!index_) {
-    const std::string key = TablePrefix(table_) + "metadata/" + index_name();
-    written_.push_back(key);
-    LD_ASSIGN_OR_RETURN(index_, KeyIndexWriter::Open(*store_, key));
-  }
+  run_.file = index_files_.Id(file_key_);
   for (size_t r = 0; r < pending_.num_rows(); ++r) {
-    key_.clear();
-    LD_RETURN_IF_ERROR(EncodeIndexKey(pending_, key_columns_, r, &key_));
-    LD_RETURN_IF_ERROR(index_->Add(key_, file_key_, file_rows_ + static_cast<int64_t>(r)));
+    run_.key.clear();
+    LD_RETURN_IF_ERROR(EncodeIndexKey(pending_, key_columns_, r, &run_.key));
+    LD_RETURN_IF_ERROR(order_.Check(run_.key));
+    run_.pos = file_rows_ + static_cast<int64_t>(r);
+    LD_RETURN_IF_ERROR(sorter_.Add(run_));
   }
   return Status::OK();
+}
+
+// The key index of the new files (an empty one for an empty table, so that the next increment
+// does not build one from no files).
+Status CompactWriter::WriteIndex() {
+  const std::string key = TablePrefix(table_) + "metadata/" + index_name();
+  written_.push_back(key);
+  LD_ASSIGN_OR_RETURN(auto index, KeyIndexWriter::Open(*store_, key, order_, index_files_));
+  LD_RETURN_IF_ERROR(sorter_.Finish([&](const KeyRun& run) {
+    return index->Add(run.key, run.file, run.pos, run.rows);
+  }));
+  return index->Close().status();
 }
 
 Status CompactWriter::CloseFile() {
@@ -263,13 +277,8 @@ Status CompactWriter::CloseFile() {
 Status CompactWriter::Finish() {
   LD_RETURN_IF_ERROR(Flush());
   if (writer_) LD_RETURN_IF_ERROR(CloseFile());
-  if (!key_columns_.empty() && !index_) {
-    // An empty table: an empty index, so the next increment does not rebuild one.
-    pending_.Clear();
-    LD_RETURN_IF_ERROR(IndexRows());
-  }
-  if (index_) LD_RETURN_IF_ERROR(index_->Close().status());
-  return Status::OK();
+  if (key_columns_.empty()) return Status::OK();
+  return WriteIndex();
 }
 
 // A count of the current snapshot's summary ("0" when absent).

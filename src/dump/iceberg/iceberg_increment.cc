@@ -291,25 +291,31 @@ Result<IcebergChangeCounts> CommitIcebergChanges(ObjectStore& store, const Table
                                         inc.run_id);
   IcebergChangeApplier applier(store, data, change_file_key, std::move(key_in_changes),
                                base + ".parquet");
+  const std::string meta_prefix = TablePrefix(table) + "metadata/";
+  std::string index_name = fmt::format("keyindex-{}.parquet", inc.run_id);
   LD_RETURN_IF_ERROR(applier.CollectKeys());
-  LD_RETURN_IF_ERROR(applier.LookUp(origin));
+  LD_RETURN_IF_ERROR(applier.Merge(origin, meta_prefix + index_name));
   LD_RETURN_IF_ERROR(applier.Apply());
   iceberg::SnapshotInput in = RowDeltaInput(store, table, data, h, inc);
   LD_ASSIGN_OR_RETURN(std::optional<iceberg::DataFileEntry> file,
                       applier.FinishDataFile(RootUri(store)));
   if (file) in.files.push_back(std::move(*file));
   LD_ASSIGN_OR_RETURN(CopyOnWritten cow, CopyOnWrite(store, table, location, h, data,
-                                                     applier.files(), &applier.deletes(), base,
+                                                     applier.files(), applier.live_rows(),
+                                                     &applier.deletes(), base,
                                                      RootUri(store)));
   for (iceberg::DataFileEntry& f : cow.added) in.files.push_back(std::move(f));
   if (!applier.deletes().empty()) {
     LD_ASSIGN_OR_RETURN(in.position_deletes, WriteDeleteFile(store, base + "-deletes.parquet",
                                                              applier.files(), applier.deletes()));
   }
-  const std::string index_name = fmt::format("keyindex-{}.parquet", inc.run_id);
-  LD_RETURN_IF_ERROR(
-      applier.WriteIndex(origin, TablePrefix(table) + "metadata/" + index_name, cow.moved)
-          .status());
+  if (!cow.moved.empty()) {  // the index again, with the rewritten files' rows where they went
+    const std::string merged = meta_prefix + index_name;
+    index_name = fmt::format("keyindex-{}-cow.parquet", inc.run_id);
+    LD_RETURN_IF_ERROR(
+        applier.RemapIndex(merged, meta_prefix + index_name, cow.moved).status());
+    LD_RETURN_IF_ERROR(store.Delete(std::vector<std::string>{merged}).WithContext(merged));
+  }
   in.kept_manifests = std::move(cow.kept);
   in.rewritten_manifests = std::move(cow.rewritten);
   const IcebergChangeCounts counts = applier.counts();

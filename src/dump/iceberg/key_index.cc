@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <limits>
+#include <utility>
+
+#include <nlohmann/json.hpp>
 
 namespace lakedump {
 namespace {
@@ -10,60 +14,137 @@ namespace {
 constexpr size_t kKeyIndexBatchRows = 8192;
 // The index's row groups: small enough that one buffered row group stays a few MiB.
 constexpr uint64_t kKeyIndexRowGroupRows = 65536;
+constexpr char kKeyIndexFormatKey[] = "lakedump.key-index";
+constexpr char kKeyIndexFormat[] = "sorted-runs";
+
+constexpr char kKeyIndexFilesKey[] = "lakedump.key-index.files";
 
 Schema KeyIndexFileSchema() {
   return Schema({Column{"key", LogicalType{TypeId::kBinary}, false},
-                 Column{"file", LogicalType{TypeId::kString}, false},
-                 Column{"pos", LogicalType{TypeId::kInt64}, false}});
+                 Column{"file", LogicalType{TypeId::kInt32}, false},
+                 Column{"pos", LogicalType{TypeId::kInt64}, false},
+                 Column{"rows", LogicalType{TypeId::kInt64}, false}});
 }
 
-// The entries of an index file written by KeyIndexWriter.
-Status ForEachIndexFileEntry(ObjectStore& store, const std::string& key, IndexFiles* files,
-                             const KeyIndexVisitor& visit) {
-  std::unique_ptr<ObjectReader> holder;
-  LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(store, key, {"key", "file", "pos"}, &holder));
-  const Schema& s = reader->schema();
-  if (s.column(0).type.id != TypeId::kBinary || s.column(1).type.id != TypeId::kString ||
-      s.column(2).type.id != TypeId::kInt64) {
-    return Status::Corruption(fmt::format("{}: not a key index", key));
+const std::optional<std::string>* FooterValue(const ParquetReader& reader, const char* key) {
+  for (const auto& kv : reader.metadata().key_value_metadata) {
+    if (kv.key == key) return &kv.value;
   }
-  RowBatch batch;
-  uint64_t row = 0;
-  for (;;) {
-    LD_RETURN_IF_ERROR(reader->Next(kKeyIndexBatchRows, &batch));
-    if (batch.num_rows() == 0) break;
-    for (size_t r = 0; r < batch.num_rows(); ++r, ++row) {
-      if (batch.column(0).IsNull(r) || batch.column(1).IsNull(r) || batch.column(2).IsNull(r) ||
-          batch.column(2).ValueAt<int64_t>(r) < 0) {
-        return Status::Corruption(fmt::format("{}: row {} is not a key and a place", key, row));
-      }
-      const KeyLocation at{files->Id(batch.column(1).BytesAt(r)),
-                           batch.column(2).ValueAt<int64_t>(r)};
-      LD_RETURN_IF_ERROR(visit(batch.column(0).BytesAt(r), at));
+  return nullptr;
+}
+
+// The ids (in *files) of the data files an index of the sorted form lists, by list position.
+Result<std::vector<uint32_t>> ListedFiles(const ParquetReader& reader, const std::string& key,
+                                          IndexFiles* files) {
+  const std::optional<std::string>* list = FooterValue(reader, kKeyIndexFilesKey);
+  const nlohmann::json names =
+      list != nullptr && *list ? nlohmann::json::parse(**list, nullptr, false) : nlohmann::json();
+  if (!names.is_array()) {
+    return Status::Corruption(fmt::format("{}: its list of data files is not one", key));
+  }
+  std::vector<uint32_t> ids;
+  for (const nlohmann::json& n : names) {
+    if (!n.is_string()) {
+      return Status::Corruption(fmt::format("{}: its list of data files is not one", key));
     }
+    ids.push_back(files->Id(n.get<std::string>()));
+  }
+  return ids;
+}
+
+// One row of an index file as a run (`listed`: the sorted form's file list; null: the old
+// form, `file` a string); Corruption when it is not one.
+Status RunOfRow(const RowBatch& batch, size_t r, const IndexKeyOrder& order,
+                const std::vector<uint32_t>* listed, IndexFiles* files, KeyRun* run) {
+  for (size_t c = 0; c < batch.num_columns(); ++c) {
+    if (batch.column(c).IsNull(r)) return Status::Corruption("a row is not a key and a place");
+  }
+  run->key.assign(batch.column(0).BytesAt(r));
+  if (listed != nullptr) {
+    const int32_t at = batch.column(1).ValueAt<int32_t>(r);
+    if (at < 0 || static_cast<size_t>(at) >= listed->size()) {
+      return Status::Corruption("a row names a data file the index does not list");
+    }
+    run->file = (*listed)[static_cast<size_t>(at)];
+  } else {
+    run->file = files->Id(batch.column(1).BytesAt(r));
+  }
+  run->pos = batch.column(2).ValueAt<int64_t>(r);
+  run->rows = listed != nullptr ? batch.column(3).ValueAt<int64_t>(r) : 1;
+  if (run->pos < 0 || !order.Check(run->key).ok() || !order.RunFits(run->key, run->rows) ||
+      run->rows > std::numeric_limits<int64_t>::max() - run->pos) {
+    return Status::Corruption("a row is not a key and a place");
   }
   return Status::OK();
 }
 
-// The entries of one data file: its rows' keys by the columns `key_columns`.
-Status ForEachDataFileEntry(ObjectStore& store, const std::string& key,
-                            const std::vector<std::string>& key_columns, IndexFiles* files,
-                            const KeyIndexVisitor& visit) {
+// The runs of an index file: in its order when it is of the sorted form, else (one row per key,
+// unsorted, no `rows`) through a sorter.
+Status ForEachIndexFileRun(ObjectStore& store, const std::string& key,
+                           const IndexKeyOrder& order, IndexFiles* files,
+                           const KeyRunVisitor& visit) {
+  std::unique_ptr<ObjectReader> holder;
+  LD_ASSIGN_OR_RETURN(auto all, OpenStoredParquet(store, key, {}, &holder));
+  const std::optional<std::string>* form = FooterValue(*all, kKeyIndexFormatKey);
+  const bool sorted = form != nullptr && *form == kKeyIndexFormat;
+  std::vector<uint32_t> listed;
+  if (sorted) {
+    LD_ASSIGN_OR_RETURN(listed, ListedFiles(*all, key, files));
+  }
+  all.reset();
+  std::vector<std::string> names = {"key", "file", "pos"};
+  if (sorted) names.push_back("rows");
+  LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(store, key, names, &holder));
+  const Schema& s = reader->schema();
+  if (s.column(0).type.id != TypeId::kBinary ||
+      s.column(1).type.id != (sorted ? TypeId::kInt32 : TypeId::kString) ||
+      s.column(2).type.id != TypeId::kInt64 || (sorted && s.column(3).type.id != TypeId::kInt64)) {
+    return Status::Corruption(fmt::format("{}: not a key index", key));
+  }
+  KeyRunSorter sorter(order, kKeyIndexSortBytes);
+  KeyRun run, last;
+  RowBatch batch;
+  for (uint64_t row = 0;;) {
+    LD_RETURN_IF_ERROR(reader->Next(kKeyIndexBatchRows, &batch));
+    if (batch.num_rows() == 0) break;
+    for (size_t r = 0; r < batch.num_rows(); ++r, ++row) {
+      LD_RETURN_IF_ERROR(RunOfRow(batch, r, order, sorted ? &listed : nullptr, files, &run)
+                             .WithContext(fmt::format("{}: row {}", key, row)));
+      if (!sorted) {
+        LD_RETURN_IF_ERROR(sorter.Add(run).WithContext(key));
+        continue;
+      }
+      if (row > 0 && (order.Compare(last.key, run.key) >= 0 ||
+                      order.Distance(last.key, run.key) < last.rows)) {
+        return Status::Corruption(fmt::format("{}: row {} is out of key order", key, row));
+      }
+      LD_RETURN_IF_ERROR(visit(run));
+      std::swap(last, run);
+    }
+  }
+  if (sorted) return Status::OK();
+  return sorter.Finish(visit).WithContext(key);
+}
+
+// The runs of one data file's rows, by their columns `key_columns`, into `sorter`.
+Status AddDataFileRuns(ObjectStore& store, const std::string& key,
+                       const std::vector<std::string>& key_columns, const IndexKeyOrder& order,
+                       IndexFiles* files, KeyRunSorter* sorter) {
   std::unique_ptr<ObjectReader> holder;
   LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(store, key, key_columns, &holder));
   std::vector<size_t> columns;
   for (size_t i = 0; i < key_columns.size(); ++i) columns.push_back(i);
-  const uint32_t file = files->Id(key);
+  KeyRun run;
+  run.file = files->Id(key);
   RowBatch batch;
-  int64_t pos = 0;
-  std::string k;
   for (;;) {
     LD_RETURN_IF_ERROR(reader->Next(kKeyIndexBatchRows, &batch));
     if (batch.num_rows() == 0) break;
-    for (size_t r = 0; r < batch.num_rows(); ++r, ++pos) {
-      k.clear();
-      LD_RETURN_IF_ERROR(EncodeIndexKey(batch, columns, r, &k));
-      LD_RETURN_IF_ERROR(visit(k, KeyLocation{file, pos}));
+    for (size_t r = 0; r < batch.num_rows(); ++r, ++run.pos) {
+      run.key.clear();
+      LD_RETURN_IF_ERROR(EncodeIndexKey(batch, columns, r, &run.key));
+      LD_RETURN_IF_ERROR(order.Check(run.key).WithContext(key));
+      LD_RETURN_IF_ERROR(sorter->Add(run).WithContext(key));
     }
   }
   return Status::OK();
@@ -123,25 +204,30 @@ uint32_t IndexFiles::Id(std::string_view key) {
   return it->second;
 }
 
-Status ForEachKeyIndexEntry(ObjectStore& store, const KeyIndexOrigin& origin, IndexFiles* files,
-                            const KeyIndexVisitor& visit) {
+Status ForEachKeyRun(ObjectStore& store, const KeyIndexOrigin& origin,
+                     const IndexKeyOrder& order, IndexFiles* files, const KeyRunVisitor& visit) {
   if (!origin.index_key.empty()) {
-    return ForEachIndexFileEntry(store, origin.index_key, files, visit);
+    return ForEachIndexFileRun(store, origin.index_key, order, files, visit);
   }
+  KeyRunSorter sorter(order, kKeyIndexSortBytes);
   for (const std::string& f : origin.data_files) {
-    LD_RETURN_IF_ERROR(ForEachDataFileEntry(store, f, origin.key_columns, files, visit));
+    LD_RETURN_IF_ERROR(AddDataFileRuns(store, f, origin.key_columns, order, files, &sorter));
   }
-  return Status::OK();
+  return sorter.Finish(visit);
 }
 
 Result<std::unique_ptr<KeyIndexWriter>> KeyIndexWriter::Open(ObjectStore& store,
-                                                             const std::string& key) {
-  std::unique_ptr<KeyIndexWriter> w(new KeyIndexWriter());
+                                                             const std::string& key,
+                                                             const IndexKeyOrder& order,
+                                                             const IndexFiles& files) {
+  std::unique_ptr<KeyIndexWriter> w(new KeyIndexWriter(order, files));
   w->key_ = key;
   LD_ASSIGN_OR_RETURN(w->out_, store.NewWriter(key));
   ParquetWriterOptions options;
   options.codec = CodecKind::kZstd;
   options.row_group_rows = kKeyIndexRowGroupRows;
+  options.dictionary = false;  // keys are unique, file ids few: zstd does better, at once
+  options.key_value_metadata = {{kKeyIndexFormatKey, kKeyIndexFormat}};
   const Schema schema = KeyIndexFileSchema();
   w->writer_ = std::make_unique<ParquetWriter>(schema, options, w->out_.get());
   w->batch_.Reset(schema);
@@ -150,10 +236,38 @@ Result<std::unique_ptr<KeyIndexWriter>> KeyIndexWriter::Open(ObjectStore& store,
 
 KeyIndexWriter::~KeyIndexWriter() = default;
 
-Status KeyIndexWriter::Add(std::string_view key, std::string_view file, int64_t pos) {
-  batch_.column(0).AppendBytes(key);
-  batch_.column(1).AppendBytes(file);
-  batch_.column(2).Append<int64_t>(pos);
+Status KeyIndexWriter::Add(std::string_view key, uint32_t file, int64_t pos, int64_t rows) {
+  if (has_last_) {
+    if (order_.Compare(last_key_, key) >= 0 || order_.Distance(last_key_, key) < last_rows_) {
+      return Status::Internal(fmt::format("{}: written out of key order", key_));
+    }
+    if (order_.integer() && file == last_file_ && pos == last_pos_ + last_rows_ &&
+        order_.Distance(last_key_, key) == last_rows_) {
+      last_rows_ += rows;
+      return Status::OK();
+    }
+    LD_RETURN_IF_ERROR(Put());
+  }
+  has_last_ = true;
+  last_key_.assign(key);
+  last_file_ = file;
+  last_pos_ = pos;
+  last_rows_ = rows;
+  return Status::OK();
+}
+
+// The run held (last_*) into the batch, its file listed; the batch to the file when full.
+Status KeyIndexWriter::Put() {
+  if (listed_as_.size() <= last_file_) listed_as_.resize(files_.size(), -1);
+  int32_t& at = listed_as_[last_file_];
+  if (at < 0) {
+    at = static_cast<int32_t>(listed_.size());
+    listed_.push_back(last_file_);
+  }
+  batch_.column(0).AppendBytes(last_key_);
+  batch_.column(1).Append<int32_t>(at);
+  batch_.column(2).Append<int64_t>(last_pos_);
+  batch_.column(3).Append<int64_t>(last_rows_);
   if (batch_.num_rows() < kKeyIndexBatchRows) return Status::OK();
   LD_RETURN_IF_ERROR(writer_->Write(batch_).WithContext(key_));
   batch_.Clear();
@@ -161,8 +275,13 @@ Status KeyIndexWriter::Add(std::string_view key, std::string_view file, int64_t 
 }
 
 Result<uint64_t> KeyIndexWriter::Close() {
+  if (has_last_) LD_RETURN_IF_ERROR(Put());
+  has_last_ = false;
   if (!batch_.empty()) LD_RETURN_IF_ERROR(writer_->Write(batch_).WithContext(key_));
   batch_.Clear();
+  nlohmann::json names = nlohmann::json::array();
+  for (uint32_t id : listed_) names.push_back(files_.Key(id));
+  writer_->AddKeyValueMetadata(kKeyIndexFilesKey, names.dump());
   LD_RETURN_IF_ERROR(writer_->Close().WithContext(key_));
   LD_RETURN_IF_ERROR(out_->Close().WithContext(key_));
   return writer_->stats().bytes;

@@ -5,15 +5,20 @@
 // own snapshot beside the table's metadata ("metadata/keyindex-<run>.parquet", named in the
 // snapshot's summary as "lakedump.key-index") for the next increment.
 //
-// Stored as Parquet, in no particular order: `key` (binary: the key columns' values,
-// EncodeIndexKey), `file` (string: the data file's key in the store), `pos` (int64). A
-// snapshot without an index (the base, an overwrite) gets its entries from its data files'
-// key columns.
+// Stored as Parquet, sorted by key (key_runs.h), one row per run: `key` (binary: the key
+// columns' values, EncodeIndexKey, of the run's first row), `file` (int32: an index into the
+// JSON array of data file keys in the file's key-value metadata `lakedump.key-index.files`),
+// `pos` (int64: the first row's position) and `rows` (int64); the metadata's
+// `lakedump.key-index` is `sorted-runs`. An index written before indexes were sorted (no
+// `rows`, `file` a string, one row per key, in no order) is still read, through a
+// KeyRunSorter. A snapshot without an index (the base, an overwrite) gets its runs from its
+// data files' key columns, sorted the same way.
 //
-// Memory: the index is never held whole. It is streamed, a batch at a time: once to find the
-// increment's changed keys (only those are kept), once to write the next index (its rows
-// copied but for the changed keys, whose new places follow). Written through the store's
-// streaming writer, one row group buffered.
+// Memory: the index is never held whole. It is streamed, a row group at a time, in key order:
+// once to find the increment's changed keys (a merge with them, sorted; only they are held),
+// once to write the next index (its runs copied but for the changed keys, whose new places
+// are merged in). An index to sort holds at most kKeyIndexSortBytes of runs, spilling past it.
+// Written through the store's streaming writer, one row group buffered.
 // Not thread-safe.
 #pragma once
 
@@ -26,6 +31,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "dump/iceberg/key_runs.h"
 #include "format/parquet/parquet_reader.h"
 #include "format/parquet/parquet_writer.h"
 #include "store/object_store.h"
@@ -43,6 +49,7 @@ class IndexFiles {
  public:
   uint32_t Id(std::string_view key);
   const std::string& Key(uint32_t id) const { return keys_[id]; }
+  size_t size() const { return keys_.size(); }
 
  private:
   std::vector<std::string> keys_;
@@ -63,29 +70,48 @@ struct KeyIndexOrigin {
   std::vector<std::string> key_columns;
 };
 
-// Called for every entry; `key` is valid during the call only.
-using KeyIndexVisitor = std::function<Status(std::string_view key, KeyLocation at)>;
+// The runs an index to sort (from data files, or an index of the old form) holds in memory
+// at most before spilling to temporary files.
+inline constexpr size_t kKeyIndexSortBytes = 16 << 20;
 
-// Streams every entry of `origin`, its files given ids in *files. Corruption when the index
-// file is not one (a column missing or of another type, a null, a negative position).
-Status ForEachKeyIndexEntry(ObjectStore& store, const KeyIndexOrigin& origin, IndexFiles* files,
-                            const KeyIndexVisitor& visit);
+// Streams the runs of `origin` in key order (`order`: its key's), their files given ids in
+// *files. Corruption when the index file is not one (a column missing or of another type, a
+// null, a negative position or length, a key not of `order`, keys out of order or twice).
+Status ForEachKeyRun(ObjectStore& store, const KeyIndexOrigin& origin,
+                     const IndexKeyOrder& order, IndexFiles* files, const KeyRunVisitor& visit);
 
 // Writes an index through the store's streaming writer, one row group buffered.
 class KeyIndexWriter {
  public:
-  static Result<std::unique_ptr<KeyIndexWriter>> Open(ObjectStore& store, const std::string& key);
+  // `files`: the table of the ids that Add's runs name (the index lists the ones used);
+  // REQUIRES: it outlives the writer.
+  static Result<std::unique_ptr<KeyIndexWriter>> Open(ObjectStore& store, const std::string& key,
+                                                      const IndexKeyOrder& order,
+                                                      const IndexFiles& files);
   ~KeyIndexWriter();
-  Status Add(std::string_view key, std::string_view file, int64_t pos);
+  // Appends a run (`rows` keys from `key` at positions from `pos` of `file`), joined to the
+  // one before when it continues it. Internal when it does not follow it in key order.
+  Status Add(std::string_view key, uint32_t file, int64_t pos, int64_t rows);
   // Flushes the last rows, writes the footer and closes the object; returns its size.
   Result<uint64_t> Close();
 
  private:
-  KeyIndexWriter() = default;
+  KeyIndexWriter(const IndexKeyOrder& order, const IndexFiles& files)
+      : order_(order), files_(files) {}
+  Status Put();
+
+  const IndexKeyOrder& order_;
+  const IndexFiles& files_;
+  std::vector<int32_t> listed_as_;  // per id of files_: its place in the index's list, or -1
+  std::vector<uint32_t> listed_;    // the ids of files_ listed, in the list's order
   std::string key_;
   std::unique_ptr<ObjectWriter> out_;
   std::unique_ptr<ParquetWriter> writer_;
   RowBatch batch_;
+  bool has_last_ = false;
+  std::string last_key_;
+  uint32_t last_file_ = 0;
+  int64_t last_pos_ = 0, last_rows_ = 0;
 };
 
 // A Parquet reader over the object `key` of `store` (its `columns` only; empty: all).

@@ -172,6 +172,10 @@ class ParquetWriter::Impl {
     return Status::OK();
   }
 
+  void AddKeyValueMetadata(std::string key, std::string value) {
+    options_.key_value_metadata.emplace_back(std::move(key), std::move(value));
+  }
+
   Status Close() {
     if (!error_.ok()) return error_;
     if (closed_) return Status::OK();
@@ -381,6 +385,10 @@ ParquetWriter::ParquetWriter(Schema schema, ParquetWriterOptions options, ByteSi
 ParquetWriter::~ParquetWriter() = default;
 Status ParquetWriter::Write(const RowBatch& batch) { return impl_->Write(batch); }
 Status ParquetWriter::Close() { return impl_->Close(); }
+
+void ParquetWriter::AddKeyValueMetadata(std::string key, std::string value) {
+  impl_->AddKeyValueMetadata(std::move(key), std::move(value));
+}
 const ParquetFileStats& ParquetWriter::stats() const { return impl_->stats(); }
 const parquet::FileMetaData* ParquetWriter::footer() const { return impl_->footer(); }
 uint64_t ParquetWriter::EstimatedFileSize() const { return impl_->EstimatedFileSize(); }

@@ -59,6 +59,8 @@ class ParquetWriter {
   Status Write(const RowBatch& batch);
   // Flushes the last row group and writes the footer.
   Status Close();
+  // Adds a key-value pair to the footer's metadata, after the options' (before Close).
+  void AddKeyValueMetadata(std::string key, std::string value);
 
   const ParquetFileStats& stats() const;
   // The footer written by a successful Close() (row groups, column chunk

@@ -476,6 +476,12 @@ Status LocalStore::Delete(std::span<const std::string> keys) {
       first = ErrnoStatus(errno, "delete", path);
     }
   }
+  if (pending_ != nullptr) {  // a file written and deleted before SyncWritten: nothing to sync
+    std::set<std::string> gone;
+    for (const std::string& key : keys) gone.insert(PathOf(key));
+    std::lock_guard lock(pending_->mu);
+    std::erase_if(pending_->paths, [&](const std::string& p) { return gone.count(p) > 0; });
+  }
   return first;
 }
 
