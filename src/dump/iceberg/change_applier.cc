@@ -98,6 +98,7 @@ Status IcebergChangeApplier::CollectKeys() {
   }
   const std::vector<size_t> key(at.begin() + 2, at.end());
   int64_t staged = 0;
+  changed_.reserve(static_cast<size_t>(reader->metadata().num_rows));
   RowBatch batch;
   for (;;) {
     LD_RETURN_IF_ERROR(reader->Next(kApplierBatchRows, &batch));
@@ -143,15 +144,17 @@ Status IcebergChangeApplier::Merge(const KeyIndexOrigin& origin, const std::stri
   };
   LD_RETURN_IF_ERROR(ForEachKeyRun(
       store_, origin, order_, &files_, [&](const KeyRun& run) -> Status {
-        std::string first = run.key;  // the first key of the run's piece at `done`
+        LD_RETURN_IF_ERROR(write_changed_before(&run.key));
+        std::string first;  // the first key of the run's piece at `done`, after the first
         for (int64_t done = 0; done < run.rows;) {
-          LD_RETURN_IF_ERROR(write_changed_before(&first));
+          if (done > 0) LD_RETURN_IF_ERROR(write_changed_before(&first));
           int64_t stop = run.rows;  // the offset of the next changed key in the run
           if (next < sorted_.size()) {
             stop = std::min(stop, order_.Distance(run.key, sorted_[next]->first));
           }
           if (stop > done) {
-            LD_RETURN_IF_ERROR(writer->Add(first, run.file, run.pos + done, stop - done));
+            LD_RETURN_IF_ERROR(writer->Add(done == 0 ? std::string_view(run.key) : first,
+                                           run.file, run.pos + done, stop - done));
             if (live_rows_.size() <= run.file) live_rows_.resize(run.file + 1, 0);
             live_rows_[run.file] += stop - done;
           }

@@ -199,8 +199,6 @@ Result<CopyOnWritten> CopyOnWrite(ObjectStore& store, const TableRef& table,
                                   std::vector<KeyLocation>* deletes, const std::string& name_base,
                                   const std::string& root) {
   LD_ASSIGN_OR_RETURN(CowParent p, ReadCowParent(store, table, location, h));
-  std::map<std::string, std::vector<int64_t>> mine;  // data file URI -> the increment's deletes
-  for (const KeyLocation& d : *deletes) mine[root + "/" + files.Key(d.file)].push_back(d.pos);
   std::map<std::string, int64_t> live;  // data file URI -> its rows the index holds after
   for (uint32_t id = 0; id < live_rows.size(); ++id) {
     live[root + "/" + files.Key(id)] += live_rows[id];
@@ -217,6 +215,11 @@ Result<CopyOnWritten> CopyOnWrite(ObjectStore& store, const TableRef& table,
     return out;
   }
   LD_RETURN_IF_ERROR(ReadDeleteTargets(store, root, &p));
+  std::map<std::string, std::vector<int64_t>> mine;  // rewritten file -> the increment's deletes
+  for (const KeyLocation& d : *deletes) {
+    std::string path = root + "/" + files.Key(d.file);
+    if (removed.count(path) > 0) mine[std::move(path)].push_back(d.pos);
+  }
   int k = 0;
   for (const std::string& path : removed) {
     LD_ASSIGN_OR_RETURN(std::string old_key, CowKeyOf(path, root));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <numeric>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -185,17 +186,23 @@ Result<iceberg::DeleteFileEntry> WriteDeleteFile(ObjectStore& store, const std::
                                                  const IndexFiles& index,
                                                  std::vector<KeyLocation> deletes) {
   const std::string root = RootUri(store) + "/";
+  std::vector<uint32_t> by_path(index.size());  // file ids in path order
+  std::iota(by_path.begin(), by_path.end(), 0);
+  std::sort(by_path.begin(), by_path.end(),
+            [&](uint32_t a, uint32_t b) { return index.Key(a) < index.Key(b); });
+  std::vector<uint32_t> rank(index.size());
+  for (uint32_t i = 0; i < by_path.size(); ++i) rank[by_path[i]] = i;
   std::sort(deletes.begin(), deletes.end(), [&](const KeyLocation& a, const KeyLocation& b) {
-    const std::string& fa = index.Key(a.file);
-    const std::string& fb = index.Key(b.file);
-    return fa != fb ? fa < fb : a.pos < b.pos;
+    return a.file != b.file ? rank[a.file] < rank[b.file] : a.pos < b.pos;
   });
   Schema schema({Column{"file_path", LogicalType{TypeId::kString}, false, "", kFilePathFieldId},
                  Column{"pos", LogicalType{TypeId::kInt64}, false, "", kPosFieldId}});
   RowBatch batch(schema);
-  for (const KeyLocation& d : deletes) {
-    batch.column(0).AppendBytes(root + index.Key(d.file));
-    batch.column(1).Append<int64_t>(d.pos);
+  std::string path;
+  for (size_t i = 0; i < deletes.size(); ++i) {
+    if (i == 0 || deletes[i].file != deletes[i - 1].file) path = root + index.Key(deletes[i].file);
+    batch.column(0).AppendBytes(path);
+    batch.column(1).Append<int64_t>(deletes[i].pos);
   }
   StreamedDataFile file(store, key, schema);
   LD_RETURN_IF_ERROR(file.Append(batch));

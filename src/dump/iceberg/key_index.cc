@@ -225,8 +225,13 @@ Result<std::unique_ptr<KeyIndexWriter>> KeyIndexWriter::Open(ObjectStore& store,
   LD_ASSIGN_OR_RETURN(w->out_, store.NewWriter(key));
   ParquetWriterOptions options;
   options.codec = CodecKind::kZstd;
+  options.compression_level = 1;  // its fastest: the index is written at every increment
   options.row_group_rows = kKeyIndexRowGroupRows;
   options.dictionary = false;  // keys are unique, file ids few: zstd does better, at once
+  // A row group is encoded on a thread of its own while the caller fills the next one.
+  w->pool_ = std::make_unique<ThreadPool>(1);
+  options.threads = 2;
+  options.pool = w->pool_.get();
   options.key_value_metadata = {{kKeyIndexFormatKey, kKeyIndexFormat}};
   const Schema schema = KeyIndexFileSchema();
   w->writer_ = std::make_unique<ParquetWriter>(schema, options, w->out_.get());

@@ -18,7 +18,8 @@
 // once to find the increment's changed keys (a merge with them, sorted; only they are held),
 // once to write the next index (its runs copied but for the changed keys, whose new places
 // are merged in). An index to sort holds at most kKeyIndexSortBytes of runs, spilling past it.
-// Written through the store's streaming writer, one row group buffered.
+// Written through the store's streaming writer, one row group buffered and one being encoded
+// on the writer's own thread.
 // Not thread-safe.
 #pragma once
 
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "base/thread_pool.h"
 #include "dump/iceberg/key_runs.h"
 #include "format/parquet/parquet_reader.h"
 #include "format/parquet/parquet_writer.h"
@@ -105,6 +107,7 @@ class KeyIndexWriter {
   std::vector<int32_t> listed_as_;  // per id of files_: its place in the index's list, or -1
   std::vector<uint32_t> listed_;    // the ids of files_ listed, in the list's order
   std::string key_;
+  std::unique_ptr<ThreadPool> pool_;  // encodes the writer's row groups
   std::unique_ptr<ObjectWriter> out_;
   std::unique_ptr<ParquetWriter> writer_;
   RowBatch batch_;
