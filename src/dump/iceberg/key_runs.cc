@@ -94,19 +94,6 @@ Status IndexKeyOrder::Check(std::string_view key) const {
   return Status::OK();
 }
 
-int64_t IndexKeyOrder::Value(std::string_view key) const {
-  uint64_t u = 0;
-  std::memcpy(&u, key.data() + 1, width_);
-  const unsigned shift = static_cast<unsigned>(64 - 8 * width_);
-  return static_cast<int64_t>(u << shift) >> shift;  // sign-extended
-}
-
-int IndexKeyOrder::Compare(std::string_view a, std::string_view b) const {
-  if (width_ == 0) return a.compare(b);
-  const int64_t x = Value(a), y = Value(b);
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
 int64_t IndexKeyOrder::Distance(std::string_view a, std::string_view b) const {
   if (width_ == 0) return a == b ? 0 : 1;
   const __int128 d = static_cast<__int128>(Value(b)) - Value(a);
@@ -143,10 +130,8 @@ KeyRunSorter::KeyRunSorter(const IndexKeyOrder& order, size_t memory_bytes)
 KeyRunSorter::~KeyRunSorter() = default;
 
 Status KeyRunSorter::Add(const KeyRun& run) {
-  if (!runs_.empty() && order_.Compare(runs_.back().key, run.key) < 0 &&
-      ExtendRun(order_, &runs_.back(), run)) {
-    return Status::OK();
-  }
+  if (!runs_.empty() && ExtendRun(order_, &runs_.back(), run)) return Status::OK();
+  if (runs_.empty()) runs_.reserve(memory_bytes_ / sizeof(KeyRun) + 1);
   runs_.push_back(run);
   held_bytes_ += sizeof(KeyRun) + (run.key.size() > 15 ? run.key.size() : 0);
   if (held_bytes_ < memory_bytes_) return Status::OK();

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -41,7 +42,11 @@ class IndexKeyOrder {
   // Corruption unless `key` is a key of this order (an integer key: its width, not null).
   Status Check(std::string_view key) const;
   // <0, 0, >0. REQUIRES: both keys passed Check.
-  int Compare(std::string_view a, std::string_view b) const;
+  int Compare(std::string_view a, std::string_view b) const {
+    if (width_ == 0) return a.compare(b);
+    const int64_t x = Value(a), y = Value(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
   // b - a for integer keys with a <= b (saturated at INT64_MAX); 0 for equal keys of any order,
   // and 1 for other keys that differ. REQUIRES: both keys passed Check, a <= b.
   int64_t Distance(std::string_view a, std::string_view b) const;
@@ -51,7 +56,13 @@ class IndexKeyOrder {
   bool RunFits(std::string_view key, int64_t rows) const;
 
  private:
-  int64_t Value(std::string_view key) const;
+  // An integer key's value: its bytes after the not-null mark, little-endian, sign-extended.
+  int64_t Value(std::string_view key) const {
+    uint64_t u = 0;
+    std::memcpy(&u, key.data() + 1, width_);
+    const unsigned shift = static_cast<unsigned>(64 - 8 * width_);
+    return static_cast<int64_t>(u << shift) >> shift;
+  }
   size_t width_ = 0;  // bytes of the integer column; 0: not an integer key
 };
 
@@ -68,7 +79,7 @@ struct KeyRun {
 using KeyRunVisitor = std::function<Status(const KeyRun& run)>;
 
 // Appends `next` to *last when it continues it (the next keys at the next positions of the same
-// file): true. REQUIRES: `last` precedes `next` in key order.
+// file): true.
 bool ExtendRun(const IndexKeyOrder& order, KeyRun* last, const KeyRun& next);
 
 class KeyRunSorter {
