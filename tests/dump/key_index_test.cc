@@ -40,6 +40,8 @@ TEST(IndexKeyOrderTest, IntegerKeysOrderByValueAndMakeRuns) {
   EXPECT_LT(kBigint.Compare(IntKey(-5), IntKey(3)), 0);
   EXPECT_GT(kBigint.Compare(IntKey(256), IntKey(255)), 0);
   EXPECT_EQ(kBigint.Distance(IntKey(-2), IntKey(3)), 5);
+  EXPECT_EQ(kBigint.Distance(IntKey(INT64_MAX), IntKey(INT64_MIN)), INT64_MIN);  // no wrap
+  EXPECT_EQ(kBigint.Distance(IntKey(INT64_MIN), IntKey(INT64_MAX)), INT64_MAX);
   EXPECT_EQ(kBigint.Advance(IntKey(254), 3), IntKey(257));
   const IndexKeyOrder int4({LogicalType{TypeId::kInt32}});
   EXPECT_TRUE(int4.Check(IntKey(7, 4)).ok());
@@ -220,6 +222,56 @@ TEST(KeyIndexFileTest, AHostileIndexIsRefused) {
     ReadRuns(store, "bad.parquet", kBigint, &files, &s);
     EXPECT_EQ(s.code(), Code::kCorruption) << list;
   }
+}
+
+}  // namespace
+}  // namespace lakedump
+
+namespace lakedump {
+namespace {
+
+// A snapshot without an index: runs from its data files' key columns, consecutive values at
+// consecutive positions joined, no run across the int64 wrap, sorted across files.
+TEST(KeyIndexFileTest, DataFilesGiveSortedRunsOfTheirKeys) {
+  MemoryStore store;
+  const Schema schema({Column{"id", LogicalType{TypeId::kInt64}, false},
+                       Column{"v", LogicalType{TypeId::kString}, true}});
+  auto write = [&](const std::string& key, const std::vector<int64_t>& ids) {
+    RowBatch batch(schema);
+    for (int64_t id : ids) {
+      batch.column(0).Append<int64_t>(id);
+      batch.column(1).AppendBytes("x");
+    }
+    auto out = store.NewWriter(key);
+    ASSERT_TRUE(out.ok());
+    ParquetWriter writer(schema, ParquetWriterOptions{}, out->get());
+    ASSERT_TRUE(writer.Write(batch).ok());
+    ASSERT_TRUE(writer.Close().ok());
+    ASSERT_TRUE((*out)->Close().ok());
+  };
+  write("t/b.parquet", {10, 11, INT64_MAX - 1, INT64_MAX, INT64_MIN});
+  write("t/a.parquet", {1, 2, 3, 5});
+  KeyIndexOrigin origin;
+  origin.data_files = {"t/b.parquet", "t/a.parquet"};
+  origin.key_columns = {"id"};
+  IndexFiles files;
+  std::vector<KeyRun> runs;
+  ASSERT_TRUE(ForEachKeyRun(store, origin, kBigint, &files, [&](const KeyRun& r) {
+                runs.push_back(r);
+                return Status::OK();
+              }).ok());
+  ASSERT_EQ(runs.size(), 5u);
+  EXPECT_EQ(runs[0].key, IntKey(INT64_MIN));
+  EXPECT_EQ(runs[0].pos, 4);
+  EXPECT_EQ(runs[1].key, IntKey(1));
+  EXPECT_EQ(runs[1].rows, 3);
+  EXPECT_EQ(files.Key(runs[1].file), "t/a.parquet");
+  EXPECT_EQ(runs[2].key, IntKey(5));
+  EXPECT_EQ(runs[3].key, IntKey(10));
+  EXPECT_EQ(runs[3].rows, 2);
+  EXPECT_EQ(runs[4].key, IntKey(INT64_MAX - 1));
+  EXPECT_EQ(runs[4].rows, 2);
+  EXPECT_EQ(runs[4].pos, 2);
 }
 
 }  // namespace

@@ -126,6 +126,37 @@ Status ForEachIndexFileRun(ObjectStore& store, const std::string& key,
   return sorter.Finish(visit).WithContext(key);
 }
 
+// The runs of an integer key column's batch (no nulls), from position `pos`: consecutive
+// values at consecutive positions joined here, not one row at a time.
+template <typename T>
+Status AddIntegerRuns(const ColumnVector& keys, uint32_t file, int64_t pos,
+                      const IndexKeyOrder& order, KeyRunSorter* sorter) {
+  const T* v = reinterpret_cast<const T*>(keys.raw_values());
+  const size_t n = keys.size();
+  for (size_t start = 0; start < n;) {
+    size_t end = start + 1;
+    while (end < n && v[end] > v[end - 1] &&
+           static_cast<uint64_t>(v[end]) - static_cast<uint64_t>(v[end - 1]) == 1) {
+      ++end;
+    }
+    LD_RETURN_IF_ERROR(sorter->Add(KeyRun{order.KeyOf(static_cast<int64_t>(v[start])), file,
+                                          pos + static_cast<int64_t>(start),
+                                          static_cast<int64_t>(end - start)}));
+    start = end;
+  }
+  return Status::OK();
+}
+
+Status AddIntegerBatchRuns(const ColumnVector& keys, uint32_t file, int64_t pos,
+                           const IndexKeyOrder& order, KeyRunSorter* sorter) {
+  switch (order.width()) {
+    case 1: return AddIntegerRuns<int8_t>(keys, file, pos, order, sorter);
+    case 2: return AddIntegerRuns<int16_t>(keys, file, pos, order, sorter);
+    case 4: return AddIntegerRuns<int32_t>(keys, file, pos, order, sorter);
+    default: return AddIntegerRuns<int64_t>(keys, file, pos, order, sorter);
+  }
+}
+
 // The runs of one data file's rows, by their columns `key_columns`, into `sorter`.
 Status AddDataFileRuns(ObjectStore& store, const std::string& key,
                        const std::vector<std::string>& key_columns, const IndexKeyOrder& order,
@@ -140,6 +171,13 @@ Status AddDataFileRuns(ObjectStore& store, const std::string& key,
   for (;;) {
     LD_RETURN_IF_ERROR(reader->Next(kKeyIndexBatchRows, &batch));
     if (batch.num_rows() == 0) break;
+    if (order.integer() && batch.column(0).null_count() == 0 &&
+        FixedWidth(batch.column(0).type().id) == order.width()) {
+      LD_RETURN_IF_ERROR(
+          AddIntegerBatchRuns(batch.column(0), run.file, run.pos, order, sorter).WithContext(key));
+      run.pos += static_cast<int64_t>(batch.num_rows());
+      continue;
+    }
     for (size_t r = 0; r < batch.num_rows(); ++r, ++run.pos) {
       run.key.clear();
       LD_RETURN_IF_ERROR(EncodeIndexKey(batch, columns, r, &run.key));

@@ -97,14 +97,18 @@ Status IndexKeyOrder::Check(std::string_view key) const {
 int64_t IndexKeyOrder::Distance(std::string_view a, std::string_view b) const {
   if (width_ == 0) return a == b ? 0 : 1;
   const __int128 d = static_cast<__int128>(Value(b)) - Value(a);
-  return d > std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::max()
-                                                   : static_cast<int64_t>(d);
+  if (d > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
+  if (d < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(d);
 }
 
 std::string IndexKeyOrder::Advance(std::string_view key, int64_t n) const {
-  const uint64_t v = static_cast<uint64_t>(Value(key)) + static_cast<uint64_t>(n);
+  return KeyOf(static_cast<int64_t>(static_cast<uint64_t>(Value(key)) + static_cast<uint64_t>(n)));
+}
+
+std::string IndexKeyOrder::KeyOf(int64_t v) const {
   std::string out(1, '\1');
-  out.append(reinterpret_cast<const char*>(&v), width_);
+  out.append(reinterpret_cast<const char*>(&v), width_);  // little-endian, as EncodeIndexKey
   return out;
 }
 

@@ -47,11 +47,15 @@ class IndexKeyOrder {
     const int64_t x = Value(a), y = Value(b);
     return x < y ? -1 : x > y ? 1 : 0;
   }
-  // b - a for integer keys with a <= b (saturated at INT64_MAX); 0 for equal keys of any order,
-  // and 1 for other keys that differ. REQUIRES: both keys passed Check, a <= b.
+  // b - a for integer keys (saturated at the int64 range); 0 for equal keys of any order, and 1
+  // for other keys that differ. REQUIRES: both keys passed Check.
   int64_t Distance(std::string_view a, std::string_view b) const;
   // The key `n` after `key` (integer keys only; REQUIRES: it exists, n >= 0).
   std::string Advance(std::string_view key, int64_t n) const;
+  // The key of value `v` (integer keys only; REQUIRES: `v` fits the column's type).
+  std::string KeyOf(int64_t v) const;
+  // The integer column's width in bytes (integer keys only).
+  size_t width() const { return width_; }
   // The last value of a run of `rows` rows from `key` exists (no overflow).
   bool RunFits(std::string_view key, int64_t rows) const;
 
