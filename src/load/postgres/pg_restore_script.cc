@@ -73,9 +73,8 @@ std::optional<PgRestoreScript> SplitPgRestoreScript(std::string_view script,
     size_t end = text.find('\n', at);
     end = end == std::string_view::npos ? text.size() : end + 1;
     const std::string_view line = text.substr(at, end - at);
-    if (line.starts_with(kScriptEntryMarker)) {
-      const int id = ScriptMarkerId(line);
-      if (id == 0 || ids.count(id) == 0 || !seen.insert(id).second) return std::nullopt;
+    if (const int id = ScriptMarkerId(line); id != 0) {  // else text that looks like one
+      if (ids.count(id) == 0 || !seen.insert(id).second) return std::nullopt;
       const size_t start = ScriptEntryStart(text, at, floor);
       if (start == kNoEntryStart) return std::nullopt;
       starts.emplace_back(start, id);
