@@ -490,7 +490,7 @@ CommandEntry AddLoadCommand(CLI::App& parent) {
                   "directory of the pg_restore to use (default: the newest suitable one in "
                   "PATH or /usr/lib/postgresql/*/bin)");
   AddIntOption(app, "--restore-jobs", &a->restore_jobs, 0, kMaxThreads,
-               "pg_restore --jobs for indexes and constraints (0 = as -j)");
+               "connections restoring indexes, keys, triggers as pg_restore --jobs (0 = as -j)");
   AddS3Flags(app, &a->s3, /*with_upload=*/false);
   app->footer(
       "Examples:\n"

@@ -75,7 +75,7 @@ TEST(PgRestoreScheduleTest, ATablesKeysComeAsSoonAsItIsLoaded) {
   EXPECT_EQ(Ids(toc, schedule.TakeReady()), (std::vector<int>{41, 42}));
   EXPECT_TRUE(schedule.TakeReady().empty());  // taken once
   schedule.TableLoaded("shop", "customers");
-  // The referenced key first, then the foreign key, in one pg_restore.
+  // The referenced key first, then the foreign key, in one batch.
   EXPECT_EQ(Ids(toc, schedule.TakeReady()), (std::vector<int>{40, 43}));
   // The grants, the matview's index (refreshed after) and the event trigger wait for the end.
   EXPECT_EQ(Ids(toc, schedule.TakeRest()), (std::vector<int>{12, 21, 44, 45, 46}));
@@ -124,6 +124,84 @@ TEST(PgRestoreScheduleTest, AnEntryOnATableNeverLoadedWaitsForTheEnd) {
   schedule.TableLoaded("shop", "other");  // some other table: nothing of the shop's is ready
   EXPECT_TRUE(schedule.TakeReady().empty());
   EXPECT_EQ(Ids(toc, schedule.TakeRest()), (std::vector<int>{12, 21, 40, 41, 42, 43, 44, 45, 46}));
+}
+
+// The index of the entry with dump id `id`.
+size_t At(const std::vector<PgArchiveTocEntry>& toc, int id) {
+  for (size_t i = 0; i < toc.size(); ++i) {
+    if (toc[i].dump_id == id) return i;
+  }
+  ADD_FAILURE() << "no entry " << id;
+  return 0;
+}
+
+// The entries handed out start as pg_restore --jobs starts them: after what they depend on,
+// and never beside an entry on a table they lock (a key, a foreign key) or that locks theirs.
+TEST(PgEntryQueueTest, DependenciesAndTableLocksDecideWhatStarts) {
+  const auto toc = Shop();
+  PgEntryQueue queue(toc);
+  EXPECT_TRUE(queue.idle());
+  queue.Add({At(toc, 40), At(toc, 41), At(toc, 42), At(toc, 43)});
+  EXPECT_EQ(queue.Start(), At(toc, 40));  // customers' key (locks customers)
+  EXPECT_EQ(queue.Start(), At(toc, 41));  // orders' index: another table
+  // The comment waits for its index, the foreign key for the key it references.
+  EXPECT_EQ(queue.Start(), std::nullopt);
+  queue.Finish(At(toc, 40));
+  // The foreign key locks orders, which the index running is on.
+  EXPECT_EQ(queue.Start(), std::nullopt);
+  queue.Finish(At(toc, 41));
+  EXPECT_EQ(queue.Start(), At(toc, 42));
+  EXPECT_EQ(queue.Start(), At(toc, 43));  // a comment locks nothing
+  EXPECT_EQ(queue.Start(), std::nullopt);
+  EXPECT_FALSE(queue.idle());
+  queue.Finish(At(toc, 43));
+  queue.Finish(At(toc, 42));
+  EXPECT_TRUE(queue.idle());
+}
+
+TEST(PgEntryQueueTest, IndexesOfOneTableRunSideBySideKeysDoNot) {
+  std::vector<PgArchiveTocEntry> toc = {
+      E(10, kPre, "TABLE", "s", "t", {}),
+      E(40, kPost, "INDEX", "s", "t_a", {10}),
+      E(41, kPost, "INDEX", "s", "t_b", {10}),
+      E(42, kPost, "CONSTRAINT", "s", "t t_pkey", {10}),
+      E(43, kPost, "CHECK CONSTRAINT", "s", "t t_check", {10}),
+  };
+  PgEntryQueue queue(toc);
+  queue.Add({1, 2, 3, 4});
+  EXPECT_EQ(queue.Start(), 1u);
+  EXPECT_EQ(queue.Start(), 2u);
+  EXPECT_EQ(queue.Start(), std::nullopt);  // the key locks t, which the indexes are on
+  queue.Finish(1);
+  queue.Finish(2);
+  EXPECT_EQ(queue.Start(), 3u);
+  EXPECT_EQ(queue.Start(), std::nullopt);  // two keys on t: one after the other
+  queue.Finish(3);
+  EXPECT_EQ(queue.Start(), 4u);
+}
+
+// An entry handed out later waits for one handed out earlier that it depends on and that
+// still runs; entries in a dependency cycle (not from pg_dump) still all run, in order.
+TEST(PgEntryQueueTest, LaterBatchesAndCyclesStillRunEverything) {
+  const auto toc = Shop();
+  PgEntryQueue queue(toc);
+  queue.Add({At(toc, 40)});
+  EXPECT_EQ(queue.Start(), At(toc, 40));
+  queue.Add({At(toc, 43), At(toc, 40)});  // 40 again: ignored
+  EXPECT_EQ(queue.Start(), std::nullopt);
+  queue.Finish(At(toc, 40));
+  EXPECT_EQ(queue.Start(), At(toc, 43));
+  queue.Finish(At(toc, 43));
+  EXPECT_TRUE(queue.idle());
+
+  std::vector<PgArchiveTocEntry> cycle = {E(1, kPost, "INDEX", "s", "a", {2}),
+                                          E(2, kPost, "INDEX", "s", "b", {1})};
+  PgEntryQueue loop(cycle);
+  loop.Add({0, 1});
+  EXPECT_EQ(loop.Start(), 0u);  // nothing runs, nothing is free: the first
+  EXPECT_EQ(loop.Start(), std::nullopt);
+  loop.Finish(0);
+  EXPECT_EQ(loop.Start(), 1u);
 }
 
 TEST(PgRestoreScriptAsQueryTest, DropsTheRestrictLinesAroundTheScript) {

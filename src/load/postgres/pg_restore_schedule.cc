@@ -1,5 +1,6 @@
 #include "load/postgres/pg_restore_schedule.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace lakedump {
@@ -19,6 +20,23 @@ bool MayGoEarly(const std::string& desc) {
          desc == "CHECK CONSTRAINT" || desc == "INDEX ATTACH" || desc == "TRIGGER" ||
          desc == "RULE" || desc == "POLICY" || desc == "ROW SECURITY" || desc == "STATISTICS" ||
          desc == "COMMENT";
+}
+
+// Per entry: the indices of the entries it depends on (dump ids the archive does not hold, or
+// its own, left out).
+std::vector<std::vector<size_t>> ScheduleDependencyIndices(
+    const std::vector<PgArchiveTocEntry>& entries) {
+  std::unordered_map<int, size_t> by_id;
+  for (size_t i = 0; i < entries.size(); ++i) by_id.emplace(entries[i].dump_id, i);
+  std::vector<std::vector<size_t>> deps(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    for (int d : entries[i].dependencies) {
+      if (auto it = by_id.find(d); it != by_id.end() && it->second != i) {
+        deps[i].push_back(it->second);
+      }
+    }
+  }
+  return deps;
 }
 
 }  // namespace
@@ -45,23 +63,14 @@ PgRestoreSchedule::PgRestoreSchedule(const std::vector<PgArchiveTocEntry>& entri
       section_(entries.size(), kSectionPreData),
       is_selected_(entries.size(), 0),
       taken_(entries.size(), 0),
-      deps_(entries.size()) {
+      deps_(ScheduleDependencyIndices(entries)) {
   known_ = true;
   int current = kSectionPreData;
-  std::unordered_map<int, size_t> by_id;
   for (size_t i = 0; i < entries.size(); ++i) {
     const int s = entries[i].section;
     if (s == 0) known_ = false;
     if (s != 0 && s != kSectionNone) current = s;
     section_[i] = s == 0 || s == kSectionNone ? current : s;
-    by_id.emplace(entries[i].dump_id, i);
-  }
-  for (size_t i = 0; i < entries.size(); ++i) {
-    for (int d : entries[i].dependencies) {
-      if (auto it = by_id.find(d); it != by_id.end() && it->second != i) {
-        deps_[i].push_back(it->second);
-      }
-    }
   }
   for (size_t i : selected_) is_selected_[i] = 1;
 }
@@ -126,6 +135,66 @@ std::vector<size_t> PgRestoreSchedule::TakeRest() {
     out.push_back(i);
   }
   return out;
+}
+
+// As pg_restore's identify_locking_dependencies: a post-data entry (its own section, not the
+// one before it) but an index (CREATE INDEX takes a share lock) locks the tables it depends on.
+PgEntryQueue::PgEntryQueue(const std::vector<PgArchiveTocEntry>& entries)
+    : entries_(&entries),
+      deps_(ScheduleDependencyIndices(entries)),
+      locks_(entries.size()),
+      state_(entries.size(), kNotHere) {
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].section != kSectionPostData || entries[i].desc == "INDEX") continue;
+    for (size_t d : deps_[i]) {
+      if (entries[d].desc == "TABLE" || entries[d].desc == "TABLE DATA") {
+        locks_[i].push_back(entries[d].dump_id);
+      }
+    }
+  }
+}
+
+void PgEntryQueue::Add(const std::vector<size_t>& list) {
+  for (size_t i : list) {
+    if (state_[i] != kNotHere) continue;
+    state_[i] = kWaiting;
+    waiting_.push_back(i);
+  }
+}
+
+// Entry `a` locks a table entry `b` depends on.
+bool PgEntryQueue::LockConflict(size_t a, size_t b) const {
+  const std::vector<int>& deps = (*entries_)[b].dependencies;
+  return std::any_of(locks_[a].begin(), locks_[a].end(), [&deps](int table) {
+    return std::find(deps.begin(), deps.end(), table) != deps.end();
+  });
+}
+
+bool PgEntryQueue::MayStart(size_t i) const {
+  for (size_t d : deps_[i]) {
+    if (state_[d] == kWaiting || state_[d] == kRunning) return false;
+  }
+  return std::none_of(running_.begin(), running_.end(),
+                      [&](size_t r) { return LockConflict(i, r) || LockConflict(r, i); });
+}
+
+std::optional<size_t> PgEntryQueue::Start() {
+  if (waiting_.empty()) return std::nullopt;
+  auto it = std::find_if(waiting_.begin(), waiting_.end(), [&](size_t i) { return MayStart(i); });
+  if (it == waiting_.end()) {
+    if (!running_.empty()) return std::nullopt;
+    it = waiting_.begin();  // a cycle: in order, as pg_restore
+  }
+  const size_t i = *it;
+  waiting_.erase(it);
+  state_[i] = kRunning;
+  running_.push_back(i);
+  return i;
+}
+
+void PgEntryQueue::Finish(size_t i) {
+  std::erase(running_, i);
+  state_[i] = kDone;
 }
 
 std::optional<std::string> PgRestoreScriptAsQuery(std::string_view script) {

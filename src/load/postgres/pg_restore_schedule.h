@@ -14,9 +14,14 @@
 // `pg_restore --list`) every entry is pre-data or post-data by pg_restore's own --section,
 // nothing is early (known() is false).
 //
-// Not thread-safe: the caller serializes (pg_schema_restore.cc holds a mutex).
+// PgEntryQueue then chooses which of the entries handed out may start, as pg_restore --jobs
+// does.
+//
+// Not thread-safe: the caller serializes (pg_schema_restore.cc, pg_post_data_runner.cc hold a
+// mutex).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <set>
 #include <string>
@@ -71,6 +76,40 @@ class PgRestoreSchedule {
   std::vector<std::vector<size_t>> deps_;  // per entry: indices of its dependencies
   std::set<std::pair<std::string, std::string>> loaded_;
   bool known_ = false;
+};
+
+// Which of the entries handed out (Add) may start on a free connection, by pg_restore --jobs'
+// rules (pg_backup_archiver.c): every dependency that was handed out is done, and no lock
+// conflict with an entry running (a post-data entry but an index is taken to lock each table it
+// depends on exclusively: it does not run beside an entry that depends on that table, nor the
+// other way round). Entries start in the order handed out. When nothing runs and no entry is
+// free (dependencies in a cycle, which pg_dump does not write), the first waiting one starts, as
+// pg_restore then restores what is left in order: every entry runs.
+class PgEntryQueue {
+ public:
+  // REQUIRES: `entries` outlives the queue.
+  explicit PgEntryQueue(const std::vector<PgArchiveTocEntry>& entries);
+
+  // Entries (indices into `entries`, each at most once in the queue's life) to restore.
+  void Add(const std::vector<size_t>& list);
+  // The next entry to start, marked running; nullopt when none may start now.
+  std::optional<size_t> Start();
+  // Entry `i` (running) is over.
+  void Finish(size_t i);
+  // Nothing waits and nothing runs.
+  bool idle() const { return waiting_.empty() && running_.empty(); }
+
+ private:
+  enum State : char { kNotHere, kWaiting, kRunning, kDone };
+  bool MayStart(size_t i) const;
+  bool LockConflict(size_t a, size_t b) const;
+
+  const std::vector<PgArchiveTocEntry>* entries_;
+  std::vector<std::vector<size_t>> deps_;  // per entry: indices of its dependencies
+  std::vector<std::vector<int>> locks_;    // per entry: dump ids of the tables it locks
+  std::vector<State> state_;
+  std::vector<size_t> waiting_;  // in the order added
+  std::vector<size_t> running_;
 };
 
 }  // namespace lakedump

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -17,6 +17,8 @@
 #include "base/temp_file.h"
 #include "lake/table_selection.h"
 #include "load/postgres/pg_archive_roles.h"
+#include "load/postgres/pg_post_data_runner.h"
+#include "load/postgres/pg_restore_script.h"
 #include "load/postgres/pg_restore_filters.h"
 #include "load/schema_subset.h"
 #include "source/postgres/pg_archive_toc.h"
@@ -151,6 +153,16 @@ Result<std::string> LeaveOutPublic(PgConn& conn, const PgArchiveToc& toc,
   return owner;
 }
 
+// Runs `sql` (several statements, one implicit transaction; maybe only comments) on `conn`.
+Status ExecRestoreSql(PgConn& conn, const std::string& sql) {
+  PgResult r(PQexec(conn.raw(), sql.c_str()));
+  const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY) {
+    return Status::OK();
+  }
+  return conn.ErrorStatus(r.get());
+}
+
 }  // namespace
 
 struct PgSchemaRestorer::State {
@@ -163,16 +175,19 @@ struct PgSchemaRestorer::State {
   std::vector<std::string> role_flags;
   int jobs = 1;
   PgArchiveToc toc;
+  ConnectFn connect;
 
-  // The post-data entries restored while tables still load (pg_restore_schedule.h): one
-  // thread runs a pg_restore for what is ready, again and again, until After().
+  // Post-data on lakedump's own connections (pg_restore_script.h): the SQL of every entry
+  // restored after pre-data, from one pg_restore --file; nullopt when post-data runs through
+  // pg_restore after the last table (RestoreRest says when).
+  std::optional<PgRestoreScript> script;
+  std::vector<std::unique_ptr<PgConn>> conns;  // one per worker, the script's settings run
   std::mutex mu;
-  std::condition_variable changed;
   PgRestoreSchedule schedule;  // guarded by mu
-  bool news = false;           // guarded by mu: a table loaded since the last look
-  bool finishing = false;      // guarded by mu: After() or the destructor
-  Status early;                // guarded by mu: the first failed early pg_restore
-  std::thread early_thread;
+  bool finishing = false;      // guarded by mu: a table failed
+  // The post-data entries, each as soon as it is ready (while other tables still load, as
+  // pg_restore --jobs): declared after `conns`, which its workers use, so destroyed first.
+  std::unique_ptr<PgPostDataRunner> runner;
 
   // pg_restore of `list` (indices into toc.entries; none: nothing runs), with --section when
   // `section` is not empty, --jobs up to `max_jobs`.
@@ -191,41 +206,82 @@ struct PgSchemaRestorer::State {
     return RunPgRestore(tool, child, std::move(args), archive.path(), what);
   }
 
-  void RunEarly() {
-    std::unique_lock lock(mu);
-    for (;;) {
-      changed.wait(lock, [this] { return finishing || news; });
-      if (finishing) return;
-      news = false;
-      const std::vector<size_t> batch = schedule.TakeReady();
-      if (batch.empty()) continue;
-      lock.unlock();
-      Status s = Restore(batch, "", jobs,
-                         "restoring the dump's indexes, constraints and triggers of the loaded "
-                         "tables (pg_restore) failed");
-      lock.lock();
-      if (!s.ok()) {
-        early = std::move(s);
-        return;
-      }
-    }
+  Status PreparePostData(const std::vector<size_t>& deferred);
+  // Entry `i`'s SQL on `conn` (one of `conns`): nothing when pg_restore wrote none for it.
+  Status RunEntry(PgConn& conn, size_t i) {
+    const PgArchiveTocEntry& e = toc.entries[i];
+    const auto it = script->entries.find(e.dump_id);
+    if (it == script->entries.end()) return Status::OK();
+    const Status st = ExecRestoreSql(conn, PgRestoreEntrySql(e, it->second));
+    if (st.ok()) return st;
+    // A failed load (exit 1) as when pg_restore ran it, whatever the server's error.
+    return Status::IOError(
+        fmt::format("restoring the dump's {} failed: {}", PgRestoreEntryName(e), st.message()));
   }
-
-  // Stops the early restores (after the one running); their first error.
-  Status StopEarly() {
-    {
-      std::lock_guard lock(mu);
-      finishing = true;
+  // The grants in one transaction and one round trip (pg_restore --jobs grants one by one);
+  // when that fails, one by one to name the grant that fails.
+  Status RunGrants(PgConn& conn, const std::vector<size_t>& list) {
+    std::string sql;
+    for (size_t i : list) {
+      const auto it = script->entries.find(toc.entries[i].dump_id);
+      if (it != script->entries.end()) sql += PgRestoreEntrySql(toc.entries[i], it->second);
     }
-    changed.notify_all();
-    if (early_thread.joinable()) early_thread.join();
-    std::lock_guard lock(mu);
-    return early;
+    if (sql.empty()) return Status::OK();
+    const Status all = ExecRestoreSql(conn, sql);
+    if (all.ok()) return all;
+    for (size_t i : list) LD_RETURN_IF_ERROR(RunEntry(conn, i));
+    return Status::IOError("restoring the dump's grants failed: " + all.message());
   }
 };
 
-PgSchemaRestorer::PgSchemaRestorer() : state_(std::make_unique<State>()) {}
-PgSchemaRestorer::~PgSchemaRestorer() { state_->StopEarly().IgnoreError(); }
+// The SQL of the entries restored after pre-data (`deferred`), written by one pg_restore
+// (--verbose names each entry in the script) while pre-data restores, and the connections
+// that run it, each with the script's settings. Leaves `script` unset (post-data then runs
+// through pg_restore after the tables) when the script cannot be split per entry, or when the
+// archive has no SEARCHPATH entry (pg_dump before 10.3: pg_restore then sets each entry's
+// search_path only when it changes, which the split would lose).
+Status PgSchemaRestorer::State::PreparePostData(const std::vector<size_t>& deferred) {
+  const bool has_search_path = std::any_of(toc.entries.begin(), toc.entries.end(),
+                                           [](const auto& e) { return e.desc == "SEARCHPATH"; });
+  if (deferred.empty() || !connect || !has_search_path) return Status::OK();
+  std::string ids;
+  std::set<int> id_set;
+  for (size_t i : deferred) {
+    ids += fmt::format("{};\n", toc.entries[i].dump_id);
+    id_set.insert(toc.entries[i].dump_id);
+  }
+  TempFile file;
+  LD_RETURN_IF_ERROR(file.Write(ids));
+  SubprocessSpec spec;
+  spec.argv = {tool.path, "--verbose", "--file=-", "--use-list=" + file.path()};
+  for (const std::string& f : role_flags) spec.argv.push_back(f);
+  spec.argv.push_back(archive.path());
+  StringSink sql;
+  LD_ASSIGN_OR_RETURN(SubprocessOutcome run, RunSubprocess(spec, &sql));
+  if (run.exit_code != 0) {
+    return Status::IOError(
+        fmt::format("writing the SQL of the dump's indexes, constraints and triggers "
+                    "(pg_restore --file) failed: {}",
+                    FirstErrorLine(run.stderr_tail)));
+  }
+  std::optional<PgRestoreScript> split = SplitPgRestoreScript(sql.str(), id_set);
+  if (!split) return Status::OK();
+  const size_t workers = static_cast<size_t>(std::clamp<int>(
+      jobs, 1, static_cast<int>(std::max<size_t>(1, split->entries.size()))));
+  for (size_t w = 0; w < workers; ++w) {
+    LD_ASSIGN_OR_RETURN(std::unique_ptr<PgConn> c, connect());
+    LD_RETURN_IF_ERROR(ExecRestoreSql(*c, split->preamble)
+                           .WithContext("setting up a connection for the dump's post-data"));
+    conns.push_back(std::move(c));
+  }
+  script = std::move(split);
+  return Status::OK();
+}
+
+PgSchemaRestorer::PgSchemaRestorer(ConnectFn connect) : state_(std::make_unique<State>()) {
+  state_->connect = std::move(connect);
+}
+PgSchemaRestorer::~PgSchemaRestorer() = default;
 
 void PgSchemaRestorer::TableFailed() {
   State& s = *state_;
@@ -233,23 +289,25 @@ void PgSchemaRestorer::TableFailed() {
     std::lock_guard lock(s.mu);
     s.finishing = true;
   }
-  s.changed.notify_all();
+  if (s.runner) s.runner->Stop();
 }
 
 void PgSchemaRestorer::TableLoaded(const TableRef& table) {
   State& s = *state_;
+  std::vector<size_t> ready;
   {
     std::lock_guard lock(s.mu);
-    if (!s.early_thread.joinable() || s.finishing) return;
+    if (!s.runner || s.finishing) return;
     s.schedule.TableLoaded(table.schema, table.name);
-    s.news = true;
+    ready = s.schedule.TakeReady();
   }
-  s.changed.notify_all();
+  s.runner->Add(ready);
 }
 
 // pg_restore --section=pre-data of what the schedule restores before the tables, in one
-// transaction (pg_restore reads the dump ids of the list; names stay out); then, when the
-// tables are loaded, the thread that restores their post-data as they come.
+// transaction (pg_restore reads the dump ids of the list; names stay out); meanwhile the SQL
+// of the rest and the connections for it (PreparePostData); then the runner of post-data,
+// to which the tables hand their entries as they are loaded.
 Status PgSchemaRestorer::RestorePreData(PgConn& conn, const SchemaRestorePlan& plan,
                                         const std::vector<size_t>& selected) {
   State& s = *state_;
@@ -258,71 +316,62 @@ Status PgSchemaRestorer::RestorePreData(PgConn& conn, const SchemaRestorePlan& p
   s.jobs = std::max(1, plan.jobs);
   LD_ASSIGN_OR_RETURN(s.child, ChildConnectionOf(conn.raw()));
   std::string list;
-  for (size_t i : s.schedule.PreData()) list += fmt::format("{};\n", s.toc.entries[i].dump_id);
+  const std::vector<size_t> pre = s.schedule.PreData();
+  for (size_t i : pre) list += fmt::format("{};\n", s.toc.entries[i].dump_id);
   LD_RETURN_IF_ERROR(s.list.Write(list));
+  std::vector<size_t> deferred;
+  if (s.schedule.known()) {
+    std::set_difference(selected.begin(), selected.end(), pre.begin(), pre.end(),
+                        std::back_inserter(deferred));
+  }
+  Status prepared;
+  std::thread prepare([&s, &deferred, &prepared] { prepared = s.PreparePostData(deferred); });
   std::vector<std::string> args = {"--section=pre-data", "--single-transaction",
                                    "--exit-on-error", "--use-list=" + s.list.path()};
   for (const std::string& f : s.role_flags) args.push_back(f);
-  LD_RETURN_IF_ERROR(RunPgRestore(
+  Status st = RunPgRestore(
       s.tool, s.child, std::move(args), s.archive.path(),
       "restoring the dump's schema (pg_restore --section=pre-data) failed and created nothing; "
-      "load into an empty database"));
-  if (plan.with_data && s.schedule.known()) {
-    s.early_thread = std::thread([&s] { s.RunEarly(); });
+      "load into an empty database");
+  prepare.join();
+  LD_RETURN_IF_ERROR(st);
+  LD_RETURN_IF_ERROR(prepared);
+  if (s.script) {
+    s.runner = std::make_unique<PgPostDataRunner>(
+        s.toc.entries, s.conns.size(),
+        [&s](size_t worker, size_t i) { return s.RunEntry(*s.conns[worker], i); });
   }
   return Status::OK();
 }
 
-// After the early restores: the rest of post-data (pg_restore --jobs), then, as pg_restore
-// orders them, the grants and then event triggers. Without sections, pg_restore
-// --section=post-data of every entry (the grants came with pre-data).
-Status PgSchemaRestorer::RestoreRest(PgConn& conn) {
+// After the last table: the rest of post-data (what is on the tables loaded last, on
+// materialized views...) on the runner's connections, then, as pg_restore orders them, the
+// grants and then event triggers on one of them.
+Status PgSchemaRestorer::RestoreRest() {
   State& s = *state_;
-  LD_RETURN_IF_ERROR(s.StopEarly());
   std::vector<size_t> rest;
   {
     std::lock_guard lock(s.mu);
     rest = s.schedule.TakeRest();
   }
-  if (!s.schedule.known()) {
-    return s.Restore(rest, "post-data", s.jobs,
-                     "restoring the dump's indexes, constraints and triggers (pg_restore "
-                     "--section=post-data) failed");
+  if (!s.script) {
+    // One pg_restore --jobs of it all (its passes order the grants and event triggers): an
+    // archive newer than the in-process reader (no sections: pg_restore's --section picks
+    // post-data), one older than pg_dump 10.3, or a script not split (PreparePostData).
+    return s.Restore(rest, s.schedule.known() ? "" : "post-data", s.jobs,
+                     "restoring the dump's indexes, constraints, triggers and grants "
+                     "(pg_restore) failed");
   }
   std::vector<size_t> passes[3];
   for (size_t i : rest) passes[static_cast<int>(PgRestorePassOf(s.toc.entries[i]))].push_back(i);
-  LD_RETURN_IF_ERROR(s.Restore(
-      passes[0], "", s.jobs,
-      "restoring the dump's indexes, constraints and triggers (pg_restore) failed"));
-  LD_RETURN_IF_ERROR(RestoreGrants(conn, passes[1]));
-  return s.Restore(passes[2], "", 1, "restoring the dump's event triggers (pg_restore) failed");
-}
-
-// The grants in one round trip: pg_restore writes their SQL (--file=-, one transaction), which
-// runs as one query, rather than one round trip per grant. Output with any psql command but
-// the \restrict line pg_restore writes around it (and its \unrestrict) runs through
-// pg_restore instead.
-Status PgSchemaRestorer::RestoreGrants(PgConn& conn, const std::vector<size_t>& list) {
-  State& s = *state_;
-  if (list.empty()) return Status::OK();
-  constexpr std::string_view kWhat = "restoring the dump's grants (pg_restore) failed";
-  std::string ids;
-  for (size_t i : list) ids += fmt::format("{};\n", s.toc.entries[i].dump_id);
-  TempFile file;
-  LD_RETURN_IF_ERROR(file.Write(ids));
-  SubprocessSpec spec;
-  spec.argv = {s.tool.path, "--use-list=" + file.path(), "--single-transaction", "--file=-"};
-  for (const std::string& f : s.role_flags) spec.argv.push_back(f);
-  spec.argv.push_back(s.archive.path());
-  StringSink sql;
-  LD_ASSIGN_OR_RETURN(SubprocessOutcome run, RunSubprocess(spec, &sql));
-  std::optional<std::string> script;
-  if (run.exit_code == 0) script = PgRestoreScriptAsQuery(sql.str());
-  if (!script) return s.Restore(list, "", s.jobs, kWhat);
-  Status st = conn.Exec(*script).WithContext(std::string(kWhat));
-  // The script's settings (search_path, role...) end with it.
-  Status reset = conn.Exec("RESET ROLE; RESET ALL; SET client_min_messages = warning");
-  return st.ok() ? reset : st;
+  s.runner->Add(passes[0]);
+  LD_RETURN_IF_ERROR(s.runner->Wait());
+  s.runner.reset();  // its workers joined: the connections are free
+  PgConn& c = *s.conns.front();
+  LD_RETURN_IF_ERROR(s.RunGrants(c, passes[1]));
+  for (size_t i : passes[2]) LD_RETURN_IF_ERROR(s.RunEntry(c, i));
+  s.conns.clear();
+  return Status::OK();
 }
 
 Status PgSchemaRestorer::Before(PgConn& conn, const SchemaRestorePlan& plan,
@@ -428,7 +477,7 @@ Status PgSchemaRestorer::After(PgConn& conn, const SchemaRestorePlan& plan,
     if (plan.source_kind == "sqlite") return CarrySqliteSchemaToPg(conn, plan, out);
     return Status::OK();
   }
-  LD_RETURN_IF_ERROR(RestoreRest(conn));
+  LD_RETURN_IF_ERROR(RestoreRest());
   out->restored += s.entries.size();
   // Sequences: their values at the dump's snapshot (those the archive created), in one query.
   nlohmann::json values = nlohmann::json::array();

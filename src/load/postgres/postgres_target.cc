@@ -128,7 +128,10 @@ class PostgresTarget final : public TargetDatabase, public LargeObjectTarget {
  public:
   PostgresTarget(std::string conninfo, PostgresTargetOptions options)
       : options_(options),
-        pool_(std::move(conninfo), options.max_connections, options.connect_timeout_s) {}
+        pool_(conninfo, options.max_connections, options.connect_timeout_s),
+        restorer_([conninfo = std::move(conninfo), timeout = options.connect_timeout_s] {
+          return PgConn::Connect(conninfo, timeout);  // post-data's own, beside the pool's
+        }) {}
 
   std::string Describe() const override { return "postgres"; }
   int max_sinks_per_table() const override { return std::max(1, options_.max_sinks_per_table); }

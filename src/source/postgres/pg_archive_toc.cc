@@ -135,7 +135,9 @@ Status ReadEntry(ArchiveReader& in, int version, size_t offset_size, PgArchiveTo
   LD_RETURN_IF_ERROR(in.Str(&s, what));  // schema (1.6+)
   e->has_schema = s.has_value();
   e->schema = s ? std::string(*s) : std::string();
-  LD_RETURN_IF_ERROR(in.Skip(what));  // tablespace (1.10+)
+  LD_RETURN_IF_ERROR(in.Str(&s, what));  // tablespace (1.10+)
+  e->has_tablespace = s.has_value();
+  e->tablespace = s ? std::string(*s) : std::string();
   if (version >= kVers_1_14) LD_RETURN_IF_ERROR(in.Skip(what));  // table access method
   if (version >= kVers_1_16) LD_RETURN_IF_ERROR(in.Int(&ignored, what));  // relkind
   e->owner_at = in.pos();

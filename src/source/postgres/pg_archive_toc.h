@@ -39,6 +39,10 @@ struct PgArchiveTocEntry {
   int section = 0;
   bool has_schema = false;   // false: no schema (NULL), as for extensions' comments
   std::string schema;
+  // The tablespace pg_restore sets (default_tablespace) before the entry: has_tablespace
+  // false for none (NULL), "" for the database's default.
+  bool has_tablespace = false;
+  std::string tablespace;
   std::string owner;
   bool has_definition = false;  // a non-empty CREATE/ALTER statement
   bool load_via_root = false;   // the definition is pg_dump's "-- load via partition root" note
