@@ -320,6 +320,15 @@ Result<uint64_t> IcebergChangeApplier::RemapIndex(const std::string& from, const
         LD_ASSIGN_OR_RETURN(bool was_moved,
                             moved.Find(files_.Key(run.file), run.pos, &new_key, &new_pos));
         if (!was_moved) return writer->Add(run.key, run.file, run.pos, run.rows);
+        const std::string* last_key = nullptr;
+        int64_t last_pos = 0;
+        LD_RETURN_IF_ERROR(moved.Find(files_.Key(run.file), run.pos + run.rows - 1, &last_key,
+                                      &last_pos)
+                               .status());
+        if (last_pos - new_pos != run.rows - 1) {  // a row between them was deleted
+          return Status::Corruption(fmt::format(
+              "the key index names deleted rows of {} as live", files_.Key(run.file)));
+        }
         return writer->Add(run.key, files_.Id(*new_key), new_pos, run.rows);
       }));
   return writer->Close();
