@@ -12,7 +12,7 @@
 # usage: bench/incremental_iceberg.sh [ROWS]   (e.g. ROWS=100000 for a quick check that it runs)
 # Env: LD_BENCH_PG_DSN or LD_TEST_PG_DSN (wal_level=logical), LAKEDUMP (default build/lakedump),
 #      ROUNDS (default 5), BENCH_DB (the database, default ld_bench_incremental, as
-#      incremental.sh). Take figures on a quiet machine only.
+#      incremental.sh), FRESH=1 (make the table again first). Take figures on a quiet machine only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/_pg_lib.sh
@@ -25,6 +25,9 @@ bench_workdir incremental-iceberg
 DB=${BENCH_DB:-ld_bench_incremental}
 pg_ensure_db $DB
 SRC=$(pg_db_dsn $DB)
+# FRESH=1: the table made again, its rows in key order on disk (else kept when its row estimate
+# matches, and after earlier rounds its rows are out of key order: a harder key index).
+[ "${FRESH:-0}" = 1 ] && psql "$SRC" -qc "DROP TABLE IF EXISTS big" >/dev/null
 pg_ensure_big_table "$SRC" "$ROWS"
 drop_slots() {
   psql "$SRC" -Atc "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$DB' AND NOT active" >/dev/null
