@@ -26,6 +26,13 @@ Schema KeyIndexFileSchema() {
                  Column{"rows", LogicalType{TypeId::kInt64}, false}});
 }
 
+// The form written before indexes were sorted: one row per key, in no order.
+Schema OldKeyIndexFileSchema() {
+  return Schema({Column{"key", LogicalType{TypeId::kBinary}, false},
+                 Column{"file", LogicalType{TypeId::kString}, false},
+                 Column{"pos", LogicalType{TypeId::kInt64}, false}});
+}
+
 const std::optional<std::string>* FooterValue(const ParquetReader& reader, const char* key) {
   for (const auto& kv : reader.metadata().key_value_metadata) {
     if (kv.key == key) return &kv.value;
@@ -83,23 +90,22 @@ Status RunOfRow(const RowBatch& batch, size_t r, const IndexKeyOrder& order,
 Status ForEachIndexFileRun(ObjectStore& store, const std::string& key,
                            const IndexKeyOrder& order, IndexFiles* files,
                            const KeyRunVisitor& visit) {
+  // Opened once, every column: an index file has only its own (key, file, pos[, rows]).
   std::unique_ptr<ObjectReader> holder;
-  LD_ASSIGN_OR_RETURN(auto all, OpenStoredParquet(store, key, {}, &holder));
-  const std::optional<std::string>* form = FooterValue(*all, kKeyIndexFormatKey);
+  LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(store, key, {}, &holder));
+  const std::optional<std::string>* form = FooterValue(*reader, kKeyIndexFormatKey);
   const bool sorted = form != nullptr && *form == kKeyIndexFormat;
+  const Schema expected = sorted ? KeyIndexFileSchema() : OldKeyIndexFileSchema();
+  const Schema& s = reader->schema();
+  bool matches = s.num_columns() == expected.num_columns();
+  for (size_t c = 0; matches && c < s.num_columns(); ++c) {
+    matches = s.column(c).name == expected.column(c).name &&
+              s.column(c).type.id == expected.column(c).type.id;
+  }
+  if (!matches) return Status::Corruption(fmt::format("{}: not a key index", key));
   std::vector<uint32_t> listed;
   if (sorted) {
-    LD_ASSIGN_OR_RETURN(listed, ListedFiles(*all, key, files));
-  }
-  all.reset();
-  std::vector<std::string> names = {"key", "file", "pos"};
-  if (sorted) names.push_back("rows");
-  LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(store, key, names, &holder));
-  const Schema& s = reader->schema();
-  if (s.column(0).type.id != TypeId::kBinary ||
-      s.column(1).type.id != (sorted ? TypeId::kInt32 : TypeId::kString) ||
-      s.column(2).type.id != TypeId::kInt64 || (sorted && s.column(3).type.id != TypeId::kInt64)) {
-    return Status::Corruption(fmt::format("{}: not a key index", key));
+    LD_ASSIGN_OR_RETURN(listed, ListedFiles(*reader, key, files));
   }
   KeyRunSorter sorter(order, kKeyIndexSortBytes);
   KeyRun run, last;
