@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
+#include <numeric>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -97,48 +99,89 @@ Status IcebergChangeApplier::CollectKeys() {
     at.push_back(*i);
   }
   const std::vector<size_t> key(at.begin() + 2, at.end());
+  const auto rows = static_cast<size_t>(std::max<int64_t>(reader->metadata().num_rows, 0));
+  if (rows > std::numeric_limits<uint32_t>::max()) {
+    return Status::InvalidArgument(fmt::format("{}: more than 2^32 changes", change_file_));
+  }
+  ChangeRows changes;
+  changes.key_end.reserve(rows);
+  changes.new_pos.reserve(rows);
+  changes.takes_unchanged.reserve(rows);
+  change_keys_.clear();
   int64_t staged = 0;
-  changed_.reserve(static_cast<size_t>(reader->metadata().num_rows));
   RowBatch batch;
   for (;;) {
     LD_RETURN_IF_ERROR(reader->Next(kApplierBatchRows, &batch));
     if (batch.num_rows() == 0) break;
     for (size_t r = 0; r < batch.num_rows(); ++r) {
-      key_.clear();
-      LD_RETURN_IF_ERROR(EncodeIndexKey(batch, key, r, &key_));
-      LD_RETURN_IF_ERROR(order_.Check(key_).WithContext(change_file_));
-      Changed& c = changed_[key_];
+      const size_t begin = change_keys_.size();
+      LD_RETURN_IF_ERROR(EncodeIndexKey(batch, key, r, &change_keys_));
+      LD_RETURN_IF_ERROR(order_.Check(std::string_view(change_keys_).substr(begin))
+                             .WithContext(change_file_));
+      changes.key_end.push_back(change_keys_.size());
       const std::string_view op = batch.column(at[0]).BytesAt(r);
-      if (op == "update" && !batch.column(at[1]).IsNull(r)) c.takes_unchanged = true;
-      c.new_pos = op == "delete" ? -1 : staged++;  // as Apply will stage the rows
+      changes.takes_unchanged.push_back(op == "update" && !batch.column(at[1]).IsNull(r));
+      changes.new_pos.push_back(op == "delete" ? -1 : staged++);  // as Apply will stage them
     }
   }
+  if (changes.key_end.size() != rows) {
+    return Status::Corruption(fmt::format("{}: its row count is not its rows'", change_file_));
+  }
+  IndexChangedKeys(changes);
   return Status::OK();
 }
 
-// The changed keys in key order (sorted_), for the merges with the index's runs.
-void IcebergChangeApplier::SortChangedKeys() {
-  sorted_.clear();
-  sorted_.reserve(changed_.size());
-  for (auto& entry : changed_) sorted_.push_back(&entry);
-  std::sort(sorted_.begin(), sorted_.end(), [this](const auto* a, const auto* b) {
-    return order_.Compare(a->first, b->first) < 0;
-  });
+// changed_: one entry per key, in key order, from the rows' keys (the last row of a key gives
+// its new place); row_changed_: each row's entry.
+void IcebergChangeApplier::IndexChangedKeys(const ChangeRows& rows) {
+  const size_t n = rows.key_end.size();
+  auto key_of = [&](size_t r) {
+    const size_t begin = r == 0 ? 0 : rows.key_end[r - 1];
+    return std::string_view(change_keys_).substr(begin, rows.key_end[r] - begin);
+  };
+  std::vector<uint32_t> order(n);  // the rows by key, then by their order in the file
+  if (order_.integer()) {
+    std::vector<std::pair<int64_t, uint32_t>> by_value(n);
+    for (size_t r = 0; r < n; ++r) {
+      by_value[r] = {order_.IntegerValue(key_of(r)), static_cast<uint32_t>(r)};
+    }
+    std::sort(by_value.begin(), by_value.end());
+    for (size_t i = 0; i < n; ++i) order[i] = by_value[i].second;
+  } else {
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const int c = order_.Compare(key_of(a), key_of(b));
+      return c != 0 ? c < 0 : a < b;
+    });
+  }
+  changed_.clear();
+  row_changed_.assign(n, 0);
+  for (size_t i = 0; i < n;) {
+    Changed c;
+    c.key = key_of(order[i]);
+    size_t j = i;
+    for (; j < n && key_of(order[j]) == c.key; ++j) {
+      row_changed_[order[j]] = static_cast<uint32_t>(changed_.size());
+      if (rows.takes_unchanged[order[j]]) c.takes_unchanged = true;
+    }
+    c.new_pos = rows.new_pos[order[j - 1]];
+    changed_.push_back(c);
+    i = j;
+  }
 }
 
 Status IcebergChangeApplier::Merge(const KeyIndexOrigin& origin, const std::string& index_key) {
-  SortChangedKeys();
   LD_ASSIGN_OR_RETURN(auto writer, KeyIndexWriter::Open(store_, index_key, order_, files_));
   size_t next = 0;  // the first changed key not written yet
   // The changed keys before `bound` (all: null) that are live after the increment, at their
   // places in the new data file.
   auto write_changed_before = [&](const std::string* bound) -> Status {
-    for (; next < sorted_.size() &&
-           (bound == nullptr || order_.Compare(sorted_[next]->first, *bound) < 0);
+    for (; next < changed_.size() &&
+           (bound == nullptr || order_.Compare(changed_[next].key, *bound) < 0);
          ++next) {
-      const Changed& c = sorted_[next]->second;
+      const Changed& c = changed_[next];
       if (c.new_pos < 0) continue;
-      LD_RETURN_IF_ERROR(writer->Add(sorted_[next]->first, new_file_, c.new_pos, 1));
+      LD_RETURN_IF_ERROR(writer->Add(c.key, new_file_, c.new_pos, 1));
     }
     return Status::OK();
   };
@@ -149,8 +192,8 @@ Status IcebergChangeApplier::Merge(const KeyIndexOrigin& origin, const std::stri
         for (int64_t done = 0; done < run.rows;) {
           if (done > 0) LD_RETURN_IF_ERROR(write_changed_before(&first));
           int64_t stop = run.rows;  // the offset of the next changed key in the run
-          if (next < sorted_.size()) {
-            stop = std::min(stop, order_.Distance(run.key, sorted_[next]->first));
+          if (next < changed_.size()) {
+            stop = std::min(stop, order_.Distance(run.key, changed_[next].key));
           }
           if (stop > done) {
             LD_RETURN_IF_ERROR(writer->Add(done == 0 ? std::string_view(run.key) : first,
@@ -159,7 +202,7 @@ Status IcebergChangeApplier::Merge(const KeyIndexOrigin& origin, const std::stri
             live_rows_[run.file] += stop - done;
           }
           if (stop < run.rows) {  // the changed key's place before the increment
-            Changed& c = sorted_[next]->second;
+            Changed& c = changed_[next];
             c.live = true;
             c.at = KeyLocation{run.file, run.pos + stop};
           }
@@ -176,7 +219,7 @@ Status IcebergChangeApplier::Merge(const KeyIndexOrigin& origin, const std::stri
 // The previous versions of the keys whose updates take unchanged values, into kept_.
 Status IcebergChangeApplier::ReadKeptVersions() {
   std::vector<std::pair<KeyLocation, Changed*>> wanted;
-  for (auto& [key, c] : changed_) {
+  for (Changed& c : changed_) {
     if (c.takes_unchanged && c.live) wanted.emplace_back(c.at, &c);
   }
   std::sort(wanted.begin(), wanted.end(), [](const auto& a, const auto& b) {
@@ -218,15 +261,19 @@ Status IcebergChangeApplier::Apply() {
   std::unique_ptr<ObjectReader> holder;
   LD_ASSIGN_OR_RETURN(auto changes, OpenStoredParquet(store_, change_file_, {}, &holder));
   RowBatch batch;
+  size_t row = 0;
   for (;;) {
     LD_RETURN_IF_ERROR(changes->Next(kApplierBatchRows, &batch));
     if (batch.num_rows() == 0) break;
-    for (size_t r = 0; r < batch.num_rows(); ++r) {
-      LD_RETURN_IF_ERROR(ApplyRow(batch, r).WithContext(change_file_));
+    for (size_t r = 0; r < batch.num_rows(); ++r, ++row) {
+      LD_RETURN_IF_ERROR(ApplyRow(batch, r, row).WithContext(change_file_));
     }
   }
+  if (row != row_changed_.size()) {
+    return Status::Corruption(fmt::format("{} changed while read", change_file_));
+  }
   // Every key where Merge indexed it (its place counted from the change file's keys then).
-  for (const auto& [key, c] : changed_) {
+  for (const Changed& c : changed_) {
     if (c.live ? c.at.file != new_file_ || c.at.pos != c.new_pos : c.new_pos >= 0) {
       return Status::Corruption(fmt::format("{} changed while read", change_file_));
     }
@@ -234,13 +281,15 @@ Status IcebergChangeApplier::Apply() {
   return FlushStaged();
 }
 
-Status IcebergChangeApplier::ApplyRow(const RowBatch& changes, size_t r) {
+// Row `r` of `changes`, the change file's row `row`.
+Status IcebergChangeApplier::ApplyRow(const RowBatch& changes, size_t r, size_t row) {
   const std::string_view op = changes.column(0).BytesAt(r);
   key_.clear();
   LD_RETURN_IF_ERROR(EncodeIndexKey(changes, key_columns_, r, &key_));
-  auto it = changed_.find(key_);
-  if (it == changed_.end()) return Status::Corruption("the change file changed while read");
-  Changed& c = it->second;
+  if (row >= row_changed_.size() || changed_[row_changed_[row]].key != key_) {
+    return Status::Corruption("the change file changed while read");
+  }
+  Changed& c = changed_[row_changed_[row]];
   if (op == "insert") {
     if (c.live) {
       return Status::Corruption("the change file inserts a key the Iceberg table holds already");

@@ -89,17 +89,23 @@ class IcebergChangeApplier {
 
  private:
   struct Changed {
+    std::string_view key;    // its bytes (EncodeIndexKey), in change_keys_
     bool live = false;       // the table holds the key (at `at`)
     KeyLocation at;
     bool takes_unchanged = false;  // an update of it sends some values as unchanged
     int64_t kept = -1;       // its current version's row in kept_ (takes_unchanged only)
     int64_t new_pos = -1;    // its last version's row in the new data file (-1: deleted)
   };
-  using ChangedMap = std::unordered_map<std::string, Changed, StringViewHash, std::equal_to<>>;
+  // What CollectKeys reads of each change-file row, in file order.
+  struct ChangeRows {
+    std::vector<size_t> key_end;   // row r's key: change_keys_[key_end[r - 1], key_end[r])
+    std::vector<int64_t> new_pos;  // where the row lands in the new data file (-1: a delete)
+    std::vector<bool> takes_unchanged;
+  };
 
-  void SortChangedKeys();
+  void IndexChangedKeys(const ChangeRows& rows);
   Status ReadKeptVersions();
-  Status ApplyRow(const RowBatch& changes, size_t r);
+  Status ApplyRow(const RowBatch& changes, size_t r, size_t row);
   Status StageRow(const RowBatch& changes, size_t r, Changed* c, bool update);
   Status FlushStaged();
 
@@ -110,8 +116,9 @@ class IcebergChangeApplier {
   IndexKeyOrder order_;
   IndexFiles files_;
   uint32_t new_file_;
-  ChangedMap changed_;
-  std::vector<ChangedMap::value_type*> sorted_;  // changed_'s entries in key order
+  std::string change_keys_;            // every change-file row's key, in file order
+  std::vector<Changed> changed_;       // one per changed key, in key order
+  std::vector<uint32_t> row_changed_;  // per change-file row: its key's entry in changed_
   RowBatch kept_;    // the versions whose values a later update of the key takes
   RowBatch staged_;  // rows not yet handed to the data file
   std::unique_ptr<StreamedDataFile> out_;

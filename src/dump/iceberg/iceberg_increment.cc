@@ -181,6 +181,8 @@ Result<KeyIndexOrigin> KeyIndexOriginOf(ObjectStore& store, const TableRef& tabl
   return origin;
 }
 
+constexpr size_t kDeleteFileBatchRows = 8192;
+
 // Writes the position delete file `key`: (file_path, pos) sorted by path, then position.
 Result<iceberg::DeleteFileEntry> WriteDeleteFile(ObjectStore& store, const std::string& key,
                                                  const IndexFiles& index,
@@ -198,13 +200,17 @@ Result<iceberg::DeleteFileEntry> WriteDeleteFile(ObjectStore& store, const std::
   Schema schema({Column{"file_path", LogicalType{TypeId::kString}, false, "", kFilePathFieldId},
                  Column{"pos", LogicalType{TypeId::kInt64}, false, "", kPosFieldId}});
   RowBatch batch(schema);
+  StreamedDataFile file(store, key, schema);
   std::string path;
   for (size_t i = 0; i < deletes.size(); ++i) {
     if (i == 0 || deletes[i].file != deletes[i - 1].file) path = root + index.Key(deletes[i].file);
     batch.column(0).AppendBytes(path);
     batch.column(1).Append<int64_t>(deletes[i].pos);
+    if (batch.num_rows() == kDeleteFileBatchRows) {  // handed over a batch at a time
+      LD_RETURN_IF_ERROR(file.Append(batch));
+      batch.Clear();
+    }
   }
-  StreamedDataFile file(store, key, schema);
   LD_RETURN_IF_ERROR(file.Append(batch));
   LD_ASSIGN_OR_RETURN(std::optional<iceberg::DataFileEntry> written, file.Close(RootUri(store)));
   return iceberg::DeleteFileEntry{written->path, written->record_count,

@@ -114,8 +114,10 @@ Status ForEachIndexFileRun(ObjectStore& store, const std::string& key,
     LD_RETURN_IF_ERROR(reader->Next(kKeyIndexBatchRows, &batch));
     if (batch.num_rows() == 0) break;
     for (size_t r = 0; r < batch.num_rows(); ++r, ++row) {
-      LD_RETURN_IF_ERROR(RunOfRow(batch, r, order, sorted ? &listed : nullptr, files, &run)
-                             .WithContext(fmt::format("{}: row {}", key, row)));
+      if (Status s = RunOfRow(batch, r, order, sorted ? &listed : nullptr, files, &run);
+          !s.ok()) {
+        return s.WithContext(fmt::format("{}: row {}", key, row));
+      }
       if (!sorted) {
         LD_RETURN_IF_ERROR(sorter.Add(run).WithContext(key));
         continue;

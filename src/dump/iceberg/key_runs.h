@@ -56,6 +56,8 @@ class IndexKeyOrder {
   std::string KeyOf(int64_t v) const;
   // The integer column's width in bytes (integer keys only).
   size_t width() const { return width_; }
+  // An integer key's value (integer keys only). REQUIRES: `key` passed Check.
+  int64_t IntegerValue(std::string_view key) const { return Value(key); }
   // The last value of a run of `rows` rows from `key` exists (no overflow).
   bool RunFits(std::string_view key, int64_t rows) const;
 
