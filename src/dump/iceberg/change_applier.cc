@@ -155,6 +155,7 @@ void IcebergChangeApplier::IndexChangedKeys(const ChangeRows& rows) {
     });
   }
   changed_.clear();
+  changed_.reserve(n);
   row_changed_.assign(n, 0);
   for (size_t i = 0; i < n;) {
     Changed c;
@@ -262,6 +263,7 @@ Status IcebergChangeApplier::Apply() {
   LD_ASSIGN_OR_RETURN(auto changes, OpenStoredParquet(store_, change_file_, {}, &holder));
   RowBatch batch;
   size_t row = 0;
+  deletes_.reserve(changed_.size());
   for (;;) {
     LD_RETURN_IF_ERROR(changes->Next(kApplierBatchRows, &batch));
     if (batch.num_rows() == 0) break;
