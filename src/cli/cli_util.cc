@@ -112,6 +112,7 @@ Result<PostgresOptions> PostgresOptionsFrom(const SourceOptions& options) {
   if (!special.ok()) return special.status().WithContext("--pg-numeric-nan");
   pg.numeric_special = *special;
   pg.slot_name = options.pg_slot_name;
+  pg.types.known_array_text = options.pg_known_array_text;
   LD_ASSIGN_OR_RETURN(pg.lock_timeout_ms, ParseLockWaitTimeout(options.pg_lock_wait_timeout));
   pg.stop = options.stop;
   return pg;

@@ -5,10 +5,12 @@
 
 #include <signal.h>
 
+#include <map>
 #include <memory>
 #include <stop_token>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -53,8 +55,10 @@ struct SourceOptions {
   std::string pg_infinity = "clamp";      // --pg-infinity clamp|null|error
   std::string pg_numeric_nan = "error";   // --pg-numeric-nan error|null
   bool pg_materialized_views = false;     // --pg-materialized-views
-  // dump --incremental's base: the replication slot whose snapshot the dump reads.
+  // dump --incremental's base: the replication slot whose snapshot the dump reads, and the
+  // arrays' forms the base decided (PgTypeOptions::known_array_text).
   std::string pg_slot_name;
+  std::map<std::string, std::vector<std::string>> pg_known_array_text;
   // --lock-wait-timeout: how long a table's lock waits for a conflicting one ("0": not at
   // all, "forever"); `stop` (the interrupt) ends the wait.
   std::string pg_lock_wait_timeout = "10m";

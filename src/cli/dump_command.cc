@@ -190,7 +190,14 @@ int RunDump(const DumpArgs& a) {
   }
 
   SourceOptions source_options = BuildSourceOptions(a, *options);
-  if (base_plan) source_options.pg_slot_name = base_plan->base.slot;
+  if (base_plan) {
+    source_options.pg_slot_name = base_plan->base.slot;
+    // The base dumps each followed table's arrays in the form its state records.
+    for (const IncrementalTable& t : base_plan->base.tables) {
+      if (t.mode != IncrementalMode::kChanges) continue;
+      source_options.pg_known_array_text[t.ref.QualifiedName()] = t.text_arrays;
+    }
+  }
   source_options.stop = interrupt.token();  // SIGINT ends a wait for a table lock
   auto db = OpenDatabase(a.source, source_options);
   // A base that does not commit takes its slot and publication with it.

@@ -73,6 +73,16 @@ IncrementalTable TableFromJson(const json& j) {
                                           c.at("typmod").get<int32_t>()});
   }
   if (j.contains("skip_before_lsn")) t.skip_before_lsn = LsnField(j, "skip_before_lsn");
+  if (j.contains("text_arrays")) {
+    t.text_arrays = j.at("text_arrays").get<std::vector<std::string>>();
+    for (const std::string& name : t.text_arrays) {
+      if (std::none_of(t.columns.begin(), t.columns.end(),
+                       [&](const IncrementalColumn& c) { return c.name == name; })) {
+        throw std::runtime_error("table " + t.ref.QualifiedName() +
+                                 ": text_arrays names no column of it");
+      }
+    }
+  }
   if (t.mode == IncrementalMode::kChanges && t.key.empty()) {
     throw std::runtime_error("table " + t.ref.QualifiedName() + " has changes but no key");
   }
@@ -96,6 +106,7 @@ json ToJson(const IncrementalTable& t) {
   }
   j["columns"] = std::move(cols);
   if (t.skip_before_lsn != 0) j["skip_before_lsn"] = Lsn(t.skip_before_lsn);
+  if (!t.text_arrays.empty()) j["text_arrays"] = t.text_arrays;
   return j;
 }
 

@@ -60,6 +60,9 @@ struct IncrementalTable {
   char replica_identity = 'd';     // pg_class.relreplident
   std::vector<std::string> key;    // the replica identity's columns (kChanges)
   std::vector<IncrementalColumn> columns;  // as published (name, type, typmod)
+  // kChanges: its array columns that the base (or the last re-dump) read as text, because a
+  // value had several dimensions or another lower bound; its increments keep that form.
+  std::vector<std::string> text_arrays;
   // The table's rows were last dumped whole at this WAL position (a re-dump's consistent
   // point): changes of transactions that committed before it are in those rows already.
   uint64_t skip_before_lsn = 0;

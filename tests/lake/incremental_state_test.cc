@@ -42,6 +42,34 @@ TEST(IncrementalStateTest, HostileSelectionIsCorruption) {
   }
 }
 
+// A table's text_arrays (docs/incremental.md, "The base") round-trip through the increment
+// manifest; one naming a column the table does not have is Corruption.
+TEST(IncrementalStateTest, TextArraysRoundTripAndMustNameColumns) {
+  IncrementManifest m;
+  m.sequence = 1;
+  m.increment_id = "inc";
+  m.base_dump_id = "base";
+  m.slot = m.publication = "lakedump_x";
+  IncrementalTable t;
+  t.ref = TableRef{"public", "md"};
+  t.oid = 42;
+  t.key = {"id"};
+  t.columns = {{"id", 23, -1}, {"a", 1007, -1}};
+  t.text_arrays = {"a"};
+  m.tables.push_back(t);
+  nlohmann::json j = ToJson(m);
+  auto back = ParseIncrementManifest(j.dump(), "test");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->tables.size(), 1u);
+  EXPECT_EQ(back->tables[0].text_arrays, std::vector<std::string>{"a"});
+  j["tables"][0]["text_arrays"] = {"nope"};
+  auto hostile = ParseIncrementManifest(j.dump(), "test");
+  ASSERT_FALSE(hostile.ok());
+  EXPECT_EQ(hostile.status().code(), Code::kCorruption) << hostile.status().ToString();
+  EXPECT_NE(hostile.status().message().find("text_arrays names no column"), std::string::npos)
+      << hostile.status().ToString();
+}
+
 // Reserved column names in change files (docs/incremental.md, "Change files"): the meta
 // columns' names and _lakedump_* are escaped, every other name stays, and unescaping gives the
 // source's name back; the manifest says so.

@@ -166,7 +166,15 @@ Result<TablesNow> DescribeTablesNow(PgConn& conn, const DumpManifest& base,
   for (const TableRef& t : selected) {
     if (!now.known.contains(t.QualifiedName())) refs.push_back(t);
   }
-  LD_ASSIGN_OR_RETURN(now.tables, DescribeIncrementalTables(conn, refs, types, &now.plans));
+  // A followed table's arrays keep the form its base or last re-dump gave them (a list
+  // that now holds a value of several dimensions fails to decode: that table is re-dumped).
+  PgTypeOptions kept = types;
+  for (const IncrementalTable& t : state) {
+    if (t.mode == IncrementalMode::kChanges) {
+      kept.known_array_text[t.ref.QualifiedName()] = t.text_arrays;
+    }
+  }
+  LD_ASSIGN_OR_RETURN(now.tables, DescribeIncrementalTables(conn, refs, kept, &now.plans));
   for (size_t i = 0; i < now.tables.size(); ++i) now.at[now.tables[i].ref.QualifiedName()] = i;
   return now;
 }
@@ -281,6 +289,28 @@ std::vector<TableRef> NextTableStates(const std::vector<IncrementalTable>& state
   return redump_refs;
 }
 
+// The arrays' forms of the re-dumped `tables` decided afresh, from their values now (a list
+// that got a value of several dimensions becomes text): recorded in their next state
+// (followed tables) and given to the re-dump (*request), so that the two agree.
+Status DecideRedumpArrays(PgConn& conn, const std::vector<TableRef>& tables,
+                          IncrementRequest* request, IncrementManifest* m) {
+  if (tables.empty()) return Status::OK();
+  PgTypeOptions fresh = request->pg.types;
+  fresh.known_array_text.clear();
+  std::vector<PgTablePlan> plans;
+  LD_RETURN_IF_ERROR(DescribeIncrementalTables(conn, tables, fresh, &plans).status());
+  for (IncrementalTable& t : m->tables) {
+    if (std::find(tables.begin(), tables.end(), t.ref) == tables.end()) continue;
+    auto plan = std::find_if(plans.begin(), plans.end(),
+                             [&](const PgTablePlan& p) { return p.ref == t.ref; });
+    if (plan == plans.end()) continue;  // gone since: the re-dump finds it so too
+    request->pg.types.known_array_text[t.ref.QualifiedName()] = plan->shape_text_columns;
+    t.text_arrays.clear();
+    if (t.mode == IncrementalMode::kChanges) t.text_arrays = plan->shape_text_columns;
+  }
+  return Status::OK();
+}
+
 // Re-dumps `tables` into the increment's redump/ folder; their changes before the re-dump's
 // snapshot are skipped from now on.
 Status RedumpTables(PrefixStore* increment_store, const IncrementRequest& request,
@@ -374,7 +404,10 @@ Status WriteIncrement(ObjectStore* store, PgConn& conn, const DumpManifest& base
                          .WithContext("removing tables without a key from the publication"));
   LD_RETURN_IF_ERROR(ReadChanges(conn, inc, state, &capture, &decisions, m, stop));
   const std::vector<TableRef> redump = NextTableStates(state, now, decisions, m);
-  return RedumpTables(&increment_store, request, inc, redump, m, stop);
+  IncrementRequest redump_request = request;
+  LD_RETURN_IF_ERROR(DecideRedumpArrays(conn, redump, &redump_request, m)
+                         .WithContext("describing the tables to re-dump"));
+  return RedumpTables(&increment_store, redump_request, inc, redump, m, stop);
 }
 
 }  // namespace

@@ -146,8 +146,9 @@ Status ParseReplicaIdentity(const PgResult& r, int row, const PgTablePlan& plan,
 
 // kChanges when an increment can follow t by its changes; kRedump with the reason otherwise.
 // Columns read through their text form (interval, inet...) are followed: the change
-// capture has the server print their values as the dump does (PgTextFormConverter). Not
-// arrays read as text for their values' shape: a dump of other values would make them lists.
+// capture has the server print their values as the dump does (PgTextFormConverter). So
+// are arrays read as text for their values' shapes: the form the dump gave them is recorded
+// (text_arrays) and kept by the increments (PgTypeOptions::known_array_text).
 void DecideMode(const PgTablePlan& plan, bool generated, IncrementalTable* t) {
   t->mode = IncrementalMode::kRedump;
   if (plan.relkind != 'r' && plan.relkind != 'p') {
@@ -158,11 +159,9 @@ void DecideMode(const PgTablePlan& plan, bool generated, IncrementalTable* t) {
     t->reason = "no primary key or replica identity index";
   } else if (generated || t->columns.size() != plan.definition.schema.num_columns()) {
     t->reason = "generated columns";
-  } else if (!plan.shape_text_columns.empty()) {
-    t->reason = "arrays of several dimensions or other lower bounds, read as text (" +
-                plan.shape_text_columns.front() + ")";
   } else {
     t->mode = IncrementalMode::kChanges;
+    t->text_arrays = plan.shape_text_columns;
   }
   if (t->mode == IncrementalMode::kRedump) t->key.clear();
 }

@@ -26,9 +26,10 @@ Result<std::vector<TableRef>> ListSelectedTables(PgConn& conn,
 
 // The tables of `refs` that exist now, each with its state as the catalog gives it now:
 // kChanges when it has a primary key (replica identity default) or a replica identity
-// index, only plain columns lakedump decodes natively and no generated column; kRedump
-// with the reason otherwise. Tables that no longer exist are left out. `plans` (when not
-// null) receives the catalog plans of the tables returned, in the same order.
+// index and no generated column (its array columns read as text, for their values' shapes,
+// in text_arrays); kRedump with the reason otherwise. Tables that no longer exist are left
+// out. `plans` (when not null) receives the catalog plans of the tables returned, in the
+// same order.
 Result<std::vector<IncrementalTable>> DescribeIncrementalTables(
     PgConn& conn, const std::vector<TableRef>& refs, const PgTypeOptions& types,
     std::vector<PgTablePlan>* plans = nullptr);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <set>
@@ -351,7 +352,19 @@ Status PgCatalog::ResolveType(PgConn& conn, uint32_t type_oid, int32_t typmod,
 }
 
 Status PgCatalog::CheckArrayShapes(PgConn& conn, const PgTablePlan& plan,
+                                   const PgTypeOptions& options,
                                    std::vector<PgColumnInfo>* infos) {
+  if (plan.relkind != 'q') {
+    auto known = options.known_array_text.find(plan.ref.QualifiedName());
+    if (known != options.known_array_text.end()) {
+      for (PgColumnInfo& c : *infos) {
+        c.array_as_text = c.base_category == 'A' &&
+                          std::find(known->second.begin(), known->second.end(), c.name) !=
+                              known->second.end();
+      }
+      return Status::OK();
+    }
+  }
   std::string select;
   std::vector<size_t> arrays;
   for (size_t i = 0; i < infos->size(); ++i) {
@@ -439,7 +452,7 @@ Result<PgTablePlan> PgCatalog::DescribeQuery(PgConn& conn, const TableRef& ref,
     ddl_lines.push_back("  " + QuoteIdent(info.name) + " " + info.format_type);
     infos.push_back(std::move(info));
   }
-  LD_RETURN_IF_ERROR(CheckArrayShapes(conn, plan, &infos).WithContext(
+  LD_RETURN_IF_ERROR(CheckArrayShapes(conn, plan, options, &infos).WithContext(
       fmt::format("--query {}: checking its arrays' dimensions", ref.name)));
   for (const PgColumnInfo& info : infos) AddMappedColumn(info, options, &plan);
   plan.definition.ddl = CreateTableDdl(ref, ddl_lines);
@@ -494,7 +507,7 @@ Result<std::vector<PgTablePlan>> PgCatalog::DescribeMany(PgConn& conn,
   for (size_t t = 0; t < plans.size(); ++t) {
     // Arrays are lists unless a value has several dimensions or bounds other than [1:n]
     // (one scan of the table, in the snapshot, when it has array columns).
-    LD_RETURN_IF_ERROR(CheckArrayShapes(conn, plans[t], &infos[t]).WithContext(
+    LD_RETURN_IF_ERROR(CheckArrayShapes(conn, plans[t], options, &infos[t]).WithContext(
         fmt::format("table {}: checking its arrays' dimensions", plans[t].ref.QualifiedName())));
     for (const PgColumnInfo& info : infos[t]) AddMappedColumn(info, options, &plans[t]);
   }

@@ -72,9 +72,10 @@ class PgCatalog {
   Status ResolveType(PgConn& conn, uint32_t type_oid, int32_t typmod, std::string_view what,
                      PgColumnInfo* info);
   // Sets array_as_text on the array columns of `infos` holding a value of several dimensions
-  // or with a lower bound other than 1 (one query over the table, or the --query's result).
+  // or with a lower bound other than 1 (one query over the table, or the --query's result),
+  // or as `options` knows them for the table.
   static Status CheckArrayShapes(PgConn& conn, const PgTablePlan& plan,
-                                 std::vector<PgColumnInfo>* infos);
+                                 const PgTypeOptions& options, std::vector<PgColumnInfo>* infos);
   std::unordered_map<uint32_t, TypeRow> types_;
 };
 

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "source/postgres/pg_copy_decoder.h"
@@ -24,6 +26,10 @@ enum class PgNumericPolicy : uint8_t {
 struct PgTypeOptions {
   PgNumericPolicy numeric = PgNumericPolicy::kString;
   int numeric_scale = 18;  // kDecimal only, 0..38
+  // Tables whose arrays' form is decided already (an incremental base's, kept by its
+  // increments; TableRef::QualifiedName -> the array columns read as text): such a table's
+  // arrays are not scanned for their shapes, its other array columns are lists.
+  std::map<std::string, std::vector<std::string>> known_array_text;
 };
 
 // One column as the catalog describes it, domains already resolved to their base type.
