@@ -8,7 +8,9 @@
 #     increments, alternating which goes first; each round's times and their ratio;
 #   - the medians and the median ratio (the bound: Iceberg at most 1.5x the plain);
 #   - the last key index's size against the table's data files (the bound: at most 10%);
-#   - each increment's peak RSS (/usr/bin/time), which should not grow with ROWS.
+#   - each increment's peak RSS (/usr/bin/time), which should not grow with ROWS, and lakedump's
+#     CPU seconds (user + system; the server's decoding of the slot is not in them), which a
+#     busy machine disturbs less than the wall times.
 # usage: bench/incremental_iceberg.sh [ROWS]   (e.g. ROWS=100000 for a quick check that it runs)
 # Env: LD_BENCH_PG_DSN or LD_TEST_PG_DSN (wal_level=logical), LAKEDUMP (default build/lakedump),
 #      ROUNDS (default 5), BENCH_DB (the database, default ld_bench_incremental, as
@@ -37,31 +39,34 @@ drop_slots
 "$LAKEDUMP" dump "$SRC" "$WORK/plain" --tables public.big --incremental --progress none >/dev/null
 "$LAKEDUMP" dump "$SRC" "$WORK/iceberg" --tables public.big --incremental --table-format iceberg \
   --progress none >/dev/null
-# run_increment DEST: the increment's seconds and peak RSS (KiB), space-separated.
+# run_increment DEST: the increment's seconds, peak RSS (KiB) and lakedump's CPU seconds
+# (user + system; the server's decoding of the slot is not in them), space-separated.
 run_increment() {
   local t
-  t=$(secs /usr/bin/time -f %M -o "$WORK/rss" "$LAKEDUMP" dump "$SRC" "$1" --incremental --progress none)
-  echo "$t $(tail -1 "$WORK/rss")"
+  t=$(secs /usr/bin/time -f "%M %U %S" -o "$WORK/rss" "$LAKEDUMP" dump "$SRC" "$1" --incremental --progress none)
+  echo "$t $(tail -1 "$WORK/rss" | awk '{printf "%d %.2f", $1, $2 + $3}')"
 }
-plain_times=() iceberg_times=() ratios=() plain_rss=() iceberg_rss=()
+plain_times=() iceberg_times=() ratios=() plain_rss=() iceberg_rss=() plain_cpu=() iceberg_cpu=()
 for round in $(seq "$ROUNDS"); do
   psql "$SRC" -qc "UPDATE big SET amount = amount + 1 WHERE id % 100 = $round" >/dev/null
   if [ $((round % 2)) = 1 ]; then
-    read -r plain prss < <(run_increment "$WORK/plain")
-    read -r iceberg irss < <(run_increment "$WORK/iceberg")
+    read -r plain prss pcpu < <(run_increment "$WORK/plain")
+    read -r iceberg irss icpu < <(run_increment "$WORK/iceberg")
   else
-    read -r iceberg irss < <(run_increment "$WORK/iceberg")
-    read -r plain prss < <(run_increment "$WORK/plain")
+    read -r iceberg irss icpu < <(run_increment "$WORK/iceberg")
+    read -r plain prss pcpu < <(run_increment "$WORK/plain")
   fi
   ratio=$(python3 -c "print(f'{$iceberg / $plain:.2f}')")
   echo "round $round: plain increment ${plain}s (peak RSS $((prss / 1024)) MiB)," \
-    "Iceberg increment ${iceberg}s (peak RSS $((irss / 1024)) MiB): ${ratio}x"
+    "Iceberg increment ${iceberg}s (peak RSS $((irss / 1024)) MiB): ${ratio}x;" \
+    "lakedump CPU plain ${pcpu}s, Iceberg ${icpu}s"
   plain_times+=("$plain") iceberg_times+=("$iceberg") ratios+=("$ratio")
-  plain_rss+=("$prss") iceberg_rss+=("$irss")
+  plain_rss+=("$prss") iceberg_rss+=("$irss") plain_cpu+=("$pcpu") iceberg_cpu+=("$icpu")
 done
 echo "rows=$ROWS changed=$((ROWS / 100)) per round, $ROUNDS rounds: plain $(median "${plain_times[@]}")s," \
   "Iceberg $(median "${iceberg_times[@]}")s, median ratio $(median "${ratios[@]}")x (bound 1.5x);" \
-  "peak RSS medians: plain $(median "${plain_rss[@]}") KiB, Iceberg $(median "${iceberg_rss[@]}") KiB"
+  "peak RSS medians: plain $(median "${plain_rss[@]}") KiB, Iceberg $(median "${iceberg_rss[@]}") KiB;" \
+  "lakedump CPU medians: plain $(median "${plain_cpu[@]}")s, Iceberg $(median "${iceberg_cpu[@]}")s"
 python3 - "$WORK/iceberg/public/big" <<'PY'
 import glob, json, os, sys
 table = sys.argv[1]

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <future>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -39,6 +40,14 @@ std::vector<LogicalType> ChangeKeyTypes(const Schema& data, const std::vector<si
   std::vector<LogicalType> types;
   for (size_t k : key_columns) types.push_back(data.column(k - kChangeMetaColumns).type);
   return types;
+}
+
+// A change file's _op.
+Result<IcebergChangeApplier::ChangeOp> OpOf(std::string_view op) {
+  if (op == "insert") return IcebergChangeApplier::kInsertOp;
+  if (op == "update") return IcebergChangeApplier::kUpdateOp;
+  if (op == "delete") return IcebergChangeApplier::kDeleteOp;
+  return Status::Corruption(fmt::format("a change file's _op is {}", op));
 }
 
 }  // namespace
@@ -108,6 +117,8 @@ Status IcebergChangeApplier::CollectKeys() {
   changes.new_pos.reserve(rows);
   changes.takes_unchanged.reserve(rows);
   change_keys_.clear();
+  row_ops_.clear();
+  row_ops_.reserve(rows);
   int64_t staged = 0;
   RowBatch batch;
   for (;;) {
@@ -119,9 +130,10 @@ Status IcebergChangeApplier::CollectKeys() {
       LD_RETURN_IF_ERROR(order_.Check(std::string_view(change_keys_).substr(begin))
                              .WithContext(change_file_));
       changes.key_end.push_back(change_keys_.size());
-      const std::string_view op = batch.column(at[0]).BytesAt(r);
-      changes.takes_unchanged.push_back(op == "update" && !batch.column(at[1]).IsNull(r));
-      changes.new_pos.push_back(op == "delete" ? -1 : staged++);  // as Apply will stage them
+      LD_ASSIGN_OR_RETURN(const ChangeOp op, OpOf(batch.column(at[0]).BytesAt(r)));
+      row_ops_.push_back(op);
+      changes.takes_unchanged.push_back(op == kUpdateOp && !batch.column(at[1]).IsNull(r));
+      changes.new_pos.push_back(op == kDeleteOp ? -1 : staged++);  // as Apply will stage them
     }
   }
   if (changes.key_end.size() != rows) {
@@ -172,6 +184,27 @@ void IcebergChangeApplier::IndexChangedKeys(const ChangeRows& rows) {
 }
 
 Status IcebergChangeApplier::Merge(const KeyIndexOrigin& origin, const std::string& index_key) {
+  // The new versions go to the data file meanwhile, on a thread of their own, unless an
+  // update takes values from a previous version, which the merge finds.
+  if (std::any_of(changed_.begin(), changed_.end(),
+                  [](const Changed& c) { return c.takes_unchanged; })) {
+    LD_RETURN_IF_ERROR(MergeIndex(origin, index_key));
+    return ReadKeptVersions();
+  }
+  std::future<Status> versions =
+      std::async(std::launch::async, [this] { return WriteNewVersions(); });
+  const Status merged = MergeIndex(origin, index_key);
+  const Status written = versions.get();
+  LD_RETURN_IF_ERROR(merged);
+  LD_RETURN_IF_ERROR(written);
+  versions_written_ = true;
+  return Status::OK();
+}
+
+// The index's runs merged with the changed keys: their old places found, the next index
+// written.
+Status IcebergChangeApplier::MergeIndex(const KeyIndexOrigin& origin,
+                                        const std::string& index_key) {
   LD_ASSIGN_OR_RETURN(auto writer, KeyIndexWriter::Open(store_, index_key, order_, files_));
   size_t next = 0;  // the first changed key not written yet
   // The changed keys before `bound` (all: null) that are live after the increment, at their
@@ -213,8 +246,7 @@ Status IcebergChangeApplier::Merge(const KeyIndexOrigin& origin, const std::stri
         return Status::OK();
       }));
   LD_RETURN_IF_ERROR(write_changed_before(nullptr));
-  LD_RETURN_IF_ERROR(writer->Close().status());
-  return ReadKeptVersions();
+  return writer->Close().status();
 }
 
 // The previous versions of the keys whose updates take unchanged values, into kept_.
@@ -259,61 +291,76 @@ Status IcebergChangeApplier::ReadKeptVersions() {
 }
 
 Status IcebergChangeApplier::Apply() {
+  if (!versions_written_) LD_RETURN_IF_ERROR(WriteNewVersions());
+  return ApplyOps().WithContext(change_file_);
+}
+
+// The change file's rows again, in commit order: each insert's and update's new version
+// staged into the data file, at the position CollectKeys counted.
+Status IcebergChangeApplier::WriteNewVersions() {
   std::unique_ptr<ObjectReader> holder;
   LD_ASSIGN_OR_RETURN(auto changes, OpenStoredParquet(store_, change_file_, {}, &holder));
   RowBatch batch;
+  std::string key;
   size_t row = 0;
-  deletes_.reserve(changed_.size());
   for (;;) {
     LD_RETURN_IF_ERROR(changes->Next(kApplierBatchRows, &batch));
     if (batch.num_rows() == 0) break;
     for (size_t r = 0; r < batch.num_rows(); ++r, ++row) {
-      LD_RETURN_IF_ERROR(ApplyRow(batch, r, row).WithContext(change_file_));
+      key.clear();
+      LD_RETURN_IF_ERROR(EncodeIndexKey(batch, key_columns_, r, &key));
+      auto op = OpOf(batch.column(0).BytesAt(r));
+      if (row >= row_changed_.size() || changed_[row_changed_[row]].key != key || !op.ok() ||
+          *op != row_ops_[row]) {
+        return Status::Corruption(fmt::format("{} changed while read", change_file_));
+      }
+      if (*op == kDeleteOp) continue;
+      LD_RETURN_IF_ERROR(StageRow(batch, r, &changed_[row_changed_[row]], *op == kUpdateOp)
+                             .WithContext(change_file_));
     }
   }
   if (row != row_changed_.size()) {
     return Status::Corruption(fmt::format("{} changed while read", change_file_));
   }
-  // Every key where Merge indexed it (its place counted from the change file's keys then).
-  for (const Changed& c : changed_) {
-    if (c.live ? c.at.file != new_file_ || c.at.pos != c.new_pos : c.new_pos >= 0) {
-      return Status::Corruption(fmt::format("{} changed while read", change_file_));
-    }
-  }
   return FlushStaged();
 }
 
-// Row `r` of `changes`, the change file's row `row`.
-Status IcebergChangeApplier::ApplyRow(const RowBatch& changes, size_t r, size_t row) {
-  const std::string_view op = changes.column(0).BytesAt(r);
-  key_.clear();
-  LD_RETURN_IF_ERROR(EncodeIndexKey(changes, key_columns_, r, &key_));
-  if (row >= row_changed_.size() || changed_[row_changed_[row]].key != key_) {
-    return Status::Corruption("the change file changed while read");
-  }
-  Changed& c = changed_[row_changed_[row]];
-  if (op == "insert") {
-    if (c.live) {
-      return Status::Corruption("the change file inserts a key the Iceberg table holds already");
+// The rows' operations in commit order against the places Merge found: the positions to
+// delete, the counts, and each key's place after the increment (checked against the one
+// CollectKeys counted and Merge indexed).
+Status IcebergChangeApplier::ApplyOps() {
+  deletes_.reserve(changed_.size());
+  int64_t next_pos = 0;
+  for (size_t row = 0; row < row_ops_.size(); ++row) {
+    Changed& c = changed_[row_changed_[row]];
+    if (row_ops_[row] == kInsertOp) {
+      if (c.live) {
+        return Status::Corruption("the change file inserts a key the Iceberg table holds already");
+      }
+      ++counts_.inserts;
+    } else {
+      if (!c.live) {
+        return Status::Corruption(fmt::format(
+            "the change file has an {} of a key the Iceberg table does not hold",
+            row_ops_[row] == kDeleteOp ? "delete" : "update"));
+      }
+      deletes_.push_back(c.at);
+      c.live = false;
+      if (row_ops_[row] == kDeleteOp) {
+        ++counts_.deletes;
+        continue;
+      }
+      ++counts_.updates;
     }
-    ++counts_.inserts;
-    return StageRow(changes, r, &c, false);
+    c.live = true;
+    c.at = KeyLocation{new_file_, next_pos++};
   }
-  if (!c.live) {
-    return Status::Corruption(
-        fmt::format("the change file has an {} of a key the Iceberg table does not hold", op));
+  for (const Changed& c : changed_) {
+    if (c.live ? c.at.file != new_file_ || c.at.pos != c.new_pos : c.new_pos >= 0) {
+      return Status::Corruption("it changed while read");
+    }
   }
-  if (op != "delete" && op != "update") {
-    return Status::Corruption(fmt::format("a change file's _op is {}", op));
-  }
-  deletes_.push_back(c.at);
-  c.live = false;
-  if (op == "delete") {
-    ++counts_.deletes;
-    return Status::OK();
-  }
-  ++counts_.updates;
-  return StageRow(changes, r, &c, true);
+  return Status::OK();
 }
 
 // Stages the row's new version (an update's unchanged values from the key's kept version) at
@@ -340,8 +387,6 @@ Status IcebergChangeApplier::StageRow(const RowBatch& changes, size_t r, Changed
     }
     c->kept = static_cast<int64_t>(kept_.num_rows()) - 1;
   }
-  c->live = true;
-  c->at = KeyLocation{new_file_, next_pos_++};
   if (staged_.num_rows() < kApplierBatchRows) return Status::OK();
   return FlushStaged();
 }

@@ -1,20 +1,24 @@
 // One table's change file applied to its key index, streaming (docs/iceberg.md, "Increments";
 // key_index.h). Three passes, none holding the table:
-//  1. CollectKeys reads the change file's key columns: the set of changed keys (the only keys
-//     held in memory), which of them an update leaves values unchanged for, and where each
-//     key's last version will be in the increment's data file (none when deleted);
-//  2. Merge streams the current index's runs once, in key order, merged with the changed keys
-//     sorted: it finds where each changed key's row lives before the increment and writes the
-//     next index (the runs split around the changed keys, which come in at their new places);
-//     the previous versions whose unchanged (TOASTed) values an update takes are then read
-//     from their data files (those values only are held);
-//  3. Apply reads the change file in commit order and streams the new row versions into the
-//     increment's data file (one batch, then one row group, buffered), noting the positions
-//     to delete. Where copy-on-write then rewrites files, RemapIndex writes the index again
-//     with their rows at their new places.
-// Memory: the changed keys with their places, the positions to delete, the kept values of
-// rows whose later update takes them, and the writers' buffers; not the table's size.
-// Not thread-safe.
+//  1. CollectKeys reads the change file's operations and key columns: the changed keys, sorted
+//     (the only keys held in memory), which of them an update leaves values unchanged for,
+//     and where each key's last version will be in the increment's data file (none when
+//     deleted);
+//  2. Merge streams the current index's runs once, in key order, merged with the changed keys:
+//     it finds where each changed key's row lives before the increment and writes the next
+//     index (the runs split around the changed keys, which come in at their new places).
+//     Meanwhile, on a thread of its own, the change file is read again and the new row
+//     versions stream into the increment's data file (one batch, then one row group,
+//     buffered). When an update takes unchanged (TOASTed) values from a previous version,
+//     those versions are read from their data files after the merge (those values only are
+//     held), and the new versions are written then;
+//  3. Apply plays the operations in commit order against the places found: the positions to
+//     delete and the counts. Where copy-on-write then rewrites files, RemapIndex writes the
+//     index again with their rows at their new places.
+// Memory: the changed keys with their places, one operation and key per change row, the
+// positions to delete, the kept values of rows whose later update takes them, and the writers'
+// buffers; not the table's size.
+// Not thread-safe (its own thread runs inside Merge only, on members Merge does not touch).
 #pragma once
 
 #include <cstdint>
@@ -70,6 +74,9 @@ class IcebergChangeApplier {
                        std::vector<size_t> key_columns, std::string new_file);
   ~IcebergChangeApplier();
 
+  // A change file row's operation.
+  enum ChangeOp : uint8_t { kInsertOp, kUpdateOp, kDeleteOp };
+
   Status CollectKeys();
   // Writes the next index into `index_key` (a key of the store) while it finds the changed
   // keys' places in `origin`'s.
@@ -104,8 +111,10 @@ class IcebergChangeApplier {
   };
 
   void IndexChangedKeys(const ChangeRows& rows);
+  Status MergeIndex(const KeyIndexOrigin& origin, const std::string& index_key);
   Status ReadKeptVersions();
-  Status ApplyRow(const RowBatch& changes, size_t r, size_t row);
+  Status WriteNewVersions();
+  Status ApplyOps();
   Status StageRow(const RowBatch& changes, size_t r, Changed* c, bool update);
   Status FlushStaged();
 
@@ -119,14 +128,14 @@ class IcebergChangeApplier {
   std::string change_keys_;            // every change-file row's key, in file order
   std::vector<Changed> changed_;       // one per changed key, in key order
   std::vector<uint32_t> row_changed_;  // per change-file row: its key's entry in changed_
+  std::vector<uint8_t> row_ops_;       // per change-file row: its ChangeOp
+  bool versions_written_ = false;      // Merge wrote the new versions beside the index
   RowBatch kept_;    // the versions whose values a later update of the key takes
   RowBatch staged_;  // rows not yet handed to the data file
   std::unique_ptr<StreamedDataFile> out_;
-  int64_t next_pos_ = 0;
   std::vector<KeyLocation> deletes_;
   std::vector<int64_t> live_rows_;
   IcebergChangeCounts counts_;
-  std::string key_;
 };
 
 }  // namespace lakedump
