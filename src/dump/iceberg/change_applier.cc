@@ -59,6 +59,7 @@ StreamedDataFile::~StreamedDataFile() = default;
 
 Status StreamedDataFile::Append(const RowBatch& rows) {
   if (rows.empty()) return Status::OK();
+  if (finished_) return Status::Internal(fmt::format("{}: rows after its end", key_));
   if (!writer_) {
     LD_ASSIGN_OR_RETURN(out_, store_.NewWriter(key_));
     writer_ = std::make_unique<ParquetWriter>(schema_, ParquetWriterOptions{}, out_.get());
@@ -67,10 +68,17 @@ Status StreamedDataFile::Append(const RowBatch& rows) {
   return writer_->Write(rows).WithContext(key_);
 }
 
-Result<std::optional<iceberg::DataFileEntry>> StreamedDataFile::Close(const std::string& root) {
-  if (!writer_) return std::optional<iceberg::DataFileEntry>();
+Status StreamedDataFile::Finish() {
+  if (!writer_ || finished_) return Status::OK();
   LD_RETURN_IF_ERROR(writer_->Close().WithContext(key_));
   LD_RETURN_IF_ERROR(out_->Close().WithContext(key_));
+  finished_ = true;
+  return Status::OK();
+}
+
+Result<std::optional<iceberg::DataFileEntry>> StreamedDataFile::Close(const std::string& root) {
+  if (!writer_) return std::optional<iceberg::DataFileEntry>();
+  LD_RETURN_IF_ERROR(Finish());
   LD_ASSIGN_OR_RETURN(auto metrics,
                       CollectIcebergMetrics(schema_, writer_->footer(), std::nullopt));
   iceberg::DataFileEntry e;
@@ -322,7 +330,8 @@ Status IcebergChangeApplier::WriteNewVersions() {
   if (row != row_changed_.size()) {
     return Status::Corruption(fmt::format("{} changed while read", change_file_));
   }
-  return FlushStaged();
+  LD_RETURN_IF_ERROR(FlushStaged());
+  return out_->Finish();  // its last row group encoded here, on this thread
 }
 
 // The rows' operations in commit order against the places Merge found: the positions to

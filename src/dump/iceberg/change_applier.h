@@ -45,6 +45,9 @@ class StreamedDataFile {
   StreamedDataFile(ObjectStore& store, std::string key, const Schema& schema);
   ~StreamedDataFile();
   Status Append(const RowBatch& rows);
+  // Writes the buffered rows and the footer, and closes the object (once; Close does it
+  // when not done).
+  Status Finish();
   // The file's entry (`root`: the store's URI, which the path starts with), or nullopt when
   // no row was appended (nothing written).
   Result<std::optional<iceberg::DataFileEntry>> Close(const std::string& root);
@@ -57,6 +60,7 @@ class StreamedDataFile {
   std::unique_ptr<ObjectWriter> out_;
   std::unique_ptr<ParquetWriter> writer_;
   uint64_t rows_ = 0;
+  bool finished_ = false;
 };
 
 class MovedRows;  // copy_on_write.h
