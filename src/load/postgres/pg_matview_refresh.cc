@@ -7,7 +7,6 @@
 #include <set>
 #include <thread>
 
-
 namespace lakedump {
 namespace {
 
@@ -36,8 +35,8 @@ std::set<size_t> MatviewsBelow(const std::vector<PgArchiveTocEntry>& entries,
 
 }  // namespace
 
-std::vector<std::vector<size_t>> PgMatviewRefreshWaves(const std::vector<PgArchiveTocEntry>& entries,
-                                                       const std::vector<size_t>& matviews) {
+std::vector<std::vector<size_t>> PgMatviewRefreshWaves(
+    const std::vector<PgArchiveTocEntry>& entries, const std::vector<size_t>& matviews) {
   std::map<int, size_t> by_dump_id;
   for (size_t i = 0; i < entries.size(); ++i) by_dump_id[entries[i].dump_id] = i;
   const std::set<size_t> set(matviews.begin(), matviews.end());

@@ -16,8 +16,8 @@ namespace lakedump {
 // `matviews`: indices into `entries` (MATERIALIZED VIEW entries, in the archive's order).
 // Returns them in waves: a view comes in a wave after every view it depends on, directly or
 // through other entries (the archive's dependencies); the archive's order within a wave.
-std::vector<std::vector<size_t>> PgMatviewRefreshWaves(const std::vector<PgArchiveTocEntry>& entries,
-                                                       const std::vector<size_t>& matviews);
+std::vector<std::vector<size_t>> PgMatviewRefreshWaves(
+    const std::vector<PgArchiveTocEntry>& entries, const std::vector<size_t>& matviews);
 
 // REFRESH MATERIALIZED VIEW of each wave's views on `conns` (at least one; each runs one
 // refresh at a time), wave after wave. The first failure, naming its view, once the
