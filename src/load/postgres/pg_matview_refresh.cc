@@ -60,20 +60,22 @@ std::vector<std::vector<size_t>> PgMatviewRefreshWaves(
 Status RefreshMatviewWaves(const std::vector<PgConn*>& conns,
                            const std::vector<PgArchiveTocEntry>& entries,
                            const std::vector<std::vector<size_t>>& waves) {
-  for (const std::vector<size_t>& wave : waves) {
+  auto refresh = [&entries](PgConn& conn, size_t i) {
+    const PgArchiveTocEntry& e = entries[i];
+    return conn.Exec("REFRESH MATERIALIZED VIEW " + QuoteQualified(e.schema, e.tag))
+        .WithContext("refreshing materialized view " + e.schema + "." + e.tag);
+  };
+  std::vector<size_t> left;  // after a failure: the views not refreshed, in archive order
+  for (size_t w = 0; w < waves.size() && left.empty(); ++w) {
+    const std::vector<size_t>& wave = waves[w];
     std::atomic<size_t> next{0};
     std::mutex mu;
-    Status first;  // guarded by mu
-    std::atomic<bool> failed{false};
+    std::vector<size_t> failed;  // guarded by mu
     auto work = [&](PgConn* conn) {
-      for (size_t k = next++; k < wave.size() && !failed; k = next++) {
-        const PgArchiveTocEntry& e = entries[wave[k]];
-        Status s = conn->Exec("REFRESH MATERIALIZED VIEW " + QuoteQualified(e.schema, e.tag))
-                       .WithContext("refreshing materialized view " + e.schema + "." + e.tag);
-        if (s.ok()) continue;
+      for (size_t k = next++; k < wave.size(); k = next++) {
+        if (refresh(*conn, wave[k]).ok()) continue;
         std::lock_guard lock(mu);
-        if (first.ok()) first = std::move(s);
-        failed = true;
+        failed.push_back(wave[k]);
       }
     };
     const size_t n = std::min(conns.size(), wave.size());
@@ -81,8 +83,17 @@ Status RefreshMatviewWaves(const std::vector<PgConn*>& conns,
     for (size_t c = 1; c < n; ++c) helpers.emplace_back(work, conns[c]);
     work(conns.front());
     for (std::thread& t : helpers) t.join();
-    if (!first.ok()) return first;
+    if (failed.empty()) continue;
+    // A view can read another through what the archive does not record (a function's body):
+    // what is left is refreshed one by one in the archive's order, as before the waves, and
+    // the first failure then is the load's.
+    left = failed;
+    for (size_t later = w + 1; later < waves.size(); ++later) {
+      left.insert(left.end(), waves[later].begin(), waves[later].end());
+    }
+    std::sort(left.begin(), left.end());
   }
+  for (size_t i : left) LD_RETURN_IF_ERROR(refresh(*conns.front(), i));
   return Status::OK();
 }
 

@@ -20,8 +20,10 @@ std::vector<std::vector<size_t>> PgMatviewRefreshWaves(
     const std::vector<PgArchiveTocEntry>& entries, const std::vector<size_t>& matviews);
 
 // REFRESH MATERIALIZED VIEW of each wave's views on `conns` (at least one; each runs one
-// refresh at a time), wave after wave. The first failure, naming its view, once the
-// refreshes running are over; no refresh starts after it.
+// refresh at a time), wave after wave. After a wave in which a refresh failed (a view can
+// read another through a function's body, which the archive's dependencies do not show), the
+// views not refreshed yet are refreshed one by one on conns[0] in the archive's order (the
+// order of the indices), and the first failure then, naming its view, fails the refresh.
 Status RefreshMatviewWaves(const std::vector<PgConn*>& conns,
                            const std::vector<PgArchiveTocEntry>& entries,
                            const std::vector<std::vector<size_t>>& waves);
