@@ -159,6 +159,60 @@ TEST_F(RestoreDataTest, AMaterializedViewWithNoDataStaysUnpopulated) {
   EXPECT_EQ(Rows(later.conninfo(), populated), "later|f\norder_counts|t\n");
 }
 
+// Materialized views refresh several at once (on the table streams' idle connections), a
+// view only after the views it reads, even through a plain view, and through a function's
+// body (which the archive does not record: the refresh that fails is tried again in the
+// archive's order); a refresh that fails fails the load naming its view.
+TEST_F(RestoreDataTest, MaterializedViewsRefreshAfterTheViewsTheyRead) {
+  if (Stopped()) return;
+  Source(
+      "CREATE MATERIALIZED VIEW shop.m_base AS SELECT customer_id, sum(qty) AS q "
+      "FROM shop.orders GROUP BY customer_id;"
+      "CREATE VIEW shop.v_mid AS SELECT customer_id, q * 2 AS q2 FROM shop.m_base;"
+      "CREATE MATERIALIZED VIEW shop.m_top AS SELECT sum(q2) AS total FROM shop.v_mid;"
+      "CREATE MATERIALIZED VIEW shop.m_side AS SELECT count(*) AS n FROM shop.customers;"
+      "CREATE FUNCTION shop.checked() RETURNS int LANGUAGE plpgsql AS $f$BEGIN "
+      "IF current_setting('lakedump_test.refuse', true) = 'on' THEN "
+      "RAISE EXCEPTION 'refused by the test'; END IF; RETURN 1; END$f$;"
+      "CREATE MATERIALIZED VIEW shop.m_checked AS SELECT shop.checked() AS one;"
+      // a_hidden reads m_base through a function's body (no dependency in the archive) and
+      // comes before it in the archive: its refresh can only succeed once m_base's has.
+      "CREATE FUNCTION shop.base_rows() RETURNS int8 LANGUAGE plpgsql AS $f$BEGIN "
+      "RETURN (SELECT count(*) FROM shop.m_base); END$f$;"
+      "CREATE MATERIALIZED VIEW shop.a_hidden AS SELECT shop.base_rows() AS n;");
+  const std::string dump = dir_.Sub("d");
+  ASSERT_EQ(Dump(dump).code, 0);
+  const std::string views =
+      "SELECT (SELECT total FROM shop.m_top), (SELECT n FROM shop.m_side), "
+      "(SELECT count(*) FROM shop.m_base), (SELECT one FROM shop.m_checked), "
+      "(SELECT n FROM shop.a_hidden)";
+  ScratchDatabase replica(admin_.get());
+  RunResult l = Load(dump, replica, "--trust-dump -j 2 --restore-jobs 3");
+  ASSERT_EQ(l.code, 0) << l.out << l.err;
+  EXPECT_EQ(Rows(replica.conninfo(), views), Rows(source_->conninfo(), views));
+  // One connection: the views one by one in the archive's order, a_hidden's first refresh
+  // fails (m_base is not populated yet) and is tried again after the others.
+  ScratchDatabase serial(admin_.get());
+  RunResult one = Load(dump, serial, "--trust-dump -j 1 --restore-jobs 1");
+  ASSERT_EQ(one.code, 0) << one.out << one.err;
+  EXPECT_EQ(Rows(serial.conninfo(), views), Rows(source_->conninfo(), views));
+  // The same restore into a database where one view's refresh raises.
+  ScratchDatabase refusing(admin_.get());
+  {
+    auto admin = PgConn::Connect(refusing.conninfo(), 10);
+    ASSERT_TRUE(admin.ok());
+    const std::string name = QueryOne(**admin, "SELECT current_database()");
+    const std::string sql =
+        "ALTER DATABASE " + QuoteIdent(name) + " SET lakedump_test.refuse = 'on'";
+    ASSERT_TRUE((*admin)->Exec(sql).ok());
+  }
+  RunResult refused = Load(dump, refusing, "--trust-dump -j 2 --restore-jobs 3");
+  EXPECT_EQ(refused.code, 1) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("refreshing materialized view shop.m_checked"), std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("refused by the test"), std::string::npos) << refused.err;
+}
+
 TEST_F(RestoreDataTest, EveryTimestampComesBackExactly) {
   if (Stopped()) return;
   Source(R"SQL(

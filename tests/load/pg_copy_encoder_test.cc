@@ -254,6 +254,47 @@ TEST(PgCopyEncoderTest, TextFormsForTextStagedColumns) {
   EXPECT_EQ(text(Fixed<Uuid>(TypeId::kUuid, u)), "f0f1f2f3-f4f5-f6f7-f8f9-fafbfcfdfeff");
 }
 
+// The text forms are written without fmt or temporaries: they agree with the general
+// formatters (FormatDecimal, fmt) at the edges, and COPY text escapes only where needed.
+TEST(PgCopyEncoderTest, TextFormsAgreeWithTheGeneralFormatters) {
+  auto text = [](ColumnVector col) {
+    std::string out;
+    AppendPgText(col, 0, &out);
+    return out;
+  };
+  const int128_t big = (static_cast<int128_t>(1) << 126) + 12345;
+  for (int scale : {0, 1, 2, 4, 9, 18, 38, 45}) {
+    for (int128_t v : {int128_t{0}, int128_t{7}, int128_t{-7}, int128_t{123456789}, big, -big}) {
+      EXPECT_EQ(text(Dec(38, scale, v)), FormatDecimal(v, scale)) << scale;
+    }
+  }
+  EXPECT_EQ(text(Fixed<int64_t>(TypeId::kInt64, std::numeric_limits<int64_t>::min())),
+            "-9223372036854775808");
+  EXPECT_EQ(text(Fixed<int16_t>(TypeId::kInt16, -32768)), "-32768");
+  EXPECT_EQ(text(Fixed<int8_t>(TypeId::kInt8, -128)), "-128");
+  // Year 10000 and more: more than four digits, as PostgreSQL writes them.
+  EXPECT_EQ(text(Fixed<int32_t>(TypeId::kDate, 2932897)), "10000-01-01");
+  EXPECT_EQ(text(Fixed<int64_t>(TypeId::kTimestamp, 1000000)), "1970-01-01 00:00:01.000000");
+  EXPECT_EQ(text(Fixed<int64_t>(TypeId::kTime, 86400000000LL)), "24:00:00.000000");
+
+  Schema schema({Column{"s", LogicalType::Of(TypeId::kString), true, ""},
+                 Column{"b", LogicalType::Of(TypeId::kBinary), true, ""},
+                 Column{"n", LogicalType::Decimal(12, 2), true, ""}});
+  RowBatch batch(schema);
+  batch.column(0).AppendBytes("plain");
+  batch.column(1).AppendBytes("\\x");
+  batch.column(2).Append(int128_t{-125});
+  std::string scratch, out;
+  for (size_t c = 0; c < 3; ++c) AppendCopyField(batch.column(c), 0, &scratch, &out);
+  EXPECT_EQ(out, "plain\\\\x5c78-1.25");
+  out.clear();
+  AppendCopyEscaped("a\tb\\", &out);
+  EXPECT_EQ(out, "a\\tb\\\\");
+  out.clear();
+  AppendCopyEscaped("\r\n\t", &out);
+  EXPECT_EQ(out, "\\r\\n\\t");
+}
+
 TEST(PgCopyEncoderTest, JsonArraysBecomeArrayLiterals) {
   auto lit = [](std::string_view json) {
     std::string out;

@@ -588,16 +588,16 @@ Status PgCopyEncoder::EncodeText(const RowBatch& batch, size_t* next_row, std::s
         out->append("\\N");
         continue;
       }
+      if (fields_[c].encoding != PgEncoding::kArrayAsText) {
+        AppendCopyField(col, row, &scratch_, out);
+        continue;
+      }
       scratch_.clear();
-      if (fields_[c].encoding == PgEncoding::kArrayAsText) {
-        Status s = JsonArrayToPgLiteral(col.BytesAt(row), &scratch_);
-        if (!s.ok()) {
-          out->resize(row_start);
-          *next_row = row;
-          return FieldError(c, s.message());
-        }
-      } else {
-        AppendPgText(col, row, &scratch_);
+      Status s = JsonArrayToPgLiteral(col.BytesAt(row), &scratch_);
+      if (!s.ok()) {
+        out->resize(row_start);
+        *next_row = row;
+        return FieldError(c, s.message());
       }
       AppendCopyEscaped(scratch_, out);
     }

@@ -159,6 +159,9 @@ void AppendPgText(const ColumnVector& col, size_t row, std::string* out);
 // Appends `text` to `out` escaped for COPY's text format: the delimiter (tab), the line ends
 // and the backslash itself.
 void AppendCopyEscaped(std::string_view text, std::string* out);
+// Value `row` of `col` (NULL excluded) in COPY's text format: AppendPgText's form, escaped
+// (AppendCopyEscaped) where it can hold a tab, line end or backslash. `scratch` is reused.
+void AppendCopyField(const ColumnVector& col, size_t row, std::string* scratch, std::string* out);
 
 // The dump's JSON text of an array (array_to_json) -> a PostgreSQL array
 // literal: [1,null,[2]] -> {1,NULL,{2}}; strings quoted and escaped, objects

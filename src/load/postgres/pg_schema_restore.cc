@@ -17,6 +17,7 @@
 #include "base/temp_file.h"
 #include "lake/table_selection.h"
 #include "load/postgres/pg_archive_roles.h"
+#include "load/postgres/pg_matview_refresh.h"
 #include "load/postgres/pg_post_data_runner.h"
 #include "load/postgres/pg_restore_script.h"
 #include "load/postgres/pg_restore_filters.h"
@@ -170,6 +171,7 @@ struct PgSchemaRestorer::State {
   TempFile archive;
   TempFile list;
   std::vector<PgTocEntry> entries;  // selected, in the archive's (dependency) order
+  std::vector<size_t> selected;     // the same entries: their indices into toc.entries
   bool restoring = false;           // Before() ran pg_restore
   PgChildConnection child;          // for every pg_restore of the load
   std::vector<std::string> role_flags;
@@ -417,6 +419,7 @@ Status PgSchemaRestorer::Before(PgConn& conn, const SchemaRestorePlan& plan,
                                                  e.has_schema ? e.schema : std::string("-"),
                                                  e.tag});
   });
+  s.selected = selected;
   for (size_t i : selected) {
     const PgArchiveTocEntry& e = toc.entries[i];
     s.entries.push_back(PgTocEntry{fmt::format("{};", e.dump_id), e.catalog_oid, e.object_oid,
@@ -443,7 +446,7 @@ Status PgSchemaRestorer::Before(PgConn& conn, const SchemaRestorePlan& plan,
 }
 
 Status PgSchemaRestorer::After(PgConn& conn, const SchemaRestorePlan& plan,
-                               SchemaRestoreOutcome* out) {
+                               SchemaRestoreOutcome* out, const std::vector<PgConn*>& more) {
   State& s = *state_;
   if (!s.restoring) {
     // No archive restored: the indexes on plain columns, and a word about the rest.
@@ -500,16 +503,17 @@ Status PgSchemaRestorer::After(PgConn& conn, const SchemaRestorePlan& plan,
             .status()
             .WithContext("setting the dump's sequences to their values"));
   }
-  if (plan.with_data) {
-    for (const PgTocEntry& e : s.entries) {
-      if (e.type != "MATERIALIZED VIEW" || IsUnpopulatedMatview(plan.schema, e.schema, e.name)) {
-        continue;  // a WITH NO DATA one stays unpopulated
-      }
-      LD_RETURN_IF_ERROR(conn.Exec("REFRESH MATERIALIZED VIEW " + QuoteQualified(e.schema, e.name))
-                             .WithContext("refreshing materialized view " + e.schema + "." + e.name));
+  if (!plan.with_data) return Status::OK();
+  std::vector<size_t> matviews;
+  for (size_t i : s.selected) {
+    const PgArchiveTocEntry& e = s.toc.entries[i];
+    if (e.desc == "MATERIALIZED VIEW" && !IsUnpopulatedMatview(plan.schema, e.schema, e.tag)) {
+      matviews.push_back(i);  // a WITH NO DATA one stays unpopulated
     }
   }
-  return Status::OK();
+  std::vector<PgConn*> conns = {&conn};
+  conns.insert(conns.end(), more.begin(), more.end());
+  return RefreshMatviewWaves(conns, s.toc.entries, PgMatviewRefreshWaves(s.toc.entries, matviews));
 }
 
 }  // namespace lakedump

@@ -10,7 +10,8 @@
 //           --jobs schedules each item by its dependencies and locks; pg_post_data_runner.h);
 //   After   the rest (what is on tables loaded last, on materialized views), then the grants
 //           in one transaction and event triggers, every sequence set to its value at the
-//           dump's snapshot, then REFRESH of the materialized views in dependency order.
+//           dump's snapshot, then REFRESH of the materialized views in dependency order,
+//           several at once on idle connections of the table streams.
 // The SQL of each post-data entry is pg_restore's own: one `pg_restore --file=-` of every
 // entry restored after pre-data writes it while pre-data restores, split per entry
 // (pg_restore_script.h), each entry then one transaction, a failure naming the entry. When the
@@ -59,7 +60,10 @@ class PgSchemaRestorer {
 
   // `conn` is an idle connection to the target (its parameters go to pg_restore).
   Status Before(PgConn& conn, const SchemaRestorePlan& plan, SchemaRestoreOutcome* out);
-  Status After(PgConn& conn, const SchemaRestorePlan& plan, SchemaRestoreOutcome* out);
+  // `more`: idle connections to the target beside `conn` that refresh materialized views
+  // at once with it (pg_matview_refresh.h).
+  Status After(PgConn& conn, const SchemaRestorePlan& plan, SchemaRestoreOutcome* out,
+               const std::vector<PgConn*>& more = {});
   // A table Before() created is loaded and will not change (thread-safe): its post-data
   // entries (indexes, keys, constraints, triggers) start now, while other tables still load,
   // as pg_restore --jobs does; a no-op when post-data runs through pg_restore.

@@ -3,6 +3,7 @@
 // array literals. Declared in pg_copy_encoder.h.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -14,6 +15,19 @@
 namespace lakedump {
 namespace {
 
+// `v` in decimal with at least `width` digits (zero-padded): fmt's "{:0N}" of it.
+void AppendTextPadded(uint64_t v, int width, std::string* out) {
+  char buf[24];
+  char* const end = buf + sizeof(buf);
+  char* p = end;
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (end - p < width) *--p = '0';
+  out->append(p, static_cast<size_t>(end - p));
+}
+
 // "YYYY-MM-DD" with PostgreSQL's era suffix instead of a sign: year 0 is 1 BC.
 void AppendPgDate(int64_t unix_days, std::string* out, std::string* era) {
   const CivilDate c = CivilFromDays(unix_days);
@@ -22,13 +36,66 @@ void AppendPgDate(int64_t unix_days, std::string* out, std::string* era) {
     year = 1 - year;
     *era = " BC";
   }
-  fmt::format_to(std::back_inserter(*out), "{:04}-{:02}-{:02}", year, c.month, c.day);
+  AppendTextPadded(static_cast<uint64_t>(year), 4, out);
+  out->push_back('-');
+  AppendTextPadded(static_cast<uint64_t>(c.month), 2, out);
+  out->push_back('-');
+  AppendTextPadded(static_cast<uint64_t>(c.day), 2, out);
 }
 
 void AppendTime(int64_t micros, std::string* out) {
   const int64_t s = micros / 1000000, us = micros % 1000000;
-  fmt::format_to(std::back_inserter(*out), "{:02}:{:02}:{:02}.{:06}", s / 3600, (s / 60) % 60,
-                 s % 60, us);
+  if (micros < 0) {  // not a time of day (fmt writes the signs as before)
+    fmt::format_to(std::back_inserter(*out), "{:02}:{:02}:{:02}.{:06}", s / 3600, (s / 60) % 60,
+                   s % 60, us);
+    return;
+  }
+  AppendTextPadded(static_cast<uint64_t>(s / 3600), 2, out);
+  out->push_back(':');
+  AppendTextPadded(static_cast<uint64_t>((s / 60) % 60), 2, out);
+  out->push_back(':');
+  AppendTextPadded(static_cast<uint64_t>(s % 60), 2, out);
+  out->push_back('.');
+  AppendTextPadded(static_cast<uint64_t>(us), 6, out);
+}
+
+// An integer in decimal, as fmt's "{}".
+template <typename I>
+void AppendTextInt(I v, std::string* out) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+// FormatDecimal's text (temporal.h) appended without a temporary string.
+void AppendDecimalText(int128_t unscaled, int scale, std::string* out) {
+  if (scale < 0 || scale > 60) {
+    out->append(FormatDecimal(unscaled, scale));
+    return;
+  }
+  const bool neg = unscaled < 0;
+  unsigned __int128 mag = neg ? -static_cast<unsigned __int128>(unscaled)
+                              : static_cast<unsigned __int128>(unscaled);
+  char buf[104];  // 39 digits of 2^127, or scale + 1 of them
+  char* const end = buf + sizeof(buf);
+  char* p = end;
+  while (mag > std::numeric_limits<uint64_t>::max()) {
+    *--p = static_cast<char>('0' + static_cast<int>(mag % 10));
+    mag /= 10;
+  }
+  uint64_t small = static_cast<uint64_t>(mag);
+  do {
+    *--p = static_cast<char>('0' + small % 10);
+    small /= 10;
+  } while (small != 0);
+  while (end - p <= scale) *--p = '0';
+  if (neg) out->push_back('-');
+  const size_t n = static_cast<size_t>(end - p), frac = static_cast<size_t>(scale);
+  out->append(p, n - frac);
+  if (frac > 0) {
+    out->push_back('.');
+    out->append(end - frac, frac);
+  }
 }
 
 template <typename F>
@@ -266,14 +333,30 @@ void AppendUuidText(const Uuid& u, std::string* out) {
 }  // namespace
 
 void AppendCopyEscaped(std::string_view text, std::string* out) {
-  for (char ch : text) {
-    switch (ch) {
-      case '\\': out->append("\\\\"); break;
-      case '\t': out->append("\\t"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      default: out->push_back(ch);
-    }
+  size_t plain = 0;  // the start of the run not yet appended
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (ch != '\\' && ch != '\t' && ch != '\n' && ch != '\r') continue;
+    out->append(text.data() + plain, i - plain);
+    out->push_back('\\');
+    out->push_back(ch == '\t' ? 't' : ch == '\n' ? 'n' : ch == '\r' ? 'r' : '\\');
+    plain = i + 1;
+  }
+  out->append(text.data() + plain, text.size() - plain);
+}
+
+void AppendCopyField(const ColumnVector& col, size_t row, std::string* scratch, std::string* out) {
+  switch (col.type().id) {
+    case TypeId::kString:
+    case TypeId::kJson: AppendCopyEscaped(col.BytesAt(row), out); return;
+    case TypeId::kBinary:
+    case TypeId::kList:
+      scratch->clear();
+      AppendPgText(col, row, scratch);
+      AppendCopyEscaped(*scratch, out);
+      return;
+    default:  // numbers, dates, times, uuids: no tab, line end or backslash in their text
+      AppendPgText(col, row, out);
   }
 }
 
@@ -304,7 +387,7 @@ void AppendArrayLiteral(const ColumnVector& col, size_t row, std::string* out) {
 }  // namespace
 
 void AppendPgText(const ColumnVector& col, size_t row, std::string* out) {
-  auto append = [&](auto v) { fmt::format_to(std::back_inserter(*out), "{}", v); };
+  auto append = [&](auto v) { AppendTextInt(v, out); };
   switch (col.type().id) {
     case TypeId::kBool: out->append(col.ValueAt<uint8_t>(row) ? "true" : "false"); return;
     case TypeId::kInt8: append(static_cast<int>(col.ValueAt<int8_t>(row))); return;
@@ -314,7 +397,7 @@ void AppendPgText(const ColumnVector& col, size_t row, std::string* out) {
     case TypeId::kFloat: AppendFloat(col.ValueAt<float>(row), out); return;
     case TypeId::kDouble: AppendFloat(col.ValueAt<double>(row), out); return;
     case TypeId::kDecimal:
-      out->append(FormatDecimal(col.ValueAt<int128_t>(row), col.type().scale));
+      AppendDecimalText(col.ValueAt<int128_t>(row), col.type().scale, out);
       return;
     case TypeId::kString:
     case TypeId::kJson: out->append(col.BytesAt(row)); return;

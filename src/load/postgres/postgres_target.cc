@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <thread>
 
 #include "base/units.h"
 #include "load/postgres/pg_append_together.h"
@@ -230,14 +231,33 @@ class PostgresTarget final : public TargetDatabase, public LargeObjectTarget {
 
   Status RestoreSchemaBefore(const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) override {
     LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
+    // The other table streams' connections open while pre-data restores (one core is free
+    // then), so that every stream starts its first table as soon as pre-data is over.
+    const size_t streams = std::min({static_cast<size_t>(pool_.max_connections()),
+                                     static_cast<size_t>(std::max(1, plan.jobs)),
+                                     plan.tables.size()});
+    std::thread warm;
+    if (plan.with_data && streams > 1) warm = std::thread([this, streams] { Warm(streams - 1); });
     Status s = restorer_.Before(*conn, plan, out);
+    if (warm.joinable()) warm.join();
     pool_.Release(std::move(conn));
     return s;
   }
 
   Status RestoreSchemaAfter(const SchemaRestorePlan& plan, SchemaRestoreOutcome* out) override {
     LD_ASSIGN_OR_RETURN(auto conn, AcquireQuiet());
-    Status s = restorer_.After(*conn, plan, out);
+    // Up to --restore-jobs - 1 connections the table streams left idle refresh materialized
+    // views beside it (none is opened for that).
+    std::vector<std::unique_ptr<PgConn>> helpers;
+    while (static_cast<int>(helpers.size()) + 1 < plan.jobs) {
+      std::unique_ptr<PgConn> idle = pool_.TryAcquireIdle();
+      if (!idle) break;
+      helpers.push_back(std::move(idle));
+    }
+    std::vector<PgConn*> more;
+    for (const auto& h : helpers) more.push_back(h.get());
+    Status s = restorer_.After(*conn, plan, out, more);
+    for (auto& h : helpers) pool_.Release(std::move(h));
     pool_.Release(std::move(conn));
     return s;
   }
@@ -331,6 +351,18 @@ class PostgresTarget final : public TargetDatabase, public LargeObjectTarget {
 
  private:
   // A pooled connection that does not print NOTICEs ("... does not exist, skipping").
+  // Opens up to `n` more of the pool's connections and leaves them idle in it (a failure is
+  // left for the table that needs the connection to report).
+  void Warm(size_t n) {
+    std::vector<std::unique_ptr<PgConn>> opened;
+    while (opened.size() < n) {
+      auto conn = AcquireQuiet();
+      if (!conn.ok()) break;
+      opened.push_back(std::move(conn).value());
+    }
+    for (auto& conn : opened) pool_.Release(std::move(conn));
+  }
+
   Result<std::unique_ptr<PgConn>> AcquireQuiet() {
     LD_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
     Status s = conn->Exec("SET client_min_messages = warning");

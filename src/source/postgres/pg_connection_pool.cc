@@ -40,6 +40,14 @@ Result<std::unique_ptr<PgConn>> PgConnectionPool::Acquire() {
   return conn;
 }
 
+std::unique_ptr<PgConn> PgConnectionPool::TryAcquireIdle() {
+  std::lock_guard lock(mu_);
+  if (idle_.empty()) return nullptr;
+  std::unique_ptr<PgConn> conn = std::move(idle_.back());
+  idle_.pop_back();
+  return conn;
+}
+
 void PgConnectionPool::Release(std::unique_ptr<PgConn> conn) {
   if (!conn) return;
   const PGTransactionStatusType state = PQtransactionStatus(conn->raw());

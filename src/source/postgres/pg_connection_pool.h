@@ -26,6 +26,8 @@ class PgConnectionPool {
   PgConnectionPool& operator=(const PgConnectionPool&) = delete;
 
   Result<std::unique_ptr<PgConn>> Acquire();
+  // An idle connection, or nullptr when none is idle (never opens one, never waits).
+  std::unique_ptr<PgConn> TryAcquireIdle();
   void Release(std::unique_ptr<PgConn> conn);
 
   int max_connections() const { return max_; }
