@@ -102,7 +102,7 @@ Status ThriftReader::ReadI8(int8_t* v) {
 }
 
 Status ThriftReader::ReadI16(int16_t* v) {
-  int64_t x;
+  int64_t x = 0;
   LD_RETURN_IF_ERROR(ReadI64(&x));
   if (x < INT16_MIN || x > INT16_MAX) return Status::Corruption("thrift: i16 out of range");
   *v = static_cast<int16_t>(x);
@@ -110,7 +110,7 @@ Status ThriftReader::ReadI16(int16_t* v) {
 }
 
 Status ThriftReader::ReadI32(int32_t* v) {
-  int64_t x;
+  int64_t x = 0;
   LD_RETURN_IF_ERROR(ReadI64(&x));
   if (x < INT32_MIN || x > INT32_MAX) return Status::Corruption("thrift: i32 out of range");
   *v = static_cast<int32_t>(x);
