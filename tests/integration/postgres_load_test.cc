@@ -354,7 +354,8 @@ TEST(PostgresLoadTest, FailureMidwayLeavesNoTableAndNoStagingTable) {
                                       schema.q()))
                   .ok());
   TempDir dir;
-  ASSERT_TRUE(DumpSchema(schema.name(), dir.path(), /*file_size=*/8 * 1024).ok());
+  auto dumped = DumpSchema(schema.name(), dir.path(), /*file_size=*/8 * 1024);
+  ASSERT_TRUE(dumped.ok()) << dumped.status().ToString();
   ScratchDatabase db(admin.get());
   auto target_admin = AdminConn(db.conninfo());
   ASSERT_TRUE(target_admin);
