@@ -72,19 +72,37 @@ int128_t Pow10(int n) {
   return v;
 }
 
-std::string FormatDecimal(int128_t unscaled, int scale) {
+void AppendDecimal(int128_t unscaled, int scale, std::string* out) {
   const bool neg = unscaled < 0;
   unsigned __int128 mag = neg ? -static_cast<unsigned __int128>(unscaled)
                               : static_cast<unsigned __int128>(unscaled);
-  std::string digits;
+  char buf[40];  // 2^127 has 39 digits
+  char* const end = buf + sizeof(buf);
+  char* p = end;
   do {
-    digits.push_back(static_cast<char>('0' + static_cast<int>(mag % 10)));
+    *--p = static_cast<char>('0' + static_cast<int>(mag % 10));
     mag /= 10;
   } while (mag != 0);
-  while (static_cast<int>(digits.size()) <= scale) digits.push_back('0');
-  std::reverse(digits.begin(), digits.end());
-  if (scale > 0) digits.insert(digits.end() - scale, '.');
-  return neg ? "-" + digits : digits;
+  const size_t n = static_cast<size_t>(end - p);
+  const size_t frac = scale > 0 ? static_cast<size_t>(scale) : 0;
+  if (neg) out->push_back('-');
+  if (n <= frac) {  // "0.00ddd"
+    out->append("0.");
+    out->append(frac - n, '0');
+    out->append(p, n);
+    return;
+  }
+  out->append(p, n - frac);
+  if (frac > 0) {
+    out->push_back('.');
+    out->append(end - frac, frac);
+  }
+}
+
+std::string FormatDecimal(int128_t unscaled, int scale) {
+  std::string out;
+  AppendDecimal(unscaled, scale, &out);
+  return out;
 }
 
 Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {

@@ -59,6 +59,8 @@ void SplitTimestamp(int64_t micros, int64_t* days, int64_t* micros_of_day);
 
 // Unscaled decimal -> "-12.30" with exactly `scale` fraction digits.
 std::string FormatDecimal(int128_t unscaled, int scale);
+// FormatDecimal's text appended to *out (no temporary string).
+void AppendDecimal(int128_t unscaled, int scale, std::string* out);
 // "-12.3" -> unscaled value at `scale`; fails when digits are lost or it does not
 // fit `precision`.
 Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale);

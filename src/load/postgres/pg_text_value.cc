@@ -67,37 +67,6 @@ void AppendTextInt(I v, std::string* out) {
   out->append(buf, static_cast<size_t>(r.ptr - buf));
 }
 
-// FormatDecimal's text (temporal.h) appended without a temporary string.
-void AppendDecimalText(int128_t unscaled, int scale, std::string* out) {
-  if (scale < 0 || scale > 60) {
-    out->append(FormatDecimal(unscaled, scale));
-    return;
-  }
-  const bool neg = unscaled < 0;
-  unsigned __int128 mag = neg ? -static_cast<unsigned __int128>(unscaled)
-                              : static_cast<unsigned __int128>(unscaled);
-  char buf[104];  // 39 digits of 2^127, or scale + 1 of them
-  char* const end = buf + sizeof(buf);
-  char* p = end;
-  while (mag > std::numeric_limits<uint64_t>::max()) {
-    *--p = static_cast<char>('0' + static_cast<int>(mag % 10));
-    mag /= 10;
-  }
-  uint64_t small = static_cast<uint64_t>(mag);
-  do {
-    *--p = static_cast<char>('0' + small % 10);
-    small /= 10;
-  } while (small != 0);
-  while (end - p <= scale) *--p = '0';
-  if (neg) out->push_back('-');
-  const size_t n = static_cast<size_t>(end - p), frac = static_cast<size_t>(scale);
-  out->append(p, n - frac);
-  if (frac > 0) {
-    out->push_back('.');
-    out->append(end - frac, frac);
-  }
-}
-
 template <typename F>
 void AppendFloat(F v, std::string* out) {
   if (std::isnan(v)) {
@@ -397,7 +366,7 @@ void AppendPgText(const ColumnVector& col, size_t row, std::string* out) {
     case TypeId::kFloat: AppendFloat(col.ValueAt<float>(row), out); return;
     case TypeId::kDouble: AppendFloat(col.ValueAt<double>(row), out); return;
     case TypeId::kDecimal:
-      AppendDecimalText(col.ValueAt<int128_t>(row), col.type().scale, out);
+      AppendDecimal(col.ValueAt<int128_t>(row), col.type().scale, out);
       return;
     case TypeId::kString:
     case TypeId::kJson: out->append(col.BytesAt(row)); return;

@@ -350,7 +350,6 @@ class PostgresTarget final : public TargetDatabase, public LargeObjectTarget {
   }
 
  private:
-  // A pooled connection that does not print NOTICEs ("... does not exist, skipping").
   // Opens up to `n` more of the pool's connections and leaves them idle in it (a failure is
   // left for the table that needs the connection to report).
   void Warm(size_t n) {
@@ -363,6 +362,7 @@ class PostgresTarget final : public TargetDatabase, public LargeObjectTarget {
     for (auto& conn : opened) pool_.Release(std::move(conn));
   }
 
+  // A pooled connection that does not print NOTICEs ("... does not exist, skipping").
   Result<std::unique_ptr<PgConn>> AcquireQuiet() {
     LD_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
     Status s = conn->Exec("SET client_min_messages = warning");
