@@ -52,8 +52,9 @@ Result<IcebergChangeApplier::ChangeOp> OpOf(std::string_view op) {
 
 }  // namespace
 
-StreamedDataFile::StreamedDataFile(ObjectStore& store, std::string key, const Schema& schema)
-    : store_(store), key_(std::move(key)), schema_(schema) {}
+StreamedDataFile::StreamedDataFile(ObjectStore& store, std::string key, const Schema& schema,
+                                   ParquetWriterOptions options)
+    : store_(store), key_(std::move(key)), schema_(schema), options_(std::move(options)) {}
 
 StreamedDataFile::~StreamedDataFile() = default;
 
@@ -62,7 +63,7 @@ Status StreamedDataFile::Append(const RowBatch& rows) {
   if (finished_) return Status::Internal(fmt::format("{}: rows after its end", key_));
   if (!writer_) {
     LD_ASSIGN_OR_RETURN(out_, store_.NewWriter(key_));
-    writer_ = std::make_unique<ParquetWriter>(schema_, ParquetWriterOptions{}, out_.get());
+    writer_ = std::make_unique<ParquetWriter>(schema_, options_, out_.get());
   }
   rows_ += rows.num_rows();
   return writer_->Write(rows).WithContext(key_);

@@ -33,6 +33,7 @@
 #include "dump/iceberg/iceberg_increment.h"
 #include "dump/iceberg/key_index.h"
 #include "format/iceberg/iceberg_table.h"
+#include "format/parquet/parquet_writer.h"
 #include "store/object_store.h"
 #include "table/row_batch.h"
 #include "table/schema.h"
@@ -42,7 +43,8 @@ namespace lakedump {
 // A Parquet data file written as rows arrive; the object is created with its first rows.
 class StreamedDataFile {
  public:
-  StreamedDataFile(ObjectStore& store, std::string key, const Schema& schema);
+  StreamedDataFile(ObjectStore& store, std::string key, const Schema& schema,
+                   ParquetWriterOptions options = {});
   ~StreamedDataFile();
   Status Append(const RowBatch& rows);
   // Writes the buffered rows and the footer, and closes the object (once; Close does it
@@ -57,6 +59,7 @@ class StreamedDataFile {
   ObjectStore& store_;
   std::string key_;
   const Schema& schema_;
+  ParquetWriterOptions options_;
   std::unique_ptr<ObjectWriter> out_;
   std::unique_ptr<ParquetWriter> writer_;
   uint64_t rows_ = 0;

@@ -182,6 +182,9 @@ Result<KeyIndexOrigin> KeyIndexOriginOf(ObjectStore& store, const TableRef& tabl
 }
 
 constexpr size_t kDeleteFileBatchRows = 8192;
+// A delete file's row groups are small: its paths (one per row, the same for many) are
+// buffered in one row group's memory, reused by the next, instead of every row's at once.
+constexpr uint64_t kDeleteFileRowGroupRows = 16384;
 
 // Writes the position delete file `key`: (file_path, pos) sorted by path, then position.
 Result<iceberg::DeleteFileEntry> WriteDeleteFile(ObjectStore& store, const std::string& key,
@@ -200,7 +203,9 @@ Result<iceberg::DeleteFileEntry> WriteDeleteFile(ObjectStore& store, const std::
   Schema schema({Column{"file_path", LogicalType{TypeId::kString}, false, "", kFilePathFieldId},
                  Column{"pos", LogicalType{TypeId::kInt64}, false, "", kPosFieldId}});
   RowBatch batch(schema);
-  StreamedDataFile file(store, key, schema);
+  ParquetWriterOptions options;
+  options.row_group_rows = kDeleteFileRowGroupRows;
+  StreamedDataFile file(store, key, schema, std::move(options));
   std::string path;
   for (size_t i = 0; i < deletes.size(); ++i) {
     if (i == 0 || deletes[i].file != deletes[i - 1].file) path = root + index.Key(deletes[i].file);

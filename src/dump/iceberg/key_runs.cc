@@ -3,11 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <queue>
 
 namespace lakedump {
+
+// IndexKeyOrder::Load reads a key's little-endian bytes as they are.
+static_assert(std::endian::native == std::endian::little);
+
 namespace {
 
 size_t IntegerWidth(const std::vector<LogicalType>& types) {

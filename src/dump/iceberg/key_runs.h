@@ -63,11 +63,21 @@ class IndexKeyOrder {
 
  private:
   // An integer key's value: its bytes after the not-null mark, little-endian, sign-extended.
+  // Fixed-size copies, so that each is one load, not a call of memcpy.
   int64_t Value(std::string_view key) const {
-    uint64_t u = 0;
-    std::memcpy(&u, key.data() + 1, width_);
-    const unsigned shift = static_cast<unsigned>(64 - 8 * width_);
-    return static_cast<int64_t>(u << shift) >> shift;
+    const char* p = key.data() + 1;
+    switch (width_) {
+      case 8: return Load<int64_t>(p);
+      case 4: return Load<int32_t>(p);
+      case 2: return Load<int16_t>(p);
+      default: return Load<int8_t>(p);
+    }
+  }
+  template <typename T>
+  static int64_t Load(const char* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return static_cast<int64_t>(v);  // the bytes are little-endian, as the host (key_runs.cc)
   }
   size_t width_ = 0;  // bytes of the integer column; 0: not an integer key
 };
