@@ -10,9 +10,17 @@
 #   secs CMD...        runs CMD (its stdout dropped, fails the script if CMD fails) and prints
 #                      its wall-clock seconds
 #   median X...        the median of the numbers, 3 decimals
+#   PG_TOOLS           the directory of the server's major version's client tools
+#                      (/usr/lib/postgresql/N/bin, the binaries lakedump itself runs), when
+#                      it exists; else empty (the tools from PATH). On Debian, pg_dump and
+#                      pg_restore on PATH are the perl pg_wrapper, which costs about 0.05 s
+#                      a start: a peer run through it would be slower than the same binary.
 DSN=${LD_BENCH_PG_DSN:-${LD_TEST_PG_DSN:-}}
 [ -n "$DSN" ] || { echo "set LD_BENCH_PG_DSN (or LD_TEST_PG_DSN); scripts/start-postgres starts one" >&2; exit 2; }
 command -v psql >/dev/null || { echo "psql not found (apt-get install postgresql-client-15)" >&2; exit 2; }
+
+PG_TOOLS=/usr/lib/postgresql/$(psql "$DSN" -Atc "SELECT current_setting('server_version_num')::int / 10000")/bin/
+[ -x "${PG_TOOLS}pg_restore" ] || PG_TOOLS=
 
 pg_db_dsn() {
   case "$DSN" in

@@ -28,8 +28,8 @@ declare -A t
 names=(pg_dump_j1 pg_dump_j2 lakedump_p1 "lakedump_p$PARALLEL")
 for run in $(seq "$RUNS"); do
   rm -rf "${WORK:?}"/*
-  t[pg_dump_j1]+=" $(secs pg_dump -d "$BENCH_DSN" -Fd -j 1 -f "$WORK/pgd1")"
-  t[pg_dump_j2]+=" $(secs pg_dump -d "$BENCH_DSN" -Fd -j 2 -f "$WORK/pgd2")"
+  t[pg_dump_j1]+=" $(secs "${PG_TOOLS}pg_dump" -d "$BENCH_DSN" -Fd -j 1 -f "$WORK/pgd1")"
+  t[pg_dump_j2]+=" $(secs "${PG_TOOLS}pg_dump" -d "$BENCH_DSN" -Fd -j 2 -f "$WORK/pgd2")"
   t[lakedump_p1]+=" $(secs "$LD" dump "$BENCH_DSN" "$WORK/ld1" --table-parallelism 1 --table-format "$TABLE_FORMAT" --progress none)"
   t["lakedump_p$PARALLEL"]+=" $(secs "$LD" dump "$BENCH_DSN" "$WORK/ldp" --table-parallelism "$PARALLEL" --table-format "$TABLE_FORMAT" --progress none)"
   echo "run $run done"

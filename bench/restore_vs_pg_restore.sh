@@ -126,7 +126,7 @@ fi
 
 echo "dumping both ways (not timed)..."
 "$LD" dump "$SRC" "$WORK/ld" --progress none >/dev/null
-pg_dump -d "$SRC" -Fd --jobs "$JOBS" -f "$WORK/pgd"
+"${PG_TOOLS}pg_dump" -d "$SRC" -Fd --jobs "$JOBS" -f "$WORK/pgd"
 
 fresh() {
   psql "$DSN" -qc "DROP DATABASE IF EXISTS lakedump_restore_target WITH (FORCE)" >/dev/null
@@ -150,7 +150,7 @@ run_ld() {
 }
 run_pg() {
   fresh
-  pg+=" $(secs pg_restore --jobs "$JOBS" -d "$DST" "$WORK/pgd")"
+  pg+=" $(secs "${PG_TOOLS}pg_restore" --jobs "$JOBS" -d "$DST" "$WORK/pgd")"
   check
 }
 ld="" pg=""
