@@ -209,11 +209,11 @@ bool FaultProxy::Listen(std::string* error) {
     *error = "cannot listen on " + options_.listen_addr + ": not an IPv4 address";
     return false;
   }
-  addr.sin_port = htons(static_cast<uint16_t>(port_));
+  addr.sin_port = htons(static_cast<uint16_t>(port_.load()));
   if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
       ::listen(listen_fd_, 128) != 0) {
-    *error = "cannot listen on " + options_.listen_addr + ":" + std::to_string(port_) + ": " +
-             std::strerror(errno);
+    *error = "cannot listen on " + options_.listen_addr + ":" + std::to_string(port_.load()) +
+             ": " + std::strerror(errno);
     ::close(listen_fd_);
     listen_fd_ = -1;
     return false;

@@ -53,7 +53,7 @@ class FaultProxy {
   // Binds and starts accepting. Returns false (with a message in *error) on failure.
   bool Start(std::string* error);
   void Stop();
-  int port() const { return port_; }
+  int port() const { return port_.load(); }
 
   int connections() const { return connections_.load(); }
   int requests() const { return requests_.load(); }
@@ -76,7 +76,9 @@ class FaultProxy {
 
   const ProxyOptions options_;
   int listen_fd_ = -1;
-  int port_ = 0;
+  // Written by Start and by the accept thread when it listens again after an outage; read
+  // by any thread.
+  std::atomic<int> port_{0};
   std::atomic<bool> stopping_{false};
   std::thread accept_thread_;
   std::unique_ptr<Bucket> total_up_, total_down_;
