@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Sourced by the PostgreSQL benchmarks (pg_small_tables.sh, schema_archive_cost.sh, incremental.sh,
-# restore_vs_pg_restore.sh, pg_small_tables_s3.sh): the server to use, a work dir, the timing
+# load_vs_pg_restore.sh, restore_vs_pg_restore.sh, pg_small_tables_s3.sh): the server to use, a
+# work dir, the timing
 # helpers and the small-tables database.
 # Sets DSN from LD_BENCH_PG_DSN or LD_TEST_PG_DSN (URI or keyword form; exits 2 without one)
 # and defines:

@@ -13,26 +13,14 @@ LD="$BUILD/lakedump"
 ROWS=${ROWS:-10000000}
 FILE_SIZE=${FILE_SIZE:-64MiB}
 RUNS=${RUNS:-3}
-DSN=${LD_BENCH_PG_DSN:-${LD_TEST_PG_DSN:?set LD_BENCH_PG_DSN or LD_TEST_PG_DSN}}
-# The server's own pg_dump and pg_restore, as lakedump runs them (not Debian's perl pg_wrapper
-# on PATH, about 0.05 s more a start); PATH's when that directory does not exist.
-PG_TOOLS=/usr/lib/postgresql/$(psql "$DSN" -Atc "SELECT current_setting('server_version_num')::int / 10000")/bin/
-[ -x "${PG_TOOLS}pg_restore" ] || PG_TOOLS=
-BASE=${DSN%%\?*}
-BASE=${BASE%/*}
-url() { echo "$BASE/$1"; }
+# shellcheck source=bench/_pg_lib.sh
+. "$(dirname "$0")/_pg_lib.sh"  # DSN, PG_TOOLS, pg_db_dsn, secs, median
+url() { pg_db_dsn "$1"; }
 SRC=$(url lakedump_load_bench)
 DST=$(url lakedump_load_target)
 mkdir -p "$WORK"
 echo "work dir: $WORK, rows: $ROWS"
 
-secs() { python3 - "$@" <<'PY'
-import subprocess, sys, time
-t = time.monotonic(); subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
-print(f"{time.monotonic() - t:.3f}")
-PY
-}
-median() { python3 -c "import statistics,sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
 psql_q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 # The source table, made once per row count.

@@ -49,6 +49,14 @@ TEST(IndexKeyOrderTest, IntegerKeysOrderByValueAndMakeRuns) {
   EXPECT_LT(int4.Compare(IntKey(-1, 4), IntKey(0, 4)), 0);
   EXPECT_TRUE(int4.RunFits(IntKey(2147483646, 4), 2));
   EXPECT_FALSE(int4.RunFits(IntKey(2147483646, 4), 3));
+  // Narrower integers are sign-extended from their own width.
+  const IndexKeyOrder int2({LogicalType{TypeId::kInt16}}), int1({LogicalType{TypeId::kInt8}});
+  EXPECT_LT(int2.Compare(IntKey(-32768, 2), IntKey(32767, 2)), 0);
+  EXPECT_EQ(int2.Distance(IntKey(-2, 2), IntKey(3, 2)), 5);
+  EXPECT_EQ(int2.IntegerValue(IntKey(-300, 2)), -300);
+  EXPECT_LT(int1.Compare(IntKey(-128, 1), IntKey(127, 1)), 0);
+  EXPECT_EQ(int1.IntegerValue(IntKey(-1, 1)), -1);
+  EXPECT_EQ(int4.IntegerValue(IntKey(-2147483648, 4)), -2147483648);
   EXPECT_FALSE(kText.RunFits("\1abc", 2));
   EXPECT_EQ(kText.Distance("\1abc", "\1abd"), 1);
 }

@@ -182,5 +182,34 @@ TEST_F(IncrementalIcebergTest, AFileThatLostAFifthOfItsRowsIsRewrittenWithoutThe
   EXPECT_EQ(verify.code, 0) << verify.out << verify.err;
 }
 
+// A delete file longer than one of its row groups (16,384 rows): 17,000 updates spread over a
+// base file of 100,000 rows (17%: under copy-on-write's fifth) give a delete file of two row
+// groups (counted by hyparquet), which icebird applies whole.
+TEST_F(IncrementalIcebergTest, ADeleteFileOfSeveralRowGroupsIsAppliedWhole) {
+  Sql("CREATE TABLE t (id int PRIMARY KEY, v text);"
+      "INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 100000) g;");
+  ASSERT_EQ(Dump().code, 0);
+  Sql("UPDATE t SET v = 'updated' WHERE id % 100 < 17;");
+  RunResult one = Dump();
+  ASSERT_EQ(one.code, 0) << one.err;
+  const json s = CurrentSnapshot("t")["summary"];
+  EXPECT_EQ(s.value("total-position-deletes", ""), "17000") << s.dump();
+  EXPECT_EQ(s.value("total-delete-files", ""), "1") << s.dump();
+  std::string deletes;
+  for (const auto& e : std::filesystem::directory_iterator(dest_ + "/public/t")) {
+    if (e.path().filename().string().ends_with("-deletes.parquet")) deletes = e.path().string();
+  }
+  ASSERT_FALSE(deletes.empty());
+  const std::string out = tmp_.Sub("row-groups.txt");
+  const std::string cmd = fmt::format(
+      "cd {} && node --input-type=module -e \"import {{ parquetMetadataAsync, "
+      "asyncBufferFromFile }} from 'hyparquet'; const m = await parquetMetadataAsync(await "
+      "asyncBufferFromFile(process.argv[1])); console.log(m.row_groups.length)\" {} >{} 2>&1",
+      Quote(interop_), Quote(deletes), out);
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << testing_cli::ReadFile(out);
+  EXPECT_EQ(testing_cli::ReadFile(out), "2\n");
+  ExpectIcebirdReadsSource("17,000 updates", {"t"});
+}
+
 }  // namespace
 }  // namespace lakedump
