@@ -80,6 +80,25 @@ inline std::string QueryOne(PgConn& conn, const std::string& sql) {
   return std::string(PgValue(r->get(), 0, 0));
 }
 
+// Every row of `sql`'s result in the database of `conninfo`, by libpq: each value's text and
+// "|" (NULL as "NULL"), a line per row.
+inline std::string QueryRows(const std::string& conninfo, const std::string& sql) {
+  auto c = PgConn::Connect(conninfo, 10);
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  if (!c.ok()) return "";
+  auto r = (*c)->Query(sql);
+  EXPECT_TRUE(r.ok()) << sql << ": " << r.status().ToString();
+  std::string out;
+  for (int i = 0; r.ok() && i < PQntuples(r->get()); ++i) {
+    for (int j = 0; j < PQnfields(r->get()); ++j) {
+      out += PQgetisnull(r->get(), i, j) ? "NULL" : std::string(PgValue(r->get(), i, j));
+      out += "|";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 // A schema with a unique name, dropped (CASCADE) at the end of the test.
 class ScratchSchema {
  public:

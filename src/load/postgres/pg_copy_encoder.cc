@@ -24,20 +24,6 @@ inline void PutBe32(std::string* out, uint32_t v) {
   out->append(reinterpret_cast<const char*>(&be), 4);
 }
 
-bool IsInteger(TypeId id) {
-  return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 ||
-         id == TypeId::kInt64;
-}
-
-int64_t IntegerAt(const ColumnVector& col, size_t row) {
-  switch (col.type().id) {
-    case TypeId::kInt8: return col.ValueAt<int8_t>(row);
-    case TypeId::kInt16: return col.ValueAt<int16_t>(row);
-    case TypeId::kInt32: return col.ValueAt<int32_t>(row);
-    default: return col.ValueAt<int64_t>(row);
-  }
-}
-
 bool IsTextual(uint32_t oid) {
   return oid == kPgTextOid || oid == kPgVarcharOid || oid == kPgBpcharOid || oid == kPgNameOid;
 }
@@ -136,10 +122,32 @@ PgEncoding ChoosePgEncoding(const LogicalType& from, const PgTargetType& to) {
     case TypeId::kUuid:
       if (oid == kPgUuidOid) return PgEncoding::kUuid;
       break;
-    case TypeId::kList:  // staged as the array's text form (AppendPgText), cast by the server
+    case TypeId::kList:  // else staged as the array's text form (AppendPgText)
+      if (!IsTextStaged(ChoosePgElementEncoding(from, to))) return PgEncoding::kArray;
       break;
   }
   return PgEncoding::kAsText;
+}
+
+PgEncoding ChoosePgElementEncoding(const LogicalType& from, const PgTargetType& to) {
+  // name_recv refuses a name of 64 bytes or more where name_in truncates it: names keep the
+  // text path's truncation.
+  if (!from.is_list() || to.category != 'A' || to.element_oid == 0 ||
+      to.element_oid == kPgNameOid) {
+    return PgEncoding::kAsText;
+  }
+  const PgEncoding e = ChoosePgEncoding(from.ElementType(), to.Element());
+  return e == PgEncoding::kArray ? PgEncoding::kAsText : e;
+}
+
+PgEncodeField PgEncodeField::Choose(std::string name, std::string pg_type, const LogicalType& from,
+                                    const PgTargetType& to) {
+  PgEncodeField f{std::move(name), std::move(pg_type), ChoosePgEncoding(from, to)};
+  if (f.encoding == PgEncoding::kArray) {
+    f.element = ChoosePgElementEncoding(from, to);
+    f.element_oid = to.element_oid;
+  }
+  return f;
 }
 
 PgCopyEncoder::PgCopyEncoder(std::string table, std::vector<PgEncodeField> fields,
@@ -219,7 +227,8 @@ size_t ConstantFieldSize(PgEncoding e) {
 }
 
 bool IsRendered(PgEncoding e) {
-  return e == PgEncoding::kNumeric || e == PgEncoding::kAsText || e == PgEncoding::kArrayAsText;
+  return e == PgEncoding::kNumeric || e == PgEncoding::kArray || e == PgEncoding::kAsText ||
+         e == PgEncoding::kArrayAsText;
 }
 
 // Calls f(values) with the integer column's values typed by its storage.
@@ -233,6 +242,8 @@ void WithIntegers(const ColumnVector& col, F&& f) {
   }
 }
 
+}  // namespace
+
 int32_t PgDate(int32_t d) {
   constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
   if (d == kMax) return kMax;  // 'infinity'
@@ -242,7 +253,6 @@ int32_t PgDate(int32_t d) {
   return static_cast<int32_t>(static_cast<int64_t>(d) - kPgEpochDays);
 }
 
-// False if the timestamp is before 4713 BC (cannot be shifted to PostgreSQL's epoch).
 bool PgTimestamp(int64_t t, int64_t* pg) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   if (t == kMax) {
@@ -256,8 +266,6 @@ bool PgTimestamp(int64_t t, int64_t* pg) {
   }
   return true;
 }
-
-}  // namespace
 
 Status PgCopyEncoder::Encode(const RowBatch& batch, size_t* next_row, std::string* out,
                              size_t limit) {
@@ -570,6 +578,7 @@ void PgCopyEncoder::WriteColumn(size_t c, const ColumnVector& col, size_t row, s
       return;
     }
     case PgEncoding::kNumeric:
+    case PgEncoding::kArray:
     case PgEncoding::kAsText:
     case PgEncoding::kArrayAsText:
       return;  // rendered, above
@@ -610,19 +619,17 @@ Status PgCopyEncoder::EncodeText(const RowBatch& batch, size_t* next_row, std::s
 
 Status PgCopyEncoder::RenderField(size_t c, const ColumnVector& col, size_t row,
                                   size_t block_row, std::string* out) {
-  const PgEncoding encoding = fields_[c].encoding;
-  const TypeId from = col.type().id;
+  const PgEncodeField& f = fields_[c];
+  const PgEncoding encoding = f.encoding;
   switch (encoding) {
     case PgEncoding::kNumeric:
-      if (from == TypeId::kDecimal) {
-        AppendPgNumericFromDecimal(col.ValueAt<int128_t>(row), col.type().scale, out);
-      } else if (IsInteger(from)) {
-        AppendPgNumericFromDecimal(IntegerAt(col, row), 0, out);
-      } else {
-        Status s = AppendPgNumericFromText(col.BytesAt(row), out);
-        if (!s.ok()) return FieldError(c, s.message(), block_row);
-      }
+    case PgEncoding::kArray: {
+      Status s = encoding == PgEncoding::kArray
+                     ? AppendPgArraySend(col, row, f.element, f.element_oid, out)
+                     : AppendPgBinaryValue(col, row, encoding, out);
+      if (!s.ok()) return FieldError(c, s.message(), block_row);
       return Status::OK();
+    }
     case PgEncoding::kAsText:
     case PgEncoding::kArrayAsText: {
       scratch_.clear();

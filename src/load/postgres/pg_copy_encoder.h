@@ -13,6 +13,14 @@
 // ±INT32_MAX days, timestamps at ±INT64_MAX us, see PgInfinityPolicy::kClamp)
 // become PostgreSQL's ±infinity again.
 //
+// A list going into a one-dimensional array column whose element type has a binary encoding
+// here (PgEncoding::kArray) is sent in array_send's form: ndim (0 for an empty list, else 1), a
+// has-null flag, the target column's element type OID, the length and lower bound 1, then each
+// element as an int32 length (-1 = NULL) and its binary form. The dump keeps a column as a list
+// only when every value is one-dimensional with lower bound 1 (docs/type-mapping.md), so this is
+// the array the text path would build. Elements of other types (domains, names, inet, ...) keep
+// the text path.
+//
 // PgCopyFormat::kText writes `COPY ... (FORMAT text)` instead, every field in its
 // PostgreSQL text input form (the kAsText form, escaped; NULL = \N): for a table loaded
 // straight into its real types that has a column without a binary encoding.
@@ -47,6 +55,7 @@ enum class PgEncoding : uint8_t {
   kTime,         // microseconds since midnight
   kTimestamp,    // microseconds since 2000-01-01 (timestamp and timestamptz)
   kUuid,         // 16 bytes
+  kArray,        // a list into a 1-D array: array_send's form, elements by PgEncodeField::element
   kAsText,       // PostgreSQL text input form, into a text staging column
   kArrayAsText,  // JSON array text (the dump's array form) -> array literal, into text
 };
@@ -65,11 +74,25 @@ struct PgTargetType {
   uint32_t base_oid = 0;
   char typtype = 'b';    // 'e' = enum
   char category = 'U';   // 'A' = array
+  // An array type (the element type's typarray; not int2vector, oidvector, point...): its
+  // element type as array_recv checks it (pg_type.typelem, a domain not resolved), else 0.
+  uint32_t element_oid = 0;
+  char element_typtype = 'b';
+  char element_category = 'U';
+
+  PgTargetType Element() const {
+    return PgTargetType{element_oid, element_typtype, element_category};
+  }
 };
 
 // The binary encoding of `from` into a column of type `to`, or kAsText /
-// kArrayAsText when there is none (the column is then staged as text).
+// kArrayAsText when there is none (the column is then staged as text). kArray when `from` is a
+// list and `to` an array whose element type has a binary encoding of the list's elements
+// (ChoosePgElementEncoding).
 PgEncoding ChoosePgEncoding(const LogicalType& from, const PgTargetType& to);
+// The binary encoding of list `from`'s elements into array type `to`'s elements, or kAsText
+// when there is none (or `to` is no array).
+PgEncoding ChoosePgElementEncoding(const LogicalType& from, const PgTargetType& to);
 // True for the encodings that need a text staging column.
 inline bool IsTextStaged(PgEncoding e) {
   return e == PgEncoding::kAsText || e == PgEncoding::kArrayAsText;
@@ -82,6 +105,12 @@ struct PgEncodeField {
   std::string name;     // column name, for errors
   std::string pg_type;  // target type (format_type), for errors
   PgEncoding encoding = PgEncoding::kText;
+  PgEncoding element = PgEncoding::kText;  // kArray: how each element is written
+  uint32_t element_oid = 0;                // kArray: the target's element type
+
+  // The field of a `from` value going into a column of type `to` (ChoosePgEncoding).
+  static PgEncodeField Choose(std::string name, std::string pg_type, const LogicalType& from,
+                              const PgTargetType& to);
 };
 
 class PgCopyEncoder {
@@ -162,6 +191,24 @@ void AppendCopyEscaped(std::string_view text, std::string* out);
 // Value `row` of `col` (NULL excluded) in COPY's text format: AppendPgText's form, escaped
 // (AppendCopyEscaped) where it can hold a tab, line end or backslash. `scratch` is reused.
 void AppendCopyField(const ColumnVector& col, size_t row, std::string* scratch, std::string* out);
+
+// One non-null value `row` of `col` as a binary COPY field (int32 length, then the value's
+// send form) in encoding `e`, one of the binary encodings but kArray (pg_copy_array.cc).
+// InvalidArgument for a value the target type cannot hold (an integer out of range, a
+// timestamp before 4713 BC, numeric text that is no number).
+Status AppendPgBinaryValue(const ColumnVector& col, size_t row, PgEncoding e, std::string* out);
+// array_send's form of list value `row` of `col` (not NULL) as a binary COPY field (int32
+// length first): elements in encoding `element`, typed `element_oid`. Errors as
+// AppendPgBinaryValue's, for the first element that has one.
+Status AppendPgArraySend(const ColumnVector& col, size_t row, PgEncoding element,
+                         uint32_t element_oid, std::string* out);
+
+// Days since 2000-01-01 of the dump's days since 1970 (its ±infinity encodings become
+// PostgreSQL's).
+int32_t PgDate(int32_t unix_days);
+// µs since 2000 of the dump's µs since 1970 (±infinity and the escape range, docs/type-mapping.md);
+// false if the timestamp is before 4713 BC (cannot be shifted to PostgreSQL's epoch).
+bool PgTimestamp(int64_t unix_micros, int64_t* pg);
 
 // The dump's JSON text of an array (array_to_json) -> a PostgreSQL array
 // literal: [1,null,[2]] -> {1,NULL,{2}}; strings quoted and escaped, objects

@@ -46,8 +46,10 @@ WITH RECURSIVE a AS (
   SELECT d.attnum, t.typbasetype, d.depth + 1 FROM d JOIN pg_catalog.pg_type t ON t.oid = d.typ
   WHERE t.typtype = 'd' AND d.depth < 100
 )
-SELECT a.attname, a.ft, t.oid, t.typtype, t.typcategory, coalesce(a.gen, '') <> ''
+SELECT a.attname, a.ft, t.oid, t.typtype, t.typcategory, coalesce(a.gen, '') <> '',
+       coalesce(e.oid, 0), e.typtype, e.typcategory
 FROM a JOIN d ON d.attnum = a.attnum JOIN pg_catalog.pg_type t ON t.oid = d.typ
+LEFT JOIN pg_catalog.pg_type e ON e.oid = t.typelem AND e.typarray = t.oid
 WHERE t.typtype <> 'd' ORDER BY a.attnum)SQL", generated),
                                              {qualified}));
   std::vector<TargetColumn> columns;
@@ -59,6 +61,11 @@ WHERE t.typtype <> 'd' ORDER BY a.attnum)SQL", generated),
     c.type.typtype = PgValue(r.get(), i, 3).empty() ? 'b' : PgValue(r.get(), i, 3)[0];
     c.type.category = PgValue(r.get(), i, 4).empty() ? 'U' : PgValue(r.get(), i, 4)[0];
     c.generated = PgValue(r.get(), i, 5) == "t";
+    // An array type's element, for array_recv (PgTargetType::element_oid).
+    c.type.element_oid =
+        static_cast<uint32_t>(std::strtoul(PQgetvalue(r.get(), i, 6), nullptr, 10));
+    c.type.element_typtype = PgValue(r.get(), i, 7).empty() ? 'b' : PgValue(r.get(), i, 7)[0];
+    c.type.element_category = PgValue(r.get(), i, 8).empty() ? 'U' : PgValue(r.get(), i, 8)[0];
     columns.push_back(std::move(c));
   }
   return columns;
@@ -439,10 +446,8 @@ Status ChooseStagingEncodings(PgConn& conn, const Schema& schema, const std::str
   std::string to_text;
   for (size_t k = 0; k < created.size(); ++k) {
     const Column& c = schema.column(staged->batch_columns[k]);
-    PgEncodeField f;
-    f.name = c.name;
-    f.pg_type = created[k].format_type;
-    f.encoding = ChoosePgEncoding(c.type, created[k].type);
+    PgEncodeField f =
+        PgEncodeField::Choose(c.name, created[k].format_type, c.type, created[k].type);
     if (IsTextStaged(f.encoding)) {
       staged->casts.emplace_back(staged->columns[k], created[k].format_type);
       to_text += (to_text.empty() ? "" : ", ") + std::string("ALTER COLUMN ") +
@@ -550,10 +555,8 @@ Result<std::optional<StagedTable>> PostgresTarget::PrepareDirect(PgConn& conn,
   LD_ASSIGN_OR_RETURN(auto matched, MatchDumpColumns(existing, schema, name));
   for (size_t i = 0; i < schema.num_columns(); ++i) {
     if (matched[i]->generated) continue;  // the target computes it
-    PgEncodeField f;
-    f.name = schema.column(i).name;
-    f.pg_type = matched[i]->format_type;
-    f.encoding = ChoosePgEncoding(schema.column(i).type, matched[i]->type);
+    PgEncodeField f = PgEncodeField::Choose(schema.column(i).name, matched[i]->format_type,
+                                            schema.column(i).type, matched[i]->type);
     // No binary form: the whole COPY goes as text, each value into its column's input function
     // (what the staging path's CAST(text AS type) runs), straight into the real type.
     if (IsTextStaged(f.encoding)) staged.format = PgCopyFormat::kText;
