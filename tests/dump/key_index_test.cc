@@ -232,6 +232,87 @@ TEST(KeyIndexFileTest, AHostileIndexIsRefused) {
   }
 }
 
+// An index read a block at a time and copied into another, as an increment's merge does: the
+// runs before each "changed" key go through in bulk (AddBlock), the changed key's run one at a
+// time; blocks are batches of 8,192 rows, so the copy crosses blocks, and the files are listed
+// again by the writer.
+TEST(KeyIndexFileTest, BlocksCopiedThroughReadBackAsWritten) {
+  MemoryStore store;
+  IndexFiles written;
+  const std::vector<uint32_t> ids = {written.Id("t/a.parquet"), written.Id("t/b.parquet"),
+                                     written.Id("t/c.parquet")};
+  std::vector<KeyRun> expected;
+  {
+    auto w = KeyIndexWriter::Open(store, "in.parquet", kBigint, written);
+    ASSERT_TRUE(w.ok());
+    for (int64_t i = 0; i < 20000; ++i) {  // runs of 1-3 keys, a gap after each
+      const KeyRun r{IntKey(10 * i), ids[static_cast<size_t>(i % 3)], 5 * i, 1 + i % 3};
+      ASSERT_TRUE((*w)->Add(r.key, r.file, r.pos, r.rows).ok());
+      expected.push_back(r);
+    }
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  // "Changed" keys: inside a run, in a gap, and the keys of runs at and near block edges.
+  const std::vector<int64_t> changed = {1, 75, 81910, 81920, 81930, 163845, 199990};
+  IndexFiles files;
+  auto w = KeyIndexWriter::Open(store, "out.parquet", kBigint, files);
+  ASSERT_TRUE(w.ok());
+  size_t next = 0, blocks = 0, single = 0;
+  KeyIndexOrigin origin;
+  origin.index_key = "in.parquet";
+  const Status s = ForEachKeyRunBlock(
+      store, origin, kBigint, &files,
+      [&](const KeyRunBlock& block) -> Status {
+        ++blocks;
+        for (size_t i = 0; i < block.size();) {
+          const size_t reach = next < changed.size()
+                                   ? block.FirstReaching(i, IntKey(changed[next]), kBigint)
+                                   : block.size();
+          LD_RETURN_IF_ERROR((*w)->AddBlock(block, i, reach));
+          i = reach;
+          if (i == block.size()) break;
+          const KeyRun r = block.run(i++);  // copied whole: only the copy is under test
+          LD_RETURN_IF_ERROR((*w)->Add(r.key, r.file, r.pos, r.rows));
+          ++single;
+          while (next < changed.size() &&
+                 kBigint.IntegerValue(r.key) + r.rows - 1 >= changed[next]) {
+            ++next;
+          }
+        }
+        return Status::OK();
+      },
+      [](const KeyRun&) { return Status::Internal("a sorted index is read in blocks"); });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE((*w)->Close().ok());
+  EXPECT_EQ(blocks, 3u);
+  EXPECT_EQ(single, 7u);  // a key in a gap (1, 75, 163845): the run after it
+  IndexFiles again;
+  Status read;
+  const std::vector<KeyRun> runs = ReadRuns(store, "out.parquet", kBigint, &again, &read);
+  ASSERT_TRUE(read.ok()) << read.ToString();
+  ASSERT_EQ(runs.size(), expected.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    ASSERT_EQ(runs[i].key, expected[i].key) << i;
+    ASSERT_EQ(again.Key(runs[i].file), written.Key(expected[i].file)) << i;
+    ASSERT_EQ(runs[i].pos, expected[i].pos) << i;
+    ASSERT_EQ(runs[i].rows, expected[i].rows) << i;
+  }
+}
+
+// Keys out of order across two blocks (the 8,193rd row before the 8,192nd) are refused.
+TEST(KeyIndexFileTest, KeysOutOfOrderAcrossBlocksAreRefused) {
+  std::vector<KeyRun> rows;
+  for (int64_t i = 0; i < 9000; ++i) rows.push_back(KeyRun{IntKey(10 * i), 0, i, 1});
+  rows[8192].key = IntKey(10 * 8191 - 5);
+  MemoryStore store;
+  WriteIndexFile(store, "bad.parquet", true, rows);
+  IndexFiles files;
+  Status s;
+  ReadRuns(store, "bad.parquet", kBigint, &files, &s);
+  EXPECT_EQ(s.code(), Code::kCorruption);
+  EXPECT_NE(s.ToString().find("row 8192 is out of key order"), std::string::npos) << s.ToString();
+}
+
 }  // namespace
 }  // namespace lakedump
 

@@ -211,51 +211,76 @@ Status IcebergChangeApplier::Merge(const KeyIndexOrigin& origin, const std::stri
 }
 
 // The index's runs merged with the changed keys: their old places found, the next index
-// written.
+// written. The runs between two changed keys go through a block at a time.
 Status IcebergChangeApplier::MergeIndex(const KeyIndexOrigin& origin,
                                         const std::string& index_key) {
   LD_ASSIGN_OR_RETURN(auto writer, KeyIndexWriter::Open(store_, index_key, order_, files_));
-  size_t next = 0;  // the first changed key not written yet
-  // The changed keys before `bound` (all: null) that are live after the increment, at their
-  // places in the new data file.
-  auto write_changed_before = [&](const std::string* bound) -> Status {
-    for (; next < changed_.size() &&
-           (bound == nullptr || order_.Compare(changed_[next].key, *bound) < 0);
-         ++next) {
-      const Changed& c = changed_[next];
-      if (c.new_pos < 0) continue;
-      LD_RETURN_IF_ERROR(writer->Add(c.key, new_file_, c.new_pos, 1));
+  merge_next_ = 0;
+  auto merge_block = [&](const KeyRunBlock& block) -> Status {
+    for (size_t i = 0; i < block.size();) {
+      // The runs that end before the next changed key are copied as they are.
+      const size_t reach = merge_next_ < changed_.size()
+                               ? block.FirstReaching(i, changed_[merge_next_].key, order_)
+                               : block.size();
+      if (reach > i) {
+        LD_RETURN_IF_ERROR(writer->AddBlock(block, i, reach));
+        for (; i < reach; ++i) CountLive(block.file(i), block.rows(i));
+      }
+      if (i < block.size()) LD_RETURN_IF_ERROR(MergeRun(block.run(i++), writer.get()));
     }
     return Status::OK();
   };
-  LD_RETURN_IF_ERROR(ForEachKeyRun(
-      store_, origin, order_, &files_, [&](const KeyRun& run) -> Status {
-        LD_RETURN_IF_ERROR(write_changed_before(&run.key));
-        std::string first;  // the first key of the run's piece at `done`, after the first
-        for (int64_t done = 0; done < run.rows;) {
-          if (done > 0) LD_RETURN_IF_ERROR(write_changed_before(&first));
-          int64_t stop = run.rows;  // the offset of the next changed key in the run
-          if (next < changed_.size()) {
-            stop = std::min(stop, order_.Distance(run.key, changed_[next].key));
-          }
-          if (stop > done) {
-            LD_RETURN_IF_ERROR(writer->Add(done == 0 ? std::string_view(run.key) : first,
-                                           run.file, run.pos + done, stop - done));
-            if (live_rows_.size() <= run.file) live_rows_.resize(run.file + 1, 0);
-            live_rows_[run.file] += stop - done;
-          }
-          if (stop < run.rows) {  // the changed key's place before the increment
-            Changed& c = changed_[next];
-            c.live = true;
-            c.at = KeyLocation{run.file, run.pos + stop};
-          }
-          done = stop + 1;
-          if (done < run.rows) first = order_.Advance(run.key, done);
-        }
-        return Status::OK();
-      }));
-  LD_RETURN_IF_ERROR(write_changed_before(nullptr));
+  LD_RETURN_IF_ERROR(ForEachKeyRunBlock(
+      store_, origin, order_, &files_, merge_block,
+      [&](const KeyRun& run) { return MergeRun(run, writer.get()); }));
+  LD_RETURN_IF_ERROR(WriteChangedBefore(nullptr, writer.get()));
   return writer->Close().status();
+}
+
+// The changed keys before `bound` (all: null) not written yet that are live after the
+// increment, at their places in the new data file.
+Status IcebergChangeApplier::WriteChangedBefore(const std::string* bound,
+                                                KeyIndexWriter* writer) {
+  for (; merge_next_ < changed_.size() &&
+         (bound == nullptr || order_.Compare(changed_[merge_next_].key, *bound) < 0);
+       ++merge_next_) {
+    const Changed& c = changed_[merge_next_];
+    if (c.new_pos < 0) continue;
+    LD_RETURN_IF_ERROR(writer->Add(c.key, new_file_, c.new_pos, 1));
+  }
+  return Status::OK();
+}
+
+// One run of the index merged: its pieces between the changed keys it holds written, their
+// old places noted, the changed keys before it written.
+Status IcebergChangeApplier::MergeRun(const KeyRun& run, KeyIndexWriter* writer) {
+  LD_RETURN_IF_ERROR(WriteChangedBefore(&run.key, writer));
+  std::string first;  // the first key of the run's piece at `done`, after the first
+  for (int64_t done = 0; done < run.rows;) {
+    if (done > 0) LD_RETURN_IF_ERROR(WriteChangedBefore(&first, writer));
+    int64_t stop = run.rows;  // the offset of the next changed key in the run
+    if (merge_next_ < changed_.size()) {
+      stop = std::min(stop, order_.Distance(run.key, changed_[merge_next_].key));
+    }
+    if (stop > done) {
+      LD_RETURN_IF_ERROR(writer->Add(done == 0 ? std::string_view(run.key) : first, run.file,
+                                     run.pos + done, stop - done));
+      CountLive(run.file, stop - done);
+    }
+    if (stop < run.rows) {  // the changed key's place before the increment
+      Changed& c = changed_[merge_next_];
+      c.live = true;
+      c.at = KeyLocation{run.file, run.pos + stop};
+    }
+    done = stop + 1;
+    if (done < run.rows) first = order_.Advance(run.key, done);
+  }
+  return Status::OK();
+}
+
+void IcebergChangeApplier::CountLive(uint32_t file, int64_t rows) {
+  if (live_rows_.size() <= file) live_rows_.resize(file + 1, 0);
+  live_rows_[file] += rows;
 }
 
 // The previous versions of the keys whose updates take unchanged values, into kept_.
@@ -305,7 +330,8 @@ Status IcebergChangeApplier::Apply() {
 }
 
 // The change file's rows again, in commit order: each insert's and update's new version
-// staged into the data file, at the position CollectKeys counted.
+// staged into the data file, at the position CollectKeys counted. Rows that go as they are (no
+// value taken from a previous version, none kept for a later one) are staged a range at a time.
 Status IcebergChangeApplier::WriteNewVersions() {
   std::unique_ptr<ObjectReader> holder;
   LD_ASSIGN_OR_RETURN(auto changes, OpenStoredParquet(store_, change_file_, {}, &holder));
@@ -315,6 +341,7 @@ Status IcebergChangeApplier::WriteNewVersions() {
   for (;;) {
     LD_RETURN_IF_ERROR(changes->Next(kApplierBatchRows, &batch));
     if (batch.num_rows() == 0) break;
+    size_t as_is = 0;  // the rows before r, from r - as_is, to stage as they are
     for (size_t r = 0; r < batch.num_rows(); ++r, ++row) {
       key.clear();
       LD_RETURN_IF_ERROR(EncodeIndexKey(batch, key_columns_, r, &key));
@@ -323,16 +350,40 @@ Status IcebergChangeApplier::WriteNewVersions() {
           *op != row_ops_[row]) {
         return Status::Corruption(fmt::format("{} changed while read", change_file_));
       }
+      Changed& c = changed_[row_changed_[row]];
+      if (*op != kDeleteOp && !c.takes_unchanged &&
+          (*op == kInsertOp || batch.column(4).IsNull(r))) {
+        ++as_is;
+        continue;
+      }
+      LD_RETURN_IF_ERROR(StageRowsAsTheyAre(batch, r - as_is, as_is));
+      as_is = 0;
       if (*op == kDeleteOp) continue;
-      LD_RETURN_IF_ERROR(StageRow(batch, r, &changed_[row_changed_[row]], *op == kUpdateOp)
-                             .WithContext(change_file_));
+      LD_RETURN_IF_ERROR(StageRow(batch, r, &c, *op == kUpdateOp).WithContext(change_file_));
     }
+    LD_RETURN_IF_ERROR(StageRowsAsTheyAre(batch, batch.num_rows() - as_is, as_is));
   }
   if (row != row_changed_.size()) {
     return Status::Corruption(fmt::format("{} changed while read", change_file_));
   }
   LD_RETURN_IF_ERROR(FlushStaged());
   return out_->Finish();  // its last row group encoded here, on this thread
+}
+
+// Stages the change file's rows [begin, begin + n) of `changes`, every value as sent.
+Status IcebergChangeApplier::StageRowsAsTheyAre(const RowBatch& changes, size_t begin,
+                                                size_t n) {
+  while (n > 0) {
+    const size_t take = std::min(n, kApplierBatchRows - std::min(kApplierBatchRows,
+                                                                 staged_.num_rows()));
+    for (size_t j = 0; j < data_.num_columns(); ++j) {
+      staged_.column(j).AppendFrom(changes.column(kChangeMetaColumns + j), begin, take);
+    }
+    begin += take;
+    n -= take;
+    if (staged_.num_rows() >= kApplierBatchRows) LD_RETURN_IF_ERROR(FlushStaged());
+  }
+  return Status::OK();
 }
 
 // The rows' operations in commit order against the places Merge found: the positions to

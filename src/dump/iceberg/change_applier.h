@@ -119,10 +119,14 @@ class IcebergChangeApplier {
 
   void IndexChangedKeys(const ChangeRows& rows);
   Status MergeIndex(const KeyIndexOrigin& origin, const std::string& index_key);
+  Status WriteChangedBefore(const std::string* bound, KeyIndexWriter* writer);
+  Status MergeRun(const KeyRun& run, KeyIndexWriter* writer);
+  void CountLive(uint32_t file, int64_t rows);
   Status ReadKeptVersions();
   Status WriteNewVersions();
   Status ApplyOps();
   Status StageRow(const RowBatch& changes, size_t r, Changed* c, bool update);
+  Status StageRowsAsTheyAre(const RowBatch& changes, size_t begin, size_t n);
   Status FlushStaged();
 
   ObjectStore& store_;
@@ -135,6 +139,7 @@ class IcebergChangeApplier {
   std::string change_keys_;            // every change-file row's key, in file order
   std::vector<Changed> changed_;       // one per changed key, in key order
   std::vector<uint32_t> row_changed_;  // per change-file row: its key's entry in changed_
+  size_t merge_next_ = 0;              // MergeIndex: the first changed key not written yet
   std::vector<uint8_t> row_ops_;       // per change-file row: its ChangeOp
   bool versions_written_ = false;      // Merge wrote the new versions beside the index
   RowBatch kept_;    // the versions whose values a later update of the key takes

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -59,78 +60,143 @@ Result<std::vector<uint32_t>> ListedFiles(const ParquetReader& reader, const std
   return ids;
 }
 
-// One row of an index file as a run (`listed`: the sorted form's file list; null: the old
-// form, `file` a string); Corruption when it is not one.
-Status RunOfRow(const RowBatch& batch, size_t r, const IndexKeyOrder& order,
-                const std::vector<uint32_t>* listed, IndexFiles* files, KeyRun* run) {
+// One row of an index file of the old form (`file` a string, no `rows`) as a run; Corruption
+// when it is not one.
+Status RunOfOldRow(const RowBatch& batch, size_t r, const IndexKeyOrder& order,
+                   IndexFiles* files, KeyRun* run) {
   for (size_t c = 0; c < batch.num_columns(); ++c) {
     if (batch.column(c).IsNull(r)) return Status::Corruption("a row is not a key and a place");
   }
   run->key.assign(batch.column(0).BytesAt(r));
-  if (listed != nullptr) {
-    const int32_t at = batch.column(1).ValueAt<int32_t>(r);
-    if (at < 0 || static_cast<size_t>(at) >= listed->size()) {
-      return Status::Corruption("a row names a data file the index does not list");
-    }
-    run->file = (*listed)[static_cast<size_t>(at)];
-  } else {
-    run->file = files->Id(batch.column(1).BytesAt(r));
-  }
+  run->file = files->Id(batch.column(1).BytesAt(r));
   run->pos = batch.column(2).ValueAt<int64_t>(r);
-  run->rows = listed != nullptr ? batch.column(3).ValueAt<int64_t>(r) : 1;
-  if (run->pos < 0 || !order.Check(run->key).ok() || !order.RunFits(run->key, run->rows) ||
-      run->rows > std::numeric_limits<int64_t>::max() - run->pos) {
+  run->rows = 1;
+  if (run->pos < 0 || !order.Check(run->key).ok()) {
     return Status::Corruption("a row is not a key and a place");
   }
   return Status::OK();
 }
 
-// The runs of an index file: in its order when it is of the sorted form, else (one row per key,
-// unsorted, no `rows`) through a sorter.
-Status ForEachIndexFileRun(ObjectStore& store, const std::string& key,
-                           const IndexKeyOrder& order, IndexFiles* files,
-                           const KeyRunVisitor& visit) {
-  // Opened once, every column: an index file has only its own (key, file, pos[, rows]).
+// Where a sorted index file's reading is: the last run of the blocks before.
+struct RunBlockCursor {
+  uint64_t row = 0;  // rows read before the block
+  bool has_last = false;
+  std::string last_key;
+  int64_t last_rows = 0;
+};
+
+// Row `r` of a sorted index file's batch is a run of `order` naming one of `listed` files, in
+// key order after the run before (row r - 1, or the cursor's last); else a Corruption message.
+const char* RunRowProblem(const RowBatch& batch, size_t r, const IndexKeyOrder& order,
+                          size_t listed, const RunBlockCursor& cursor) {
+  const std::string_view key = batch.column(0).BytesAt(r);
+  const int32_t at = batch.column(1).ValueAt<int32_t>(r);
+  const int64_t pos = batch.column(2).ValueAt<int64_t>(r);
+  const int64_t rows = batch.column(3).ValueAt<int64_t>(r);
+  if (at < 0 || static_cast<size_t>(at) >= listed) {
+    return "a row names a data file the index does not list";
+  }
+  if (pos < 0 || !order.Check(key).ok() || !order.RunFits(key, rows) ||
+      rows > std::numeric_limits<int64_t>::max() - pos) {
+    return "a row is not a key and a place";
+  }
+  if (r == 0 && !cursor.has_last) return nullptr;
+  const std::string_view last = r > 0 ? batch.column(0).BytesAt(r - 1)
+                                      : std::string_view(cursor.last_key);
+  const int64_t last_rows = r > 0 ? batch.column(3).ValueAt<int64_t>(r - 1) : cursor.last_rows;
+  if (order.Compare(last, key) >= 0 || order.Distance(last, key) < last_rows) {
+    return "out of key order";
+  }
+  return nullptr;
+}
+
+// Corruption unless every row of a sorted index file's batch is a run that follows the one
+// before (RunRowProblem); the cursor moved past the batch.
+Status CheckRunBlock(const std::string& key, const RowBatch& batch, const IndexKeyOrder& order,
+                     size_t listed, RunBlockCursor* cursor) {
+  for (size_t c = 0; c < batch.num_columns(); ++c) {
+    const ColumnVector& v = batch.column(c);
+    if (v.null_count() == 0) continue;
+    for (size_t r = 0; r < batch.num_rows(); ++r) {
+      if (v.IsNull(r)) {
+        return Status::Corruption(
+            fmt::format("{}: row {}: a row is not a key and a place", key, cursor->row + r));
+      }
+    }
+  }
+  for (size_t r = 0; r < batch.num_rows(); ++r) {
+    if (const char* problem = RunRowProblem(batch, r, order, listed, *cursor)) {
+      const uint64_t row = cursor->row + r;
+      return Status::Corruption(std::strcmp(problem, "out of key order") == 0
+                                    ? fmt::format("{}: row {} is out of key order", key, row)
+                                    : fmt::format("{}: row {}: {}", key, row, problem));
+    }
+  }
+  const size_t n = batch.num_rows();
+  cursor->row += n;
+  if (n > 0) {
+    cursor->has_last = true;
+    cursor->last_key.assign(batch.column(0).BytesAt(n - 1));
+    cursor->last_rows = batch.column(3).ValueAt<int64_t>(n - 1);
+  }
+  return Status::OK();
+}
+
+// An opened index file: its reader, its form, and (the sorted form) its list of data files.
+struct OpenedIndexFile {
   std::unique_ptr<ObjectReader> holder;
-  LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(store, key, {}, &holder));
-  const std::optional<std::string>* form = FooterValue(*reader, kKeyIndexFormatKey);
-  const bool sorted = form != nullptr && *form == kKeyIndexFormat;
-  const Schema expected = sorted ? KeyIndexFileSchema() : OldKeyIndexFileSchema();
-  const Schema& s = reader->schema();
+  std::unique_ptr<ParquetReader> reader;
+  bool sorted = false;
+  std::vector<uint32_t> listed;
+};
+
+Result<OpenedIndexFile> OpenIndexFile(ObjectStore& store, const std::string& key,
+                                      IndexFiles* files) {
+  OpenedIndexFile f;
+  // Opened once, every column: an index file has only its own (key, file, pos[, rows]).
+  LD_ASSIGN_OR_RETURN(f.reader, OpenStoredParquet(store, key, {}, &f.holder));
+  const std::optional<std::string>* form = FooterValue(*f.reader, kKeyIndexFormatKey);
+  f.sorted = form != nullptr && *form == kKeyIndexFormat;
+  const Schema expected = f.sorted ? KeyIndexFileSchema() : OldKeyIndexFileSchema();
+  const Schema& s = f.reader->schema();
   bool matches = s.num_columns() == expected.num_columns();
   for (size_t c = 0; matches && c < s.num_columns(); ++c) {
     matches = s.column(c).name == expected.column(c).name &&
               s.column(c).type.id == expected.column(c).type.id;
   }
   if (!matches) return Status::Corruption(fmt::format("{}: not a key index", key));
-  std::vector<uint32_t> listed;
-  if (sorted) {
-    LD_ASSIGN_OR_RETURN(listed, ListedFiles(*reader, key, files));
+  if (f.sorted) {
+    LD_ASSIGN_OR_RETURN(f.listed, ListedFiles(*f.reader, key, files));
   }
+  return f;
+}
+
+// The runs of an index file: a block per batch when it is of the sorted form, else (one row
+// per key, unsorted, no `rows`) one at a time through a sorter.
+Status ForEachIndexFileRun(ObjectStore& store, const std::string& key,
+                           const IndexKeyOrder& order, IndexFiles* files,
+                           const KeyRunBlockVisitor& block, const KeyRunVisitor& visit) {
+  LD_ASSIGN_OR_RETURN(OpenedIndexFile f, OpenIndexFile(store, key, files));
   KeyRunSorter sorter(order, kKeyIndexSortBytes);
-  KeyRun run, last;
+  RunBlockCursor cursor;
+  KeyRun run;
   RowBatch batch;
-  for (uint64_t row = 0;;) {
-    LD_RETURN_IF_ERROR(reader->Next(kKeyIndexBatchRows, &batch));
+  for (;;) {
+    LD_RETURN_IF_ERROR(f.reader->Next(kKeyIndexBatchRows, &batch));
     if (batch.num_rows() == 0) break;
-    for (size_t r = 0; r < batch.num_rows(); ++r, ++row) {
-      if (Status s = RunOfRow(batch, r, order, sorted ? &listed : nullptr, files, &run);
-          !s.ok()) {
-        return s.WithContext(fmt::format("{}: row {}", key, row));
+    if (f.sorted) {
+      LD_RETURN_IF_ERROR(CheckRunBlock(key, batch, order, f.listed.size(), &cursor));
+      LD_RETURN_IF_ERROR(block(KeyRunBlock(batch, f.listed)));
+      continue;
+    }
+    for (size_t r = 0; r < batch.num_rows(); ++r, ++cursor.row) {
+      if (Status s = RunOfOldRow(batch, r, order, files, &run); !s.ok()) {
+        return s.WithContext(fmt::format("{}: row {}", key, cursor.row));
       }
-      if (!sorted) {
-        LD_RETURN_IF_ERROR(sorter.Add(run).WithContext(key));
-        continue;
-      }
-      if (row > 0 && (order.Compare(last.key, run.key) >= 0 ||
-                      order.Distance(last.key, run.key) < last.rows)) {
-        return Status::Corruption(fmt::format("{}: row {} is out of key order", key, row));
-      }
-      LD_RETURN_IF_ERROR(visit(run));
-      std::swap(last, run);
+      LD_RETURN_IF_ERROR(sorter.Add(run).WithContext(key));
     }
   }
-  if (sorted) return Status::OK();
+  if (f.sorted) return Status::OK();
   return sorter.Finish(visit).WithContext(key);
 }
 
@@ -250,16 +316,52 @@ uint32_t IndexFiles::Id(std::string_view key) {
   return it->second;
 }
 
-Status ForEachKeyRun(ObjectStore& store, const KeyIndexOrigin& origin,
-                     const IndexKeyOrder& order, IndexFiles* files, const KeyRunVisitor& visit) {
+KeyRun KeyRunBlock::run(size_t i) const {
+  return KeyRun{std::string(key(i)), file(i), pos(i), rows(i)};
+}
+
+size_t KeyRunBlock::FirstReaching(size_t from, std::string_view key,
+                                  const IndexKeyOrder& order) const {
+  size_t i = from;
+  if (order.integer()) {
+    const int64_t v = order.IntegerValue(key);
+    // A run's last key: its first + rows - 1, which the reader checked fits.
+    while (i < size() && order.IntegerValue(this->key(i)) + (rows(i) - 1) < v) ++i;
+  } else {
+    while (i < size() && order.Compare(this->key(i), key) < 0) ++i;
+  }
+  return i;
+}
+
+Status ForEachKeyRunBlock(ObjectStore& store, const KeyIndexOrigin& origin,
+                          const IndexKeyOrder& order, IndexFiles* files,
+                          const KeyRunBlockVisitor& block, const KeyRunVisitor& run) {
   if (!origin.index_key.empty()) {
-    return ForEachIndexFileRun(store, origin.index_key, order, files, visit);
+    return ForEachIndexFileRun(store, origin.index_key, order, files, block, run);
   }
   KeyRunSorter sorter(order, kKeyIndexSortBytes);
   for (const std::string& f : origin.data_files) {
     LD_RETURN_IF_ERROR(AddDataFileRuns(store, f, origin.key_columns, order, files, &sorter));
   }
-  return sorter.Finish(visit);
+  return sorter.Finish(run);
+}
+
+Status ForEachKeyRun(ObjectStore& store, const KeyIndexOrigin& origin,
+                     const IndexKeyOrder& order, IndexFiles* files, const KeyRunVisitor& visit) {
+  return ForEachKeyRunBlock(
+      store, origin, order, files,
+      [&](const KeyRunBlock& block) -> Status {
+        KeyRun run;
+        for (size_t i = 0; i < block.size(); ++i) {
+          run.key.assign(block.key(i));
+          run.file = block.file(i);
+          run.pos = block.pos(i);
+          run.rows = block.rows(i);
+          LD_RETURN_IF_ERROR(visit(run));
+        }
+        return Status::OK();
+      },
+      visit);
 }
 
 Result<std::unique_ptr<KeyIndexWriter>> KeyIndexWriter::Open(ObjectStore& store,
@@ -307,18 +409,51 @@ Status KeyIndexWriter::Add(std::string_view key, uint32_t file, int64_t pos, int
   return Status::OK();
 }
 
-// The run held (last_*) into the batch, its file listed; the batch to the file when full.
-Status KeyIndexWriter::Put() {
-  if (listed_as_.size() <= last_file_) listed_as_.resize(files_.size(), -1);
-  int32_t& at = listed_as_[last_file_];
+Status KeyIndexWriter::AddBlock(const KeyRunBlock& block, size_t begin, size_t end) {
+  if (begin >= end) return Status::OK();
+  LD_RETURN_IF_ERROR(Add(block.key(begin), block.file(begin), block.pos(begin),
+                         block.rows(begin)));
+  if (end - begin == 1) return Status::OK();
+  LD_RETURN_IF_ERROR(Put());
+  const size_t last = end - 1;
+  const RowBatch& from = block.batch();
+  for (size_t i = begin + 1; i < last;) {
+    const size_t n = std::min(last - i, kKeyIndexBatchRows - batch_.num_rows());
+    batch_.column(0).AppendFrom(from.column(0), i, n);
+    for (size_t j = i; j < i + n; ++j) batch_.column(1).Append<int32_t>(ListedAs(block.file(j)));
+    batch_.column(2).AppendFrom(from.column(2), i, n);
+    batch_.column(3).AppendFrom(from.column(3), i, n);
+    i += n;
+    LD_RETURN_IF_ERROR(WriteIfFull());
+  }
+  last_key_.assign(block.key(last));
+  last_file_ = block.file(last);
+  last_pos_ = block.pos(last);
+  last_rows_ = block.rows(last);
+  return Status::OK();
+}
+
+int32_t KeyIndexWriter::ListedAs(uint32_t id) {
+  if (listed_as_.size() <= id) listed_as_.resize(files_.size(), -1);
+  int32_t& at = listed_as_[id];
   if (at < 0) {
     at = static_cast<int32_t>(listed_.size());
-    listed_.push_back(last_file_);
+    listed_.push_back(id);
   }
+  return at;
+}
+
+// The run held (last_*) into the batch, its file listed; the batch to the file when full.
+Status KeyIndexWriter::Put() {
+  const int32_t at = ListedAs(last_file_);
   batch_.column(0).AppendBytes(last_key_);
   batch_.column(1).Append<int32_t>(at);
   batch_.column(2).Append<int64_t>(last_pos_);
   batch_.column(3).Append<int64_t>(last_rows_);
+  return WriteIfFull();
+}
+
+Status KeyIndexWriter::WriteIfFull() {
   if (batch_.num_rows() < kKeyIndexBatchRows) return Status::OK();
   LD_RETURN_IF_ERROR(writer_->Write(batch_).WithContext(key_));
   batch_.Clear();

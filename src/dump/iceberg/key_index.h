@@ -14,10 +14,11 @@
 // KeyRunSorter. A snapshot without an index (the base, an overwrite) gets its runs from its
 // data files' key columns, sorted the same way.
 //
-// Memory: the index is never held whole. It is streamed, a row group at a time, in key order:
-// once to find the increment's changed keys (a merge with them, sorted; only they are held),
-// once to write the next index (its runs copied but for the changed keys, whose new places
-// are merged in). An index to sort holds at most kKeyIndexSortBytes of runs, spilling past it.
+// Memory: the index is never held whole. It is streamed, a row group at a time, in key order,
+// once per increment: merged with the increment's changed keys (sorted; only they are held) to
+// find their old places and write the next index at once. An index file's runs come a decoded
+// batch at a time (KeyRunBlock), so that the runs between two changed keys are copied into
+// the next index as a block (KeyIndexWriter::AddBlock), not one at a time. An index to sort holds at most kKeyIndexSortBytes of runs, spilling past it.
 // Written through the store's streaming writer, one row group buffered and one being encoded
 // on the writer's own thread.
 // Not thread-safe.
@@ -76,9 +77,44 @@ struct KeyIndexOrigin {
 // at most before spilling to temporary files.
 inline constexpr size_t kKeyIndexSortBytes = 16 << 20;
 
+// Consecutive runs of an index file of the sorted form, as one decoded batch holds them, their
+// files given ids (`listed`: an id per place in the file's list). The reader checked them: each
+// a run of the order, naming a listed file, in key order after the block before. Valid during
+// the visitor's call only.
+class KeyRunBlock {
+ public:
+  KeyRunBlock(const RowBatch& batch, const std::vector<uint32_t>& listed)
+      : batch_(batch), listed_(listed) {}
+  size_t size() const { return batch_.num_rows(); }
+  std::string_view key(size_t i) const { return batch_.column(0).BytesAt(i); }
+  uint32_t file(size_t i) const {
+    return listed_[static_cast<size_t>(batch_.column(1).ValueAt<int32_t>(i))];
+  }
+  int64_t pos(size_t i) const { return batch_.column(2).ValueAt<int64_t>(i); }
+  int64_t rows(size_t i) const { return batch_.column(3).ValueAt<int64_t>(i); }
+  KeyRun run(size_t i) const;
+  // The first run from `from` on whose last key is `key` or after it; size() when none.
+  size_t FirstReaching(size_t from, std::string_view key, const IndexKeyOrder& order) const;
+  // The decoded columns: key, file (a place in the file's list), pos, rows.
+  const RowBatch& batch() const { return batch_; }
+
+ private:
+  const RowBatch& batch_;
+  const std::vector<uint32_t>& listed_;
+};
+
+using KeyRunBlockVisitor = std::function<Status(const KeyRunBlock& block)>;
+
 // Streams the runs of `origin` in key order (`order`: its key's), their files given ids in
-// *files. Corruption when the index file is not one (a column missing or of another type, a
-// null, a negative position or length, a key not of `order`, keys out of order or twice).
+// *files: an index file's of the sorted form a block at a time to `block`, any other's (data
+// files' key columns, an index of the old form) one at a time to `run`. Corruption when the
+// index file is not one (a column missing or of another type, a null, a negative position or
+// length, a key not of `order`, keys out of order or twice).
+Status ForEachKeyRunBlock(ObjectStore& store, const KeyIndexOrigin& origin,
+                          const IndexKeyOrder& order, IndexFiles* files,
+                          const KeyRunBlockVisitor& block, const KeyRunVisitor& run);
+
+// The same, every run one at a time.
 Status ForEachKeyRun(ObjectStore& store, const KeyIndexOrigin& origin,
                      const IndexKeyOrder& order, IndexFiles* files, const KeyRunVisitor& visit);
 
@@ -94,6 +130,9 @@ class KeyIndexWriter {
   // Appends a run (`rows` keys from `key` at positions from `pos` of `file`), joined to the
   // one before when it continues it. Internal when it does not follow it in key order.
   Status Add(std::string_view key, uint32_t file, int64_t pos, int64_t rows);
+  // Appends runs [begin, end) of `block` as they are: the first as Add does, the others after
+  // it in bulk (the reader checked their order), the last held for the next Add to join.
+  Status AddBlock(const KeyRunBlock& block, size_t begin, size_t end);
   // Flushes the last rows, writes the footer and closes the object; returns its size.
   Result<uint64_t> Close();
 
@@ -101,6 +140,9 @@ class KeyIndexWriter {
   KeyIndexWriter(const IndexKeyOrder& order, const IndexFiles& files)
       : order_(order), files_(files) {}
   Status Put();
+  // The place of the file `id` of files_ in the index's list, listing it when new.
+  int32_t ListedAs(uint32_t id);
+  Status WriteIfFull();
 
   const IndexKeyOrder& order_;
   const IndexFiles& files_;
