@@ -152,6 +152,37 @@ TEST(ParquetWriterTest, RowGroupBytesLimitSplitsGroups) {
   CheckLayout(sink.str(), *m);
 }
 
+// dictionary_columns: only the columns named try a dictionary; the others are PLAIN even when
+// a dictionary would be smaller.
+TEST(ParquetWriterTest, OnlyTheDictionaryColumnsNamedGetADictionary) {
+  const Schema schema({Column{"a", LogicalType::Of(TypeId::kInt64), false, ""},
+                       Column{"b", LogicalType::Of(TypeId::kInt64), false, ""},
+                       Column{"c", LogicalType::Of(TypeId::kString), false, ""}});
+  RowBatch batch(schema);
+  for (int i = 0; i < 5000; ++i) {
+    batch.column(0).Append<int64_t>(i % 3);
+    batch.column(1).Append<int64_t>(i % 3);
+    batch.column(2).AppendBytes(i % 2 == 0 ? "x" : "y");
+  }
+  for (const std::vector<std::string>& only :
+       {std::vector<std::string>{}, std::vector<std::string>{"b", "c"}}) {
+    ParquetWriterOptions o;
+    o.dictionary_columns = only;
+    StringSink sink;
+    ParquetWriter w(schema, o, &sink);
+    ASSERT_TRUE(w.Write(batch).ok());
+    ASSERT_TRUE(w.Close().ok());
+    auto m = parquet::ReadParquetFooter(sink.str());
+    ASSERT_TRUE(m.ok());
+    ASSERT_EQ(m->row_groups.size(), 1u);
+    const auto& chunks = m->row_groups[0].columns;
+    EXPECT_EQ(chunks[0].meta_data->dictionary_page_offset.has_value(), only.empty());
+    EXPECT_TRUE(chunks[1].meta_data->dictionary_page_offset.has_value());
+    EXPECT_TRUE(chunks[2].meta_data->dictionary_page_offset.has_value());
+    CheckLayout(sink.str(), *m);
+  }
+}
+
 TEST(ParquetWriterTest, DictionaryFallbackKeepsDictionaryPageFirst) {
   const Schema schema({Column{"s", LogicalType::Of(TypeId::kString), true, ""}});
   ParquetWriterOptions o;

@@ -375,7 +375,10 @@ Result<std::unique_ptr<KeyIndexWriter>> KeyIndexWriter::Open(ObjectStore& store,
   options.codec = CodecKind::kZstd;
   options.compression_level = 1;  // its fastest: the index is written at every increment
   options.row_group_rows = kKeyIndexRowGroupRows;
-  options.dictionary = false;  // keys are unique, file ids few: zstd does better, at once
+  // A dictionary for the few file ids and run lengths (the index a quarter smaller than
+  // PLAIN under zstd, an increment a tenth less CPU); none tried on the unique keys and
+  // positions, where its trial only costs.
+  options.dictionary_columns = {"file", "rows"};
   // A row group is encoded on a thread of its own while the caller fills the next one.
   w->pool_ = std::make_unique<ThreadPool>(1);
   options.threads = 2;

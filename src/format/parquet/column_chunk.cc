@@ -255,7 +255,7 @@ size_t BuildDictionary(ChunkEncoder::State& st, const ColumnSpec& spec, const Co
   Dictionary<V>& dict = st.Dict<V>();
   dict.Clear();
   st.indices.clear();
-  if (!o.dictionary || non_null == 0) return 0;
+  if (!o.dictionary || !spec.dictionary || non_null == 0) return 0;
   uint64_t dict_bytes = 0;
   bool abandoned = false;
   size_t i = 0;

@@ -27,6 +27,7 @@ struct ColumnSpec {
   bool nullable = true;
   bool utf8 = false;         // string/json: statistics truncate on character boundaries
   bool signed_flba = false;  // FLBA decimals compare as signed big-endian integers
+  bool dictionary = true;    // may try a dictionary (EncodeOptions::dictionary on)
   SchemaElement element;     // the leaf's schema element
   // A list column (the spec's 3-level LIST): `<name> (LIST) { repeated group list {
   // <element> } }`, `element` being the leaf named "element". Its leaf has repetition and

@@ -85,6 +85,11 @@ class ParquetWriter::Impl {
       error_ = specs.status();
     } else {
       shared->specs = std::move(*specs);
+      const std::vector<std::string>& only = options_.dictionary_columns;
+      for (pq::ColumnSpec& spec : shared->specs) {
+        spec.dictionary =
+            only.empty() || std::find(only.begin(), only.end(), spec.name) != only.end();
+      }
     }
     Status valid = schema_.Validate();
     if (error_.ok() && !valid.ok()) error_ = valid;

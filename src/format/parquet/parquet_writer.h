@@ -30,6 +30,9 @@ struct ParquetWriterOptions {
   uint64_t row_group_bytes = 64 << 20;  // ...or at about this many encoded bytes
   uint64_t page_bytes = 1 << 20;        // target uncompressed data page size
   bool dictionary = true;
+  // When not empty (and `dictionary` on): the only top-level columns that try a dictionary;
+  // the others go PLAIN at once (for columns known to be unique, the dictionary's trial costs).
+  std::vector<std::string> dictionary_columns;
   uint64_t dictionary_limit_bytes = 1 << 20;  // past this, the column falls back to PLAIN
   // Threads encoding a row group's columns (on `pool`, helped by the caller)
   // while the caller fills the next row group. The output bytes do not depend
