@@ -85,33 +85,35 @@ struct RunBlockCursor {
   int64_t last_rows = 0;
 };
 
-// Row `r` of a sorted index file's batch is a run of `order` naming one of `listed` files, in
-// key order after the run before (row r - 1, or the cursor's last); else a Corruption message.
-const char* RunRowProblem(const RowBatch& batch, size_t r, const IndexKeyOrder& order,
-                          size_t listed, const RunBlockCursor& cursor) {
-  const std::string_view key = batch.column(0).BytesAt(r);
+// Row `r` of a sorted index file `key`'s batch is a run of `order` naming one of `listed` files,
+// in key order after the run before (row r - 1, or the cursor's last); else Corruption.
+Status CheckRunRow(const std::string& key, const RowBatch& batch, size_t r,
+                   const IndexKeyOrder& order, size_t listed, const RunBlockCursor& cursor) {
+  const uint64_t row = cursor.row + r;
+  const std::string_view k = batch.column(0).BytesAt(r);
   const int32_t at = batch.column(1).ValueAt<int32_t>(r);
   const int64_t pos = batch.column(2).ValueAt<int64_t>(r);
   const int64_t rows = batch.column(3).ValueAt<int64_t>(r);
   if (at < 0 || static_cast<size_t>(at) >= listed) {
-    return "a row names a data file the index does not list";
+    return Status::Corruption(fmt::format(
+        "{}: row {}: a row names a data file the index does not list", key, row));
   }
-  if (pos < 0 || !order.Check(key).ok() || !order.RunFits(key, rows) ||
+  if (pos < 0 || !order.Check(k).ok() || !order.RunFits(k, rows) ||
       rows > std::numeric_limits<int64_t>::max() - pos) {
-    return "a row is not a key and a place";
+    return Status::Corruption(fmt::format("{}: row {}: a row is not a key and a place", key, row));
   }
-  if (r == 0 && !cursor.has_last) return nullptr;
+  if (r == 0 && !cursor.has_last) return Status::OK();
   const std::string_view last = r > 0 ? batch.column(0).BytesAt(r - 1)
                                       : std::string_view(cursor.last_key);
   const int64_t last_rows = r > 0 ? batch.column(3).ValueAt<int64_t>(r - 1) : cursor.last_rows;
-  if (order.Compare(last, key) >= 0 || order.Distance(last, key) < last_rows) {
-    return "out of key order";
+  if (order.Compare(last, k) >= 0 || order.Distance(last, k) < last_rows) {
+    return Status::Corruption(fmt::format("{}: row {} is out of key order", key, row));
   }
-  return nullptr;
+  return Status::OK();
 }
 
 // Corruption unless every row of a sorted index file's batch is a run that follows the one
-// before (RunRowProblem); the cursor moved past the batch.
+// before (CheckRunRow); the cursor moved past the batch.
 Status CheckRunBlock(const std::string& key, const RowBatch& batch, const IndexKeyOrder& order,
                      size_t listed, RunBlockCursor* cursor) {
   for (size_t c = 0; c < batch.num_columns(); ++c) {
@@ -125,12 +127,7 @@ Status CheckRunBlock(const std::string& key, const RowBatch& batch, const IndexK
     }
   }
   for (size_t r = 0; r < batch.num_rows(); ++r) {
-    if (const char* problem = RunRowProblem(batch, r, order, listed, *cursor)) {
-      const uint64_t row = cursor->row + r;
-      return Status::Corruption(std::strcmp(problem, "out of key order") == 0
-                                    ? fmt::format("{}: row {} is out of key order", key, row)
-                                    : fmt::format("{}: row {}: {}", key, row, problem));
-    }
+    LD_RETURN_IF_ERROR(CheckRunRow(key, batch, r, order, listed, *cursor));
   }
   const size_t n = batch.num_rows();
   cursor->row += n;
