@@ -8,12 +8,16 @@
 #     increments, alternating which goes first; each round's times and their ratio;
 #   - the medians and the median ratio (the bound: Iceberg at most 1.5x the plain);
 #   - the last key index's size against the table's data files (the bound: at most 10%);
+#   - with CHURN=N, N rounds of the same updates first, both increments taken but not timed
+#     (the key index fragmented as a table's months of increments leave it), and with
+#     COMPACT=1 then `lakedump compact` of the Iceberg lake (timed), so that the rounds after
+#     it show what compaction gives back;
 #   - each increment's peak RSS (/usr/bin/time), which should not grow with ROWS, and lakedump's
 #     CPU seconds (user + system; the server's decoding of the slot is not in them), which a
 #     busy machine disturbs less than the wall times.
 # usage: bench/incremental_iceberg.sh [ROWS]   (e.g. ROWS=100000 for a quick check that it runs)
 # Env: LD_BENCH_PG_DSN or LD_TEST_PG_DSN (wal_level=logical), LAKEDUMP (default build/lakedump),
-#      ROUNDS (default 5), BENCH_DB (the database, default ld_bench_incremental, as
+#      ROUNDS (default 5), CHURN and COMPACT (above), BENCH_DB (the database, default ld_bench_incremental, as
 #      incremental.sh), FRESH=1 (make the table again first). Take figures on a quiet machine only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,9 +50,30 @@ run_increment() {
   t=$(secs /usr/bin/time -f "%M %U %S" -o "$WORK/rss" "$LAKEDUMP" dump "$SRC" "$1" --incremental --progress none)
   echo "$t $(tail -1 "$WORK/rss" | awk '{printf "%d %.2f", $1, $2 + $3}')"
 }
+index_size() {  # the current snapshot's key index, in bytes
+  python3 - "$WORK/iceberg/public/big/metadata" <<'PY'
+import json, os, sys
+meta = sys.argv[1]
+hint = open(os.path.join(meta, "version-hint.text")).read().strip()
+m = json.load(open(os.path.join(meta, f"v{hint}.metadata.json")))
+cur = next(s for s in m["snapshots"] if s["snapshot-id"] == m["current-snapshot-id"])
+print(os.path.getsize(os.path.join(meta, cur["summary"]["lakedump.key-index"])))
+PY
+}
+CHURN=${CHURN:-0}
+for round in $(seq "$CHURN"); do
+  psql "$SRC" -qc "UPDATE big SET amount = amount + 1 WHERE id % 100 = $((round % 100))" >/dev/null
+  "$LAKEDUMP" dump "$SRC" "$WORK/plain" --incremental --progress none >/dev/null
+  "$LAKEDUMP" dump "$SRC" "$WORK/iceberg" --incremental --progress none >/dev/null
+done
+[ "$CHURN" = 0 ] || echo "churn: $CHURN rounds taken untimed; key index $(index_size) bytes"
+if [ "${COMPACT:-0}" = 1 ]; then
+  t=$(secs "$LAKEDUMP" compact "$WORK/iceberg")
+  echo "lakedump compact: ${t}s; key index $(index_size) bytes"
+fi
 plain_times=() iceberg_times=() ratios=() plain_rss=() iceberg_rss=() plain_cpu=() iceberg_cpu=()
-for round in $(seq "$ROUNDS"); do
-  psql "$SRC" -qc "UPDATE big SET amount = amount + 1 WHERE id % 100 = $round" >/dev/null
+for round in $(seq $((CHURN + 1)) $((CHURN + ROUNDS))); do
+  psql "$SRC" -qc "UPDATE big SET amount = amount + 1 WHERE id % 100 = $((round % 100))" >/dev/null
   if [ $((round % 2)) = 1 ]; then
     read -r plain prss pcpu < <(run_increment "$WORK/plain")
     read -r iceberg irss icpu < <(run_increment "$WORK/iceberg")

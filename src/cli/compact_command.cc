@@ -37,14 +37,20 @@ int RunCompact(const CompactArgs& a) {
   auto r = CompactIcebergTables(*store, options);
   if (!r.ok()) return PrintError(r.status(), ExitCodeForStatus(r.status()));
   for (const CompactedTable& t : r->compacted) {
+    const std::string order =
+        t.files_in_key_order + t.files_sorted == 0
+            ? ""
+            : fmt::format(" in key order ({} of the files were, {} sorted)", t.files_in_key_order,
+                          t.files_sorted);
     std::printf("%s: %llu data files and %llu delete files (%llu rows deleted) -> %llu files, "
-                "%llu rows: replace snapshot %lld\n",
+                "%llu rows%s: replace snapshot %lld\n",
                 TerminalSafe(t.table.QualifiedName(), false).c_str(),
                 static_cast<unsigned long long>(t.data_files_before),
                 static_cast<unsigned long long>(t.delete_files_before),
                 static_cast<unsigned long long>(t.deleted_rows),
                 static_cast<unsigned long long>(t.files_after),
-                static_cast<unsigned long long>(t.rows), static_cast<long long>(t.snapshot_id));
+                static_cast<unsigned long long>(t.rows), order.c_str(),
+                static_cast<long long>(t.snapshot_id));
   }
   for (const std::string& s : r->skipped) {
     std::printf("%s\n", TerminalSafe(s, false).c_str());

@@ -139,6 +139,13 @@ TEST_F(IcebergCompactTest, SnapshotsAreListedReadableThenCompactedAndExpired) {
                                         s["summary"].value("lakedump.key-index", "none")));
   }
   ExpectIcebirdReadsSource("after compact");
+  // The rows in key order (an increment's file had them out of order: sorted first), so
+  // icebird reads the one compacted file of t in id order.
+  EXPECT_NE(compact.out.find("in key order ("), std::string::npos) << compact.out;
+  std::vector<int64_t> ids;
+  for (const json& row : IcebirdRows("t")) ids.push_back(row.value("id", int64_t{-1}));
+  EXPECT_EQ(ids.size(), SourceRows("t").size());
+  EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end())) << json(ids).dump();
   EXPECT_EQ(Canonical(IcebirdRowsAt("t", list[1]["snapshot_id"])), Canonical(rows_at_one));
   RunResult again = RunLakedump("compact " + Quote(dest_), tmp_, 600);
   ASSERT_EQ(again.code, 0) << again.err;

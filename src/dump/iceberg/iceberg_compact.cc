@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dump/iceberg/compact_key_order.h"
 #include "dump/iceberg/iceberg_commit.h"
 #include "dump/iceberg/key_index.h"
 #include "format/iceberg/iceberg_table.h"
@@ -135,6 +136,8 @@ class CompactWriter {
 
   // Appends the rows of data file `in` but for the sorted `deleted` positions.
   Status AddFile(const CompactInput& in, const std::vector<int64_t>& deleted);
+  // Appends rows [begin, begin + n) of `rows`.
+  Status Append(const RowBatch& rows, size_t begin, size_t n);
   // Closes the last file and the key index.
   Status Finish();
 
@@ -172,43 +175,20 @@ class CompactWriter {
 };
 
 Status CompactWriter::AddFile(const CompactInput& in, const std::vector<int64_t>& deleted) {
-  std::vector<std::string> names;
-  for (const Column& c : schema_.columns()) names.push_back(c.name);
-  std::unique_ptr<ObjectReader> holder;
-  LD_ASSIGN_OR_RETURN(auto reader, OpenStoredParquet(*store_, in.key, names, &holder));
-  for (size_t j = 0; j < schema_.num_columns(); ++j) {
-    if (reader->schema().column(j).type != schema_.column(j).type) {
-      return Status::InvalidArgument(fmt::format(
-          "its data file {} has another type for column {}", in.key, schema_.column(j).name));
-    }
-  }
-  auto next_deleted = deleted.begin();
-  int64_t pos = 0;
+  LD_ASSIGN_OR_RETURN(auto rows, SurvivingRows::Open(*store_, in.key, schema_, &deleted));
   RowBatch batch;
   for (;;) {
-    LD_RETURN_IF_ERROR(reader->Next(kCompactBatchRows, &batch));
-    if (batch.num_rows() == 0) break;
-    // Runs of surviving rows, copied column by column.
-    size_t r = 0;
-    while (r < batch.num_rows()) {
-      while (next_deleted != deleted.end() && *next_deleted < pos) ++next_deleted;
-      if (next_deleted != deleted.end() && *next_deleted == pos) {
-        ++r, ++pos;
-        continue;
-      }
-      size_t end = batch.num_rows();
-      if (next_deleted != deleted.end()) {
-        end = std::min<size_t>(end, r + static_cast<size_t>(*next_deleted - pos));
-      }
-      for (size_t j = 0; j < schema_.num_columns(); ++j) {
-        pending_.column(j).AppendFrom(batch.column(j), r, end - r);
-      }
-      pos += static_cast<int64_t>(end - r);
-      r = end;
-    }
-    if (pending_.num_rows() >= kCompactBatchRows) LD_RETURN_IF_ERROR(Flush());
+    LD_RETURN_IF_ERROR(rows->Next(&batch));
+    if (batch.empty()) return Status::OK();
+    LD_RETURN_IF_ERROR(Append(batch, 0, batch.num_rows()));
   }
-  return Status::OK();
+}
+
+Status CompactWriter::Append(const RowBatch& rows, size_t begin, size_t n) {
+  for (size_t j = 0; j < schema_.num_columns(); ++j) {
+    pending_.column(j).AppendFrom(rows.column(j), begin, n);
+  }
+  return pending_.num_rows() >= kCompactBatchRows ? Flush() : Status::OK();
 }
 
 // The pending rows into the current file (opened if none), its key index rows, and the
@@ -341,13 +321,28 @@ Result<CompactedTable> CompactTable(ObjectStore& store, const TableRef& table,
   done.data_files_before = source.data.size();
   done.delete_files_before = source.deletes.size();
   for (const auto& [uri, positions] : deleted) done.deleted_rows += positions.size();
-  CompactWriter writer(&store, table, run_id, schema, std::move(keys), options.target_file_bytes);
+  CompactWriter writer(&store, table, run_id, schema, keys, options.target_file_bytes);
   Status s = [&]() -> Status {
     static const std::vector<int64_t> kNone;
-    for (const CompactInput& in : source.data) {
+    auto deleted_of = [&](const CompactInput& in) -> const std::vector<int64_t>& {
       auto d = deleted.find(in.uri);
-      LD_RETURN_IF_ERROR(writer.AddFile(in, d == deleted.end() ? kNone : d->second));
+      return d == deleted.end() ? kNone : d->second;
+    };
+    if (keys.empty()) {  // no key to order by: the files' order
+      for (const CompactInput& in : source.data) {
+        LD_RETURN_IF_ERROR(writer.AddFile(in, deleted_of(in)));
+      }
+      return writer.Finish();
     }
+    KeyOrderedRows ordered(store, schema, keys, options.sort_memory_bytes);
+    for (const CompactInput& in : source.data) {
+      LD_RETURN_IF_ERROR(ordered.AddFile(in.key, &deleted_of(in)));
+    }
+    LD_RETURN_IF_ERROR(ordered.Finish([&](const RowBatch& rows, size_t begin, size_t n) {
+      return writer.Append(rows, begin, n);
+    }));
+    done.files_in_key_order = ordered.files_in_order();
+    done.files_sorted = ordered.files_sorted();
     return writer.Finish();
   }();
   *written = writer.written();
