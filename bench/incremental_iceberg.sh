@@ -12,12 +12,16 @@
 #     (the key index fragmented as a table's months of increments leave it), and with
 #     COMPACT=1 then `lakedump compact` of the Iceberg lake (timed), so that the rounds after
 #     it show what compaction gives back;
+#   - with CHECKPOINT=1, a CHECKPOINT after each timed round's UPDATE: it logs the running
+#     transactions, so that each increment decodes its own round's WAL only; without it an
+#     increment also decodes again the WAL since the slot's restart point, the last time the
+#     server logged them (every 15 s when WAL is written), which moves from round to round;
 #   - each increment's peak RSS (/usr/bin/time), which should not grow with ROWS, and lakedump's
 #     CPU seconds (user + system; the server's decoding of the slot is not in them), which a
 #     busy machine disturbs less than the wall times.
 # usage: bench/incremental_iceberg.sh [ROWS]   (e.g. ROWS=100000 for a quick check that it runs)
 # Env: LD_BENCH_PG_DSN or LD_TEST_PG_DSN (wal_level=logical), LAKEDUMP (default build/lakedump),
-#      ROUNDS (default 5), CHURN and COMPACT (above), BENCH_DB (the database, default ld_bench_incremental, as
+#      ROUNDS (default 5), CHURN, COMPACT and CHECKPOINT (above), BENCH_DB (the database, default ld_bench_incremental, as
 #      incremental.sh), FRESH=1 (make the table again first). Take figures on a quiet machine only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,6 +78,7 @@ fi
 plain_times=() iceberg_times=() ratios=() plain_rss=() iceberg_rss=() plain_cpu=() iceberg_cpu=()
 for round in $(seq $((CHURN + 1)) $((CHURN + ROUNDS))); do
   psql "$SRC" -qc "UPDATE big SET amount = amount + 1 WHERE id % 100 = $((round % 100))" >/dev/null
+  [ "${CHECKPOINT:-0}" = 1 ] && psql "$SRC" -qc "CHECKPOINT" >/dev/null
   if [ $((round % 2)) = 1 ]; then
     read -r plain prss pcpu < <(run_increment "$WORK/plain")
     read -r iceberg irss icpu < <(run_increment "$WORK/iceberg")

@@ -115,6 +115,7 @@ class TemporaryRunWriter {
     ParquetWriterOptions options;
     options.row_group_rows = kTemporaryRowGroupRows;
     options.dictionary = false;
+    options.codec = CodecKind::kNone;  // read once, soon: compressing costs more than it saves
     return options;
   }
   Status WriteSlice() {
@@ -136,6 +137,7 @@ struct KeyOrderedRows::Source {
   std::string key;  // the data file's (empty for a temporary file)
   const std::vector<int64_t>* deleted = nullptr;
   std::shared_ptr<TemporaryFile> temporary;
+  uint64_t rows = 0;  // its surviving rows
 };
 
 Result<std::unique_ptr<SurvivingRows>> SurvivingRows::Open(ObjectStore& store,
@@ -207,10 +209,11 @@ KeyOrderedRows::KeyOrderedRows(ObjectStore& store, const Schema& schema,
 KeyOrderedRows::~KeyOrderedRows() = default;
 
 Status KeyOrderedRows::AddFile(const std::string& key, const std::vector<int64_t>* deleted) {
-  LD_ASSIGN_OR_RETURN(bool in_order, InKeyOrder(key, deleted));
+  uint64_t rows = 0;
+  LD_ASSIGN_OR_RETURN(bool in_order, InKeyOrder(key, deleted, &rows));
   if (in_order) {
     ++files_in_order_;
-    sources_.push_back(Source{key, deleted, nullptr});
+    sources_.push_back(Source{key, deleted, nullptr, rows});
     return Status::OK();
   }
   ++files_sorted_;
@@ -218,22 +221,23 @@ Status KeyOrderedRows::AddFile(const std::string& key, const std::vector<int64_t
 }
 
 // Whether the file's surviving rows come in key order, each key after the one before: its key
-// columns read alone.
+// columns read alone. *rows: how many it has (when they are in order).
 Result<bool> KeyOrderedRows::InKeyOrder(const std::string& key,
-                                        const std::vector<int64_t>* deleted) {
+                                        const std::vector<int64_t>* deleted, uint64_t* rows) {
   std::vector<Column> columns;
   for (size_t c : key_columns_) columns.push_back(schema_.column(c));
   const Schema keys_only(std::move(columns));
   std::vector<size_t> all(key_columns_.size());
   std::iota(all.begin(), all.end(), size_t{0});
-  LD_ASSIGN_OR_RETURN(auto rows, SurvivingRows::Open(store_, key, keys_only, deleted));
+  LD_ASSIGN_OR_RETURN(auto reader, SurvivingRows::Open(store_, key, keys_only, deleted));
   RowBatch batch;
   BatchKeys keys;
   std::string last;
   bool first = true;
   for (;;) {
-    LD_RETURN_IF_ERROR(rows->Next(&batch));
+    LD_RETURN_IF_ERROR(reader->Next(&batch));
     if (batch.empty()) return true;
+    *rows += batch.num_rows();
     LD_RETURN_IF_ERROR(keys.Encode(batch, all, order_).WithContext(key));
     for (size_t r = 0; r < keys.size(); ++r) {
       if (!first && order_.Compare(last, keys.key(r)) >= 0) return false;
@@ -282,7 +286,7 @@ Status KeyOrderedRows::SpillSorted(const RowBatch& chunk) {
   }
   LD_ASSIGN_OR_RETURN(auto file, out->Finish());
   ++temporary_files_;
-  sources_.push_back(Source{"", nullptr, std::move(file)});
+  sources_.push_back(Source{"", nullptr, std::move(file), chunk.num_rows()});
   return Status::OK();
 }
 
@@ -405,18 +409,27 @@ Status KeyOrderedRows::Merge(const std::vector<Source>& sources, const Emit& emi
 Status KeyOrderedRows::Finish(const Emit& emit) {
   std::vector<Source> sources = std::move(sources_);
   sources_.clear();
-  // Too many sources to read at once: the first ones merged into a temporary file, in turn.
+  // Too many sources to read at once: the smallest merged into a temporary file, in turn, so
+  // that the big ones (a base's files) are read once, by the last merge.
+  auto larger = [](const Source& a, const Source& b) { return a.rows > b.rows; };
+  std::make_heap(sources.begin(), sources.end(), larger);
   while (sources.size() > kMaxMergeWidth) {
-    std::vector<Source> group(std::make_move_iterator(sources.begin()),
-                              std::make_move_iterator(sources.begin() + kMaxMergeWidth));
-    sources.erase(sources.begin(), sources.begin() + kMaxMergeWidth);
+    std::vector<Source> group;
+    uint64_t rows = 0;
+    while (group.size() < kMaxMergeWidth) {
+      std::pop_heap(sources.begin(), sources.end(), larger);
+      rows += sources.back().rows;
+      group.push_back(std::move(sources.back()));
+      sources.pop_back();
+    }
     LD_ASSIGN_OR_RETURN(auto out, TemporaryRunWriter::Create(schema_));
-    LD_RETURN_IF_ERROR(Merge(group, [&](const RowBatch& rows, size_t begin, size_t n) {
-      return out->Append(rows, begin, n);
+    LD_RETURN_IF_ERROR(Merge(group, [&](const RowBatch& batch, size_t begin, size_t n) {
+      return out->Append(batch, begin, n);
     }));
     LD_ASSIGN_OR_RETURN(auto file, out->Finish());
     ++temporary_files_;
-    sources.push_back(Source{"", nullptr, std::move(file)});
+    sources.push_back(Source{"", nullptr, std::move(file), rows});
+    std::push_heap(sources.begin(), sources.end(), larger);
   }
   return Merge(sources, emit);
 }

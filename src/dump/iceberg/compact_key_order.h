@@ -9,7 +9,8 @@
 // having found it so. Any other file is sorted in chunks of at most `memory_bytes` of rows,
 // each written sorted, as Parquet, to an unnamed temporary file (base/temp_file.h: nothing
 // is left behind, even after kill -9). The sorted sources are then merged, at most
-// kMaxMergeWidth at once: more are first merged in passes into further temporary files.
+// kMaxMergeWidth at once: more are first merged, the smallest first, into further temporary
+// files, so that the largest (a base's files) are read by the last merge only.
 // Corruption when two surviving rows have the same key, or a source's keys go backwards (a
 // file changed between the two passes).
 // Memory: the chunk being sorted (memory_bytes) and one slice of it; in the merge, per open
@@ -87,7 +88,8 @@ class KeyOrderedRows {
  private:
   struct Source;
   class Merger;
-  Result<bool> InKeyOrder(const std::string& key, const std::vector<int64_t>* deleted);
+  Result<bool> InKeyOrder(const std::string& key, const std::vector<int64_t>* deleted,
+                          uint64_t* rows);
   Status SortFile(const std::string& key, const std::vector<int64_t>* deleted);
   Status SpillSorted(const RowBatch& chunk);
   Result<std::unique_ptr<SurvivingRows>> OpenSource(const Source& s);
