@@ -205,6 +205,7 @@ Result<iceberg::DeleteFileEntry> WriteDeleteFile(ObjectStore& store, const std::
   RowBatch batch(schema);
   ParquetWriterOptions options;
   options.row_group_rows = kDeleteFileRowGroupRows;
+  options.dictionary_columns = {"file_path"};  // `pos` is unique per path: no dictionary pays
   StreamedDataFile file(store, key, schema, std::move(options));
   std::string path;
   for (size_t i = 0; i < deletes.size(); ++i) {
