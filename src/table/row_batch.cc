@@ -71,15 +71,15 @@ void ColumnVector::AppendFrom(const ColumnVector& src, size_t begin, size_t n) {
     // validity_ may be empty with size_ == 0 too: test the need, not the vector.
     if (nulls > 0 || !validity_.empty()) {
       if (validity_.empty()) validity_.assign(size_, 1);
-      validity_.insert(validity_.end(), v, v + n);
+      AppendRaw(&validity_, v, n);
     }
     null_count_ += nulls;
   } else if (!validity_.empty()) {
-    validity_.insert(validity_.end(), n, 1);
+    AppendFill(&validity_, n, 1);
   }
   if (width_ != 0) {
     const uint8_t* d = src.data_.data() + begin * width_;
-    data_.insert(data_.end(), d, d + n * width_);
+    AppendRaw(&data_, d, n * width_);
   } else if (elements_) {
     assert(src.elements_ != nullptr);
     const uint64_t from = src.offsets_[begin], to = src.offsets_[begin + n];
@@ -91,7 +91,7 @@ void ColumnVector::AppendFrom(const ColumnVector& src, size_t begin, size_t n) {
   } else {
     const uint64_t from = src.offsets_[begin], to = src.offsets_[begin + n];
     const uint64_t base = arena_.size();
-    arena_.insert(arena_.end(), src.arena_.data() + from, src.arena_.data() + to);
+    AppendRaw(&arena_, src.arena_.data() + from, to - from);
     const size_t at = offsets_.size();
     offsets_.resize(at + n);
     for (size_t i = 0; i < n; ++i) offsets_[at + i] = base + (src.offsets_[begin + i + 1] - from);
@@ -102,9 +102,9 @@ void ColumnVector::AppendFrom(const ColumnVector& src, size_t begin, size_t n) {
 void ColumnVector::AppendValidity(const uint8_t* valid, size_t n, size_t nulls) {
   if (valid != nullptr && (nulls > 0 || !validity_.empty())) {
     if (validity_.empty()) validity_.assign(size_, 1);
-    validity_.insert(validity_.end(), valid, valid + n);
+    AppendRaw(&validity_, valid, n);
   } else if (!validity_.empty()) {
-    validity_.insert(validity_.end(), n, 1);
+    AppendFill(&validity_, n, 1);
   }
   null_count_ += nulls;
 }

@@ -60,15 +60,13 @@ class ColumnVector {
   template <typename T>
   void Append(const T& value) {
     assert(sizeof(T) == width_);
-    // insert, not resize + memcpy: no zero-fill of the new bytes before they are overwritten.
-    const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
-    data_.insert(data_.end(), bytes, bytes + sizeof(T));
+    AppendRaw(&data_, &value, sizeof(T));
     PushValid();
   }
   // Variable-length types (string, binary, json).
   void AppendBytes(std::string_view bytes) {
     assert(width_ == 0);
-    arena_.insert(arena_.end(), bytes.begin(), bytes.end());
+    AppendRaw(&arena_, bytes.data(), bytes.size());
     offsets_.push_back(arena_.size());
     PushValid();
   }
@@ -151,6 +149,18 @@ class ColumnVector {
 
   template <typename T>
   using Buffer = std::vector<T, DefaultInitAllocator<T>>;
+  // Appends n bytes: resize (no zero-fill, DefaultInitAllocator) then memcpy. Not insert():
+  // with an allocator of its own, the vector's range insert copies one byte at a time.
+  static void AppendRaw(Buffer<uint8_t>* v, const void* bytes, size_t n) {
+    const size_t at = v->size();
+    v->resize(at + n);
+    if (n != 0) std::memcpy(v->data() + at, bytes, n);
+  }
+  static void AppendFill(Buffer<uint8_t>* v, size_t n, uint8_t value) {
+    const size_t at = v->size();
+    v->resize(at + n);
+    if (n != 0) std::memset(v->data() + at, value, n);
+  }
   Buffer<uint8_t> data_;       // fixed-width values
   Buffer<uint64_t> offsets_;   // variable-length: size_+1 entries, starts {0}
   Buffer<uint8_t> arena_;      // variable-length bytes
