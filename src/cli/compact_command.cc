@@ -1,6 +1,7 @@
 // `lakedump compact DEST [--tables ...] [--target-file-size SIZE]`: rewrites the current
-// snapshot of an incremental Iceberg dump's tables into clean files as a `replace` snapshot
-// (dump/iceberg/iceberg_compact.h; docs/iceberg.md, "Compaction").
+// snapshot of an incremental Iceberg dump's tables into clean files (in key order for a
+// table with a key) as a `replace` snapshot (dump/iceberg/iceberg_compact.h; docs/iceberg.md,
+// "Compaction").
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -69,8 +70,9 @@ CommandEntry AddCompactCommand(CLI::App& parent) {
       "compact",
       "Rewrite the Iceberg tables of an incremental dump (dump --incremental --table-format "
       "iceberg) into clean data files without delete files, as a replace snapshot of the same "
-      "rows, with a new key index for the next increment. Holds the dump's lease: refuses "
-      "while a dump or gc runs on DEST.");
+      "rows, with a new key index for the next increment. A table with a key is written in "
+      "key order, so that its key index is a few runs per file again. Holds the dump's lease: "
+      "refuses while a dump or gc runs on DEST.");
   app->add_option("DEST", a->dest, "the dump's location (directory, file:// or s3:// URL)")
       ->required();
   app->add_option("--tables", a->tables,

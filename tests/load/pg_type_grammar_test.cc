@@ -24,7 +24,7 @@ TEST(PgTypeGrammarTest, TypesLakedumpWritesComeBackAsTheSameSql) {
         "timestamp without time zone", "timestamp(3) with time zone", "interval",
         "interval(2)", "interval year to month", "interval day to second(3)", "uuid", "jsonb",
         "inet", "bit(8)", "bit varying(5)", "tstzrange", "integer[]", "numeric(10,2)[]",
-        "timestamp(6) with time zone[]", "character varying(40)[]"}) {
+        "timestamp(6) with time zone[]", "character varying(40)[]", "pg_lsn", "pg_lsn[]"}) {
     EXPECT_EQ(RoundTrip(text), text);
   }
 }
