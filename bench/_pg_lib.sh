@@ -11,6 +11,8 @@
 #   secs CMD...        runs CMD (its stdout dropped, fails the script if CMD fails) and prints
 #                      its wall-clock seconds
 #   median X...        the median of the numbers, 3 decimals
+#   pg_drop_idle_slots DB_DSN DB  drops database DB's replication slots that no one holds (the
+#                      incremental benchmarks' own, left by an earlier run)
 #   PG_TOOLS           the directory of the server's major version's client tools
 #                      (/usr/lib/postgresql/N/bin, the binaries lakedump itself runs), when
 #                      it exists; else empty (the tools from PATH). On Debian, pg_dump and
@@ -50,6 +52,10 @@ import subprocess, sys, time
 t = time.monotonic(); subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
 print(f"{time.monotonic() - t:.3f}")
 PY
+}
+
+pg_drop_idle_slots() {
+  psql "$1" -Atc "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$2' AND NOT active" >/dev/null
 }
 
 median() { python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }

@@ -17,9 +17,7 @@ bench_workdir compact-ab
 DB=${BENCH_DB:-ld_bench_compact_ab}
 pg_ensure_db "$DB"
 SRC=$(pg_db_dsn "$DB")
-drop_slots() {
-  psql "$SRC" -Atc "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$DB' AND NOT active" >/dev/null
-}
+drop_slots() { pg_drop_idle_slots "$SRC" "$DB"; }
 trap 'drop_slots; rm -rf "$WORK"' EXIT
 drop_slots
 psql "$SRC" -qc "DROP TABLE IF EXISTS big" >/dev/null

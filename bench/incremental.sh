@@ -24,9 +24,7 @@ pg_ensure_db $DB
 SRC=$(pg_db_dsn $DB)
 CHANGED=$((ROWS / 100))
 pg_ensure_big_table "$SRC" "$ROWS"
-drop_slots() {
-  psql "$SRC" -Atc "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$DB' AND NOT active" >/dev/null
-}
+drop_slots() { pg_drop_idle_slots "$SRC" "$DB"; }
 trap 'drop_slots; rm -rf "$WORK"' EXIT
 drop_slots
 inc_times=() full_times=() lakedump_rates=() recv_rates=()

@@ -39,9 +39,7 @@ SRC=$(pg_db_dsn $DB)
 # matches, and after earlier rounds its rows are out of key order: a harder key index).
 [ "${FRESH:-0}" = 1 ] && psql "$SRC" -qc "DROP TABLE IF EXISTS big" >/dev/null
 pg_ensure_big_table "$SRC" "$ROWS"
-drop_slots() {
-  psql "$SRC" -Atc "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$DB' AND NOT active" >/dev/null
-}
+drop_slots() { pg_drop_idle_slots "$SRC" "$DB"; }
 trap 'drop_slots; rm -rf "$WORK"' EXIT
 drop_slots
 "$LAKEDUMP" dump "$SRC" "$WORK/plain" --tables public.big --incremental --progress none >/dev/null

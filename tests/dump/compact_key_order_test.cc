@@ -24,6 +24,19 @@ namespace {
 const Schema kIdValue({Column{"id", LogicalType{TypeId::kInt64}, false},
                        Column{"v", LogicalType{TypeId::kString}, true}});
 
+// `batch` as the Parquet data file `key`.
+void WriteBatch(MemoryStore& store, const std::string& key, const Schema& schema,
+                const RowBatch& batch, uint64_t row_group_rows = 122880) {
+  auto out = store.NewWriter(key);
+  ASSERT_TRUE(out.ok());
+  ParquetWriterOptions options;
+  options.row_group_rows = row_group_rows;
+  ParquetWriter writer(schema, options, out->get());
+  ASSERT_TRUE(writer.Write(batch).ok());
+  ASSERT_TRUE(writer.Close().ok());
+  ASSERT_TRUE((*out)->Close().ok());
+}
+
 // A data file of (id, "v<id>") rows in the given order; every seventh value null.
 void WriteFile(MemoryStore& store, const std::string& key, const std::vector<int64_t>& ids,
                uint64_t row_group_rows = 122880) {
@@ -36,14 +49,7 @@ void WriteFile(MemoryStore& store, const std::string& key, const std::vector<int
       batch.column(1).AppendBytes("v" + std::to_string(id));
     }
   }
-  auto out = store.NewWriter(key);
-  ASSERT_TRUE(out.ok());
-  ParquetWriterOptions options;
-  options.row_group_rows = row_group_rows;
-  ParquetWriter writer(kIdValue, options, out->get());
-  ASSERT_TRUE(writer.Write(batch).ok());
-  ASSERT_TRUE(writer.Close().ok());
-  ASSERT_TRUE((*out)->Close().ok());
+  WriteBatch(store, key, kIdValue, batch, row_group_rows);
 }
 
 // Every row Finish hands on, as (id, value or "null"), checking each range's size.
@@ -136,12 +142,7 @@ TEST(KeyOrderedRowsTest, ATextAndCompositeKeyOrdersByItsBytes) {
       batch.column(0).AppendBytes(a);
       batch.column(1).Append<int32_t>(b);
     }
-    auto out = store.NewWriter(key);
-    ASSERT_TRUE(out.ok());
-    ParquetWriter writer(schema, {}, out->get());
-    ASSERT_TRUE(writer.Write(batch).ok());
-    ASSERT_TRUE(writer.Close().ok());
-    ASSERT_TRUE((*out)->Close().ok());
+    WriteBatch(store, key, schema, batch);
   };
   write("x", {{"pear", 1}, {"apple", 2}, {"fig", 3}, {"apple", 1}});
   write("y", {{"banana", 9}, {"pear", 0}});

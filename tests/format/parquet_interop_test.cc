@@ -86,6 +86,20 @@ std::vector<Case> Matrix() {
     c.options.row_group_rows = 300;
     cases.push_back(std::move(c));
   }
+  // dictionary_columns: every other column dictionary-encoded, the rest PLAIN, in one file
+  // (as the Iceberg key index is written: a dictionary for its `file` and `rows` only).
+  {
+    Case c;
+    c.name = "some_columns_dictionary";
+    c.schema = testing::AllTypesSchema(NullPattern::kSome);
+    for (size_t i = 0; i < c.schema.num_columns(); i += 2) {
+      c.options.dictionary_columns.push_back(c.schema.column(i).name);
+    }
+    c.rows = 500;
+    c.options.row_group_rows = 200;
+    c.options.codec = CodecKind::kZstd;
+    cases.push_back(std::move(c));
+  }
   // High-cardinality strings: the dictionary overflows its limit mid-chunk and
   // the chunk continues with PLAIN pages after the dictionary-encoded ones.
   {

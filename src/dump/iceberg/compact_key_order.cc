@@ -181,8 +181,11 @@ Status SurvivingRows::Next(RowBatch* out) {
       return Status::OK();
     }
     // Runs of surviving rows, copied column by column.
-    if (out->num_columns() != read_.num_columns()) *out = read_;
-    out->Clear();
+    if (out->num_columns() != read_.num_columns()) {
+      out->Reset(reader_->schema());
+    } else {
+      out->Clear();
+    }
     while (pos_ < end) {
       while (next_deleted_ != deleted_->end() && *next_deleted_ < pos_) ++next_deleted_;
       if (next_deleted_ != deleted_->end() && *next_deleted_ == pos_) {
