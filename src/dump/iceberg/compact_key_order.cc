@@ -15,7 +15,9 @@
 #include "format/parquet/parquet_writer.h"
 
 namespace lakedump {
-namespace {
+// Named, not anonymous: KeyOrderedRows' nested types (declared in the header) hold these, and
+// GCC's -Wsubobject-linkage refuses an anonymous type there once a unity build includes this file.
+namespace key_order_internal {
 
 constexpr size_t kBatchRows = 8192;
 // The temporary files' row groups: a merge holds one of each source it reads.
@@ -130,13 +132,13 @@ class TemporaryRunWriter {
   RowBatch slice_;
 };
 
-}  // namespace
+}  // namespace key_order_internal
 
 // A sorted source of the merge: a data file read as it is, or a temporary file of sorted rows.
 struct KeyOrderedRows::Source {
   std::string key;  // the data file's (empty for a temporary file)
   const std::vector<int64_t>* deleted = nullptr;
-  std::shared_ptr<TemporaryFile> temporary;
+  std::shared_ptr<key_order_internal::TemporaryFile> temporary;
   uint64_t rows = 0;  // its surviving rows
 };
 
@@ -168,7 +170,7 @@ SurvivingRows::~SurvivingRows() = default;
 
 Status SurvivingRows::Next(RowBatch* out) {
   for (;;) {
-    LD_RETURN_IF_ERROR(reader_->Next(kBatchRows, &read_));
+    LD_RETURN_IF_ERROR(reader_->Next(key_order_internal::kBatchRows, &read_));
     const int64_t n = static_cast<int64_t>(read_.num_rows());
     if (n == 0) {
       out->Clear();
@@ -234,7 +236,7 @@ Result<bool> KeyOrderedRows::InKeyOrder(const std::string& key,
   std::iota(all.begin(), all.end(), size_t{0});
   LD_ASSIGN_OR_RETURN(auto reader, SurvivingRows::Open(store_, key, keys_only, deleted));
   RowBatch batch;
-  BatchKeys keys;
+  key_order_internal::BatchKeys keys;
   std::string last;
   bool first = true;
   for (;;) {
@@ -272,14 +274,14 @@ Status KeyOrderedRows::SortFile(const std::string& key, const std::vector<int64_
 }
 
 Status KeyOrderedRows::SpillSorted(const RowBatch& chunk) {
-  BatchKeys keys;
+  key_order_internal::BatchKeys keys;
   LD_RETURN_IF_ERROR(keys.Encode(chunk, key_columns_, order_));
   std::vector<uint32_t> by_key(chunk.num_rows());
   std::iota(by_key.begin(), by_key.end(), uint32_t{0});
   std::sort(by_key.begin(), by_key.end(), [&](uint32_t a, uint32_t b) {
     return order_.Compare(keys.key(a), keys.key(b)) < 0;
   });
-  LD_ASSIGN_OR_RETURN(auto out, TemporaryRunWriter::Create(schema_));
+  LD_ASSIGN_OR_RETURN(auto out, key_order_internal::TemporaryRunWriter::Create(schema_));
   for (size_t i = 0; i < by_key.size();) {
     // Rows that follow each other in the chunk too are copied as one range.
     size_t n = 1;
@@ -295,7 +297,7 @@ Status KeyOrderedRows::SpillSorted(const RowBatch& chunk) {
 
 Result<std::unique_ptr<SurvivingRows>> KeyOrderedRows::OpenSource(const Source& s) {
   if (s.temporary == nullptr) return SurvivingRows::Open(store_, s.key, schema_, s.deleted);
-  std::shared_ptr<TemporaryFile> file = s.temporary;
+  std::shared_ptr<key_order_internal::TemporaryFile> file = s.temporary;
   ParquetReaderOptions options;
   options.name = "a temporary file of sorted rows";
   LD_ASSIGN_OR_RETURN(
@@ -354,7 +356,7 @@ class KeyOrderedRows::Merger {
     std::unique_ptr<SurvivingRows> rows;
     std::string name;
     RowBatch batch;
-    BatchKeys keys;
+    key_order_internal::BatchKeys keys;
     size_t at = 0;
     std::string last;  // the key of the batch before's last row (a key is never empty)
   };
@@ -425,7 +427,7 @@ Status KeyOrderedRows::Finish(const Emit& emit) {
       group.push_back(std::move(sources.back()));
       sources.pop_back();
     }
-    LD_ASSIGN_OR_RETURN(auto out, TemporaryRunWriter::Create(schema_));
+    LD_ASSIGN_OR_RETURN(auto out, key_order_internal::TemporaryRunWriter::Create(schema_));
     LD_RETURN_IF_ERROR(Merge(group, [&](const RowBatch& batch, size_t begin, size_t n) {
       return out->Append(batch, begin, n);
     }));
