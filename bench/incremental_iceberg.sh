@@ -16,6 +16,7 @@
 #     transactions, so that each increment decodes its own round's WAL only; without it an
 #     increment also decodes again the WAL since the slot's restart point, the last time the
 #     server logged them (every 15 s when WAL is written), which moves from round to round;
+#   - the two bases' times, and the key index the Iceberg base wrote with its snapshot;
 #   - each increment's peak RSS (/usr/bin/time), which should not grow with ROWS, and lakedump's
 #     CPU seconds (user + system; the server's decoding of the slot is not in them), which a
 #     busy machine disturbs less than the wall times.
@@ -42,9 +43,9 @@ pg_ensure_big_table "$SRC" "$ROWS"
 drop_slots() { pg_drop_idle_slots "$SRC" "$DB"; }
 trap 'drop_slots; rm -rf "$WORK"' EXIT
 drop_slots
-"$LAKEDUMP" dump "$SRC" "$WORK/plain" --tables public.big --incremental --progress none >/dev/null
-"$LAKEDUMP" dump "$SRC" "$WORK/iceberg" --tables public.big --incremental --table-format iceberg \
-  --progress none >/dev/null
+base_plain=$(secs "$LAKEDUMP" dump "$SRC" "$WORK/plain" --tables public.big --incremental --progress none)
+base_iceberg=$(secs "$LAKEDUMP" dump "$SRC" "$WORK/iceberg" --tables public.big --incremental \
+  --table-format iceberg --progress none)
 # run_increment DEST: the increment's seconds, peak RSS (KiB) and lakedump's CPU seconds
 # (user + system; the server's decoding of the slot is not in them), space-separated.
 run_increment() {
@@ -62,6 +63,8 @@ cur = next(s for s in m["snapshots"] if s["snapshot-id"] == m["current-snapshot-
 print(os.path.getsize(os.path.join(meta, cur["summary"]["lakedump.key-index"])))
 PY
 }
+base_index=$(index_size 2>/dev/null || echo none)
+echo "bases: plain ${base_plain}s, Iceberg ${base_iceberg}s (its key index: $base_index bytes)"
 CHURN=${CHURN:-0}
 for round in $(seq "$CHURN"); do
   psql "$SRC" -qc "UPDATE big SET amount = amount + 1 WHERE id % 100 = $((round % 100))" >/dev/null

@@ -171,6 +171,21 @@ int DumpFailed(const DumpArgs& a, const Status& status, bool interrupted, Object
   return ReportDumpFailure(a, s, service.started_writing());
 }
 
+// What an incremental base's plan asks of the dump: the source reads through the slot, each
+// followed table's arrays in the form its state records, and an Iceberg base writes each
+// followed table's key index for its first increment.
+void ApplyBasePlan(const IncrementalBasePlan& plan, DumpOptions* options,
+                   SourceOptions* source_options) {
+  source_options->pg_slot_name = plan.base.slot;
+  for (const IncrementalTable& t : plan.base.tables) {
+    if (t.mode != IncrementalMode::kChanges) continue;
+    source_options->pg_known_array_text[t.ref.QualifiedName()] = t.text_arrays;
+    if (options->table_format == TableFormat::kIceberg) {
+      options->iceberg_key_index[t.ref.QualifiedName()] = t.key;
+    }
+  }
+}
+
 int RunDump(const DumpArgs& a) {
   auto options = BuildOptions(a);
   if (!options.ok()) return PrintError(options.status(), kExitUsage);
@@ -190,14 +205,7 @@ int RunDump(const DumpArgs& a) {
   }
 
   SourceOptions source_options = BuildSourceOptions(a, *options);
-  if (base_plan) {
-    source_options.pg_slot_name = base_plan->base.slot;
-    // The base dumps each followed table's arrays in the form its state records.
-    for (const IncrementalTable& t : base_plan->base.tables) {
-      if (t.mode != IncrementalMode::kChanges) continue;
-      source_options.pg_known_array_text[t.ref.QualifiedName()] = t.text_arrays;
-    }
-  }
+  if (base_plan) ApplyBasePlan(*base_plan, &*options, &source_options);
   source_options.stop = interrupt.token();  // SIGINT ends a wait for a table lock
   auto db = OpenDatabase(a.source, source_options);
   // A base that does not commit takes its slot and publication with it.

@@ -269,7 +269,8 @@ Result<bool> DumpCommitter::FilesStillVerify(const TableManifest& m) {
 
 IcebergTableCommitter* DumpCommitter::StartIceberg(std::stop_token stop) {
   if (options_.table_format != TableFormat::kIceberg) return nullptr;
-  iceberg_.emplace(store_, options_.table_parallelism, old_dump_committed_, stop);
+  iceberg_.emplace(store_, options_.table_parallelism, old_dump_committed_,
+                   options_.iceberg_key_index, stop);
   return &*iceberg_;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -60,6 +61,11 @@ struct DumpOptions {
   // base's DEST), as a later Iceberg dump's would, so that the re-dump's overwrite snapshot
   // continues the history (schema evolution). Borrowed; nullptr: ids by position.
   ObjectStore* iceberg_ids_from = nullptr;
+
+  // An incremental base's Iceberg tables followed by their changes: "schema.table" -> the
+  // key columns its increments apply changes by. Each such table's snapshot gets a key index
+  // (dump/iceberg/key_index.h) written beside its metadata, for its first increment.
+  std::map<std::string, std::vector<std::string>> iceberg_key_index;
 
   IfExists if_exists = IfExists::kFail;
   // --delete-foreign (with overwrite): objects at DEST that no run journal or manifest names

@@ -320,7 +320,8 @@ namespace lakedump {
 namespace {
 
 // A snapshot without an index: runs from its data files' key columns, consecutive values at
-// consecutive positions joined, no run across the int64 wrap, sorted across files.
+// consecutive positions joined, no run across the int64 wrap, sorted across files; the same
+// runs written as an index read back as they were.
 TEST(KeyIndexFileTest, DataFilesGiveSortedRunsOfTheirKeys) {
   MemoryStore store;
   const Schema schema({Column{"id", LogicalType{TypeId::kInt64}, false},
@@ -361,6 +362,34 @@ TEST(KeyIndexFileTest, DataFilesGiveSortedRunsOfTheirKeys) {
   EXPECT_EQ(runs[4].key, IntKey(INT64_MAX - 1));
   EXPECT_EQ(runs[4].rows, 2);
   EXPECT_EQ(runs[4].pos, 2);
+
+  // An incremental base writes these runs as its snapshot's index (WriteDataFilesKeyIndex):
+  // read back from it, the same runs naming the same files.
+  auto bytes = WriteDataFilesKeyIndex(store, origin.data_files, origin.key_columns, kBigint,
+                                      "t/metadata/keyindex-base.parquet");
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  EXPECT_GT(*bytes, 0u);
+  KeyIndexOrigin index;
+  index.index_key = "t/metadata/keyindex-base.parquet";
+  IndexFiles read_files;
+  size_t i = 0;
+  ASSERT_TRUE(ForEachKeyRun(store, index, kBigint, &read_files, [&](const KeyRun& r) {
+                EXPECT_LT(i, runs.size());
+                if (i >= runs.size()) return Status::OK();
+                EXPECT_EQ(r.key, runs[i].key) << i;
+                EXPECT_EQ(read_files.Key(r.file), files.Key(runs[i].file)) << i;
+                EXPECT_EQ(r.pos, runs[i].pos) << i;
+                EXPECT_EQ(r.rows, runs[i].rows) << i;
+                ++i;
+                return Status::OK();
+              }).ok());
+  EXPECT_EQ(i, runs.size());
+  // A key in two of the files is the data's Corruption, and no index is left half-written.
+  write("t/c.parquet", {3});
+  auto twice = WriteDataFilesKeyIndex(store, {"t/a.parquet", "t/c.parquet"}, {"id"}, kBigint,
+                                      "t/metadata/keyindex-twice.parquet");
+  EXPECT_EQ(twice.status().code(), Code::kCorruption) << twice.status().ToString();
+  EXPECT_EQ(store.Head("t/metadata/keyindex-twice.parquet").status().code(), Code::kNotFound);
 }
 
 }  // namespace

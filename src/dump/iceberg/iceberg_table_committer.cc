@@ -4,7 +4,9 @@
 
 #include <algorithm>
 
+#include "dump/iceberg/key_index.h"
 #include "lake/metadata_io.h"
+#include "lake/object_keys.h"
 #include "format/iceberg/schema_evolution.h"
 
 namespace lakedump {
@@ -36,10 +38,12 @@ Result<Schema> ContinuingFieldIds(ObjectStore& store, const TableRef& table, Sch
   return std::move(*evolved);
 }
 
-IcebergTableCommitter::IcebergTableCommitter(ObjectStore* store, int table_parallelism,
-                                             bool after_committed_dump, std::stop_token stop)
+IcebergTableCommitter::IcebergTableCommitter(
+    ObjectStore* store, int table_parallelism, bool after_committed_dump,
+    const std::map<std::string, std::vector<std::string>>& key_index, std::stop_token stop)
     : store_(store),
       after_committed_dump_(after_committed_dump),
+      key_index_(key_index),
       pool_(WritersFor(table_parallelism)),
       writes_(&pool_, WritersFor(table_parallelism), stop) {}
 
@@ -80,9 +84,15 @@ Status IcebergTableCommitter::WriteTable(IcebergTableSlot* slot, const TableMani
     std::lock_guard<std::mutex> lock(slot->mu);
     history = std::move(slot->history);
   }
+  std::vector<std::string> index_written;
+  auto summary = WriteKeyIndex(table, &index_written);
+  if (!summary.ok()) {
+    return summary.status().WithContext(
+        fmt::format("the key index of {}", table.table.QualifiedName()));
+  }
   std::vector<std::pair<std::string, std::string>> deferred;
   auto written = WriteIcebergTable(*store_, table, after_committed_dump_ ? &deferred : nullptr,
-                                   history ? &*history : nullptr);
+                                   history ? &*history : nullptr, *summary);
   if (!written.ok()) {
     return written.status().WithContext(
         fmt::format("Iceberg metadata of {}", table.table.QualifiedName()));
@@ -90,12 +100,37 @@ Status IcebergTableCommitter::WriteTable(IcebergTableSlot* slot, const TableMani
   // The slot is the table's alone, and read only after Wait().
   slot->keep = std::move(written->keep);
   slot->written = std::move(written->written);
+  for (std::string& k : index_written) slot->written.push_back(std::move(k));
   if (!deferred.empty() || !written->warning.empty()) {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& object : deferred) deferred_.push_back(std::move(object));
     if (!written->warning.empty()) warnings_.push_back(std::move(written->warning));
   }
   return Status::OK();
+}
+
+Result<std::map<std::string, std::string>> IcebergTableCommitter::WriteKeyIndex(
+    const TableManifest& table, std::vector<std::string>* written) {
+  std::map<std::string, std::string> summary;
+  auto key = key_index_.find(table.table.QualifiedName());
+  if (key == key_index_.end()) return summary;
+  std::vector<size_t> columns;
+  for (const std::string& k : key->second) {
+    const std::optional<size_t> i = table.schema.FindColumn(k);
+    if (!i) return Status::Internal(fmt::format("no key column {} in the table's schema", k));
+    columns.push_back(*i);
+  }
+  std::vector<std::string> files;
+  for (const DataFile& f : table.files) files.push_back(f.key);
+  // Named after the run, as an increment's index is: the sweep keeps it with the snapshot.
+  const std::string name = fmt::format("keyindex-{}.parquet", table.run_id);
+  const std::string index_key = TablePrefix(table.table) + "metadata/" + name;
+  LD_RETURN_IF_ERROR(WriteDataFilesKeyIndex(*store_, files, key->second,
+                                            IndexKeyOrder(table.schema, columns), index_key)
+                         .status());
+  written->push_back(index_key);
+  summary["lakedump.key-index"] = name;
+  return summary;
 }
 
 Status IcebergTableCommitter::Wait() {

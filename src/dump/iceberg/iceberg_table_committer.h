@@ -4,7 +4,8 @@
 // those that continue the table's history). At a table's commit, Schedule()
 // writes the table's Iceberg metadata (WriteIcebergTable) on a small writer pool of
 // its own, beside the table tasks, so that a table's few extra round trips overlap
-// the next tables instead of delaying them. Over a committed dump, the objects that
+// the next tables instead of delaying them; an incremental base's table first gets its
+// key index there (key_index.h), from its data files' key columns. Over a committed dump, the objects that
 // must wait for the new manifest (each table's v<N+1>.metadata.json, then its
 // version-hint.text) are kept here and written by WriteDeferred() after it.
 // See docs/iceberg.md for the commit order.
@@ -19,6 +20,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <stop_token>
@@ -63,7 +65,10 @@ class IcebergTableCommitter {
   // `after_committed_dump`: the destination holds a committed dump, whose tables'
   // histories are continued and whose fixed-name objects wait for the new manifest.
   // A stop requested on `stop` cancels the writes.
+  // `key_index`: the tables ("schema.table") whose snapshot gets a key index, by their key
+  // columns (DumpOptions::iceberg_key_index); borrowed, it must outlive the committer.
   IcebergTableCommitter(ObjectStore* store, int table_parallelism, bool after_committed_dump,
+                        const std::map<std::string, std::vector<std::string>>& key_index,
                         std::stop_token stop);
   ~IcebergTableCommitter();
   IcebergTableCommitter(const IcebergTableCommitter&) = delete;
@@ -100,8 +105,13 @@ class IcebergTableCommitter {
   // A table's metadata write, on a writer thread.
   Status WriteTable(IcebergTableSlot* slot, const TableManifest& table);
 
+  // The key index of `table`'s snapshot, when key_index_ names it: its summary entry.
+  Result<std::map<std::string, std::string>> WriteKeyIndex(const TableManifest& table,
+                                                           std::vector<std::string>* written);
+
   ObjectStore* store_;
   bool after_committed_dump_;
+  const std::map<std::string, std::vector<std::string>>& key_index_;
   std::mutex mu_;
   // (key, bytes) of the objects written after the new manifest, and the warnings.
   std::vector<std::pair<std::string, std::string>> deferred_;  // GUARDED_BY(mu_)

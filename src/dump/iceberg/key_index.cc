@@ -473,4 +473,19 @@ Result<uint64_t> KeyIndexWriter::Close() {
   return writer_->stats().bytes;
 }
 
+Result<uint64_t> WriteDataFilesKeyIndex(ObjectStore& store,
+                                        const std::vector<std::string>& data_files,
+                                        const std::vector<std::string>& key_columns,
+                                        const IndexKeyOrder& order, const std::string& index_key) {
+  IndexFiles files;
+  LD_ASSIGN_OR_RETURN(auto writer, KeyIndexWriter::Open(store, index_key, order, files));
+  KeyIndexOrigin origin;
+  origin.data_files = data_files;
+  origin.key_columns = key_columns;
+  LD_RETURN_IF_ERROR(ForEachKeyRun(store, origin, order, &files, [&](const KeyRun& run) {
+    return writer->Add(run.key, run.file, run.pos, run.rows);
+  }));
+  return writer->Close();
+}
+
 }  // namespace lakedump

@@ -11,8 +11,9 @@
 // `pos` (int64: the first row's position) and `rows` (int64); the metadata's
 // `lakedump.key-index` is `sorted-runs`. An index written before indexes were sorted (no
 // `rows`, `file` a string, one row per key, in no order) is still read, through a
-// KeyRunSorter. A snapshot without an index (the base, an overwrite) gets its runs from its
-// data files' key columns, sorted the same way.
+// KeyRunSorter. An incremental base writes its tables' indexes with their snapshots
+// (WriteDataFilesKeyIndex); a snapshot without an index (an overwrite, a base written before
+// bases had one) gets its runs from its data files' key columns, sorted the same way.
 //
 // Memory: the index is never held whole. It is streamed, a row group at a time, in key order,
 // once per increment: merged with the increment's changed keys (sorted; only they are held) to
@@ -158,6 +159,16 @@ class KeyIndexWriter {
   uint32_t last_file_ = 0;
   int64_t last_pos_ = 0, last_rows_ = 0;
 };
+
+// Writes the key index `index_key` of a snapshot whose live rows are those of `data_files`
+// (store keys; no deletes), keyed by their columns `key_columns` (`order`: their key's): the
+// index an incremental base writes with its snapshot, so that its first increment streams
+// it instead of reading and sorting every key of the table (docs/iceberg.md, "Increments").
+// Returns the index's size. Errors as ForEachKeyRun's (a key twice is Corruption).
+Result<uint64_t> WriteDataFilesKeyIndex(ObjectStore& store,
+                                        const std::vector<std::string>& data_files,
+                                        const std::vector<std::string>& key_columns,
+                                        const IndexKeyOrder& order, const std::string& index_key);
 
 // A Parquet reader over the object `key` of `store` (its `columns` only; empty: all).
 // *holder keeps the object's reader alive as long as the Parquet reader.
