@@ -63,8 +63,9 @@ struct DumpOptions {
   ObjectStore* iceberg_ids_from = nullptr;
 
   // An incremental base's Iceberg tables followed by their changes: "schema.table" -> the
-  // key columns its increments apply changes by. Each such table's snapshot gets a key index
-  // (dump/iceberg/key_index.h) written beside its metadata, for its first increment.
+  // key columns its increments apply changes by. Each such table with a key of one integer
+  // column gets a key index (dump/iceberg/key_index.h) written beside its snapshot's
+  // metadata, for its first increment.
   std::map<std::string, std::vector<std::string>> iceberg_key_index;
 
   IfExists if_exists = IfExists::kFail;

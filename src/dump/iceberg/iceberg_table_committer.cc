@@ -120,14 +120,20 @@ Result<std::map<std::string, std::string>> IcebergTableCommitter::WriteKeyIndex(
     if (!i) return Status::Internal(fmt::format("no key column {} in the table's schema", k));
     columns.push_back(*i);
   }
+  // A key of one integer column only: its index is a few runs per file when the table is in
+  // key order. Any other key's index is a row per key, whose sort (4M text keys: 4.7 s,
+  // docs/performance.md) would make the base several times slower; its first increment
+  // builds the runs from the files instead, as before.
+  const IndexKeyOrder order(table.schema, columns);
+  if (!order.integer()) return summary;
   std::vector<std::string> files;
   for (const DataFile& f : table.files) files.push_back(f.key);
   // Named after the run, as an increment's index is: the sweep keeps it with the snapshot.
   const std::string name = fmt::format("keyindex-{}.parquet", table.run_id);
   const std::string index_key = TablePrefix(table.table) + "metadata/" + name;
-  LD_RETURN_IF_ERROR(WriteDataFilesKeyIndex(*store_, files, key->second,
-                                            IndexKeyOrder(table.schema, columns), index_key)
-                         .status());
+  std::lock_guard<std::mutex> one_at_a_time(index_mu_);
+  LD_RETURN_IF_ERROR(
+      WriteDataFilesKeyIndex(*store_, files, key->second, order, index_key).status());
   written->push_back(index_key);
   summary["lakedump.key-index"] = name;
   return summary;

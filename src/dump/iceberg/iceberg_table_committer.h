@@ -5,9 +5,11 @@
 // writes the table's Iceberg metadata (WriteIcebergTable) on a small writer pool of
 // its own, beside the table tasks, so that a table's few extra round trips overlap
 // the next tables instead of delaying them; an incremental base's table first gets its
-// key index there (key_index.h), from its data files' key columns. Over a committed dump, the objects that
-// must wait for the new manifest (each table's v<N+1>.metadata.json, then its
-// version-hint.text) are kept here and written by WriteDeferred() after it.
+// key index there (key_index.h; a key of one integer column), from its data files' key
+// columns, one table at a time.
+// Over a committed dump, the objects that must wait for the new manifest (each table's
+// v<N+1>.metadata.json, then its version-hint.text) are kept here and written by
+// WriteDeferred() after it.
 // See docs/iceberg.md for the commit order.
 //
 // Ownership: borrows the store, which must outlive the committer; owns its writer
@@ -112,6 +114,9 @@ class IcebergTableCommitter {
   ObjectStore* store_;
   bool after_committed_dump_;
   const std::map<std::string, std::vector<std::string>>& key_index_;
+  // Held while a key index is built: one at a time, so that the indexes' sorts hold at most
+  // kKeyIndexSortBytes however many writers there are (up to kMaxMetadataIoWidth).
+  std::mutex index_mu_;
   std::mutex mu_;
   // (key, bytes) of the objects written after the new manifest, and the warnings.
   std::vector<std::pair<std::string, std::string>> deferred_;  // GUARDED_BY(mu_)

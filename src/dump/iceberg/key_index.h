@@ -11,9 +11,10 @@
 // `pos` (int64: the first row's position) and `rows` (int64); the metadata's
 // `lakedump.key-index` is `sorted-runs`. An index written before indexes were sorted (no
 // `rows`, `file` a string, one row per key, in no order) is still read, through a
-// KeyRunSorter. An incremental base writes its tables' indexes with their snapshots
-// (WriteDataFilesKeyIndex); a snapshot without an index (an overwrite, a base written before
-// bases had one) gets its runs from its data files' key columns, sorted the same way.
+// KeyRunSorter. An incremental base writes the indexes of its tables keyed by one integer
+// column with their snapshots (WriteDataFilesKeyIndex); a snapshot without an index (an
+// overwrite, another key's base, a base written before bases had one) gets its runs from
+// its data files' key columns, sorted the same way.
 //
 // Memory: the index is never held whole. It is streamed, a row group at a time, in key order,
 // once per increment: merged with the increment's changed keys (sorted; only they are held) to
