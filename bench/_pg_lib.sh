@@ -13,6 +13,11 @@
 #   median X...        the median of the numbers, 3 decimals
 #   pg_drop_idle_slots DB_DSN DB  drops database DB's replication slots that no one holds (the
 #                      incremental benchmarks' own, left by an earlier run)
+#   pg_slot_bench TAG DB  the incremental benchmarks' start: refuses a server without
+#                      wal_level=logical, sets WORK (bench_workdir TAG), makes database DB,
+#                      sets SRC to its DSN, and drops DB's idle slots now and when the script
+#                      exits (with WORK)
+#   ab_builds OLD NEW  exits 2 unless both builds' binaries are executables
 #   PG_TOOLS           the directory of the server's major version's client tools
 #                      (/usr/lib/postgresql/N/bin, the binaries lakedump itself runs), when
 #                      it exists; else empty (the tools from PATH). On Debian, pg_dump and
@@ -56,6 +61,21 @@ PY
 
 pg_drop_idle_slots() {
   psql "$1" -Atc "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '$2' AND NOT active" >/dev/null
+}
+
+pg_slot_bench() {
+  [ "$(psql "$DSN" -Atc 'SHOW wal_level')" = logical ] || { echo "the server needs wal_level=logical" >&2; exit 2; }
+  bench_workdir "$1"
+  DB=$2
+  pg_ensure_db "$DB"
+  SRC=$(pg_db_dsn "$DB")
+  trap 'pg_drop_idle_slots "$SRC" "$DB"; rm -rf "$WORK"' EXIT
+  pg_drop_idle_slots "$SRC" "$DB"
+}
+
+ab_builds() {
+  local b
+  for b in "$@"; do [ -x "$b" ] || { echo "no $b" >&2; exit 2; }; done
 }
 
 median() { python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }

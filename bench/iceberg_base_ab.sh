@@ -18,12 +18,8 @@ OLD=${1:?usage: bench/iceberg_base_ab.sh OLD_LAKEDUMP NEW_LAKEDUMP [RUNS]}
 NEW=${2:?usage: bench/iceberg_base_ab.sh OLD_LAKEDUMP NEW_LAKEDUMP [RUNS]}
 RUNS=${3:-5}
 SHAPE=${SHAPE:-big}
-for b in "$OLD" "$NEW"; do [ -x "$b" ] || { echo "no $b" >&2; exit 2; }; done
-[ "$(psql "$DSN" -Atc 'SHOW wal_level')" = logical ] || { echo "the server needs wal_level=logical" >&2; exit 2; }
-bench_workdir iceberg-base
-DB=${BENCH_DB:-ld_bench_iceberg_base}
-pg_ensure_db "$DB"
-SRC=$(pg_db_dsn "$DB")
+ab_builds "$OLD" "$NEW"
+pg_slot_bench iceberg-base "${BENCH_DB:-ld_bench_iceberg_base}"
 if [ "$SHAPE" = big ]; then
   ROWS=${ROWS:-10000000}
   pg_ensure_big_table "$SRC" "$ROWS"
@@ -46,7 +42,6 @@ SQL
   fi
   tables='public.tk_*'
 fi
-trap 'pg_drop_idle_slots "$SRC" "$DB"; rm -rf "$WORK"' EXIT
 # run_base LAKEDUMP: "seconds peak-RSS-KiB" of one base into a fresh folder.
 run_base() {
   rm -rf "$WORK/lake"

@@ -12,14 +12,8 @@ cd "$(dirname "$0")/.."
 . bench/_pg_lib.sh
 [ $# -ge 2 ] || { echo "usage: $0 OLD NEW [ROWS [CHURN [RUNS]]]" >&2; exit 2; }
 OLD=$1 NEW=$2 ROWS=${3:-10000000} CHURN=${4:-30} RUNS=${5:-3}
-for b in "$OLD" "$NEW"; do [ -x "$b" ] || { echo "no $b" >&2; exit 2; }; done
-bench_workdir compact-ab
-DB=${BENCH_DB:-ld_bench_compact_ab}
-pg_ensure_db "$DB"
-SRC=$(pg_db_dsn "$DB")
-drop_slots() { pg_drop_idle_slots "$SRC" "$DB"; }
-trap 'drop_slots; rm -rf "$WORK"' EXIT
-drop_slots
+ab_builds "$OLD" "$NEW"
+pg_slot_bench compact-ab "${BENCH_DB:-ld_bench_compact_ab}"
 psql "$SRC" -qc "DROP TABLE IF EXISTS big" >/dev/null
 pg_ensure_big_table "$SRC" "$ROWS"
 "$NEW" dump "$SRC" "$WORK/lake" --tables public.big --incremental --table-format iceberg --progress none >/dev/null

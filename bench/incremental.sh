@@ -17,16 +17,9 @@ RUNS=${RUNS:-3}
 LAKEDUMP=${LAKEDUMP:-build/lakedump}
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 [ -x "$LAKEDUMP" ] || { echo "no $LAKEDUMP: scripts/build first" >&2; exit 2; }
-[ "$(psql "$DSN" -Atc 'SHOW wal_level')" = logical ] || { echo "the server needs wal_level=logical" >&2; exit 2; }
-bench_workdir incremental
-DB=ld_bench_incremental
-pg_ensure_db $DB
-SRC=$(pg_db_dsn $DB)
+pg_slot_bench incremental ld_bench_incremental
 CHANGED=$((ROWS / 100))
 pg_ensure_big_table "$SRC" "$ROWS"
-drop_slots() { pg_drop_idle_slots "$SRC" "$DB"; }
-trap 'drop_slots; rm -rf "$WORK"' EXIT
-drop_slots
 inc_times=() full_times=() lakedump_rates=() recv_rates=()
 for run in $(seq "$RUNS"); do
   rm -rf "$WORK/inc" "$WORK/full"

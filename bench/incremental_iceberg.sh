@@ -31,18 +31,11 @@ ROWS=${1:-10000000}
 ROUNDS=${ROUNDS:-5}
 LAKEDUMP=${LAKEDUMP:-build/lakedump}
 [ -x "$LAKEDUMP" ] || { echo "no $LAKEDUMP: scripts/build first" >&2; exit 2; }
-[ "$(psql "$DSN" -Atc 'SHOW wal_level')" = logical ] || { echo "the server needs wal_level=logical" >&2; exit 2; }
-bench_workdir incremental-iceberg
-DB=${BENCH_DB:-ld_bench_incremental}
-pg_ensure_db $DB
-SRC=$(pg_db_dsn $DB)
+pg_slot_bench incremental-iceberg "${BENCH_DB:-ld_bench_incremental}"
 # FRESH=1: the table made again, its rows in key order on disk (else kept when its row estimate
 # matches, and after earlier rounds its rows are out of key order: a harder key index).
 [ "${FRESH:-0}" = 1 ] && psql "$SRC" -qc "DROP TABLE IF EXISTS big" >/dev/null
 pg_ensure_big_table "$SRC" "$ROWS"
-drop_slots() { pg_drop_idle_slots "$SRC" "$DB"; }
-trap 'drop_slots; rm -rf "$WORK"' EXIT
-drop_slots
 base_plain=$(secs "$LAKEDUMP" dump "$SRC" "$WORK/plain" --tables public.big --incremental --progress none)
 base_iceberg=$(secs "$LAKEDUMP" dump "$SRC" "$WORK/iceberg" --tables public.big --incremental \
   --table-format iceberg --progress none)

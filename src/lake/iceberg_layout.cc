@@ -36,6 +36,10 @@ std::string IcebergHintKey(const TableRef& table) {
   return TablePrefix(table) + "metadata/version-hint.text";
 }
 
+std::string IcebergKeyIndexName(std::string_view run) {
+  return fmt::format("keyindex-{}.parquet", run);
+}
+
 std::string IcebergMetadataFileKey(const TableRef& table, int version) {
   return fmt::format("{}metadata/v{}.metadata.json", TablePrefix(table), version);
 }

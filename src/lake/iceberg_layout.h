@@ -27,6 +27,9 @@ std::vector<std::string> IcebergMetadataKeys(const TableManifest& table);
 // "<schema>/<table>/metadata/version-hint.text" and ".../v<version>.metadata.json".
 std::string IcebergHintKey(const TableRef& table);
 std::string IcebergMetadataFileKey(const TableRef& table, int version);
+// A key index's name in the table's metadata/ folder, "keyindex-<run>.parquet" (`run`: the
+// run that writes it, with any suffix of its own), as a snapshot's summary names it.
+std::string IcebergKeyIndexName(std::string_view run);
 // The table's Iceberg location: "<root URI>/<schema>/<table>".
 std::string IcebergTableLocation(const ObjectStore& store, const TableRef& table);
 

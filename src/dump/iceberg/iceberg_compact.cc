@@ -145,7 +145,7 @@ class CompactWriter {
   const std::vector<std::string>& written() const { return written_; }
   uint64_t rows() const { return rows_; }
   std::string index_name() const {
-    return key_columns_.empty() ? "" : fmt::format("keyindex-{}.parquet", run_id_);
+    return key_columns_.empty() ? "" : IcebergKeyIndexName(run_id_);
   }
 
  private:

@@ -311,7 +311,7 @@ Result<IcebergChangeCounts> CommitIcebergChanges(ObjectStore& store, const Table
   IcebergChangeApplier applier(store, data, change_file_key, std::move(key_in_changes),
                                base + ".parquet");
   const std::string meta_prefix = TablePrefix(table) + "metadata/";
-  std::string index_name = fmt::format("keyindex-{}.parquet", inc.run_id);
+  std::string index_name = IcebergKeyIndexName(inc.run_id);
   LD_RETURN_IF_ERROR(applier.CollectKeys());
   LD_RETURN_IF_ERROR(applier.Merge(origin, meta_prefix + index_name));
   LD_RETURN_IF_ERROR(applier.Apply());
@@ -330,7 +330,7 @@ Result<IcebergChangeCounts> CommitIcebergChanges(ObjectStore& store, const Table
   }
   if (!cow.moved.empty()) {  // the index again, with the rewritten files' rows where they went
     const std::string merged = meta_prefix + index_name;
-    index_name = fmt::format("keyindex-{}-cow.parquet", inc.run_id);
+    index_name = IcebergKeyIndexName(inc.run_id + "-cow");
     LD_RETURN_IF_ERROR(
         applier.RemapIndex(merged, meta_prefix + index_name, cow.moved).status());
     LD_RETURN_IF_ERROR(store.Delete(std::vector<std::string>{merged}).WithContext(merged));

@@ -129,7 +129,7 @@ Result<std::map<std::string, std::string>> IcebergTableCommitter::WriteKeyIndex(
   std::vector<std::string> files;
   for (const DataFile& f : table.files) files.push_back(f.key);
   // Named after the run, as an increment's index is: the sweep keeps it with the snapshot.
-  const std::string name = fmt::format("keyindex-{}.parquet", table.run_id);
+  const std::string name = IcebergKeyIndexName(table.run_id);
   const std::string index_key = TablePrefix(table.table) + "metadata/" + name;
   std::lock_guard<std::mutex> one_at_a_time(index_mu_);
   LD_RETURN_IF_ERROR(
